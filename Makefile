@@ -1,0 +1,49 @@
+# Thin front end over CMake (the build) and ctest (the suite). See README.md.
+#   make            build (Release with debug info) into build/
+#   make run        install missing Debian packages (as root), build, run the demo
+#   make test       install missing packages, build, run the whole suite
+#   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make install    PREFIX=/usr/local DESTDIR=
+PREFIX ?= /usr/local
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build deps run test sanitize install clean format check-source fuzz bench
+
+all: build
+
+deps:
+	@sh scripts/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: deps build
+	./$(BUILD)/roofline
+
+test: deps build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+sanitize: deps
+	cmake -S . -B build-san -DRF_ASAN=ON -DRF_UBSAN=ON -DRF_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-san -j $(JOBS)
+	cd build-san && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+check-source:
+	sh scripts/check-source
+
+fuzz:
+	sh scripts/fuzz-run 30
+
+clean:
+	rm -rf $(BUILD) build-san build-fuzz

@@ -1,0 +1,71 @@
+/* roof.c — the roofline model for one (FLOPs, bytes) pair: intensity, ridge, attainable
+ * performance, bound, efficiency and time (DESIGN.md "Intensity and bound", "Performance").
+ * attainable = min(peak, AI x BW); time = max(FLOPs/peak, bytes/BW); a tie at the ridge is compute. */
+#include <math.h>
+
+#include "rf_int.h"
+#include "roofline/core.h"
+
+const char *rf_bound_name(rf_bound bound)
+{
+    switch (bound) {
+    case RF_BOUND_MEMORY: return "memory";
+    case RF_BOUND_COMPUTE: return "compute";
+    default: return "undefined";
+    }
+}
+
+static rf_status rf__check_roof(rf_ctx *ctx, const rf_roof *roof)
+{
+    RF_CHECK(ctx, roof, RF_USAGE, "no roof given");
+    RF_CHECK(ctx, isfinite(roof->peak_flops_per_s) && roof->peak_flops_per_s > 0, RF_RANGE,
+             "peak compute must be finite and positive, got %g FLOP/s", roof->peak_flops_per_s);
+    RF_CHECK(ctx, isfinite(roof->bw_bytes_per_s) && roof->bw_bytes_per_s > 0, RF_RANGE,
+             "peak bandwidth must be finite and positive, got %g B/s", roof->bw_bytes_per_s);
+    return RF_OK;
+}
+
+rf_status rf_ridge_ai(rf_ctx *ctx, const rf_roof *roof, double *ai_out)
+{
+    RF_TRY(rf__check_roof(ctx, roof));
+    *ai_out = roof->peak_flops_per_s / roof->bw_bytes_per_s;
+    return RF_OK;
+}
+
+rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double bytes, rf_eval *out)
+{
+    RF_TRY(rf__check_roof(ctx, roof));
+    RF_CHECK(ctx, isfinite(flops) && flops >= 0, RF_RANGE,
+             "FLOPs must be a finite number >= 0, got %g", flops);
+    RF_CHECK(ctx, isfinite(bytes) && bytes >= 0, RF_RANGE,
+             "bytes must be a finite number >= 0, got %g", bytes);
+    const double peak = roof->peak_flops_per_s, bw = roof->bw_bytes_per_s;
+    rf_eval e;
+    e.flops = flops;
+    e.bytes = bytes;
+    e.ridge_ai = peak / bw;
+    if (flops == 0 && bytes == 0) {
+        /* Nothing known about this operation: never a silent zero, the caller warns. */
+        e.ai = NAN;
+        e.attainable_flops_per_s = 0;
+        e.efficiency = 0;
+        e.time_s = 0;
+        e.bound = RF_BOUND_UNDEFINED;
+        *out = e;
+        return RF_OK;
+    }
+    e.ai = bytes > 0 ? flops / bytes : INFINITY;
+    if (e.ai >= e.ridge_ai) {
+        e.bound = RF_BOUND_COMPUTE;
+        e.attainable_flops_per_s = peak;
+    } else {
+        e.bound = RF_BOUND_MEMORY;
+        e.attainable_flops_per_s = e.ai * bw;
+        if (e.attainable_flops_per_s > peak) e.attainable_flops_per_s = peak; /* rounding */
+    }
+    e.efficiency = e.attainable_flops_per_s / peak;
+    double tc = flops / peak, tm = bytes / bw;
+    e.time_s = tc > tm ? tc : tm;
+    *out = e;
+    return RF_OK;
+}

@@ -1,0 +1,169 @@
+/* units.c — parsing and printing of numbers and SI units (DESIGN.md "Units": SI decimal prefixes
+ * for rates, binary prefixes for memory sizes, base units in JSON). Locale independent. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rf_int.h"
+#include "roofline/core.h"
+
+rf_status rf__decimal_scan(const char *s, size_t n, int allow_negative, double *out,
+                           const char **why)
+{
+    size_t i = 0, digits = 0;
+    char tmp[128];
+    *why = "not a number";
+    if (n == 0) {
+        *why = "empty";
+        return RF_FORMAT;
+    }
+    if (n >= sizeof tmp) {
+        *why = "number too long";
+        return RF_FORMAT;
+    }
+    int neg = 0;
+    if (s[i] == '+' || s[i] == '-') neg = s[i++] == '-';
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    }
+    if (!digits) return RF_FORMAT;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1, ed = 0;
+        if (j < n && (s[j] == '+' || s[j] == '-')) j++;
+        while (j < n && s[j] >= '0' && s[j] <= '9') j++, ed++;
+        if (!ed) return RF_FORMAT;
+        i = j;
+    }
+    if (i != n) return RF_FORMAT;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    errno = 0;
+    double v = strtod(tmp, NULL);
+    if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+        *why = "out of range (overflows a double)";
+        return RF_RANGE;
+    }
+    if (neg && v != 0 && !allow_negative) {
+        *why = "negative";
+        return RF_RANGE;
+    }
+    if (neg && v == 0) v = 0; /* "-0" is zero */
+    *out = v;
+    return RF_OK;
+}
+
+static const struct {
+    char c;
+    double mult;
+} rf__si[] = {{'k', 1e3}, {'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}, {'E', 1e18}};
+
+rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *out)
+{
+    RF_CHECK(ctx, text, RF_USAGE, "%s: missing value", what);
+    size_t n = strlen(text);
+    /* Strip an ignorable unit text. */
+    static const char *units[] = {"FLOP/s", "FLOPS", "flop/s", "flops", "B/s", "/s"};
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t k = strlen(units[u]);
+        if (n > k && memcmp(text + n - k, units[u], k) == 0) {
+            n -= k;
+            break;
+        }
+    }
+    while (n && text[n - 1] == ' ') n--;
+    double mult = 1;
+    if (n) {
+        for (size_t j = 0; j < sizeof rf__si / sizeof *rf__si; j++)
+            if (text[n - 1] == rf__si[j].c) {
+                mult = rf__si[j].mult;
+                n--;
+                break;
+            }
+    }
+    double v;
+    const char *why;
+    rf_status st = rf__decimal_scan(text, n, 0, &v, &why);
+    if (st != RF_OK) return rf__error(ctx, st, -1, "%s: '%s' is %s", what, text, why);
+    v *= mult;
+    RF_CHECK(ctx, isfinite(v), RF_RANGE, "%s: '%s' is out of range", what, text);
+    *out = v;
+    return RF_OK;
+}
+
+char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit)
+{
+    static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (digits < 1) digits = 1;
+    if (digits > 9) digits = 9;
+    if (isnan(value)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    if (isinf(value)) {
+        snprintf(buf, size, "inf%s%s", unit[0] ? " " : "", unit);
+        return buf;
+    }
+    double a = fabs(value);
+    int p = 0;
+    while (p < 6 && a >= 999.95 * pow(1000.0, p)) p++;
+    double scaled = value / pow(1000.0, p);
+    /* %.*g may print "1e+03" after rounding; the loop bound keeps scaled < 1000. */
+    snprintf(buf, size, "%.*g %s%s", digits, scaled, pre[p], unit);
+    if (!unit[0] && !pre[p][0]) {
+        size_t l = strlen(buf);
+        if (l && buf[l - 1] == ' ') buf[l - 1] = '\0';
+    }
+    return buf;
+}
+
+char *rf_time_format(char *buf, size_t size, double seconds, int digits)
+{
+    static const struct {
+        double f;
+        const char *u;
+    } t[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+    if (isnan(seconds)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    if (seconds == 0) {
+        snprintf(buf, size, "0 s");
+        return buf;
+    }
+    size_t k = 0;
+    while (k < 3 && fabs(seconds) < t[k].f * 0.99995) k++;
+    snprintf(buf, size, "%.*g %s", digits, seconds / t[k].f, t[k].u);
+    return buf;
+}
+
+char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits)
+{
+    static const char *pre[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int p = 0;
+    while (p < 5 && fabs(bytes) >= 1024.0 * pow(1024.0, p) * 0.99995) p++;
+    snprintf(buf, size, "%.*g %s", digits, bytes / pow(1024.0, p), pre[p]);
+    return buf;
+}
+
+char *rf_number_format(char *buf, size_t size, double value)
+{
+    if (isinf(value)) {
+        snprintf(buf, size, value > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    if (isnan(value)) {
+        snprintf(buf, size, "nan");
+        return buf;
+    }
+    /* %g drops trailing zeros, so 15 significant digits already give the shortest text for every
+     * value that has 15 or fewer; 16 and 17 are for the rest (17 always round-trips). */
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, value);
+        if (strtod(buf, NULL) == value) break;
+    }
+    return buf;
+}
