@@ -76,6 +76,12 @@ typedef enum rf_bound {
 /** Short lower-case name of a bound: "memory", "compute", "undefined". Static. */
 const char *rf_bound_name(rf_bound bound);
 
+/** Lower-case name of a provenance: "measured", "datasheet", "file", "user". Static. */
+const char *rf_provenance_name(rf_provenance p);
+
+/** Parse a provenance name (as printed by rf_provenance_name); returns 0 when unknown. */
+int rf_provenance_parse(const char *text, rf_provenance *out);
+
 /** One roof: a compute ceiling and a bandwidth ceiling. */
 typedef struct rf_roof {
     double peak_flops_per_s; /**< > 0, finite */
@@ -117,6 +123,11 @@ void rf_machine_free(rf_machine *m);
 /** Append a copy of `c` (its value must be finite and > 0, its name non-empty and unique in `m`).
  *  The first compute and the first bandwidth ceiling added become the defaults. */
 rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c);
+
+/** Replace the value of ceiling `index` (finite and > 0, else RF_RANGE) and record where the new
+ *  figure comes from (e.g. RF_PROV_USER, "--peak-flops on the command line"). */
+rf_status rf_machine_set_value(rf_ctx *ctx, rf_machine *m, size_t index, double value,
+                               rf_provenance prov, const char *source);
 
 /** Convenience: a machine with one compute ceiling "peak" and one bandwidth ceiling "memory", the
  *  simple form of a machine file (textbook; fasterbench's HardwarePeaks). */

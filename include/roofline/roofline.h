@@ -12,5 +12,6 @@
 #include "hw.h"
 #include "ops.h"
 #include "report.h"
+#include "demo.h"
 
 #endif

@@ -87,6 +87,21 @@ rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c)
     return RF_OK;
 }
 
+rf_status rf_machine_set_value(rf_ctx *ctx, rf_machine *m, size_t index, double value,
+                               rf_provenance prov, const char *source)
+{
+    RF_CHECK(ctx, index < m->n_ceilings, RF_USAGE, "machine '%s' has no ceiling %zu", m->name,
+             index);
+    rf_ceiling *c = &m->ceilings[index];
+    RF_CHECK(ctx, isfinite(value) && value > 0, RF_RANGE,
+             "%s: value must be finite and positive, got %g", source ? source : c->name, value);
+    c->value = value;
+    c->provenance = prov;
+    rf__strlcpy(c->source, source ? source : "", sizeof c->source);
+    memset(&c->stats, 0, sizeof c->stats);
+    return RF_OK;
+}
+
 rf_status rf_machine_simple(rf_ctx *ctx, const char *name, double peak_flops_per_s,
                             double bw_bytes_per_s, rf_provenance prov, const char *source,
                             rf_machine **out)

@@ -15,6 +15,23 @@ const char *rf_bound_name(rf_bound bound)
     }
 }
 
+static const char *const rf__prov_names[] = {"measured", "datasheet", "file", "user"};
+
+const char *rf_provenance_name(rf_provenance p)
+{
+    return (unsigned)p < 4 ? rf__prov_names[p] : "unknown";
+}
+
+int rf_provenance_parse(const char *text, rf_provenance *out)
+{
+    for (unsigned i = 0; i < 4; i++)
+        if (rf__strcasecmp(text, rf__prov_names[i]) == 0) {
+            *out = (rf_provenance)i;
+            return 1;
+        }
+    return 0;
+}
+
 static rf_status rf__check_roof(rf_ctx *ctx, const rf_roof *roof)
 {
     RF_CHECK(ctx, roof, RF_USAGE, "no roof given");

@@ -83,6 +83,7 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
                 n--;
                 break;
             }
+        while (n && text[n - 1] == ' ') n--;
     }
     double v;
     const char *why;

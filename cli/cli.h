@@ -1,0 +1,112 @@
+/* cli.h — what the subcommands of the `roofline` program share: option tables (which give both
+ * --help and the man page, like curl's docs/cmdline-opts), the machine options, output to stdout,
+ * and the one place that maps a status to an exit code. The program holds no analysis logic. */
+#ifndef RF_CLI_H
+#define RF_CLI_H
+
+#include <stdio.h>
+
+#include <roofline/roofline.h>
+
+/* Exit codes (DESIGN.md "The command line"). */
+enum { RF_EXIT_OK = 0, RF_EXIT_INTERNAL = 1, RF_EXIT_USAGE = 2 };
+
+/* One option of a subcommand. `arg` is NULL for a flag. */
+typedef struct rf_cli_opt {
+    const char *name; /* long name without "--" */
+    char short_name;  /* 0 for none */
+    const char *arg;  /* metavariable ("NAME|FILE") or NULL */
+    const char *help; /* one sentence */
+} rf_cli_opt;
+
+/* Parsed command line of one subcommand: option values by table index, and positionals. */
+#define RF_CLI_MAX_OPTS 32
+#define RF_CLI_MAX_POS 8
+typedef struct rf_cli_args {
+    const rf_cli_opt *opts;
+    size_t n_opts;
+    const char *value[RF_CLI_MAX_OPTS]; /* NULL when not given; "" for a flag that was given */
+    const char *pos[RF_CLI_MAX_POS];
+    size_t n_pos;
+} rf_cli_args;
+
+/* A subcommand. */
+typedef struct rf_cli_cmd {
+    const char *name;
+    const char *usage;       /* "analyze [OPTIONS] OPS.csv|OPS.json" */
+    const char *summary;     /* one line for the command list */
+    const char *description; /* a paragraph for --help and the man page */
+    const rf_cli_opt *opts;  /* terminated by {0} */
+    int (*run)(const struct rf_cli_cmd *cmd, int argc, char **argv);
+} rf_cli_cmd;
+
+/* The subcommand table (main.c). */
+extern const rf_cli_cmd *const rf_cli_commands[];
+extern const size_t rf_cli_n_commands;
+
+/* Parse argv[1..] of a subcommand against its table. Handles --help (prints help, returns 0 with
+ * *done set). Returns RF_EXIT_OK or RF_EXIT_USAGE after printing one line on stderr. */
+int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out, int *done);
+
+/* Value of option `name`, or NULL when not given. */
+const char *rf_cli_get(const rf_cli_args *a, const char *name);
+
+/* Print a subcommand's --help to `f`. */
+void rf_cli_help(const rf_cli_cmd *cmd, FILE *f);
+
+/* Print the man page (roff) of the whole program to `f`. */
+void rf_cli_man(FILE *f);
+
+/* A context whose log callback prints warnings on stderr ("roofline: warning: ..."). */
+rf_ctx *rf_cli_ctx(void);
+
+/* Print "roofline: <message>" for a failed call and return the exit code for `st`. */
+int rf_cli_fail(rf_ctx *ctx, rf_status st);
+
+/* Print a usage error naming the subcommand and return RF_EXIT_USAGE. */
+int rf_cli_usage_error(const rf_cli_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A writer on stdout (buffered; RF_IO when the write fails). */
+rf_writer rf_cli_stdout(void);
+
+/* Flush stdout; RF_IO when it failed (e.g. a closed pipe, a full disk). */
+rf_status rf_cli_flush(rf_ctx *ctx);
+
+/* Terminal options: COLUMNS (else the tty width, else 80), UTF-8 from the locale variables,
+ * colour only on a tty without NO_COLOR. */
+rf_report_opts rf_cli_report_opts(void);
+
+/* The machine options shared by every command that evaluates. */
+#define RF_CLI_MACHINE_OPTS                                                                        \
+    {"hw", 0, "NAME|FILE", "machine: a datasheet entry (see 'roofline hw list') or a machine file"},  \
+    {"peak-flops", 0, "FLOPS", "peak compute, with SI suffix (19.5T); overrides --hw's ceiling"},  \
+    {"peak-bw", 0, "BYTES/S", "peak bandwidth, with SI suffix (2039G); overrides --hw's level"},   \
+    {"compute", 0, "CEILING", "compute ceiling to use, by name or precision (fp32, fp16.tensor)"}, \
+    {"memory", 0, "LEVEL", "bandwidth ceiling to use (DRAM, L2, ...)"}
+
+/* Resolve --hw / --peak-flops / --peak-bw / --compute / --memory into a machine and the indices of
+ * its two ceilings. `fallback` is the machine used when none is given (NULL: it is an error). */
+rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback,
+                         rf_machine **m, size_t *compute, size_t *bandwidth);
+
+/* Parse --format/--json/--csv into "table", "json" or "csv"; NULL after a usage error. */
+const char *rf_cli_format(const rf_cli_cmd *cmd, const rf_cli_args *a);
+
+/* Print a result as `format` ("table", "json", "csv"); the table adds the chart (if `chart`) and
+ * the bottleneck summary (if `summary`). Returns the exit code. */
+int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+                        int chart, int summary);
+
+/* Parse a whole number option (e.g. --top) in [min, max]; usage error otherwise. */
+int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
+                unsigned long long max, unsigned long long *out);
+
+/* RF_TRY for the CLI's own helpers (which may not use the library's internal macros). */
+#define RF_TRY_CLI(expr)                                                                           \
+    do {                                                                                           \
+        rf_status rf__s = (expr);                                                                  \
+        if (rf__s != RF_OK) return rf__s;                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,88 @@
+/* cmd_analyze.c — `roofline analyze OPS.csv|OPS.json`: a list of operations (name, FLOPs, bytes)
+ * against a machine: AI, attainable, bound, efficiency and time per operation, then totals.
+ * Streams the input: rows go straight from the reader into the analysis. */
+#include <string.h>
+
+#include "cli.h"
+
+static const rf_cli_opt rf__analyze_opts[] = {
+    RF_CLI_MACHINE_OPTS,
+    {"format", 'f', "table|json|csv", "output format (default: table)"},
+    {"json", 0, NULL, "same as --format json"},
+    {"csv", 0, NULL, "same as --format csv"},
+    {"sort", 's', "time|ai|name|input", "order of the rows (default: input, or time with --top)"},
+    {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
+    {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
+    {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    {0, 0, 0, 0},
+};
+
+typedef struct rf__feed {
+    rf_analysis *a;
+} rf__feed;
+
+static rf_status rf__on_row(void *user, const rf_op_row *row)
+{
+    rf__feed *f = user;
+    return rf_analysis_add(f->a, row->name, row->name_len, NULL, row->flops, row->bytes);
+}
+
+static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
+{
+    rf_cli_args a;
+    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    if (rc || done) return rc;
+    if (a.n_pos == 0) return rf_cli_usage_error(cmd, "missing the operations file (CSV or JSON)");
+    if (a.n_pos > 1) return rf_cli_usage_error(cmd, "expected one input file, got %zu", a.n_pos);
+    const char *format = rf_cli_format(cmd, &a);
+    if (!format) return RF_EXIT_USAGE;
+    unsigned long long top = 0;
+    if (rf_cli_get(&a, "top") &&
+        rf_cli_uint(cmd, "top", rf_cli_get(&a, "top"), 1, 1ULL << 40, &top))
+        return RF_EXIT_USAGE;
+    rf_ops_format infmt = RF_OPS_AUTO;
+    const char *inf = rf_cli_get(&a, "input-format");
+    if (inf && strcmp(inf, "csv") == 0) infmt = RF_OPS_CSV;
+    else if (inf && strcmp(inf, "json") == 0) infmt = RF_OPS_JSON;
+    else if (inf) return rf_cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+
+    rf_ctx *ctx = rf_cli_ctx();
+    if (!ctx) return RF_EXIT_INTERNAL;
+    rf_sort sort = top ? RF_SORT_TIME : RF_SORT_INPUT;
+    rf_machine *m = NULL;
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    size_t ci, bi;
+    rf_status st = RF_OK;
+    if (rf_cli_get(&a, "sort") && (st = rf_sort_parse(ctx, rf_cli_get(&a, "sort"), &sort)))
+        goto fail;
+    if ((st = rf_cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
+    if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
+    rf__feed feed = {an};
+    if ((st = rf_ops_read_file(ctx, a.pos[0], infmt, rf__on_row, &feed)) != RF_OK) goto fail;
+    if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
+    rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(&a, "chart") != NULL,
+                             !rf_cli_get(&a, "no-summary"));
+    goto out;
+fail:
+    rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? RF_EXIT_USAGE : rf_cli_fail(ctx, st);
+out:
+    rf_result_free(r);
+    rf_analysis_free(an);
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+    return rc;
+}
+
+const rf_cli_cmd rf_cmd_analyze = {
+    "analyze",
+    "analyze [OPTIONS] OPS.csv|OPS.json|-",
+    "roofline of a list of operations (name, FLOPs, bytes)",
+    "Reads operations from a CSV file (header name,flops,bytes; memory_bytes is accepted for "
+    "bytes) or a JSON array of objects with the same keys ('-' reads standard input), and prints "
+    "for each its arithmetic intensity, attainable FLOP/s, bound, efficiency and estimated time "
+    "on the machine, then the totals and the share of time per bound.",
+    rf__analyze_opts,
+    rf__analyze,
+};

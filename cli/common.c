@@ -1,0 +1,172 @@
+/* common.c — what every subcommand shares at run time: the context with its warning printer,
+ * status -> exit code (the one place), stdout as a writer, terminal options, machine options. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void rf__log_stderr(void *user, rf_log_level level, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "roofline: %s%s\n", level == RF_LOG_WARN ? "warning: " : "", msg);
+}
+
+rf_ctx *rf_cli_ctx(void)
+{
+    rf_ctx *ctx = NULL;
+    if (rf_ctx_new(&ctx, NULL) != RF_OK) {
+        fprintf(stderr, "roofline: out of memory\n");
+        return NULL;
+    }
+    rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_WARN);
+    return ctx;
+}
+
+int rf_cli_fail(rf_ctx *ctx, rf_status st)
+{
+    const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
+    fprintf(stderr, "roofline: %s\n", msg[0] ? msg : rf_status_str(st));
+    if (st == RF_OK) return RF_EXIT_OK;
+    return rf_status_is_input_error(st) ? RF_EXIT_USAGE : RF_EXIT_INTERNAL;
+}
+
+static rf_status rf__stdout_write(void *user, const char *data, size_t size)
+{
+    (void)user;
+    return fwrite(data, 1, size, stdout) == size ? RF_OK : RF_IO;
+}
+
+rf_writer rf_cli_stdout(void)
+{
+    static char buf[1 << 16];
+    static int once;
+    if (!once) {
+        setvbuf(stdout, buf, _IOFBF, sizeof buf);
+        once = 1;
+    }
+    rf_writer w = {rf__stdout_write, NULL};
+    return w;
+}
+
+rf_status rf_cli_flush(rf_ctx *ctx)
+{
+    (void)ctx;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "roofline: cannot write the output (standard output closed or full)\n");
+        return RF_IO;
+    }
+    return RF_OK;
+}
+
+static int rf__locale_utf8(void)
+{
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0]) return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "UTF8") ||
+                              strstr(v, "utf-8");
+    }
+    return 0;
+}
+
+rf_report_opts rf_cli_report_opts(void)
+{
+    rf_report_opts o;
+    memset(&o, 0, sizeof o);
+    o.width = 80;
+    const char *cols = getenv("COLUMNS");
+    long c = 0;
+    if (cols && cols[0]) {
+        char *end;
+        c = strtol(cols, &end, 10);
+        if (*end) c = 0;
+    }
+    struct winsize ws;
+    if (c <= 0 && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+        c = ws.ws_col;
+    if (c > 0) o.width = c < 40 ? 40 : (c > 1000 ? 1000 : (unsigned)c);
+    o.utf8 = rf__locale_utf8();
+    const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+    o.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) && !(term && strcmp(term, "dumb") == 0);
+    return o;
+}
+
+/* Override ceiling `idx` of `m` with a figure from the command line. */
+static rf_status rf__override(rf_ctx *ctx, rf_machine *m, size_t idx, const char *text,
+                              const char *what)
+{
+    double v;
+    char source[64];
+    rf_status st = rf_si_parse(ctx, text, what, &v);
+    if (st != RF_OK) return st;
+    snprintf(source, sizeof source, "%s on the command line", what);
+    return rf_machine_set_value(ctx, m, idx, v, RF_PROV_USER, source);
+}
+
+rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback,
+                         rf_machine **m, size_t *compute, size_t *bandwidth)
+{
+    const char *hw = rf_cli_get(a, "hw"), *pf = rf_cli_get(a, "peak-flops"),
+               *pb = rf_cli_get(a, "peak-bw");
+    rf_status st;
+    *m = NULL;
+    if (!hw && pf && pb) {
+        double f, b;
+        if ((st = rf_si_parse(ctx, pf, "--peak-flops", &f)) != RF_OK) return st;
+        if ((st = rf_si_parse(ctx, pb, "--peak-bw", &b)) != RF_OK) return st;
+        st = rf_machine_simple(ctx, "custom", f, b, RF_PROV_USER, "command line", m);
+    } else if (!hw && !fallback) {
+        fprintf(stderr, "roofline: no machine given: use --hw NAME (see 'roofline hw list'), "
+                        "--hw FILE, or both --peak-flops and --peak-bw\n");
+        return RF_USAGE;
+    } else {
+        st = rf_machine_resolve(ctx, hw ? hw : fallback, m);
+    }
+    if (st != RF_OK) return st;
+    st = rf_machine_select(ctx, *m, RF_CEILING_COMPUTE, rf_cli_get(a, "compute"), compute);
+    if (st == RF_OK)
+        st = rf_machine_select(ctx, *m, RF_CEILING_BANDWIDTH, rf_cli_get(a, "memory"), bandwidth);
+    if (st == RF_OK && (hw || fallback) && pf)
+        st = rf__override(ctx, *m, *compute, pf, "--peak-flops");
+    if (st == RF_OK && (hw || fallback) && pb)
+        st = rf__override(ctx, *m, *bandwidth, pb, "--peak-bw");
+    if (st != RF_OK) {
+        rf_machine_free(*m);
+        *m = NULL;
+    }
+    return st;
+}
+
+const char *rf_cli_format(const rf_cli_cmd *cmd, const rf_cli_args *a)
+{
+    const char *f = rf_cli_get(a, "format");
+    if (rf_cli_get(a, "json")) f = "json";
+    if (rf_cli_get(a, "csv")) f = "csv";
+    if (!f) return "table";
+    if (strcmp(f, "table") && strcmp(f, "json") && strcmp(f, "csv")) {
+        rf_cli_usage_error(cmd, "unknown format '%s' (use table, json or csv)", f);
+        return NULL;
+    }
+    return f;
+}
+
+int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
+                unsigned long long max, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    const char *p = text;
+    if (!*p) return rf_cli_usage_error(cmd, "--%s needs a whole number", opt);
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (max - (unsigned)(*p - '0')) / 10)
+            return rf_cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu",
+                                      opt, text, min, max);
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (v < min)
+        return rf_cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt,
+                                  text, min, max);
+    *out = v;
+    return RF_EXIT_OK;
+}

@@ -1,0 +1,167 @@
+/* opts.c — command-line parsing from the option tables, and the help text and man page made from
+ * the same tables (curl's docs/cmdline-opts idea: one source for both). */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const rf_cli_opt *rf__find_long(const rf_cli_cmd *cmd, const char *name, size_t n,
+                                       size_t *idx)
+{
+    for (size_t i = 0; cmd->opts[i].name; i++)
+        if (strlen(cmd->opts[i].name) == n && strncmp(cmd->opts[i].name, name, n) == 0) {
+            *idx = i;
+            return &cmd->opts[i];
+        }
+    return NULL;
+}
+
+static const rf_cli_opt *rf__find_short(const rf_cli_cmd *cmd, char c, size_t *idx)
+{
+    for (size_t i = 0; cmd->opts[i].name; i++)
+        if (cmd->opts[i].short_name && cmd->opts[i].short_name == c) {
+            *idx = i;
+            return &cmd->opts[i];
+        }
+    return NULL;
+}
+
+int rf_cli_usage_error(const rf_cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "roofline %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see 'roofline %s --help')\n", cmd->name);
+    return RF_EXIT_USAGE;
+}
+
+/* Take the value of option `o` from "--name=value", or the next argument. */
+static int rf__take_value(const rf_cli_cmd *cmd, const rf_cli_opt *o, const char *inline_val,
+                          int argc, char **argv, int *i, const char **out)
+{
+    if (!o->arg) {
+        if (inline_val) return rf_cli_usage_error(cmd, "option '--%s' takes no value", o->name);
+        *out = "";
+        return RF_EXIT_OK;
+    }
+    if (inline_val) {
+        *out = inline_val;
+        return RF_EXIT_OK;
+    }
+    if (*i + 1 >= argc)
+        return rf_cli_usage_error(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
+    *out = argv[++*i];
+    return RF_EXIT_OK;
+}
+
+int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out, int *done)
+{
+    memset(out, 0, sizeof *out);
+    *done = 0;
+    out->opts = cmd->opts;
+    while (cmd->opts[out->n_opts].name) out->n_opts++;
+    int only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (only_pos || s[0] != '-' || strcmp(s, "-") == 0) {
+            if (out->n_pos == RF_CLI_MAX_POS)
+                return rf_cli_usage_error(cmd, "too many arguments");
+            out->pos[out->n_pos++] = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            rf_cli_help(cmd, stdout);
+            *done = 1;
+            return RF_EXIT_OK;
+        }
+        size_t idx = 0;
+        const rf_cli_opt *o;
+        const char *inline_val = NULL;
+        if (s[1] == '-') {
+            const char *eq = strchr(s + 2, '=');
+            size_t n = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
+            inline_val = eq ? eq + 1 : NULL;
+            o = rf__find_long(cmd, s + 2, n, &idx);
+            if (!o) return rf_cli_usage_error(cmd, "unknown option '%.*s'", (int)(n + 2), s);
+        } else {
+            o = s[2] ? NULL : rf__find_short(cmd, s[1], &idx);
+            if (!o) return rf_cli_usage_error(cmd, "unknown option '%s'", s);
+        }
+        int rc = rf__take_value(cmd, o, inline_val, argc, argv, &i, &out->value[idx]);
+        if (rc) return rc;
+    }
+    return RF_EXIT_OK;
+}
+
+const char *rf_cli_get(const rf_cli_args *a, const char *name)
+{
+    for (size_t i = 0; i < a->n_opts; i++)
+        if (strcmp(a->opts[i].name, name) == 0) return a->value[i];
+    return NULL;
+}
+
+void rf_cli_help(const rf_cli_cmd *cmd, FILE *f)
+{
+    fprintf(f, "usage: roofline %s\n\n%s\n", cmd->usage, cmd->description);
+    if (cmd->opts[0].name) fprintf(f, "\noptions:\n");
+    for (size_t i = 0; cmd->opts[i].name; i++) {
+        const rf_cli_opt *o = &cmd->opts[i];
+        char left[64];
+        snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
+                 o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-28s %s\n", o->short_name ? left : left + 2, o->help);
+    }
+    fprintf(f, "  %-28s %s\n", "-h, --help", "show this help and exit");
+}
+
+/* roff needs '-' escaped and lines starting with '.' or '\'' protected. */
+static void rf__roff(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '-') fputs("\\-", f);
+        else if (*s == '\\') fputs("\\e", f);
+        else fputc(*s, f);
+    }
+}
+
+void rf_cli_man(FILE *f)
+{
+    fputs(".TH ROOFLINE 1 \"\" \"roofline " RF_VERSION_STRING "\" \"User Commands\"\n", f);
+    fputs(".SH NAME\nroofline \\- roofline performance analysis: is it compute or memory bound?\n",
+          f);
+    fputs(".SH SYNOPSIS\n.B roofline\n[\\fICOMMAND\\fR] [\\fIOPTIONS\\fR] [\\fIFILE\\fR]\n", f);
+    fputs(".SH DESCRIPTION\nWith no command, roofline profiles its built\\-in demo model.\n", f);
+    fputs("Results go to standard output, diagnostics to standard error.\n", f);
+    for (size_t c = 0; c < rf_cli_n_commands; c++) {
+        const rf_cli_cmd *cmd = rf_cli_commands[c];
+        fputs(".SH \"roofline ", f);
+        rf__roff(f, cmd->name);
+        fputs("\"\n.B roofline ", f);
+        rf__roff(f, cmd->usage);
+        fputs("\n.PP\n", f);
+        rf__roff(f, cmd->description);
+        fputs("\n", f);
+        for (size_t i = 0; cmd->opts[i].name; i++) {
+            fputs(".TP\n.B \\-\\-", f);
+            rf__roff(f, cmd->opts[i].name);
+            if (cmd->opts[i].arg) {
+                fputs(" \\fI", f);
+                rf__roff(f, cmd->opts[i].arg);
+                fputs("\\fR", f);
+            }
+            fputs("\n", f);
+            rf__roff(f, cmd->opts[i].help);
+            fputs("\n", f);
+        }
+    }
+    fputs(".SH ENVIRONMENT\n.TP\n.B COLUMNS\nwidth of tables and charts (default: the terminal, "
+          "else 80)\n.TP\n.B NO_COLOR\ndisables colour\n", f);
+    fputs(".SH EXIT STATUS\n0 success, 1 internal failure, 2 bad usage or bad input.\n", f);
+}

@@ -1,0 +1,27 @@
+/* report_out.c — prints an analysis result in the format asked for: the table (with the chart and
+ * the bottleneck summary), JSON or CSV. Shared by `analyze` and the demo. */
+#include <string.h>
+
+#include "cli.h"
+
+int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+                        int chart, int summary)
+{
+    rf_writer w = rf_cli_stdout();
+    rf_report_opts o = rf_cli_report_opts();
+    rf_status st;
+    if (strcmp(format, "json") == 0) {
+        st = rf_report_json(ctx, r, &w);
+    } else if (strcmp(format, "csv") == 0) {
+        st = rf_report_csv(ctx, r, &w);
+    } else {
+        st = rf_report_table(ctx, r, &o, &w);
+        if (st == RF_OK && chart) {
+            st = rf_write(&w, "\n", 1);
+            if (st == RF_OK) st = rf_report_chart_ascii(ctx, r, m, &o, &w);
+        }
+        if (st == RF_OK && summary) st = rf_report_summary(ctx, r, &o, &w);
+    }
+    if (st == RF_IO || rf_cli_flush(ctx) != RF_OK) return RF_EXIT_INTERNAL;
+    return st == RF_OK ? RF_EXIT_OK : rf_cli_fail(ctx, st);
+}

@@ -1,0 +1,242 @@
+/* analysis.c — evaluates a stream of operations against one roof: keeps totals over all of them and
+ * only the rows that will be printed (all, or the top N by the sort key in a bounded heap, so memory
+ * is O(N) and time O(n log N) for a million rows). Produces the rf_result the renderers draw. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rf_int.h"
+#include "roofline/analysis.h"
+
+struct rf_analysis {
+    rf_ctx *ctx;
+    rf_allocator a;
+    rf_result head;   /* machine and roof fields of the result; rows and totals filled at the end */
+    rf_sort sort;
+    uint64_t top;     /* 0 = keep all */
+    rf_row *rows;     /* kept rows; a max-heap in output order when top > 0 */
+    size_t n, cap;
+    uint64_t next_index;
+    uint64_t n_undefined_logged;
+};
+
+/* Output order: negative when x is printed before y. Ties keep input order. */
+static int rf__row_cmp(rf_sort sort, const rf_row *x, const rf_row *y)
+{
+    int c = 0;
+    switch (sort) {
+    case RF_SORT_TIME:
+        c = (x->e.time_s > y->e.time_s) ? -1 : (x->e.time_s < y->e.time_s);
+        break;
+    case RF_SORT_AI: {
+        /* Undefined (NaN) intensities go last. */
+        int xn = isnan(x->e.ai), yn = isnan(y->e.ai);
+        if (xn || yn) c = xn - yn;
+        else c = (x->e.ai < y->e.ai) ? -1 : (x->e.ai > y->e.ai);
+        break;
+    }
+    case RF_SORT_NAME: c = strcmp(x->name, y->name); break;
+    case RF_SORT_INPUT: break;
+    }
+    if (c) return c < 0 ? -1 : 1;
+    return (x->index < y->index) ? -1 : (x->index > y->index);
+}
+
+rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out)
+{
+    static const struct {
+        const char *name;
+        rf_sort sort;
+    } t[] = {{"time", RF_SORT_TIME}, {"ai", RF_SORT_AI}, {"name", RF_SORT_NAME},
+             {"input", RF_SORT_INPUT}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (rf__strcasecmp(text, t[i].name) == 0) {
+            *out = t[i].sort;
+            return RF_OK;
+        }
+    return rf__error(ctx, RF_USAGE, -1, "unknown sort key '%s' (use time, ai, name or input)",
+                     text);
+}
+
+rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
+                          rf_sort sort, uint64_t top, rf_analysis **out)
+{
+    RF_CHECK(ctx, out && m, RF_USAGE, "rf_analysis_new: missing argument");
+    *out = NULL;
+    rf_roof roof;
+    RF_TRY(rf_machine_roof(ctx, m, compute, bandwidth, &roof));
+    rf_analysis *a = rf__calloc(ctx, 1, sizeof *a);
+    if (!a) return RF_NOMEM_ERR(ctx);
+    a->ctx = ctx;
+    a->a = *rf_ctx_allocator(ctx);
+    a->sort = sort;
+    a->top = top;
+    rf_result *h = &a->head;
+    rf__strlcpy(h->machine, m->name, sizeof h->machine);
+    rf__strlcpy(h->machine_description, m->description, sizeof h->machine_description);
+    h->provenance = m->provenance;
+    h->compute = m->ceilings[compute];
+    h->bandwidth = m->ceilings[bandwidth];
+    h->roof = roof;
+    h->ridge_ai = roof.peak_flops_per_s / roof.bw_bytes_per_s;
+    h->sort = sort;
+    h->top = top;
+    *out = a;
+    return RF_OK;
+}
+
+static void rf__heap_sift_down(rf_analysis *a, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, big = i;
+        if (l < a->n && rf__row_cmp(a->sort, &a->rows[l], &a->rows[big]) > 0) big = l;
+        if (r < a->n && rf__row_cmp(a->sort, &a->rows[r], &a->rows[big]) > 0) big = r;
+        if (big == i) return;
+        rf_row t = a->rows[i];
+        a->rows[i] = a->rows[big];
+        a->rows[big] = t;
+        i = big;
+    }
+}
+
+static void rf__heap_sift_up(rf_analysis *a, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (rf__row_cmp(a->sort, &a->rows[i], &a->rows[p]) <= 0) return;
+        rf_row t = a->rows[i];
+        a->rows[i] = a->rows[p];
+        a->rows[p] = t;
+        i = p;
+    }
+}
+
+static void rf__totals_add(rf_totals *t, const rf_eval *e)
+{
+    t->count++;
+    t->flops += e->flops;
+    t->bytes += e->bytes;
+    t->time_s += e->time_s;
+    t->count_by_bound[e->bound]++;
+    t->time_by_bound_s[e->bound] += e->time_s;
+    t->flops_by_bound[e->bound] += e->flops;
+}
+
+static void rf__row_release(rf_analysis *a, rf_row *r)
+{
+    rf__free_with(&a->a, r->name);
+    rf__free_with(&a->a, r->op);
+}
+
+static char *rf__dup_with(rf_analysis *a, const char *s, size_t n)
+{
+    char *d = rf__malloc(a->ctx, n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                          double flops, double bytes)
+{
+    rf_row row;
+    memset(&row, 0, sizeof row);
+    RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
+    row.index = a->next_index++;
+    rf__totals_add(&a->head.totals, &row.e);
+    if (row.e.bound == RF_BOUND_UNDEFINED && a->n_undefined_logged++ < 10)
+        rf__log(a->ctx, RF_LOG_WARN, "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
+                "listed as undefined", (int)(name_len > 200 ? 200 : name_len), name);
+    /* With a full heap, a row that sorts after the current last one is not kept: no copy made. */
+    int full = a->top && a->n == a->top;
+    if (full && a->sort != RF_SORT_NAME && rf__row_cmp(a->sort, &row, &a->rows[0]) >= 0)
+        return RF_OK; /* the comparison reads no name for these keys */
+    row.name = rf__dup_with(a, name, name_len);
+    row.op = op ? rf__dup_with(a, op, strlen(op)) : NULL;
+    if (!row.name || (op && !row.op)) {
+        rf__row_release(a, &row);
+        return RF_NOMEM_ERR(a->ctx);
+    }
+    if (full) {
+        if (rf__row_cmp(a->sort, &row, &a->rows[0]) >= 0) {
+            rf__row_release(a, &row);
+            return RF_OK;
+        }
+        rf__row_release(a, &a->rows[0]);
+        a->rows[0] = row;
+        rf__heap_sift_down(a, 0);
+        return RF_OK;
+    }
+    rf_status st = rf__grow(a->ctx, (void **)&a->rows, &a->cap, a->n + 1, sizeof *a->rows);
+    if (st != RF_OK) {
+        rf__row_release(a, &row);
+        return st;
+    }
+    a->rows[a->n++] = row;
+    if (a->top) rf__heap_sift_up(a, a->n - 1);
+    return RF_OK;
+}
+
+/* Heap sort in place (qsort would need the sort key in a global): repeatedly moves the
+ * last-in-order row to the end. */
+static void rf__sort_rows(rf_analysis *a)
+{
+    if (!a->top) {
+        /* Build a heap of all rows, then pop: O(n log n), in place, deterministic. */
+        for (size_t i = a->n / 2; i-- > 0;) rf__heap_sift_down(a, i);
+    }
+    size_t n = a->n;
+    while (a->n > 1) {
+        rf_row t = a->rows[0];
+        a->rows[0] = a->rows[a->n - 1];
+        a->rows[a->n - 1] = t;
+        a->n--;
+        rf__heap_sift_down(a, 0);
+    }
+    a->n = n;
+}
+
+rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out)
+{
+    RF_CHECK(a->ctx, out, RF_USAGE, "rf_analysis_finish: missing argument");
+    *out = NULL;
+    rf_result *r = rf__malloc(a->ctx, sizeof *r);
+    if (!r) return RF_NOMEM_ERR(a->ctx);
+    if (a->n_undefined_logged > 10)
+        rf__log(a->ctx, RF_LOG_WARN, "%llu operations in all have an unknown cost (undefined)",
+                (unsigned long long)a->n_undefined_logged);
+    if (a->sort != RF_SORT_INPUT || a->top) rf__sort_rows(a);
+    *r = a->head;
+    rf__strlcpy(r->title, title ? title : "", sizeof r->title);
+    rf_totals *t = &r->totals;
+    t->ai = t->bytes > 0 ? t->flops / t->bytes : (t->flops > 0 ? INFINITY : NAN);
+    r->rows = a->rows;
+    r->n_rows = a->n;
+    r->alloc_ = a->a;
+    a->rows = NULL;
+    a->n = a->cap = 0;
+    *out = r;
+    return RF_OK;
+}
+
+void rf_analysis_free(rf_analysis *a)
+{
+    if (!a) return;
+    for (size_t i = 0; i < a->n; i++) rf__row_release(a, &a->rows[i]);
+    rf__free_with(&a->a, a->rows);
+    rf_allocator al = a->a;
+    rf__free_with(&al, a);
+}
+
+void rf_result_free(rf_result *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        rf__free_with(&r->alloc_, r->rows[i].name);
+        rf__free_with(&r->alloc_, r->rows[i].op);
+    }
+    rf__free_with(&r->alloc_, r->rows);
+    rf_allocator al = r->alloc_;
+    rf__free_with(&al, r);
+}

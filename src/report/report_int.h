@@ -1,0 +1,40 @@
+/* report_int.h — helpers shared by the text renderers: compact SI numbers, UTF-8 aware column
+ * widths, CSV/JSON escaping. Internal to src/report. */
+#ifndef RF_REPORT_INT_H
+#define RF_REPORT_INT_H
+
+#include <stddef.h>
+
+#include "roofline/analysis.h"
+#include "roofline/buf.h"
+
+/* "3.15M", "262k", "12", "inf", "-" (NaN): 3 significant digits, SI prefix, no space, + unit. */
+char *rf__si_compact(char *buf, size_t size, double v, const char *unit);
+
+/* Intensity with 3 significant digits ("0.25", "12.5", "2.05k", "inf", "-"). */
+char *rf__ai_text(char *buf, size_t size, double ai);
+
+/* Number of code points in s[0..n) (display columns for the text we print). */
+size_t rf__utf8_cols(const char *s, size_t n);
+
+/* Bytes of the longest prefix of s (NUL-terminated) that fits in `cols` columns, never cutting a
+ * UTF-8 sequence; *used gets the columns of that prefix. */
+size_t rf__utf8_fit(const char *s, size_t cols, size_t *used);
+
+/* Write s padded with spaces (left- or right-aligned) to `cols` columns, truncated with "~" when
+ * longer. */
+rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right);
+
+/* Write s as a JSON string literal (quotes included). */
+rf_status rf__write_json_string(rf_writer *w, const char *s);
+
+/* Write s as a CSV field (quoted when it holds a comma, quote, CR or LF; RFC 4180). */
+rf_status rf__write_csv_field(rf_writer *w, const char *s);
+
+/* JSON number: shortest round-trip text; null for NaN and infinities. */
+rf_status rf__write_json_number(rf_writer *w, double v);
+
+/* Share of total time as a fraction (0 when the total is 0). */
+double rf__time_share(const rf_result *r, const rf_row *row);
+
+#endif

@@ -1,0 +1,104 @@
+/* summary.c — the bottleneck summary under a table: share of time per bound, the slowest
+ * operations, and for each what would move it with the predicted gain, computed from the same roof
+ * (halve the bytes of a memory-bound operation; halve the FLOPs or raise the roof of a compute-bound
+ * one). Advice is arithmetic on the model, never a guess. */
+#include <math.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "report_int.h"
+#include "roofline/report.h"
+
+#define RF__SLOWEST 3
+
+/* Indices of the (up to) RF__SLOWEST rows with the longest time, longest first. */
+static size_t rf__slowest(const rf_result *r, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        size_t pos = n;
+        while (pos > 0 && r->rows[idx[pos - 1]].e.time_s < r->rows[i].e.time_s) pos--;
+        if (pos >= RF__SLOWEST) continue;
+        size_t end = n < RF__SLOWEST ? n : RF__SLOWEST - 1;
+        memmove(idx + pos + 1, idx + pos, (end - pos) * sizeof *idx);
+        idx[pos] = i;
+        if (n < RF__SLOWEST) n++;
+    }
+    return n;
+}
+
+static double rf__time_at(const rf_roof *roof, double flops, double bytes)
+{
+    double tc = flops / roof->peak_flops_per_s, tm = bytes / roof->bw_bytes_per_s;
+    return tc > tm ? tc : tm;
+}
+
+static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, rf_writer *w)
+{
+    char ai[32], t0[32], t1[32];
+    const rf_eval *e = &row->e;
+    rf__ai_text(ai, sizeof ai, e->ai);
+    rf_time_format(t0, sizeof t0, e->time_s, 3);
+    RF_TRY(rf_writef(w, "  %zu. %s: %s-bound", rank, row->name, rf_bound_name(e->bound)));
+    if (e->bound == RF_BOUND_UNDEFINED)
+        return rf_write(w, "; its cost is unknown, so it is left out of the estimate.\n", 58);
+    if (e->bound == RF_BOUND_MEMORY) {
+        double after = rf__time_at(&r->roof, e->flops, e->bytes / 2);
+        rf_time_format(t1, sizeof t1, after, 3);
+        RF_TRY(rf_writef(w, " at AI %s FLOP/B, below the ridge %.3g: at most %.0f%% of the compute "
+                            "roof.\n", ai, r->ridge_ai, 100 * e->efficiency));
+        RF_TRY(rf_writef(w, "     Halving its bytes (8-bit weights, fusing with its neighbours) "
+                            "would take it from %s to %s (%.2fx).\n", t0, t1, e->time_s / after));
+        if (e->ai > 0)
+            RF_TRY(rf_writef(w, "     It reaches the compute roof with %.3gx fewer bytes per FLOP "
+                                "(e.g. a larger batch re-using the weights).\n",
+                             r->ridge_ai / e->ai));
+        return RF_OK;
+    }
+    double after = rf__time_at(&r->roof, e->flops / 2, e->bytes);
+    rf_time_format(t1, sizeof t1, after, 3);
+    RF_TRY(rf_writef(w, " at AI %s FLOP/B, on the compute roof (%s).\n", ai, r->compute.name));
+    return rf_writef(w, "     Only fewer FLOPs or a higher compute ceiling (lower precision, "
+                        "matrix units) moves it: half the FLOPs takes %s to %s (%.2fx).\n",
+                     t0, t1, e->time_s / after);
+}
+
+rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o,
+                            rf_writer *w)
+{
+    (void)ctx;
+    (void)o;
+    const rf_totals *t = &r->totals;
+    RF_TRY(rf_write(w, "\nBottlenecks\n", 13));
+    for (int k = 0; k < 3; k++) {
+        if (!t->count_by_bound[k] && k == RF_BOUND_UNDEFINED) continue;
+        double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
+        RF_TRY(rf_writef(w, "  %-9s %llu of %llu operations, %.1f%% of the estimated time\n",
+                         rf_bound_name((rf_bound)k), (unsigned long long)t->count_by_bound[k],
+                         (unsigned long long)t->count, share));
+    }
+    size_t idx[RF__SLOWEST];
+    size_t n = rf__slowest(r, idx);
+    if (!n) return RF_OK;
+    RF_TRY(rf_write(w, "\nWhat would move it (slowest first)\n", 36));
+    for (size_t i = 0; i < n; i++) RF_TRY(rf__advice(r, &r->rows[idx[i]], i + 1, w));
+    double mem = t->time_by_bound_s[RF_BOUND_MEMORY];
+    if (mem > 0 && t->time_s > 0) {
+        /* Upper bound of the saving: every memory-bound operation's bytes halved. */
+        double saved = 0;
+        for (size_t i = 0; i < r->n_rows; i++) {
+            const rf_eval *e = &r->rows[i].e;
+            if (e->bound == RF_BOUND_MEMORY)
+                saved += e->time_s - rf__time_at(&r->roof, e->flops, e->bytes / 2);
+        }
+        if (r->n_rows == t->count)
+            RF_TRY(rf_writef(w, "  Overall: halving the bytes of every memory-bound operation "
+                                "saves %.1f%% of the estimated time.\n",
+                             100 * saved / t->time_s));
+    }
+    if (t->count_by_bound[RF_BOUND_UNDEFINED])
+        RF_TRY(rf_writef(w, "  %llu operation(s) have no FLOPs and no bytes: their cost is "
+                            "unknown and not in the totals.\n",
+                         (unsigned long long)t->count_by_bound[RF_BOUND_UNDEFINED]));
+    return RF_OK;
+}

@@ -1,0 +1,123 @@
+/* table.c — the aligned text table of an analysis: a header naming the machine and roof, one row
+ * per kept operation, then totals and the share of time per bound. SI units, fixed widths, no
+ * locale or time in the output (golden files check it). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "report_int.h"
+#include "roofline/report.h"
+
+enum { RF__COL_NUM, RF__COL_FLOPS, RF__COL_BYTES, RF__COL_AI, RF__COL_ATT, RF__COL_BOUND,
+       RF__COL_EFF, RF__COL_TIME, RF__COL_SHARE, RF__NCOLS };
+
+static const char *const rf__hdr[RF__NCOLS] = {"#", "FLOPs", "bytes", "AI", "attainable",
+                                               "bound", "eff.", "time", "share"};
+
+/* The text of each numeric cell of a row. */
+static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
+{
+    snprintf(c[RF__COL_NUM], 24, "%zu", rank);
+    rf__si_compact(c[RF__COL_FLOPS], 24, row->e.flops, "");
+    rf__si_compact(c[RF__COL_BYTES], 24, row->e.bytes, "B");
+    rf__ai_text(c[RF__COL_AI], 24, row->e.ai);
+    rf__si_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "FLOP/s");
+    snprintf(c[RF__COL_BOUND], 24, "%s", rf_bound_name(row->e.bound));
+    snprintf(c[RF__COL_EFF], 24, "%.1f%%", 100 * row->e.efficiency);
+    rf_time_format(c[RF__COL_TIME], 24, row->e.time_s, 3);
+    snprintf(c[RF__COL_SHARE], 24, "%.1f%%", 100 * rf__time_share(r, row));
+}
+
+static rf_status rf__header(const rf_result *r, rf_writer *w)
+{
+    char a[48], b[48];
+    const rf_totals *t = &r->totals;
+    RF_TRY(rf_writef(w, "%s%s%llu operation%s\n", r->title, r->title[0] ? ": " : "",
+                     (unsigned long long)t->count, t->count == 1 ? "" : "s"));
+    RF_TRY(rf_writef(w, "machine  %s [%s, %s]\n",
+                     r->machine_description[0] ? r->machine_description : r->machine, r->machine,
+                     rf_provenance_name(r->provenance)));
+    rf_si_format(a, sizeof a, r->roof.peak_flops_per_s, 3, "FLOP/s");
+    rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
+    return rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n\n", r->compute.name, a,
+                     r->bandwidth.name, b, r->ridge_ai);
+}
+
+static rf_status rf__totals(const rf_result *r, rf_writer *w)
+{
+    const rf_totals *t = &r->totals;
+    char f[32], b[32], ai[32], tm[32];
+    rf__si_compact(f, sizeof f, t->flops, "");
+    rf__si_compact(b, sizeof b, t->bytes, "B");
+    rf__ai_text(ai, sizeof ai, t->ai);
+    rf_time_format(tm, sizeof tm, t->time_s, 3);
+    if (r->n_rows < t->count)
+        RF_TRY(rf_writef(w, "(showing %zu of %llu operations)\n", r->n_rows,
+                         (unsigned long long)t->count));
+    RF_TRY(rf_writef(w, "total    FLOPs %s  bytes %s  AI %s FLOP/B  time %s (sum of estimates)\n",
+                     f, b, ai, tm));
+    RF_TRY(rf_write(w, "bound   ", 8));
+    for (int k = 0; k < 3; k++) {
+        double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
+        RF_TRY(rf_writef(w, " %s %llu (%.1f%% of time)%s", rf_bound_name((rf_bound)k),
+                         (unsigned long long)t->count_by_bound[k], share, k < 2 ? "," : "\n"));
+    }
+    return RF_OK;
+}
+
+rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
+{
+    (void)ctx;
+    size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0;
+    char c[RF__NCOLS][24];
+    for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const rf_row *row = &r->rows[i];
+        rf__cells(r, row, i + 1, c);
+        for (int k = 0; k < RF__NCOLS; k++)
+            if (strlen(c[k]) > wcol[k]) wcol[k] = strlen(c[k]);
+        size_t nw = rf__utf8_cols(row->name, strlen(row->name));
+        if (nw > name_w) name_w = nw;
+        if (row->op && strlen(row->op) > op_w) op_w = strlen(row->op);
+    }
+    if (op_w && op_w < 2) op_w = 2;
+    /* The name column takes what the others leave, at least 12 columns. */
+    size_t fixed = 0;
+    for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
+    if (op_w) fixed += op_w + 2;
+    size_t room = width > fixed + 12 ? width - fixed : 12;
+    if (name_w > room) name_w = room;
+
+    RF_TRY(rf__header(r, w));
+    RF_TRY(rf__write_cell(w, rf__hdr[0], wcol[0], 1));
+    RF_TRY(rf_write(w, "  ", 2));
+    RF_TRY(rf__write_cell(w, "name", name_w, 0));
+    if (op_w) {
+        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(rf__write_cell(w, "op", op_w, 0));
+    }
+    for (int k = 1; k < RF__NCOLS; k++) {
+        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(rf__write_cell(w, rf__hdr[k], wcol[k], k != RF__COL_BOUND));
+    }
+    RF_TRY(rf_write(w, "\n", 1));
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const rf_row *row = &r->rows[i];
+        rf__cells(r, row, i + 1, c);
+        RF_TRY(rf__write_cell(w, c[0], wcol[0], 1));
+        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(rf__write_cell(w, row->name, name_w, 0));
+        if (op_w) {
+            RF_TRY(rf_write(w, "  ", 2));
+            RF_TRY(rf__write_cell(w, row->op ? row->op : "", op_w, 0));
+        }
+        for (int k = 1; k < RF__NCOLS; k++) {
+            RF_TRY(rf_write(w, "  ", 2));
+            RF_TRY(rf__write_cell(w, c[k], wcol[k], k != RF__COL_BOUND));
+        }
+        RF_TRY(rf_write(w, "\n", 1));
+    }
+    RF_TRY(rf_write(w, "\n", 1));
+    return rf__totals(r, w);
+}

@@ -1,0 +1,125 @@
+/* text.c — small formatting helpers for the renderers: compact SI numbers, UTF-8 column widths,
+ * JSON and CSV escaping (RFC 8259 section 7, RFC 4180). Output is locale independent. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "report_int.h"
+#include "roofline/core.h"
+
+char *rf__si_compact(char *buf, size_t size, double v, const char *unit)
+{
+    char tmp[48];
+    if (isnan(v)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    rf_si_format(tmp, sizeof tmp, v, 3, unit);
+    /* rf_si_format writes "3.15 MFLOP/s"; drop the space for table cells. */
+    size_t j = 0;
+    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
+        if (tmp[i] != ' ') buf[j++] = tmp[i];
+    buf[j] = '\0';
+    return buf;
+}
+
+char *rf__ai_text(char *buf, size_t size, double ai)
+{
+    if (isnan(ai)) snprintf(buf, size, "-");
+    else if (isinf(ai)) snprintf(buf, size, "inf");
+    else if (ai != 0 && (ai < 0.001 || ai >= 1e4)) rf__si_compact(buf, size, ai, "");
+    else snprintf(buf, size, "%.3g", ai);
+    return buf;
+}
+
+size_t rf__utf8_cols(const char *s, size_t n)
+{
+    size_t cols = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) cols++;
+    return cols;
+}
+
+size_t rf__utf8_fit(const char *s, size_t cols, size_t *used)
+{
+    size_t i = 0, c = 0;
+    while (s[i]) {
+        size_t len = 1;
+        while (s[i + len] && ((unsigned char)s[i + len] & 0xC0) == 0x80) len++;
+        if (c + 1 > cols) break;
+        i += len;
+        c++;
+    }
+    *used = c;
+    return i;
+}
+
+rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right)
+{
+    size_t n = strlen(s), have = rf__utf8_cols(s, n), used = 0, bytes = n;
+    if (have > cols) {
+        bytes = rf__utf8_fit(s, cols ? cols - 1 : 0, &used);
+        RF_TRY(rf_write(w, s, bytes));
+        return cols ? rf_write(w, "~", 1) : RF_OK;
+    }
+    static const char spaces[] = "                                                                ";
+    size_t pad = cols - have;
+    if (!right) RF_TRY(rf_write(w, s, bytes));
+    while (pad) {
+        size_t k = pad < sizeof spaces - 1 ? pad : sizeof spaces - 1;
+        RF_TRY(rf_write(w, spaces, k));
+        pad -= k;
+    }
+    if (right) RF_TRY(rf_write(w, s, bytes));
+    return RF_OK;
+}
+
+rf_status rf__write_json_string(rf_writer *w, const char *s)
+{
+    RF_TRY(rf_write(w, "\"", 1));
+    const char *run = s;
+    for (const char *p = s;; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c && c >= 0x20 && c != '"' && c != '\\') continue;
+        RF_TRY(rf_write(w, run, (size_t)(p - run)));
+        if (!c) break;
+        char esc[8];
+        switch (c) {
+        case '"': RF_TRY(rf_write(w, "\\\"", 2)); break;
+        case '\\': RF_TRY(rf_write(w, "\\\\", 2)); break;
+        case '\n': RF_TRY(rf_write(w, "\\n", 2)); break;
+        case '\r': RF_TRY(rf_write(w, "\\r", 2)); break;
+        case '\t': RF_TRY(rf_write(w, "\\t", 2)); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            RF_TRY(rf_write(w, esc, 6));
+        }
+        run = p + 1;
+    }
+    return rf_write(w, "\"", 1);
+}
+
+rf_status rf__write_csv_field(rf_writer *w, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) return rf_write(w, s, strlen(s));
+    RF_TRY(rf_write(w, "\"", 1));
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') RF_TRY(rf_write(w, "\"\"", 2));
+        else RF_TRY(rf_write(w, p, 1));
+    }
+    return rf_write(w, "\"", 1);
+}
+
+rf_status rf__write_json_number(rf_writer *w, double v)
+{
+    if (!isfinite(v)) return rf_write(w, "null", 4);
+    char buf[40];
+    rf_number_format(buf, sizeof buf, v);
+    return rf_write(w, buf, strlen(buf));
+}
+
+double rf__time_share(const rf_result *r, const rf_row *row)
+{
+    return r->totals.time_s > 0 ? row->e.time_s / r->totals.time_s : 0;
+}
