@@ -37,4 +37,9 @@ rf_status rf__write_json_number(rf_writer *w, double v);
 /* Share of total time as a fraction (0 when the total is 0). */
 double rf__time_share(const rf_result *r, const rf_row *row);
 
+/* Write `text` word-wrapped to `width` columns: the first line starts with `first` (e.g. "  1. "),
+ * the following ones with `indent` spaces. Ends with a newline. */
+rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
+                            const char *text);
+
 #endif

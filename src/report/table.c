@@ -12,17 +12,18 @@
 enum { RF__COL_NUM, RF__COL_FLOPS, RF__COL_BYTES, RF__COL_AI, RF__COL_ATT, RF__COL_BOUND,
        RF__COL_EFF, RF__COL_TIME, RF__COL_SHARE, RF__NCOLS };
 
-static const char *const rf__hdr[RF__NCOLS] = {"#", "FLOPs", "bytes", "AI", "attainable",
-                                               "bound", "eff.", "time", "share"};
+/* Units live in the headers so the cells stay narrow: "3.83T" under "FLOP/s". */
+static const char *const rf__hdr[RF__NCOLS] = {"#",     "FLOPs", "bytes", "AI",   "FLOP/s",
+                                               "bound", "eff.",  "time",  "share"};
 
 /* The text of each numeric cell of a row. */
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
     snprintf(c[RF__COL_NUM], 24, "%zu", rank);
     rf__si_compact(c[RF__COL_FLOPS], 24, row->e.flops, "");
-    rf__si_compact(c[RF__COL_BYTES], 24, row->e.bytes, "B");
+    rf__si_compact(c[RF__COL_BYTES], 24, row->e.bytes, "");
     rf__ai_text(c[RF__COL_AI], 24, row->e.ai);
-    rf__si_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "FLOP/s");
+    rf__si_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "");
     snprintf(c[RF__COL_BOUND], 24, "%s", rf_bound_name(row->e.bound));
     snprintf(c[RF__COL_EFF], 24, "%.1f%%", 100 * row->e.efficiency);
     rf_time_format(c[RF__COL_TIME], 24, row->e.time_s, 3);

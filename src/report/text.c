@@ -28,7 +28,7 @@ char *rf__ai_text(char *buf, size_t size, double ai)
 {
     if (isnan(ai)) snprintf(buf, size, "-");
     else if (isinf(ai)) snprintf(buf, size, "inf");
-    else if (ai != 0 && (ai < 0.001 || ai >= 1e4)) rf__si_compact(buf, size, ai, "");
+    else if (ai != 0 && (ai < 0.001 || ai >= 999.5)) rf__si_compact(buf, size, ai, "");
     else snprintf(buf, size, "%.3g", ai);
     return buf;
 }
@@ -122,4 +122,35 @@ rf_status rf__write_json_number(rf_writer *w, double v)
 double rf__time_share(const rf_result *r, const rf_row *row)
 {
     return r->totals.time_s > 0 ? row->e.time_s / r->totals.time_s : 0;
+}
+
+rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
+                            const char *text)
+{
+    static const char spaces[] = "                                ";
+    size_t col = rf__utf8_cols(first, strlen(first));
+    if (indent > sizeof spaces - 1) indent = sizeof spaces - 1;
+    if (width < indent + 20) width = indent + 20;
+    RF_TRY(rf_write(w, first, strlen(first)));
+    size_t line_start_col = col;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *e = p;
+        while (*e && *e != ' ') e++;
+        if (e == p) break;
+        size_t wc = rf__utf8_cols(p, (size_t)(e - p));
+        if (col > line_start_col && col + 1 + wc > width) {
+            RF_TRY(rf_write(w, "\n", 1));
+            RF_TRY(rf_write(w, spaces, indent));
+            col = line_start_col = indent;
+        } else if (col > line_start_col) {
+            RF_TRY(rf_write(w, " ", 1));
+            col++;
+        }
+        RF_TRY(rf_write(w, p, (size_t)(e - p)));
+        col += wc;
+        p = e;
+    }
+    return rf_write(w, "\n", 1);
 }

@@ -1,0 +1,570 @@
+/* chart_ascii.c — the terminal back end of the roofline chart (rf_report_chart_ascii): a grid of
+ * characters sized to the terminal, filled through the draw methods of chart.h (hwloc's
+ * lstopo-ascii.c), then a legend. Never lays anything out itself: positions come from
+ * rf__chart_draw. Output depends only on its input (no time, no locale, no colour). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "chart.h"
+#include "core/rf_int.h"
+#include "roofline/report.h"
+
+#define RF__WIDTH_MIN 40u
+#define RF__WIDTH_MAX 1000u /* bounds the grid's memory; wider terminals get 1000 columns */
+
+/* What occupies a cell; a later drawing replaces an earlier one of a lower or equal layer. */
+enum { RF__L_EMPTY, RF__L_AXIS, RF__L_ROOF2, RF__L_ROOF1, RF__L_RIDGE, RF__L_POINT, RF__L_TEXT };
+
+typedef struct rf__cell {
+    uint32_t ch;   /* code point */
+    int32_t point; /* index of the point shown here, or -1 */
+    uint8_t layer; /* RF__L_* */
+} rf__cell;
+
+typedef struct rf__ascii {
+    rf_ctx *ctx;
+    const rf__chart *c;
+    int utf8;
+    unsigned width, rows; /* the grid: columns and rows */
+    unsigned left;        /* grid column of plot column 0; the y axis is at left - 1 */
+    unsigned pw, ph;      /* plot columns and rows */
+    unsigned top;         /* grid row of the plot's top row */
+    rf__cell *cells;
+    size_t *same_as; /* per point: the point shown in its cell instead, or SIZE_MAX */
+} rf__ascii;
+
+/* ---- text: UTF-8 decoding (invalid bytes and controls become '?') and line building ---------- */
+
+static uint32_t rf__next_cp(const char *s, size_t *i)
+{
+    const unsigned char *u = (const unsigned char *)s + *i;
+    uint32_t cp = u[0], min = 0;
+    size_t n = 1;
+    if (cp >= 0xF0 && cp <= 0xF4)
+        n = 4, cp &= 0x07, min = 0x10000;
+    else if (cp >= 0xE0 && cp <= 0xEF)
+        n = 3, cp &= 0x0F, min = 0x800;
+    else if (cp >= 0xC2 && cp <= 0xDF)
+        n = 2, cp &= 0x1F, min = 0x80;
+    else if (cp >= 0x80)
+        n = 0;
+    for (size_t k = 1; k < n; k++) {
+        if ((u[k] & 0xC0) != 0x80) {
+            n = 0;
+            break;
+        }
+        cp = cp << 6 | (u[k] & 0x3F);
+    }
+    if (n == 0 || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        *i += 1;
+        return '?';
+    }
+    *i += n;
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) ? '?' : cp;
+}
+
+static size_t rf__encode(char *out, uint32_t cp)
+{
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static size_t rf__zmax(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+static size_t rf__cols(const char *s)
+{
+    size_t i = 0, n = 0;
+    while (s[i]) rf__next_cp(s, &i), n++;
+    return n;
+}
+
+/* A line under construction: never more than `max` columns (one column per code point). */
+typedef struct rf__line {
+    char *buf;
+    size_t len, cols, max;
+    int utf8;
+} rf__line;
+
+static void rf__line_cp(rf__line *l, uint32_t cp)
+{
+    if (l->cols >= l->max) return;
+    l->len += rf__encode(l->buf + l->len, cp);
+    l->cols++;
+}
+
+/* Append s in at most `cols` columns, cut with '~' ('…' in UTF-8) when longer. */
+static void rf__line_text(rf__line *l, const char *s, size_t cols)
+{
+    size_t n = rf__cols(s), i = 0;
+    size_t keep = n <= cols ? n : cols ? cols - 1 : 0;
+    for (size_t k = 0; k < keep; k++) rf__line_cp(l, rf__next_cp(s, &i));
+    if (n > cols && cols) rf__line_cp(l, l->utf8 ? 0x2026 : '~');
+}
+
+static void rf__line_pad(rf__line *l, size_t cols)
+{
+    while (l->cols < cols && l->cols < l->max) rf__line_cp(l, ' ');
+}
+
+static rf_status rf__line_flush(rf__line *l, rf_writer *w)
+{
+    while (l->len && l->buf[l->len - 1] == ' ') l->len--;
+    l->buf[l->len++] = '\n';
+    rf_status st = rf_write(w, l->buf, l->len);
+    l->len = l->cols = 0;
+    return st;
+}
+
+/* ---- the grid -------------------------------------------------------------------------------- */
+
+static rf__cell *rf__at(rf__ascii *a, long row, long col)
+{
+    if (row < 0 || col < 0 || row >= (long)a->rows || col >= (long)a->width) return NULL;
+    return &a->cells[(size_t)row * a->width + (size_t)col];
+}
+
+static void rf__put(rf__ascii *a, long row, long col, uint32_t ch, int layer)
+{
+    rf__cell *cl = rf__at(a, row, col);
+    if (cl && layer >= cl->layer) cl->ch = ch, cl->layer = (uint8_t)layer;
+}
+
+/* Normalised plot space to grid cells: cell centres sit at n * (cells - 1). */
+static long rf__col(const rf__ascii *a, double x)
+{
+    return (long)a->left + lround(x * (a->pw - 1));
+}
+static long rf__row(const rf__ascii *a, double y)
+{
+    return (long)a->top + (long)a->ph - 1 - lround(y * (a->ph - 1));
+}
+
+/* Place `s` at row/col when every cell from col-gap to the end+gap is free of layer > `below`;
+ * `s` is cut at its first space when `name_only`. Returns 1 when placed. */
+static int rf__place(rf__ascii *a, long row, long col, const char *s, int name_only, int below,
+                     int gap)
+{
+    size_t n = 0, i = 0;
+    while (s[i] && !(name_only && s[i] == ' ')) rf__next_cp(s, &i), n++;
+    for (long k = col - gap; k < col + (long)n + gap; k++) {
+        rf__cell *cl = rf__at(a, row, k);
+        if (!cl && k >= col && k < col + (long)n) return 0;
+        if (cl && cl->layer > below) return 0;
+    }
+    i = 0;
+    for (long k = col; k < col + (long)n; k++) rf__put(a, row, k, rf__next_cp(s, &i), RF__L_TEXT);
+    return 1;
+}
+
+/* Place `s` from row/col to the right edge at most, cut with '~' ('…') when longer (titles). */
+static void rf__place_fit(rf__ascii *a, long row, long col, const char *s)
+{
+    size_t n = rf__cols(s), room = col < (long)a->width ? a->width - (size_t)col : 0, i = 0;
+    size_t keep = n <= room ? n : room ? room - 1 : 0;
+    for (size_t k = 0; k < keep; k++)
+        rf__put(a, row, col + (long)k, rf__next_cp(s, &i), RF__L_TEXT);
+    if (n > room && room) rf__put(a, row, col + (long)keep, a->utf8 ? 0x2026 : '~', RF__L_TEXT);
+}
+
+static rf_status rf__a_begin(void *user, const rf__chart *c)
+{
+    rf__ascii *a = user;
+    size_t lw = 0;
+    for (size_t i = 0; i < c->y.n_ticks; i++)
+        if (strlen(c->y.ticks[i].label) > lw) lw = strlen(c->y.ticks[i].label);
+    a->c = c;
+    a->left = (unsigned)lw + 2;
+    a->pw = a->width - a->left;
+    a->top = 2;
+    a->rows = a->ph + 5; /* title, y title, plot, x axis, x labels, x title */
+    a->cells = rf__calloc(a->ctx, (size_t)a->rows * a->width, sizeof *a->cells);
+    a->same_as = rf__calloc(a->ctx, c->n_points + 1, sizeof *a->same_as);
+    if (!a->cells || !a->same_as) return RF_NOMEM_ERR(a->ctx);
+    for (size_t i = 0; i < (size_t)a->rows * a->width; i++) a->cells[i] = (rf__cell){' ', -1, 0};
+    for (size_t i = 0; i < c->n_points; i++) a->same_as[i] = SIZE_MAX;
+    return RF_OK;
+}
+
+static rf_status rf__a_end(void *user)
+{
+    (void)user;
+    return RF_OK;
+}
+
+/* ---- lines ----------------------------------------------------------------------------------- */
+
+static void rf__axis_line(rf__ascii *a, unsigned style, double x0, double y0, double x1)
+{
+    long axis_row = a->top + a->ph, ycol = a->left - 1;
+    if (style == RF__LINE_GRID_X) { /* a tick; the corner stands for the one at the y axis */
+        if (rf__col(a, x0) == (long)a->left) return;
+        rf__put(a, axis_row, rf__col(a, x0), a->utf8 ? 0x2534 : '+', RF__L_AXIS);
+    } else if (style == RF__LINE_GRID_Y) {
+        rf__put(a, rf__row(a, y0), ycol, a->utf8 ? 0x2524 : '|', RF__L_AXIS);
+    } else if (x1 > x0) { /* the x axis */
+        for (long k = a->left; k < (long)a->width; k++)
+            rf__put(a, axis_row, k, a->utf8 ? 0x2500 : '-', RF__L_AXIS);
+        rf__put(a, axis_row, ycol, a->utf8 ? 0x2514 : '+', RF__L_AXIS);
+    } else { /* the y axis */
+        for (long r = a->top; r < axis_row; r++)
+            rf__put(a, r, ycol, a->utf8 ? 0x2502 : '|', RF__L_AXIS);
+    }
+}
+
+/* A roof, one grid column at a time: the rows its height crosses in that column get the roof's
+ * character ('-' flat, '/' sloped, '.' for a secondary roof); a shallow roof moving into the next
+ * row within a column keeps one cell, the row of the column's middle, so it reads as a line. */
+static void rf__roof_line(rf__ascii *a, double x0, double y0, double x1, double y1, unsigned st)
+{
+    double u0 = x0 * (a->pw - 1), u1 = x1 * (a->pw - 1);
+    double v0 = y0 * (a->ph - 1), v1 = y1 * (a->ph - 1);
+    double slope = u1 > u0 ? (v1 - v0) / (u1 - u0) : 0;
+    int primary = (st & RF__LINE_PRIMARY) != 0, layer = primary ? RF__L_ROOF1 : RF__L_ROOF2;
+    uint32_t ch = a->utf8 ? 0xB7 : '.';
+    if (primary && fabs(slope) < 1e-12)
+        ch = a->utf8 ? 0x2500 : '-';
+    else if (primary)
+        ch = a->utf8 ? (slope > 0 ? 0x2571 : 0x2572) : (slope > 0 ? '/' : '\\');
+    long base = (long)a->top + (long)a->ph - 1;
+    for (long c = lround(u0); c <= lround(u1); c++) {
+        double ua = fmax(u0, (double)c - 0.5), ub = fmin(u1, (double)c + 0.5);
+        double va = v0 + (ua - u0) * slope, vb = v0 + (ub - u0) * slope;
+        long lo = lround(fmin(va, vb)), hi = lround(fmax(va, vb));
+        if (hi - lo <= 1) lo = hi = lround((va + vb) / 2);
+        for (long k = lo; k <= hi; k++) rf__put(a, base - k, (long)a->left + c, ch, layer);
+    }
+}
+
+static rf_status rf__a_line(void *user, double x0, double y0, double x1, double y1, unsigned style)
+{
+    rf__ascii *a = user;
+    unsigned kind = style & ~(unsigned)RF__LINE_PRIMARY;
+    if (kind == RF__LINE_COMPUTE || kind == RF__LINE_BANDWIDTH)
+        rf__roof_line(a, x0, y0, x1, y1, style);
+    else if (kind == RF__LINE_GRID_X || kind == RF__LINE_GRID_Y || kind == RF__LINE_AXIS)
+        rf__axis_line(a, kind, x0, y0, x1);
+    return RF_OK;
+}
+
+/* ---- markers and text ------------------------------------------------------------------------ */
+
+static rf_status rf__a_marker(void *user, double x, double y, const rf__mark *mk)
+{
+    rf__ascii *a = user;
+    long row = rf__row(a, y), col = rf__col(a, x);
+    if (mk->ridge) { /* only the analysis' ridge is marked; the others are in the legend */
+        if (mk->primary) rf__put(a, row, col, a->utf8 ? 0x25C6 : '+', RF__L_RIDGE);
+        return RF_OK;
+    }
+    rf__cell *cl = rf__at(a, row, col);
+    if (!cl) return RF_OK;
+    if (cl->point >= 0) {
+        a->same_as[mk->index] = (size_t)cl->point;
+        return RF_OK;
+    }
+    cl->ch = (unsigned char)mk->glyph;
+    cl->layer = RF__L_POINT;
+    cl->point = (int32_t)mk->index;
+    return RF_OK;
+}
+
+/* Try `s` (or its name only) beside the roof at grid cell row/col: above then below a flat roof,
+ * ending at col; below-right then above-left of a sloped one. Only over empty plot cells. */
+static int rf__label_at(rf__ascii *a, long row, long col, const char *s, int name_only, int flat)
+{
+    size_t i = 0;
+    long n = 0;
+    while (s[i] && !(name_only && s[i] == ' ')) rf__next_cp(s, &i), n++;
+    long at[2][2] = {{row - 1, col - n + 1}, {row + 1, col - n + 1}};
+    if (!flat) at[0][0] = row + 1, at[0][1] = col + 1, at[1][0] = row - 1, at[1][1] = col - n;
+    for (int k = 0; k < 2; k++) {
+        if (at[k][0] < (long)a->top || at[k][0] >= (long)(a->top + a->ph)) continue;
+        if (at[k][1] < (long)a->left) continue;
+        if (rf__place(a, at[k][0], at[k][1], s, name_only, RF__L_EMPTY, 1)) return 1;
+    }
+    return 0;
+}
+
+/* A roof label: the whole label at the layout's label point, else the name alone there or further
+ * along the roof, a column at a time (leftwards along a flat roof, up the first 3/4 of a sloped
+ * one). Skipped when no place is free: the legend names every roof anyway. */
+static void rf__roof_label(rf__ascii *a, const rf__chart_roof *ro, const char *s)
+{
+    const rf__chart *c = a->c;
+    int flat = ro->kind == RF_CEILING_COMPUTE;
+    long c0 = rf__col(a, rf__chart_nx(c, ro->x0)), c1 = rf__col(a, rf__chart_nx(c, ro->x1));
+    long cl = rf__col(a, rf__chart_nx(c, ro->label_x));
+    if (!flat) c1 = c0 + (c1 - c0) * 3 / 4;
+    double slope = (ro->y1 - ro->y0) / (ro->x1 - ro->x0);
+    for (long col = cl, name_only = 0; col >= c0 && col <= c1; col += flat ? -1 : 1) {
+        double x = c->x.lo + (double)(col - (long)a->left) / (a->pw - 1) * (c->x.hi - c->x.lo);
+        long row = rf__row(a, rf__chart_ny(c, ro->y0 + (x - ro->x0) * slope));
+        if (!name_only && rf__label_at(a, row, col, s, 0, flat)) return;
+        if (rf__label_at(a, row, col, s, 1, flat)) return;
+        name_only = 1;
+    }
+}
+
+static rf_status rf__a_text(void *user, double x, double y, const char *s, rf__text_kind kind,
+                            size_t index)
+{
+    rf__ascii *a = user;
+    long n = (long)rf__cols(s), axis_row = a->top + a->ph;
+    switch (kind) {
+    case RF__TEXT_TITLE: rf__place_fit(a, 0, 0, s); break;
+    case RF__TEXT_AXIS_Y: rf__place_fit(a, 1, 0, s); break;
+    case RF__TEXT_AXIS_X: {
+        long col = (long)a->left + ((long)a->pw - n) / 2;
+        rf__place_fit(a, axis_row + 2, col < 0 ? 0 : col, s);
+        break;
+    }
+    case RF__TEXT_TICK_X: {
+        long col = rf__col(a, x) - (n - 1) / 2;
+        if (col + n > (long)a->width) col = (long)a->width - n;
+        rf__place(a, axis_row + 1, col < 0 ? 0 : col, s, 0, RF__L_EMPTY, 1);
+        break;
+    }
+    case RF__TEXT_TICK_Y:
+        rf__place(a, rf__row(a, y), (long)a->left - 2 - n, s, 0, RF__L_EMPTY, 0);
+        break;
+    case RF__TEXT_ROOF_COMPUTE:
+    case RF__TEXT_ROOF_BANDWIDTH: rf__roof_label(a, &a->c->roofs[index], s); break;
+    }
+    return RF_OK;
+}
+
+/* ---- output: the grid, then the legend ------------------------------------------------------- */
+
+static rf_status rf__emit_grid(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    for (unsigned r = 0; r < a->rows; r++) {
+        for (unsigned k = 0; k < a->width; k++)
+            rf__line_cp(l, a->cells[(size_t)r * a->width + k].ch);
+        RF_TRY(rf__line_flush(l, w));
+    }
+    return RF_OK;
+}
+
+static const char *rf__roof_style(const rf__ascii *a, const rf__chart_roof *ro)
+{
+    if (!ro->primary) return a->utf8 ? "····" : "....";
+    if (ro->kind == RF_CEILING_COMPUTE) return a->utf8 ? "────" : "----";
+    return a->utf8 ? "╱╱╱╱" : "////";
+}
+
+/* Append s when it fits whole in what is left of the line; returns 1 when appended. */
+static int rf__line_maybe(rf__line *l, const char *s)
+{
+    if (rf__cols(s) > l->max - l->cols) return 0;
+    rf__line_text(l, s, SIZE_MAX);
+    return 1;
+}
+
+static void rf__prov_text(char *buf, size_t size, const rf__chart_roof *ro)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    rf__appendf(buf, size, &len, " (%s%s)", rf_provenance_name(ro->provenance),
+                ro->visible ? "" : ", off the chart");
+}
+
+/* "---- fp32.fma.avx512  7.17 TFLOP/s (datasheet)", one per roof, names aligned and cut so the
+ * value fits; the provenances only when they all fit. */
+static rf_status rf__legend_roofs(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    size_t nw = 0, vw = 0, tw = 0;
+    char prov[48];
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        rf__prov_text(prov, sizeof prov, &c->roofs[i]);
+        nw = rf__zmax(nw, rf__cols(c->roofs[i].name));
+        vw = rf__zmax(vw, strlen(c->roofs[i].value_text));
+        tw = rf__zmax(tw, strlen(c->roofs[i].value_text) + strlen(prov));
+    }
+    int with_prov = 5 + nw + 2 + tw <= a->width;
+    if (!with_prov && 5 + nw + 2 + vw > a->width) nw = a->width - 5 - 2 - vw;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        rf__prov_text(prov, sizeof prov, ro);
+        rf__line_text(l, rf__roof_style(a, ro), 4);
+        rf__line_pad(l, 5);
+        rf__line_text(l, ro->name, nw);
+        rf__line_pad(l, 5 + nw + 2);
+        rf__line_text(l, ro->value_text, SIZE_MAX);
+        if (with_prov) rf__line_text(l, prov, SIZE_MAX);
+        RF_TRY(rf__line_flush(l, w));
+    }
+    return RF_OK;
+}
+
+/* "+    ridge 23.3 FLOP/byte (DRAM); L2 3.58": the analysis' ridge, then the others that fit. */
+static rf_status rf__legend_ridges(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    char buf[RF_NAME_MAX + 64];
+    for (size_t i = 0; i < c->n_ridges; i++) {
+        const rf__chart_ridge *g = &c->ridges[i];
+        if (!g->primary) continue;
+        rf__line_text(l, a->utf8 ? "◆" : "+", 1);
+        rf__line_pad(l, 5);
+        size_t len = 0;
+        rf__appendf(buf, sizeof buf, &len, "ridge %s FLOP/byte (%s)", g->ai_text,
+                    c->roofs[g->roof].name);
+        rf__line_text(l, buf, SIZE_MAX);
+    }
+    for (size_t i = 0, first = 1; i < c->n_ridges; i++) {
+        const rf__chart_ridge *g = &c->ridges[i];
+        if (g->primary) continue;
+        size_t len = 0;
+        rf__appendf(buf, sizeof buf, &len, "%s%s %s", first ? "; " : ", ", c->roofs[g->roof].name,
+                    g->ai_text);
+        if (!rf__line_maybe(l, buf)) break;
+        first = 0;
+    }
+    return rf__line_flush(l, w);
+}
+
+/* Rates as in the layout ("1.23 TFLOP/s"), or compact ("1.23T") when the width is short. */
+static void rf__rate_text(char *buf, size_t size, const rf__chart_point *p, int compact)
+{
+    if (!compact) {
+        rf__strlcpy(buf, p->attainable_text, size);
+        return;
+    }
+    char tmp[32];
+    rf_si_format(tmp, sizeof tmp, p->attainable_flops_per_s, 3, "");
+    size_t j = 0;
+    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
+        if (tmp[i] != ' ') buf[j++] = tmp[i];
+    buf[j] = '\0';
+}
+
+/* Columns after the name: "  AI <aw>  <tw>  compute"; with compact rates when `compact`. */
+static size_t rf__point_rest(const rf__chart *c, int compact, size_t *aw, size_t *tw)
+{
+    char rate[32];
+    *aw = *tw = 0;
+    for (size_t i = 0; i < c->n_points; i++) {
+        rf__rate_text(rate, sizeof rate, &c->points[i], compact);
+        *aw = rf__zmax(*aw, strlen(c->points[i].ai_text));
+        *tw = rf__zmax(*tw, strlen(rate));
+    }
+    return 2 + 3 + *aw + 2 + *tw + 2 + 7;
+}
+
+static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_t aw, size_t tw,
+                           int compact)
+{
+    const rf__chart_point *p = &a->c->points[i];
+    char g[2] = {p->glyph, '\0'}, rate[32];
+    rf__rate_text(rate, sizeof rate, p, compact);
+    rf__line_text(l, g, 1);
+    rf__line_pad(l, 3);
+    rf__line_text(l, p->name, nw);
+    rf__line_pad(l, 3 + nw + 2);
+    rf__line_text(l, "AI ", 3);
+    rf__line_pad(l, l->cols + aw - strlen(p->ai_text));
+    rf__line_text(l, p->ai_text, SIZE_MAX);
+    rf__line_pad(l, l->cols + 2 + tw - strlen(rate));
+    rf__line_text(l, rate, SIZE_MAX);
+    rf__line_pad(l, l->cols + 2);
+    rf__line_text(l, rf_bound_name(p->bound), SIZE_MAX);
+    if (p->flags & RF__POINT_CLAMPED) rf__line_maybe(l, "  (off scale)");
+    if (a->same_as[i] != SIZE_MAX) {
+        char s[] = "  (at the same place as ?)";
+        s[sizeof s - 3] = a->c->points[a->same_as[i]].glyph;
+        rf__line_maybe(l, s);
+    }
+}
+
+/* "A  attention.qkv  AI 12.3  1.23 TFLOP/s  memory", one per point, names cut to fit the width;
+ * compact rates ("1.23T") when the names would get fewer than 12 columns. */
+static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    size_t nw = 0, aw, tw;
+    for (size_t i = 0; i < c->n_points; i++) nw = rf__zmax(nw, rf__cols(c->points[i].name));
+    size_t rest = 3 + rf__point_rest(c, 0, &aw, &tw);
+    int compact = nw + rest > a->width && a->width < rest + 12;
+    if (compact) rest = 3 + rf__point_rest(c, 1, &aw, &tw);
+    if (nw + rest > a->width) nw = a->width > rest + 8 ? a->width - rest : 8;
+    for (size_t i = 0; i < c->n_points; i++) {
+        rf__point_line(a, l, i, nw, aw, tw, compact);
+        RF_TRY(rf__line_flush(l, w));
+    }
+    return RF_OK;
+}
+
+static rf_status rf__legend(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    RF_TRY(rf__line_flush(l, w));
+    RF_TRY(rf__legend_roofs(a, l, w));
+    RF_TRY(rf__legend_ridges(a, l, w));
+    RF_TRY(rf__legend_points(a, l, w));
+    if (!c->n_unplotted) return RF_OK;
+    char buf[96];
+    size_t len = 0;
+    rf__appendf(buf, sizeof buf, &len, "not plotted:");
+    if (c->n_undefined) rf__appendf(buf, sizeof buf, &len, " %zu undefined", c->n_undefined);
+    if (c->n_undefined && c->n_no_flops) rf__appendf(buf, sizeof buf, &len, ",");
+    if (c->n_no_flops) rf__appendf(buf, sizeof buf, &len, " %zu with no FLOPs", c->n_no_flops);
+    rf__line_text(l, buf, SIZE_MAX);
+    return rf__line_flush(l, w);
+}
+
+static const rf__draw_methods rf__ascii_methods = {
+    rf__a_begin, rf__a_line, rf__a_marker, rf__a_text, rf__a_end,
+};
+
+static void rf__ascii_size(rf__ascii *a, const rf_report_opts *o)
+{
+    unsigned w = o && o->width ? o->width : 80;
+    a->width = w < RF__WIDTH_MIN ? RF__WIDTH_MIN : w > RF__WIDTH_MAX ? RF__WIDTH_MAX : w;
+    unsigned h = o && o->chart_height ? o->chart_height : (unsigned)lround(a->width / 3.5);
+    unsigned lo = o && o->chart_height ? 6 : 12, hi = o && o->chart_height ? 200 : 30;
+    a->ph = h < lo ? lo : h > hi ? hi : h;
+    a->utf8 = o && o->utf8;
+}
+
+rf_status rf_report_chart_ascii(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
+                                const rf_report_opts *o, rf_writer *w)
+{
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_chart_ascii: missing argument");
+    rf__ascii a = {.ctx = ctx};
+    rf__ascii_size(&a, o);
+    rf__chart c;
+    RF_TRY(rf__chart_layout(ctx, r, m, &c));
+    rf_status st;
+    rf__line l = {rf__malloc(ctx, (size_t)a.width * 4 + 8), 0, 0, a.width, a.utf8};
+    if (!l.buf) {
+        st = RF_NOMEM_ERR(ctx);
+        goto done;
+    }
+    RF_TRY_GOTO(st, rf__chart_draw(&c, &rf__ascii_methods, &a), done);
+    st = rf__emit_grid(&a, &l, w);
+    if (st == RF_OK) st = rf__legend(&a, &l, w);
+    if (st != RF_OK)
+        rf__error(ctx, st, -1, "chart: cannot write the output (%s)", rf_status_str(st));
+done:
+    rf__free(ctx, l.buf);
+    rf__free(ctx, a.cells);
+    rf__free(ctx, a.same_as);
+    rf__chart_free(ctx, &c);
+    return st;
+}

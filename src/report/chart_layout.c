@@ -1,0 +1,448 @@
+/* chart_layout.c — the one layout step of the roofline chart, shared by every back end: decade
+ * axes, one roof per ceiling, ridge points, one point per plottable row (DESIGN.md "Intensity and
+ * bound"), and the walk that hands it to a back end in normalised plot space (chart.h,
+ * docs/chart.md). Never prints, never rasterises: back ends do. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chart.h"
+#include "core/rf_int.h"
+
+#define RF__EPS 1e-9 /* slack for log10 of exact decades (log10(1e-2) may be -2 - 1ulp) */
+
+void rf__chart_free(rf_ctx *ctx, rf__chart *c)
+{
+    if (!c) return;
+    rf__free(ctx, c->roofs);
+    rf__free(ctx, c->ridges);
+    rf__free(ctx, c->points);
+    rf__free(ctx, c->unplotted);
+    memset(c, 0, sizeof *c);
+}
+
+/* "0.01", "0.1", "1", "10", "100", "1k" ... "100E"; "1e-7" / "1e21" beyond. Exact, no rounding. */
+static void rf__decade_label(char *buf, size_t size, int d)
+{
+    static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *mant[] = {"1", "10", "100"};
+    if (d >= 0 && d < 21) {
+        snprintf(buf, size, "%s%s", mant[d % 3], pre[d / 3]);
+    } else if (d < 0 && d >= -6) {
+        snprintf(buf, size, "0.%.*s1", -d - 1, "00000");
+    } else {
+        snprintf(buf, size, "1e%d", d);
+    }
+}
+
+/* "2k", "0.25", "12.3", "inf": 3 significant digits, SI prefix without a space. */
+static void rf__ai_label(char *buf, size_t size, double ai)
+{
+    char tmp[32];
+    rf_si_format(tmp, sizeof tmp, ai, 3, "");
+    size_t j = 0;
+    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
+        if (tmp[i] != ' ') buf[j++] = tmp[i];
+    buf[j] = '\0';
+}
+
+static void rf__axis_ticks(rf__chart_axis *a, double lo, double hi, const char *title)
+{
+    a->lo = lo;
+    a->hi = hi;
+    a->title = title;
+    a->n_ticks = 0;
+    for (double d = lo; d <= hi + 0.5 && a->n_ticks < RF__CHART_TICKS_MAX; d += 1) {
+        rf__chart_tick *t = &a->ticks[a->n_ticks++];
+        t->v = d;
+        rf__decade_label(t->label, sizeof t->label, (int)d);
+    }
+}
+
+/* ---- roofs ----------------------------------------------------------------------------------- */
+
+static rf_status rf__roof_check(rf_ctx *ctx, const rf_ceiling *ce)
+{
+    RF_CHECK(ctx, isfinite(ce->value) && ce->value > 0, RF_RANGE,
+             "chart: ceiling '%s' must be finite and positive, got %g", ce->name, ce->value);
+    return RF_OK;
+}
+
+static void rf__roof_set(rf__chart_roof *ro, const rf_ceiling *ce, int primary)
+{
+    memset(ro, 0, sizeof *ro);
+    rf__strlcpy(ro->name, ce->name, sizeof ro->name);
+    ro->kind = ce->kind;
+    ro->provenance = ce->provenance;
+    ro->value = ce->value;
+    ro->primary = primary;
+    const char *unit = ce->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s";
+    rf_si_format(ro->value_text, sizeof ro->value_text, ce->value, 3, unit);
+    size_t len = 0;
+    rf__appendf(ro->label, sizeof ro->label, &len, "%s %s", ro->name, ro->value_text);
+}
+
+static int rf__same_ceiling(const rf_ceiling *a, const rf_ceiling *b)
+{
+    return a->kind == b->kind && rf__strcasecmp(a->name, b->name) == 0;
+}
+
+/* Roofs in order: primary compute, primary bandwidth, the others of `m` in machine order. The
+ * primary ones carry the analysis' figures (the points were evaluated against them). */
+static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
+                                  rf__chart *c)
+{
+    size_t n = 2 + (m ? m->n_ceilings : 0);
+    c->roofs = rf__calloc(ctx, n, sizeof *c->roofs);
+    if (!c->roofs) return RF_NOMEM_ERR(ctx);
+    RF_TRY(rf__roof_check(ctx, &r->compute));
+    RF_TRY(rf__roof_check(ctx, &r->bandwidth));
+    RF_CHECK(ctx,
+             r->compute.kind == RF_CEILING_COMPUTE && r->bandwidth.kind == RF_CEILING_BANDWIDTH,
+             RF_USAGE, "chart: the result's ceilings are not a compute and a bandwidth ceiling");
+    rf__roof_set(&c->roofs[0], &r->compute, 1);
+    rf__roof_set(&c->roofs[1], &r->bandwidth, 1);
+    c->n_roofs = 2;
+    for (size_t i = 0; m && i < m->n_ceilings; i++) {
+        const rf_ceiling *ce = &m->ceilings[i];
+        if (rf__same_ceiling(ce, &r->compute) || rf__same_ceiling(ce, &r->bandwidth)) continue;
+        RF_TRY(rf__roof_check(ctx, ce));
+        rf__roof_set(&c->roofs[c->n_roofs++], ce, 0);
+    }
+    return RF_OK;
+}
+
+/* Ridges of the primary compute roof against every bandwidth roof, the primary one first. */
+static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
+{
+    c->ridges = rf__calloc(ctx, c->n_roofs, sizeof *c->ridges);
+    if (!c->ridges) return RF_NOMEM_ERR(ctx);
+    const double peak = c->roofs[0].value;
+    for (size_t i = 1; i < c->n_roofs; i++) {
+        if (c->roofs[i].kind != RF_CEILING_BANDWIDTH) continue;
+        rf__chart_ridge *g = &c->ridges[c->n_ridges++];
+        g->ai = peak / c->roofs[i].value;
+        g->x = log10(g->ai);
+        g->y = log10(peak);
+        g->roof = i;
+        g->primary = c->roofs[i].primary;
+        rf__ai_label(g->ai_text, sizeof g->ai_text, g->ai);
+    }
+    return RF_OK;
+}
+
+/* ---- points ---------------------------------------------------------------------------------- */
+
+static char rf__glyph(size_t i)
+{
+    if (i < 26) return (char)('A' + i);
+    if (i < 52) return (char)('a' + (i - 26));
+    if (i < 62) return (char)('0' + (i - 52));
+    return '*';
+}
+
+/* One point per row with a finite attainable > 0; the others are listed as not plotted. Points
+ * get their raw data-space position here; rf__clamp_points moves them inside the axes. */
+static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c)
+{
+    if (!r->n_rows) return RF_OK;
+    c->points = rf__calloc(ctx, r->n_rows, sizeof *c->points);
+    c->unplotted = rf__calloc(ctx, r->n_rows, sizeof *c->unplotted);
+    if (!c->points || !c->unplotted) return RF_NOMEM_ERR(ctx);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const rf_eval *e = &r->rows[i].e;
+        int plot = 1;
+        rf__unplotted_why why = RF__UNPLOTTED_UNDEFINED;
+        if (e->bound == RF_BOUND_UNDEFINED || isnan(e->ai) || e->ai < 0)
+            plot = 0;
+        else if (e->flops == 0 || e->ai == 0)
+            plot = 0, why = RF__UNPLOTTED_NO_FLOPS;
+        else if (!isfinite(e->attainable_flops_per_s) || !(e->attainable_flops_per_s > 0))
+            plot = 0;
+        if (!plot) {
+            c->unplotted[c->n_unplotted++] = (rf__chart_unplotted){i, why};
+            *(why == RF__UNPLOTTED_NO_FLOPS ? &c->n_no_flops : &c->n_undefined) += 1;
+            continue;
+        }
+        rf__chart_point *p = &c->points[c->n_points];
+        p->row = i;
+        p->name = r->rows[i].name ? r->rows[i].name : "";
+        p->ai = e->ai;
+        p->attainable_flops_per_s = e->attainable_flops_per_s;
+        p->glyph = rf__glyph(c->n_points++);
+        p->bound = e->bound;
+        p->share = r->totals.time_s > 0 ? e->time_s / r->totals.time_s : 0;
+        if (!(p->share >= 0)) p->share = 0;
+        if (p->share > 1) p->share = 1;
+        p->flags = isinf(e->ai) ? RF__POINT_INF_AI : 0;
+        p->x = isinf(e->ai) ? 0 : log10(e->ai);
+        p->y = log10(e->attainable_flops_per_s);
+        rf__ai_label(p->ai_text, sizeof p->ai_text, e->ai);
+        rf_si_format(p->attainable_text, sizeof p->attainable_text, e->attainable_flops_per_s, 3,
+                     "FLOP/s");
+    }
+    return RF_OK;
+}
+
+static void rf__clamp_points(rf__chart *c)
+{
+    for (size_t i = 0; i < c->n_points; i++) {
+        rf__chart_point *p = &c->points[i];
+        double x = p->flags & RF__POINT_INF_AI ? c->x.hi : p->x;
+        double y = p->y;
+        if (x < c->x.lo) x = c->x.lo, p->flags |= RF__POINT_CLAMPED;
+        if (x > c->x.hi) x = c->x.hi, p->flags |= RF__POINT_CLAMPED;
+        if (y < c->y.lo) y = c->y.lo, p->flags |= RF__POINT_CLAMPED;
+        if (y > c->y.hi) y = c->y.hi, p->flags |= RF__POINT_CLAMPED;
+        p->x = x;
+        p->y = y;
+        if (p->flags & RF__POINT_CLAMPED) c->n_clamped++;
+    }
+}
+
+/* ---- axes ------------------------------------------------------------------------------------ */
+
+/* Whole decades with at least one decade of margin beyond [lo, hi]. */
+static double rf__dec_lo(double v)
+{
+    return floor(v - 1 + RF__EPS);
+}
+static double rf__dec_hi(double v)
+{
+    return ceil(v + 1 - RF__EPS);
+}
+
+/* Shrink [*a, *b] to at most `max` decades: keep [ka, kb] (itself cut to `max` from the top) and
+ * grow it toward *a and *b a decade at a time, low side first. */
+static void rf__dec_cap(double *a, double *b, double ka, double kb, int max)
+{
+    if (*b - *a <= max) return;
+    if (kb - ka > max) ka = kb - max;
+    while (kb - ka < max && (ka > *a || kb < *b)) {
+        if (ka > *a) ka -= 1;
+        if (kb - ka < max && kb < *b) kb += 1;
+    }
+    *a = ka;
+    *b = kb;
+}
+
+static void rf__dec_min(double *a, double *b, int min)
+{
+    while (*b - *a < min) {
+        *a -= 1;
+        if (*b - *a < min) *b += 1;
+    }
+}
+
+/* x: every ridge and every point with a finite AI, a decade of margin, 4 to 10 decades. */
+static void rf__layout_x(rf__chart *c)
+{
+    double rlo = INFINITY, rhi = -INFINITY;
+    for (size_t i = 0; i < c->n_ridges; i++) {
+        rlo = fmin(rlo, c->ridges[i].x);
+        rhi = fmax(rhi, c->ridges[i].x);
+    }
+    double lo = rlo, hi = rhi;
+    for (size_t i = 0; i < c->n_points; i++) {
+        if (c->points[i].flags & RF__POINT_INF_AI) continue;
+        lo = fmin(lo, c->points[i].x);
+        hi = fmax(hi, c->points[i].x);
+    }
+    double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
+    rf__dec_cap(&a, &b, rf__dec_lo(rlo), rf__dec_hi(rhi), RF__CHART_X_DECADES_MAX);
+    rf__dec_min(&a, &b, 4);
+    rf__axis_ticks(&c->x, a, b, "arithmetic intensity (FLOP/byte)");
+}
+
+/* y: every compute roof, ridge and point with a decade of margin, and the primary bandwidth roof
+ * from the left edge (so it enters at the left, not through the floor); 3 to 12 decades. */
+static void rf__layout_y(rf__chart *c)
+{
+    double rlo = INFINITY, rhi = -INFINITY;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        if (c->roofs[i].kind != RF_CEILING_COMPUTE) continue;
+        rlo = fmin(rlo, log10(c->roofs[i].value));
+        rhi = fmax(rhi, log10(c->roofs[i].value));
+    }
+    double lo = rlo;
+    for (size_t i = 0; i < c->n_points; i++) lo = fmin(lo, c->points[i].y);
+    double a = rf__dec_lo(lo), b = rf__dec_hi(rhi);
+    a = fmin(a, floor(c->x.lo + log10(c->roofs[1].value) + RF__EPS));
+    rf__dec_cap(&a, &b, rf__dec_lo(rlo), b, RF__CHART_Y_DECADES_MAX);
+    rf__dec_min(&a, &b, 3);
+    rf__axis_ticks(&c->y, a, b, "attainable FLOP/s");
+}
+
+/* ---- roof segments --------------------------------------------------------------------------- */
+
+/* Clip the segment of `ro` to the axes (Liang-Barsky); clears `visible` when nothing is left. */
+static void rf__clip(const rf__chart *c, rf__chart_roof *ro)
+{
+    double t0 = 0, t1 = 1, dx = ro->x1 - ro->x0, dy = ro->y1 - ro->y0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {ro->x0 - c->x.lo, c->x.hi - ro->x0, ro->y0 - c->y.lo, c->y.hi - ro->y0};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0) ro->visible = 0;
+            continue;
+        }
+        double t = q[k] / p[k];
+        if (p[k] < 0)
+            t0 = fmax(t0, t);
+        else
+            t1 = fmin(t1, t);
+    }
+    if (!ro->visible || t0 >= t1) {
+        ro->visible = 0;
+        return;
+    }
+    double x0 = ro->x0, y0 = ro->y0;
+    ro->x0 = x0 + t0 * dx, ro->y0 = y0 + t0 * dy;
+    ro->x1 = x0 + t1 * dx, ro->y1 = y0 + t1 * dy;
+}
+
+/* Bandwidth roofs rise from the left edge to the top compute roof; compute roofs run flat from the
+ * highest bandwidth roof to the right edge. */
+static void rf__layout_segments(rf__chart *c)
+{
+    double top = -INFINITY, bwmax = -INFINITY;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        double v = log10(c->roofs[i].value);
+        if (c->roofs[i].kind == RF_CEILING_COMPUTE)
+            top = fmax(top, v);
+        else
+            bwmax = fmax(bwmax, v);
+    }
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        rf__chart_roof *ro = &c->roofs[i];
+        double v = log10(ro->value);
+        if (ro->kind == RF_CEILING_BANDWIDTH) {
+            ro->x0 = c->x.lo, ro->y0 = c->x.lo + v;
+            ro->x1 = top - v, ro->y1 = top;
+        } else {
+            ro->x0 = v - bwmax, ro->y0 = v;
+            ro->x1 = c->x.hi, ro->y1 = v;
+        }
+        ro->visible = ro->x1 > ro->x0;
+        if (ro->visible) rf__clip(c, ro);
+        if (!ro->visible) continue;
+        if (ro->kind == RF_CEILING_COMPUTE) {
+            ro->label_x = ro->x1, ro->label_y = ro->y1;
+        } else { /* a little way along from where it enters the plot */
+            double t = fmin(1, 0.04 * (c->x.hi - c->x.lo) / (ro->x1 - ro->x0));
+            ro->label_x = ro->x0 + t * (ro->x1 - ro->x0);
+            ro->label_y = ro->y0 + t * (ro->y1 - ro->y0);
+        }
+    }
+}
+
+static void rf__layout_title(const rf_result *r, rf__chart *c)
+{
+    size_t len = 0;
+    if (r->title[0] && r->machine[0])
+        rf__appendf(c->title, sizeof c->title, &len, "%s on %s", r->title, r->machine);
+    else
+        rf__appendf(c->title, sizeof c->title, &len, "%s",
+                    r->title[0]     ? r->title
+                    : r->machine[0] ? r->machine
+                                    : "roofline");
+}
+
+rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m, rf__chart *out)
+{
+    RF_CHECK(ctx, r && out, RF_USAGE, "rf__chart_layout: missing argument");
+    memset(out, 0, sizeof *out);
+    rf_status st;
+    RF_TRY_GOTO(st, rf__layout_roofs(ctx, r, m, out), fail);
+    RF_TRY_GOTO(st, rf__layout_ridges(ctx, out), fail);
+    RF_TRY_GOTO(st, rf__layout_points(ctx, r, out), fail);
+    rf__layout_x(out);
+    rf__layout_y(out);
+    rf__clamp_points(out);
+    rf__layout_segments(out);
+    rf__layout_title(r, out);
+    return RF_OK;
+fail:
+    rf__chart_free(ctx, out);
+    return st;
+}
+
+/* ---- the walk -------------------------------------------------------------------------------- */
+
+static rf_status rf__draw_frame(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    RF_TRY(dm->text(user, 0, 1, c->title, RF__TEXT_TITLE, 0));
+    RF_TRY(dm->line(user, 0, 0, 1, 0, RF__LINE_AXIS));
+    RF_TRY(dm->line(user, 0, 0, 0, 1, RF__LINE_AXIS));
+    for (size_t i = 0; i < c->x.n_ticks; i++) {
+        double x = rf__chart_nx(c, c->x.ticks[i].v);
+        RF_TRY(dm->line(user, x, 0, x, 1, RF__LINE_GRID_X));
+        RF_TRY(dm->text(user, x, 0, c->x.ticks[i].label, RF__TEXT_TICK_X, i));
+    }
+    for (size_t i = 0; i < c->y.n_ticks; i++) {
+        double y = rf__chart_ny(c, c->y.ticks[i].v);
+        RF_TRY(dm->line(user, 0, y, 1, y, RF__LINE_GRID_Y));
+        RF_TRY(dm->text(user, 0, y, c->y.ticks[i].label, RF__TEXT_TICK_Y, i));
+    }
+    RF_TRY(dm->text(user, 0.5, 0, c->x.title, RF__TEXT_AXIS_X, 0));
+    return dm->text(user, 0, 0.5, c->y.title, RF__TEXT_AXIS_Y, 0);
+}
+
+/* Secondary roofs first, then primary ones over them; in each, bandwidth roofs before compute
+ * roofs (so a flat roof is drawn over the top end of the slopes that reach it). */
+static rf_status rf__draw_roofs(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    for (int pass = 0; pass < 4; pass++)
+        for (size_t i = 0; i < c->n_roofs; i++) {
+            const rf__chart_roof *ro = &c->roofs[i];
+            if (!ro->visible || ro->primary != pass / 2) continue;
+            if ((ro->kind == RF_CEILING_COMPUTE) != (pass % 2)) continue;
+            unsigned style = ro->kind == RF_CEILING_COMPUTE ? RF__LINE_COMPUTE : RF__LINE_BANDWIDTH;
+            if (ro->primary) style |= RF__LINE_PRIMARY;
+            RF_TRY(dm->line(user, rf__chart_nx(c, ro->x0), rf__chart_ny(c, ro->y0),
+                            rf__chart_nx(c, ro->x1), rf__chart_ny(c, ro->y1), style));
+        }
+    return RF_OK;
+}
+
+/* Ridges (the primary one last, on top), then points in row order. */
+static rf_status rf__draw_marks(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    for (size_t k = c->n_ridges; k-- > 0;) {
+        const rf__chart_ridge *g = &c->ridges[k];
+        if (g->x < c->x.lo || g->x > c->x.hi || g->y < c->y.lo || g->y > c->y.hi) continue;
+        rf__mark mk = {1, k, '+', RF_BOUND_UNDEFINED, g->primary, 0, 0};
+        RF_TRY(dm->marker(user, rf__chart_nx(c, g->x), rf__chart_ny(c, g->y), &mk));
+    }
+    for (size_t i = 0; i < c->n_points; i++) {
+        const rf__chart_point *p = &c->points[i];
+        rf__mark mk = {0, i, p->glyph, p->bound, 0, p->flags, p->share};
+        RF_TRY(dm->marker(user, rf__chart_nx(c, p->x), rf__chart_ny(c, p->y), &mk));
+    }
+    return RF_OK;
+}
+
+/* Roof labels last, primary roofs first (they get the free space). */
+static rf_status rf__draw_labels(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    for (int pass = 1; pass >= 0; pass--)
+        for (size_t i = 0; i < c->n_roofs; i++) {
+            const rf__chart_roof *ro = &c->roofs[i];
+            if (!ro->visible || ro->primary != pass) continue;
+            rf__text_kind kind =
+                ro->kind == RF_CEILING_COMPUTE ? RF__TEXT_ROOF_COMPUTE : RF__TEXT_ROOF_BANDWIDTH;
+            RF_TRY(dm->text(user, rf__chart_nx(c, ro->label_x), rf__chart_ny(c, ro->label_y),
+                            ro->label, kind, i));
+        }
+    return RF_OK;
+}
+
+rf_status rf__chart_draw(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    RF_TRY(dm->begin(user, c));
+    RF_TRY(rf__draw_frame(c, dm, user));
+    RF_TRY(rf__draw_roofs(c, dm, user));
+    RF_TRY(rf__draw_marks(c, dm, user));
+    RF_TRY(rf__draw_labels(c, dm, user));
+    return dm->end(user);
+}
