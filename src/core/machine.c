@@ -74,7 +74,7 @@ rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c)
              "machine '%s': duplicate ceiling '%s'", m->name, c->name);
     if (m->n_ceilings == m->cap_) {
         size_t ncap = m->cap_ ? m->cap_ * 2 : 8;
-        rf_ceiling *p = rf__alloc_with(&m->alloc_, m->ceilings, ncap * sizeof *p);
+        rf_ceiling *p = rf__realloc(ctx, m->ceilings, ncap * sizeof *p);
         if (!p) return RF_NOMEM_ERR(ctx);
         m->ceilings = p;
         m->cap_ = ncap;

@@ -1,0 +1,579 @@
+/* machine_json.c — machine files in JSON (docs/machine-file.md): the simple form {name, peak_flops,
+ * peak_bandwidth} and the full form with named ceilings, both versioned by "schema". Strict reading
+ * through jansson (duplicate keys, unknown keys, bad types and implausible figures are errors, each
+ * one sentence naming the item), exact writing (shortest round-trip numbers, fixed key order), file
+ * loading and --hw resolution. Never measures; never prints. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "core/rf_int.h"
+#include "roofline/hw.h"
+
+#define RF__MJ_FILE_MAX ((size_t)16 << 20) /* bytes read from a machine file at most */
+#define RF__MJ_CEILINGS_MAX 1024           /* ceilings in one machine file at most */
+#define RF__MJ_VALUE_MIN 1e-30             /* plausible range of a figure, base units */
+#define RF__MJ_VALUE_MAX 1e30
+
+
+static const char *const rf__mj_simple_keys[] = {
+    "schema", "name", "description", "source", "peak_flops", "peak_bandwidth", NULL};
+static const char *const rf__mj_full_keys[] = {
+    "schema",     "name",   "description",     "kind",
+    "provenance", "source", "default_compute", "default_bandwidth",
+    "ceilings",   NULL};
+static const char *const rf__mj_ceiling_keys[] = {"name",   "kind", "value", "unit", "provenance",
+                                                  "source", "note", "stats", NULL};
+static const char *const rf__mj_stats_keys[] = {"threads", "repetitions", "min", "median",
+                                                "max",     "date",        NULL};
+
+/* ---- reading: small typed getters ------------------------------------------------------------ */
+
+static const char *rf__mj_type(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* Every key of `obj` must be in `allowed`; `where` names the object ("ceiling 'x'"). */
+static rf_status rf__mj_keys(rf_ctx *ctx, json_t *obj, const char *const *allowed,
+                             const char *where)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        size_t k = 0;
+        while (allowed[k] && strcmp(allowed[k], key) != 0) k++;
+        RF_CHECK(ctx, allowed[k], RF_FORMAT, "%s: unknown key '%.64s'", where, key);
+    }
+    return RF_OK;
+}
+
+/* Copy string `key` of `obj` into dst[cap]. Absent: error when `required`, else dst is kept. */
+static rf_status rf__mj_str(rf_ctx *ctx, json_t *obj, const char *key, const char *where, char *dst,
+                            size_t cap, int required)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v) {
+        RF_CHECK(ctx, !required, RF_FORMAT, "%s: missing '%s'", where, key);
+        return RF_OK;
+    }
+    RF_CHECK(ctx, json_is_string(v), RF_FORMAT, "%s: '%s' must be a string, got %s", where, key,
+             rf__mj_type(v));
+    size_t n = json_string_length(v);
+    RF_CHECK(ctx, n < cap, RF_RANGE, "%s: '%s' is too long (%zu bytes, at most %zu)", where, key, n,
+             cap - 1);
+    RF_CHECK(ctx, n > 0 || !required, RF_FORMAT, "%s: '%s' is empty", where, key);
+    memcpy(dst, json_string_value(v), n + 1);
+    return RF_OK;
+}
+
+/* Number `key` of `obj` into *out; *present tells whether it was there (NULL: required). */
+static rf_status rf__mj_num(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
+                            double *out, int *present)
+{
+    json_t *v = json_object_get(obj, key);
+    if (present) *present = v != NULL;
+    if (!v) {
+        RF_CHECK(ctx, present, RF_FORMAT, "%s: missing '%s'", where, key);
+        return RF_OK;
+    }
+    RF_CHECK(ctx, json_is_number(v), RF_FORMAT, "%s: '%s' must be a number, got %s", where, key,
+             rf__mj_type(v));
+    *out = json_number_value(v);
+    RF_CHECK(ctx, isfinite(*out), RF_RANGE, "%s: '%s' is not finite", where, key);
+    return RF_OK;
+}
+
+/* A peak (FLOP/s or byte/s): positive and within the plausible range. */
+static rf_status rf__mj_peak(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
+                             double *out)
+{
+    RF_TRY(rf__mj_num(ctx, obj, key, where, out, NULL));
+    RF_CHECK(ctx, *out > 0, RF_RANGE, "%s: '%s' must be positive, got %.17g", where, key, *out);
+    RF_CHECK(ctx, *out >= RF__MJ_VALUE_MIN && *out <= RF__MJ_VALUE_MAX, RF_RANGE,
+             "%s: '%s' = %g is outside the plausible range [1e-30, 1e30] (base units: FLOP/s, B/s)",
+             where, key, *out);
+    return RF_OK;
+}
+
+/* A whole number in [0, max]; absent leaves *out unchanged. */
+static rf_status rf__mj_uint(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
+                             double max, uint32_t *out)
+{
+    double x = 0;
+    int present = 0;
+    RF_TRY(rf__mj_num(ctx, obj, key, where, &x, &present));
+    if (!present) return RF_OK;
+    RF_CHECK(ctx, x >= 0 && x <= max && x == floor(x), RF_RANGE,
+             "%s: '%s' must be a whole number from 0 to %.0f, got %.17g", where, key, max, x);
+    *out = (uint32_t)x;
+    return RF_OK;
+}
+
+static rf_status rf__mj_provenance(rf_ctx *ctx, json_t *obj, const char *where, rf_provenance *out)
+{
+    char text[16] = "";
+    json_t *v = json_object_get(obj, "provenance");
+    if (!v) return RF_OK;
+    if (json_is_string(v) && json_string_length(v) < sizeof text)
+        memcpy(text, json_string_value(v), json_string_length(v) + 1);
+    if (text[0] && rf_provenance_parse(text, out)) return RF_OK;
+    return rf__error(ctx, RF_FORMAT, -1,
+                     "%s: 'provenance' must be \"measured\", \"datasheet\", \"file\" or \"user\"",
+                     where);
+}
+
+/* ---- reading: the two forms ------------------------------------------------------------------ */
+
+static rf_status rf__mj_schema(rf_ctx *ctx, json_t *root)
+{
+    double x = 1;
+    int present = 0;
+    RF_TRY(rf__mj_num(ctx, root, "schema", "top level", &x, &present));
+    RF_CHECK(ctx, x >= 1 && x == floor(x), RF_FORMAT,
+             "top level: 'schema' must be a positive whole number, got %.17g", x);
+    RF_CHECK(ctx, x <= RF_MACHINE_SCHEMA, RF_UNSUPPORTED,
+             "schema %.15g is newer than this roofline supports (%d)", x, RF_MACHINE_SCHEMA);
+    return RF_OK;
+}
+
+static rf_status rf__mj_simple(rf_ctx *ctx, json_t *root, const char *src, rf_machine **out)
+{
+    char name[RF_NAME_MAX] = "", desc[RF_TEXT_MAX] = "", source[RF_TEXT_MAX] = "";
+    double flops = 0, bw = 0;
+    RF_TRY(rf__mj_keys(ctx, root, rf__mj_simple_keys, "top level"));
+    RF_TRY(rf__mj_str(ctx, root, "name", "top level", name, sizeof name, 1));
+    RF_TRY(rf__mj_str(ctx, root, "description", "top level", desc, sizeof desc, 0));
+    RF_TRY(rf__mj_str(ctx, root, "source", "top level", source, sizeof source, 0));
+    RF_TRY(rf__mj_peak(ctx, root, "peak_flops", "top level", &flops));
+    RF_TRY(rf__mj_peak(ctx, root, "peak_bandwidth", "top level", &bw));
+    RF_TRY(rf_machine_simple(ctx, name, flops, bw, RF_PROV_FILE, src, out));
+    rf__strlcpy((*out)->description, desc, sizeof desc);
+    if (source[0]) rf__strlcpy((*out)->source, source, sizeof source);
+    return RF_OK;
+}
+
+static rf_status rf__mj_stats(rf_ctx *ctx, json_t *v, const char *cname, rf_ceiling_stats *s)
+{
+    char where[RF_NAME_MAX + 32];
+    snprintf(where, sizeof where, "stats of ceiling '%s'", cname);
+    RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
+             rf__mj_type(v));
+    RF_TRY(rf__mj_keys(ctx, v, rf__mj_stats_keys, where));
+    RF_TRY(rf__mj_uint(ctx, v, "threads", where, 4294967295.0, &s->threads));
+    RF_TRY(rf__mj_uint(ctx, v, "repetitions", where, 4294967295.0, &s->repetitions));
+    static const char *const figs[] = {"min", "median", "max"};
+    double *dst[] = {&s->min, &s->median, &s->max};
+    for (int i = 0; i < 3; i++) {
+        int present = 0;
+        RF_TRY(rf__mj_num(ctx, v, figs[i], where, dst[i], &present));
+        RF_CHECK(ctx, *dst[i] >= 0 && *dst[i] <= RF__MJ_VALUE_MAX, RF_RANGE,
+                 "%s: '%s' must be from 0 to 1e30, got %.17g", where, figs[i], *dst[i]);
+        *dst[i] += 0.0; /* -0 becomes +0, so the figure survives a round trip unchanged */
+    }
+    return rf__mj_str(ctx, v, "date", where, s->date, sizeof s->date, 0);
+}
+
+/* Kind and unit of a ceiling: the unit is optional and, when present, must match the kind. */
+static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceiling_kind *kind)
+{
+    char text[16] = "", unit[16] = "";
+    json_t *k = json_object_get(v, "kind");
+    RF_CHECK(ctx, k, RF_FORMAT, "%s: missing 'kind' (\"compute\" or \"bandwidth\")", where);
+    if (json_is_string(k) && json_string_length(k) < sizeof text)
+        memcpy(text, json_string_value(k), json_string_length(k) + 1);
+    int compute = strcmp(text, "compute") == 0;
+    RF_CHECK(ctx, compute || strcmp(text, "bandwidth") == 0, RF_FORMAT,
+             "%s: 'kind' must be \"compute\" or \"bandwidth\"", where);
+    *kind = compute ? RF_CEILING_COMPUTE : RF_CEILING_BANDWIDTH;
+    RF_TRY(rf__mj_str(ctx, v, "unit", where, unit, sizeof unit, 0));
+    int ok = !unit[0] || (compute ? strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0
+                                  : strcmp(unit, "B/s") == 0);
+    RF_CHECK(ctx, ok, RF_FORMAT, "%s: unit '%s' does not match kind %s (values are in %s)", where,
+             unit, text, compute ? "FLOP/s" : "B/s");
+    return RF_OK;
+}
+
+static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i, const char *src)
+{
+    char where[RF_NAME_MAX + 16];
+    rf_ceiling c;
+    memset(&c, 0, sizeof c);
+    snprintf(where, sizeof where, "ceiling %zu", i + 1);
+    RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
+             rf__mj_type(v));
+    RF_TRY(rf__mj_str(ctx, v, "name", where, c.name, sizeof c.name, 1));
+    snprintf(where, sizeof where, "ceiling '%s'", c.name);
+    RF_TRY(rf__mj_keys(ctx, v, rf__mj_ceiling_keys, where));
+    RF_CHECK(ctx, rf_machine_find(m, c.name) < 0, RF_FORMAT, "%s appears twice", where);
+    RF_TRY(rf__mj_kind(ctx, v, where, &c.kind));
+    RF_TRY(rf__mj_peak(ctx, v, "value", where, &c.value));
+    c.provenance = RF_PROV_FILE;
+    RF_TRY(rf__mj_provenance(ctx, v, where, &c.provenance));
+    rf__strlcpy(c.source, src, sizeof c.source);
+    RF_TRY(rf__mj_str(ctx, v, "source", where, c.source, sizeof c.source, 0));
+    RF_TRY(rf__mj_str(ctx, v, "note", where, c.note, sizeof c.note, 0));
+    json_t *stats = json_object_get(v, "stats");
+    if (stats) RF_TRY(rf__mj_stats(ctx, stats, c.name, &c.stats));
+    return rf_machine_add(ctx, m, &c);
+}
+
+/* The default ceiling of `kind` named by `key`, if given; otherwise the first of that kind. */
+static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_ceiling_kind kind,
+                                rf_machine *m, size_t *index)
+{
+    const char *what = kind == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
+    char name[RF_NAME_MAX] = "";
+    RF_TRY(rf__mj_str(ctx, root, key, "top level", name, sizeof name, 0));
+    if (name[0]) {
+        long i = rf_machine_find(m, name);
+        RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, name);
+        RF_CHECK(ctx, m->ceilings[i].kind == kind, RF_FORMAT,
+                 "top level: '%s' names '%s', which is not a %s ceiling", key, name, what);
+        *index = (size_t)i;
+    }
+    RF_CHECK(ctx, *index < m->n_ceilings, RF_FORMAT, "machine '%s' has no %s ceiling", m->name,
+             what);
+    return RF_OK;
+}
+
+static rf_status rf__mj_header(rf_ctx *ctx, json_t *root, const char *src, rf_machine *m)
+{
+    RF_TRY(rf__mj_str(ctx, root, "description", "top level", m->description, sizeof m->description,
+                      0));
+    RF_TRY(rf__mj_str(ctx, root, "kind", "top level", m->kind, sizeof m->kind, 0));
+    RF_CHECK(ctx, m->kind[0], RF_FORMAT, "top level: 'kind' is empty");
+    RF_TRY(rf__mj_provenance(ctx, root, "top level", &m->provenance));
+    rf__strlcpy(m->source, src, sizeof m->source);
+    return rf__mj_str(ctx, root, "source", "top level", m->source, sizeof m->source, 0);
+}
+
+static rf_status rf__mj_fill(rf_ctx *ctx, json_t *root, const char *src, rf_machine *m)
+{
+    RF_TRY(rf__mj_header(ctx, root, src, m));
+    json_t *arr = json_object_get(root, "ceilings");
+    RF_CHECK(ctx, arr, RF_FORMAT, "top level: missing 'ceilings'");
+    RF_CHECK(ctx, json_is_array(arr), RF_FORMAT, "top level: 'ceilings' must be an array, got %s",
+             rf__mj_type(arr));
+    size_t n = json_array_size(arr);
+    RF_CHECK(ctx, n > 0, RF_FORMAT, "top level: 'ceilings' is empty");
+    RF_CHECK(ctx, n <= RF__MJ_CEILINGS_MAX, RF_RANGE,
+             "top level: 'ceilings' has %zu entries, at most %d", n, RF__MJ_CEILINGS_MAX);
+    for (size_t i = 0; i < n; i++) RF_TRY(rf__mj_ceiling(ctx, m, json_array_get(arr, i), i, src));
+    RF_TRY(
+        rf__mj_default(ctx, root, "default_compute", RF_CEILING_COMPUTE, m, &m->default_compute));
+    return rf__mj_default(ctx, root, "default_bandwidth", RF_CEILING_BANDWIDTH, m,
+                          &m->default_bandwidth);
+}
+
+static rf_status rf__mj_full(rf_ctx *ctx, json_t *root, const char *src, rf_machine **out)
+{
+    char name[RF_NAME_MAX] = "";
+    RF_TRY(rf__mj_keys(ctx, root, rf__mj_full_keys, "top level"));
+    RF_TRY(rf__mj_str(ctx, root, "name", "top level", name, sizeof name, 1));
+    rf_machine *m = NULL;
+    RF_TRY(rf_machine_new(ctx, name, &m));
+    rf_status st = rf__mj_fill(ctx, root, src, m);
+    if (st != RF_OK) {
+        rf_machine_free(m);
+        return st;
+    }
+    *out = m;
+    return RF_OK;
+}
+
+/* Full form when any key only it has is present; simple form otherwise. */
+static int rf__mj_is_full(json_t *root)
+{
+    static const char *const full_only[] = {"ceilings", "kind", "provenance", "default_compute",
+                                            "default_bandwidth"};
+    for (size_t i = 0; i < sizeof full_only / sizeof full_only[0]; i++)
+        if (json_object_get(root, full_only[i])) return 1;
+    return 0;
+}
+
+static rf_status rf__mj_syntax(rf_ctx *ctx, const json_error_t *e)
+{
+    enum json_error_code code = json_error_code(e);
+    if (code == json_error_out_of_memory) return RF_NOMEM_ERR(ctx);
+    rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
+    return rf__error(ctx, st, e->position, "line %d, column %d: %s", e->line, e->column, e->text);
+}
+
+static rf_status rf__mj_parse(rf_ctx *ctx, const char *data, size_t size, const char *src,
+                              rf_machine **out)
+{
+    size_t k = 0;
+    while (k < size && data[k] && strchr(" \t\r\n", data[k])) k++;
+    RF_CHECK(ctx, k < size, RF_FORMAT, "empty input (expected a JSON object)");
+    json_error_t e;
+    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &e);
+    if (!root) return rf__mj_syntax(ctx, &e);
+    rf_status st;
+    if (!json_is_object(root))
+        st = rf__error(ctx, RF_FORMAT, -1, "top level: expected a JSON object, got %s",
+                       rf__mj_type(root));
+    else if ((st = rf__mj_schema(ctx, root)) == RF_OK)
+        st = rf__mj_is_full(root) ? rf__mj_full(ctx, root, src, out)
+                                  : rf__mj_simple(ctx, root, src, out);
+    json_decref(root);
+    return st;
+}
+
+rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, const char *source,
+                                rf_machine **out)
+{
+    RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_machine_parse_json: missing argument");
+    *out = NULL;
+    const char *src = source && source[0] ? source : "machine JSON";
+    rf_status st = rf__mj_parse(ctx, data ? data : "", size, src, out);
+    if (st != RF_OK) rf__error_prefix(ctx, src);
+    return st;
+}
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s[0..avail) (1-4), or 0 when it is not valid UTF-8. */
+static size_t rf__mj_utf8(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0], cp, min;
+    size_t n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+        n = 3, cp = c & 0x0F, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n > avail) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* Write s (at most cap bytes) as a JSON string; bytes that are not UTF-8 become U+FFFD. */
+static rf_status rf__mj_wstr(rf_writer *w, const char *s, size_t cap)
+{
+    char out[6 * RF_TEXT_MAX + 8];
+    size_t len = 0, n = strnlen(s, cap < RF_TEXT_MAX ? cap : RF_TEXT_MAX);
+    out[len++] = '"';
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = rf__mj_utf8((const unsigned char *)s + i, n - i);
+        if (k == 0) { /* not UTF-8: U+FFFD */
+            memcpy(out + len, "\\ufffd", 6);
+            len += 6;
+            k = 1;
+        } else if (c == '"' || c == '\\') {
+            out[len++] = '\\';
+            out[len++] = (char)c;
+        } else if (c < 0x20) {
+            len += (size_t)snprintf(out + len, 7, "\\u%04x", c);
+        } else {
+            memcpy(out + len, s + i, k);
+            len += k;
+        }
+        i += k;
+    }
+    out[len++] = '"';
+    return rf_write(w, out, len);
+}
+
+static rf_status rf__mj_wnum(rf_ctx *ctx, rf_writer *w, double v, const char *what)
+{
+    char buf[40];
+    RF_CHECK(ctx, isfinite(v), RF_RANGE, "cannot write %s: %g is not a finite number", what, v);
+    rf_number_format(buf, sizeof buf, v);
+    return rf_write(w, buf, strlen(buf));
+}
+
+/* "  "key": "value",\n" with `indent` spaces; `last` drops the comma. */
+static rf_status rf__mj_wfield(rf_writer *w, int indent, const char *key, const char *val,
+                               size_t cap, int last)
+{
+    RF_TRY(rf_writef(w, "%*s\"%s\": ", indent, "", key));
+    RF_TRY(rf__mj_wstr(w, val, cap));
+    return rf_write(w, last ? "\n" : ",\n", last ? 1 : 2);
+}
+
+
+static int rf__mj_has_stats(const rf_ceiling *c)
+{
+    const rf_ceiling_stats *s = &c->stats;
+    return c->provenance == RF_PROV_MEASURED || s->threads || s->repetitions || s->min ||
+           s->median || s->max || s->date[0];
+}
+
+static rf_status rf__mj_wstats(rf_ctx *ctx, rf_writer *w, const rf_ceiling *c)
+{
+    const rf_ceiling_stats *s = &c->stats;
+    RF_TRY(rf_writef(w, ",\n      \"stats\": {\"threads\": %u, \"repetitions\": %u, \"min\": ",
+                     (unsigned)s->threads, (unsigned)s->repetitions));
+    RF_TRY(rf__mj_wnum(ctx, w, s->min, "a stats figure"));
+    RF_TRY(rf_writef(w, ", \"median\": "));
+    RF_TRY(rf__mj_wnum(ctx, w, s->median, "a stats figure"));
+    RF_TRY(rf_writef(w, ", \"max\": "));
+    RF_TRY(rf__mj_wnum(ctx, w, s->max, "a stats figure"));
+    RF_TRY(rf_writef(w, ", \"date\": "));
+    RF_TRY(rf__mj_wstr(w, s->date, sizeof s->date));
+    return rf_writef(w, "}");
+}
+
+static rf_status rf__mj_wceiling(rf_ctx *ctx, rf_writer *w, const rf_ceiling *c, int last)
+{
+    int compute = c->kind == RF_CEILING_COMPUTE;
+    RF_TRY(rf_writef(w, "    {\n"));
+    RF_TRY(rf__mj_wfield(w, 6, "name", c->name, sizeof c->name, 0));
+    RF_TRY(rf__mj_wfield(w, 6, "kind", compute ? "compute" : "bandwidth", 16, 0));
+    RF_TRY(rf_writef(w, "      \"value\": "));
+    RF_TRY(rf__mj_wnum(ctx, w, c->value, "a ceiling value"));
+    RF_TRY(rf_writef(w, ",\n"));
+    RF_TRY(rf__mj_wfield(w, 6, "unit", compute ? "FLOP/s" : "B/s", 16, 0));
+    RF_TRY(rf__mj_wfield(w, 6, "provenance", rf_provenance_name(c->provenance), 16, 0));
+    RF_TRY(rf__mj_wfield(w, 6, "source", c->source, sizeof c->source, 0));
+    RF_TRY(rf_writef(w, "      \"note\": "));
+    RF_TRY(rf__mj_wstr(w, c->note, sizeof c->note));
+    if (rf__mj_has_stats(c)) RF_TRY(rf__mj_wstats(ctx, w, c));
+    return rf_writef(w, "\n    }%s\n", last ? "" : ",");
+}
+
+static rf_status rf__mj_wfull(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
+{
+    RF_TRY(rf_writef(w, "{\n  \"schema\": %d,\n", RF_MACHINE_SCHEMA));
+    RF_TRY(rf__mj_wfield(w, 2, "name", m->name, sizeof m->name, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "description", m->description, sizeof m->description, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "kind", m->kind, sizeof m->kind, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "provenance", rf_provenance_name(m->provenance), 16, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "source", m->source, sizeof m->source, 0));
+    if (m->default_compute < m->n_ceilings)
+        RF_TRY(rf__mj_wfield(w, 2, "default_compute", m->ceilings[m->default_compute].name,
+                             RF_NAME_MAX, 0));
+    if (m->default_bandwidth < m->n_ceilings)
+        RF_TRY(rf__mj_wfield(w, 2, "default_bandwidth", m->ceilings[m->default_bandwidth].name,
+                             RF_NAME_MAX, 0));
+    RF_TRY(rf_writef(w, "  \"ceilings\": [\n"));
+    for (size_t i = 0; i < m->n_ceilings; i++)
+        RF_TRY(rf__mj_wceiling(ctx, w, &m->ceilings[i], i + 1 == m->n_ceilings));
+    return rf_writef(w, "  ]\n}\n");
+}
+
+static rf_status rf__mj_wsimple(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
+{
+    RF_CHECK(ctx, m->default_compute < m->n_ceilings && m->default_bandwidth < m->n_ceilings,
+             RF_USAGE, "machine '%s' has no default compute and bandwidth ceilings to write",
+             m->name);
+    RF_TRY(rf_writef(w, "{\n  \"schema\": %d,\n", RF_MACHINE_SCHEMA));
+    RF_TRY(rf__mj_wfield(w, 2, "name", m->name, sizeof m->name, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "description", m->description, sizeof m->description, 0));
+    RF_TRY(rf__mj_wfield(w, 2, "source", m->source, sizeof m->source, 0));
+    RF_TRY(rf_writef(w, "  \"peak_flops\": "));
+    RF_TRY(rf__mj_wnum(ctx, w, m->ceilings[m->default_compute].value, "peak_flops"));
+    RF_TRY(rf_writef(w, ",\n  \"peak_bandwidth\": "));
+    RF_TRY(rf__mj_wnum(ctx, w, m->ceilings[m->default_bandwidth].value, "peak_bandwidth"));
+    return rf_writef(w, "\n}\n");
+}
+
+rf_status rf_machine_write_json(rf_ctx *ctx, const rf_machine *m, int simple, rf_writer *w)
+{
+    RF_CHECK(ctx, m && w && w->write, RF_USAGE, "rf_machine_write_json: missing argument");
+    rf_ctx_clear_error(ctx);
+    rf_status st = simple ? rf__mj_wsimple(ctx, m, w) : rf__mj_wfull(ctx, m, w);
+    /* A failing writer sets no message on the context: give the error one. */
+    if (st != RF_OK && rf_ctx_error_status(ctx) == RF_OK)
+        rf__error(ctx, st, -1, "cannot write machine '%s': %s", m->name, rf_status_str(st));
+    return st;
+}
+
+/* ---- files ----------------------------------------------------------------------------------- */
+
+static rf_status rf__mj_errno(rf_ctx *ctx, rf_status st, const char *what, int err)
+{
+    char msg[128] = "unknown error";
+    strerror_r(err, msg, sizeof msg);
+    return rf__error(ctx, st, -1, "%s: %s", what, msg);
+}
+
+/* Read at most RF__MJ_FILE_MAX bytes of f into a buffer allocated through ctx. */
+static rf_status rf__mj_read(rf_ctx *ctx, FILE *f, char **data, size_t *size)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        rf_status st = rf__grow(ctx, (void **)&buf, &cap, len + 65536, 1);
+        if (st != RF_OK) {
+            rf__free(ctx, buf);
+            return st;
+        }
+        size_t want = cap - len, got = fread(buf + len, 1, want, f);
+        len += got;
+        if (len > RF__MJ_FILE_MAX) {
+            rf__free(ctx, buf);
+            return rf__error(ctx, RF_RANGE, -1, "file is larger than 16 MiB");
+        }
+        if (got < want) break;
+    }
+    if (ferror(f)) {
+        int err = errno;
+        rf__free(ctx, buf);
+        return rf__mj_errno(ctx, RF_IO, "read error", err);
+    }
+    *data = buf;
+    *size = len;
+    return RF_OK;
+}
+
+rf_status rf_machine_load(rf_ctx *ctx, const char *path, rf_machine **out)
+{
+    RF_CHECK(ctx, out && path, RF_USAGE, "rf_machine_load: missing argument");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        rf__mj_errno(ctx, RF_IO, "cannot open", errno);
+        return rf__error_prefix(ctx, path);
+    }
+    char *data = NULL;
+    size_t size = 0;
+    rf_status st = rf__mj_read(ctx, f, &data, &size);
+    fclose(f);
+    if (st != RF_OK) return rf__error_prefix(ctx, path);
+    st = rf_machine_parse_json(ctx, data, size, path, out);
+    rf__free(ctx, data);
+    return st;
+}
+
+rf_status rf_machine_resolve(rf_ctx *ctx, const char *spec, rf_machine **out)
+{
+    RF_CHECK(ctx, out && spec, RF_USAGE, "rf_machine_resolve: missing argument");
+    *out = NULL;
+    RF_CHECK(ctx, spec[0], RF_USAGE,
+             "no machine given: name one from `roofline hw list` or a machine file");
+    rf_status st = rf_hwdb_find(ctx, spec, out);
+    if (st != RF_USAGE) return st;
+    struct stat sb;
+    if (stat(spec, &sb) == 0) return rf_machine_load(ctx, spec, out);
+    /* Keep the database's suggestions ("(close: h100-sxm5, h100-pcie; see ...)"), if any. */
+    char hint[256] = "(see `roofline hw list`)";
+    const char *near = strstr(rf_ctx_errmsg(ctx), "(close: ");
+    if (near) rf__strlcpy(hint, near, sizeof hint);
+    return rf__error(ctx, RF_USAGE, -1,
+                     "unknown machine '%s': not in the database %s and no such file", spec, hint);
+}
