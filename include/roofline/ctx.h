@@ -40,7 +40,7 @@ rf_status rf_ctx_new(rf_ctx **out, const rf_allocator *alloc);
 void rf_ctx_free(rf_ctx *ctx);
 
 /** The message of the last error on this context: one sentence naming the file and the item, e.g.
- *  "ops.csv: row 3, field 'flops': not a number: \"abc\"". Empty string when there was none.
+ *  "ops.csv: row 3, field 'flops': \"abc\" is not a number". Empty string when there was none.
  *  Valid until the next call that fails on this context. */
 const char *rf_ctx_errmsg(const rf_ctx *ctx);
 

@@ -88,11 +88,11 @@ int rf__strncasecmp(const char *a, const char *b, size_t n);
 /* snprintf that appends at *len into buf[size]; keeps the buffer terminated; never overflows. */
 void rf__appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) RF__PRINTF(4, 5);
 
-#endif
-
 /* Strict decimal number scan of s[0..n): optional sign, digits with an optional fraction, optional
  * exponent; no hex, no NaN/Inf, no spaces. Returns RF_OK and *out, or RF_FORMAT (not a number) or
  * RF_RANGE (negative when !allow_negative, or overflow to infinity) with *why set to a short
  * static explanation. Locale independent. */
 rf_status rf__decimal_scan(const char *s, size_t n, int allow_negative, double *out,
                            const char **why);
+
+#endif

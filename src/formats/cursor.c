@@ -1,0 +1,88 @@
+/* cursor.c — the out-of-line helpers of the shared byte cursor: UTF-8 validation (RFC 3629,
+ * Table 3-7 of the Unicode Standard: well-formed byte sequences) and printable excerpts of input
+ * for error messages. Never allocates, never sets an error. */
+#include "formats/cursor.h"
+
+/* Length of the well-formed sequence starting at s[0..n), or 0 when it is not one. */
+static size_t rf__utf8_seq(const uint8_t *s, size_t n)
+{
+    uint8_t b = s[0];
+    if (b < 0x80) return 1;
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (b >= 0xC2 && b <= 0xDF) {
+        len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        len = 3;
+        if (b == 0xE0) lo = 0xA0; /* overlong */
+        if (b == 0xED) hi = 0x9F; /* surrogates U+D800..U+DFFF */
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        len = 4;
+        if (b == 0xF0) lo = 0x90; /* overlong */
+        if (b == 0xF4) hi = 0x8F; /* above U+10FFFF */
+    } else {
+        return 0; /* continuation byte, C0/C1 overlong lead, or F5..FF */
+    }
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return len;
+}
+
+size_t rf__utf8_check(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] < 0x80) { /* ASCII fast path */
+            i++;
+            continue;
+        }
+        size_t len = rf__utf8_seq(s + i, n - i);
+        if (!len) return i;
+        i += len;
+    }
+    return n;
+}
+
+/* Append the rendering of byte b at out[*len], if it fits before `limit`. Returns 0 when not. */
+static int rf__excerpt_byte(char *out, size_t limit, size_t *len, uint8_t b)
+{
+    static const char hex[] = "0123456789abcdef";
+    char tmp[4];
+    size_t k = 0;
+    if (b == '"' || b == '\\') {
+        tmp[k++] = '\\';
+        tmp[k++] = (char)b;
+    } else if (b >= 0x20 && b < 0x7F) {
+        tmp[k++] = (char)b;
+    } else {
+        tmp[k++] = '\\';
+        tmp[k++] = 'x';
+        tmp[k++] = hex[b >> 4];
+        tmp[k++] = hex[b & 15];
+    }
+    if (*len + k > limit) return 0;
+    memcpy(out + *len, tmp, k);
+    *len += k;
+    return 1;
+}
+
+const char *rf__excerpt(char *out, size_t cap, const void *s, size_t n, size_t max)
+{
+    const uint8_t *b = s;
+    size_t len = 0;
+    if (cap == 0) return out;
+    if (cap < 5) { /* no room for anything useful */
+        out[0] = '\0';
+        return out;
+    }
+    size_t limit = cap - 4; /* keep room for "..." and the terminator */
+    size_t i = 0;
+    while (i < n && i < max && rf__excerpt_byte(out, limit, &len, b[i])) i++;
+    if (i < n) {
+        memcpy(out + len, "...", 3);
+        len += 3;
+    }
+    out[len] = '\0';
+    return out;
+}
