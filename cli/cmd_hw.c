@@ -22,30 +22,37 @@ static const rf_ceiling *rf__top_compute(const rf_machine *m)
 
 static rf_status rf__list(rf_ctx *ctx, int json, rf_writer *w)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], desc[40];
     if (json) RF_TRY_CLI(rf_write(w, "[\n", 2));
     else
-        RF_TRY_CLI(rf_writef(w, "%-18s %-4s %-38s %12s %12s %12s\n", "id", "kind", "device",
-                             "default", "top compute", "DRAM"));
+        RF_TRY_CLI(rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", "id", "kind", "device",
+                             "default", "best", "DRAM"));
     for (size_t i = 0; i < rf_hwdb_count(); i++) {
         rf_machine *m = NULL;
         rf_status st = rf_hwdb_get(ctx, i, &m);
         if (st != RF_OK) return st;
         const rf_ceiling *dc = &m->ceilings[m->default_compute], *top = rf__top_compute(m),
                          *bw = &m->ceilings[m->default_bandwidth];
-        rf_si_format(a, sizeof a, dc->value, 3, "FLOP/s");
-        rf_si_format(b, sizeof b, top->value, 3, "FLOP/s");
-        rf_si_format(c, sizeof c, bw->value, 3, "B/s");
+        rf_cli_si_compact(a, sizeof a, dc->value);
+        rf_cli_si_compact(b, sizeof b, top->value);
+        rf_cli_si_compact(c, sizeof c, bw->value);
+        size_t dl = strlen(m->description);
+        memcpy(desc, m->description, dl < 33 ? dl : 32);
+        if (dl > 33) desc[32] = '~';
+        desc[dl < 33 ? dl : 33] = '\0';
         if (json)
             st = rf_writef(w, "  {\"id\": \"%s\", \"kind\": \"%s\", \"description\": \"%s\"}%s\n",
                            m->name, m->kind, m->description, i + 1 < rf_hwdb_count() ? "," : "");
         else
-            st = rf_writef(w, "%-18s %-4s %-38.38s %12s %12s %12s\n", m->name, m->kind,
-                           m->description, a, b, c);
+            st = rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", m->name, m->kind, desc, a, b,
+                           c);
         rf_machine_free(m);
         if (st != RF_OK) return st;
     }
-    return json ? rf_write(w, "]\n", 2) : RF_OK;
+    if (json) return rf_write(w, "]\n", 2);
+    return rf_writef(w, "\ndefault: the roof used unless --compute says otherwise (FLOP/s); best: "
+                        "the highest\ncompute ceiling; DRAM: main-memory bandwidth (B/s). "
+                        "'roofline hw show ID' for all.\n");
 }
 
 static rf_status rf__show(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
@@ -55,17 +62,22 @@ static rf_status rf__show(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
                          m->name, m->kind, rf_provenance_name(m->provenance)));
     if (m->source[0]) RF_TRY_CLI(rf_writef(w, "source: %s\n", m->source));
     RF_TRY_CLI(rf_writef(w, "\n  %-18s %-9s %14s  %-9s  %s\n", "ceiling", "kind", "value",
-                         "from", "source / note"));
+                         "from", "note (and source, when not the one above)"));
     for (size_t i = 0; i < m->n_ceilings; i++) {
         const rf_ceiling *c = &m->ceilings[i];
         int is_c = c->kind == RF_CEILING_COMPUTE;
         rf_si_format(v, sizeof v, c->value, 4, is_c ? "FLOP/s" : "B/s");
         int def = i == m->default_compute || i == m->default_bandwidth;
-        RF_TRY_CLI(rf_writef(w, "%c %-18s %-9s %14s  %-9s  %s\n", def ? '*' : ' ', c->name,
-                             is_c ? "compute" : "bandwidth", v, rf_provenance_name(c->provenance),
-                             c->source));
-        if (c->note[0]) RF_TRY_CLI(rf_writef(w, "  %-18s %-9s %14s  %-9s  %s\n", "", "", "", "",
-                                             c->note));
+        /* The machine's own source is printed once above; only other sources per line. */
+        const char *src = strcmp(c->source, m->source) == 0 ? "" : c->source;
+        char line[1024];
+        int n = snprintf(line, sizeof line, "%c %-18s %-9s %14s  %-9s  %s", def ? '*' : ' ',
+                         c->name, is_c ? "compute" : "bandwidth", v,
+                         rf_provenance_name(c->provenance), src[0] ? src : c->note);
+        while (n > 0 && (size_t)n < sizeof line && line[n - 1] == ' ') line[--n] = '\0';
+        RF_TRY_CLI(rf_writef(w, "%s\n", line));
+        if (src[0] && c->note[0])
+            RF_TRY_CLI(rf_writef(w, "  %-18s %-9s %14s  %-9s  %s\n", "", "", "", "", c->note));
     }
     const rf_ceiling *dc = &m->ceilings[m->default_compute], *bw = &m->ceilings[m->default_bandwidth];
     RF_TRY_CLI(rf_writef(w, "\n* default roof: %s / %s, ridge %.3g FLOP/B\n", dc->name, bw->name,

@@ -113,10 +113,8 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
     rf_status st;
     *m = NULL;
     if (!hw && pf && pb) {
-        double f, b;
-        if ((st = rf_si_parse(ctx, pf, "--peak-flops", &f)) != RF_OK) return st;
-        if ((st = rf_si_parse(ctx, pb, "--peak-bw", &b)) != RF_OK) return st;
-        st = rf_machine_simple(ctx, "custom", f, b, RF_PROV_USER, "command line", m);
+        /* Placeholder figures, replaced (and checked) by the overrides below. */
+        st = rf_machine_simple(ctx, "custom", 1, 1, RF_PROV_USER, "command line", m);
     } else if (!hw && !fallback) {
         fprintf(stderr, "roofline: no machine given: use --hw NAME (see 'roofline hw list'), "
                         "--hw FILE, or both --peak-flops and --peak-bw\n");
@@ -128,10 +126,8 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
     st = rf_machine_select(ctx, *m, RF_CEILING_COMPUTE, rf_cli_get(a, "compute"), compute);
     if (st == RF_OK)
         st = rf_machine_select(ctx, *m, RF_CEILING_BANDWIDTH, rf_cli_get(a, "memory"), bandwidth);
-    if (st == RF_OK && (hw || fallback) && pf)
-        st = rf__override(ctx, *m, *compute, pf, "--peak-flops");
-    if (st == RF_OK && (hw || fallback) && pb)
-        st = rf__override(ctx, *m, *bandwidth, pb, "--peak-bw");
+    if (st == RF_OK && pf) st = rf__override(ctx, *m, *compute, pf, "--peak-flops");
+    if (st == RF_OK && pb) st = rf__override(ctx, *m, *bandwidth, pb, "--peak-bw");
     if (st != RF_OK) {
         rf_machine_free(*m);
         *m = NULL;
@@ -169,4 +165,37 @@ int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsign
                                   text, min, max);
     *out = v;
     return RF_EXIT_OK;
+}
+
+char *rf_cli_si_compact(char *buf, size_t size, double v)
+{
+    char tmp[48];
+    rf_si_format(tmp, sizeof tmp, v, 3, "");
+    size_t j = 0;
+    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
+        if (tmp[i] != ' ') buf[j++] = tmp[i];
+    buf[j] = '\0';
+    return buf;
+}
+
+void rf_cli_wrap(FILE *f, const char *text, int indent)
+{
+    int col = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *e = p;
+        while (*e && *e != ' ') e++;
+        if (e == p) break;
+        int n = (int)(e - p);
+        if (col && col + 1 + n > 78) {
+            fputc('\n', f);
+            col = 0;
+        }
+        if (!col) col = fprintf(f, "%*s", indent, "");
+        else col += fprintf(f, " ");
+        col += fprintf(f, "%.*s", n, p);
+        p = e;
+    }
+    fputc('\n', f);
 }

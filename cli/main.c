@@ -11,10 +11,11 @@ const size_t rf_cli_n_commands = sizeof rf_cli_commands / sizeof *rf_cli_command
 
 static void rf__usage(FILE *f)
 {
-    fprintf(f, "usage: roofline [COMMAND] [OPTIONS]\n\n"
-               "Roofline performance analysis: on this machine (or a named one), is a computation "
-               "limited by compute or by memory, how far is it from what the hardware allows, and "
-               "what would move it?\n\ncommands:\n");
+    fprintf(f, "usage: roofline [COMMAND] [OPTIONS]\n\n");
+    rf_cli_wrap(f, "Roofline performance analysis: on this machine (or a named one), is a "
+                   "computation limited by compute or by memory, how far is it from what the "
+                   "hardware allows, and what would move it?", 0);
+    fprintf(f, "\ncommands:\n");
     for (size_t i = 0; i < rf_cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", rf_cli_commands[i]->name, rf_cli_commands[i]->summary);
     fprintf(f, "\nWith no command, roofline runs 'demo'. 'roofline COMMAND --help' for details.\n"

@@ -108,7 +108,8 @@ const char *rf_cli_get(const rf_cli_args *a, const char *name)
 
 void rf_cli_help(const rf_cli_cmd *cmd, FILE *f)
 {
-    fprintf(f, "usage: roofline %s\n\n%s\n", cmd->usage, cmd->description);
+    fprintf(f, "usage: roofline %s\n\n", cmd->usage);
+    rf_cli_wrap(f, cmd->description, 0);
     if (cmd->opts[0].name) fprintf(f, "\noptions:\n");
     for (size_t i = 0; cmd->opts[i].name; i++) {
         const rf_cli_opt *o = &cmd->opts[i];

@@ -41,6 +41,9 @@ rf_writer rf_buf_writer(rf_buf *b);
 /** Write through a writer; convenience for renderers. */
 rf_status rf_write(rf_writer *w, const char *data, size_t size);
 
+/** Write a string literal (its length known at compile time). */
+#define RF_WRITE_LIT(w, lit) rf_write((w), "" lit, sizeof(lit) - 1)
+
 /** printf-style write through a writer (formatted in chunks of up to 4 KiB; longer is cut). */
 rf_status rf_writef(rf_writer *w, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)

@@ -12,20 +12,20 @@ static rf_status rf__json_key_num(rf_writer *w, const char *key, double v, int l
 {
     RF_TRY(rf_writef(w, "\"%s\": ", key));
     RF_TRY(rf__write_json_number(w, v));
-    return last ? RF_OK : rf_write(w, ", ", 2);
+    return last ? RF_OK : RF_WRITE_LIT(w, ", ");
 }
 
 static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceiling *c)
 {
     RF_TRY(rf_writef(w, "    \"%s\": {\"name\": ", key));
     RF_TRY(rf__write_json_string(w, c->name));
-    RF_TRY(rf_write(w, ", ", 2));
+    RF_TRY(RF_WRITE_LIT(w, ", "));
     RF_TRY(rf__json_key_num(w, "value", c->value, 0));
     RF_TRY(rf_writef(w, "\"unit\": \"%s\", \"provenance\": \"%s\", \"source\": ",
                      c->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s",
                      rf_provenance_name(c->provenance)));
     RF_TRY(rf__write_json_string(w, c->source));
-    return rf_write(w, "}", 1);
+    return RF_WRITE_LIT(w, "}");
 }
 
 static rf_status rf__json_head(const rf_result *r, rf_writer *w)
@@ -34,16 +34,16 @@ static rf_status rf__json_head(const rf_result *r, rf_writer *w)
     RF_TRY(rf_writef(w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ",
                      RF_RESULT_SCHEMA));
     RF_TRY(rf__write_json_string(w, r->title));
-    RF_TRY(rf_write(w, ",\n  \"machine\": {\"name\": ", 25));
+    RF_TRY(RF_WRITE_LIT(w, ",\n  \"machine\": {\"name\": "));
     RF_TRY(rf__write_json_string(w, r->machine));
-    RF_TRY(rf_write(w, ", \"description\": ", 17));
+    RF_TRY(RF_WRITE_LIT(w, ", \"description\": "));
     RF_TRY(rf__write_json_string(w, r->machine_description));
     RF_TRY(rf_writef(w, ", \"provenance\": \"%s\"},\n  \"roof\": {\n",
                      rf_provenance_name(r->provenance)));
     RF_TRY(rf__json_ceiling(w, "compute", &r->compute));
-    RF_TRY(rf_write(w, ",\n", 2));
+    RF_TRY(RF_WRITE_LIT(w, ",\n"));
     RF_TRY(rf__json_ceiling(w, "bandwidth", &r->bandwidth));
-    RF_TRY(rf_write(w, ",\n    ", 6));
+    RF_TRY(RF_WRITE_LIT(w, ",\n    "));
     RF_TRY(rf__json_key_num(w, "ridge_ai", r->ridge_ai, 1));
     return rf_writef(w, "\n  },\n  \"sort\": \"%s\",\n  \"top\": %llu,\n",
                      sorts[r->sort], (unsigned long long)r->top);
@@ -51,10 +51,10 @@ static rf_status rf__json_head(const rf_result *r, rf_writer *w)
 
 static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *w)
 {
-    RF_TRY(rf_write(w, "    {\"name\": ", 13));
+    RF_TRY(RF_WRITE_LIT(w, "    {\"name\": "));
     RF_TRY(rf__write_json_string(w, row->name));
     if (row->op) {
-        RF_TRY(rf_write(w, ", \"op\": ", 8));
+        RF_TRY(RF_WRITE_LIT(w, ", \"op\": "));
         RF_TRY(rf__write_json_string(w, row->op));
     }
     RF_TRY(rf_writef(w, ", \"index\": %llu, ", (unsigned long long)row->index));
@@ -66,7 +66,7 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
     RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
     RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
     RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), 1));
-    return rf_write(w, "}", 1);
+    return RF_WRITE_LIT(w, "}");
 }
 
 static rf_status rf__json_totals(const rf_totals *t, rf_writer *w)
@@ -76,27 +76,27 @@ static rf_status rf__json_totals(const rf_totals *t, rf_writer *w)
     RF_TRY(rf__json_key_num(w, "bytes", t->bytes, 0));
     RF_TRY(rf__json_key_num(w, "ai", t->ai, 0));
     RF_TRY(rf__json_key_num(w, "time_s", t->time_s, 0));
-    RF_TRY(rf_write(w, "\"by_bound\": {", 13));
+    RF_TRY(RF_WRITE_LIT(w, "\"by_bound\": {"));
     for (int k = 0; k < 3; k++) {
         RF_TRY(rf_writef(w, "\"%s\": {\"count\": %llu, ", rf_bound_name((rf_bound)k),
                          (unsigned long long)t->count_by_bound[k]));
         RF_TRY(rf__json_key_num(w, "flops", t->flops_by_bound[k], 0));
         RF_TRY(rf__json_key_num(w, "time_s", t->time_by_bound_s[k], 1));
-        RF_TRY(rf_write(w, k < 2 ? "}, " : "}", k < 2 ? 3 : 1));
+        RF_TRY(k < 2 ? RF_WRITE_LIT(w, "}, ") : RF_WRITE_LIT(w, "}"));
     }
-    return rf_write(w, "}}\n}\n", 5);
+    return RF_WRITE_LIT(w, "}}\n}\n");
 }
 
 rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
 {
     (void)ctx;
     RF_TRY(rf__json_head(r, w));
-    RF_TRY(rf_write(w, "  \"rows\": [", 11));
+    RF_TRY(RF_WRITE_LIT(w, "  \"rows\": ["));
     for (size_t i = 0; i < r->n_rows; i++) {
-        RF_TRY(rf_write(w, i ? ",\n" : "\n", i ? 2 : 1));
+        RF_TRY(i ? RF_WRITE_LIT(w, ",\n") : RF_WRITE_LIT(w, "\n"));
         RF_TRY(rf__json_row(r, &r->rows[i], w));
     }
-    RF_TRY(rf_write(w, r->n_rows ? "\n  ],\n" : "],\n", r->n_rows ? 6 : 3));
+    RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
     return rf__json_totals(&r->totals, w);
 }
 
@@ -111,10 +111,10 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
         RF_TRY(rf__write_csv_field(w, row->name));
-        RF_TRY(rf_write(w, ",", 1));
+        RF_TRY(RF_WRITE_LIT(w, ","));
         if (with_op) {
             RF_TRY(rf__write_csv_field(w, row->op ? row->op : ""));
-            RF_TRY(rf_write(w, ",", 1));
+            RF_TRY(RF_WRITE_LIT(w, ","));
         }
         const double v[] = {row->e.flops, row->e.bytes, row->e.ai, row->e.attainable_flops_per_s};
         for (size_t k = 0; k < 4; k++)

@@ -38,7 +38,7 @@ static double rf__time_at(const rf_roof *roof, double flops, double bytes)
 static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, size_t width,
                             rf_writer *w)
 {
-    char ai[32], t0[32], t1[32], text[1024], first[16];
+    char ai[32], t0[32], t1[32], text[1024], first[32];
     size_t len = 0;
     const rf_eval *e = &row->e;
     rf__ai_text(ai, sizeof ai, e->ai);
@@ -48,6 +48,12 @@ static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, 
     if (e->bound == RF_BOUND_UNDEFINED) {
         rf__appendf(text, sizeof text, &len, "; its cost is unknown, so it is left out of the "
                     "estimate.");
+    } else if (e->flops == 0) {
+        double after = rf__time_at(&r->roof, 0, e->bytes / 2);
+        rf_time_format(t1, sizeof t1, after, 3);
+        rf__appendf(text, sizeof text, &len, ": it only moves data (no FLOPs), so its time is all "
+                    "memory traffic. Only fewer bytes move it: avoiding the copy, or half the "
+                    "bytes, takes it from %s to %s.", t0, t1);
     } else if (e->bound == RF_BOUND_MEMORY) {
         double after = rf__time_at(&r->roof, e->flops, e->bytes / 2);
         rf_time_format(t1, sizeof t1, after, 3);
@@ -76,7 +82,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
     (void)ctx;
     size_t width = o && o->width ? o->width : 80;
     const rf_totals *t = &r->totals;
-    RF_TRY(rf_write(w, "\nBottlenecks\n", 13));
+    RF_TRY(RF_WRITE_LIT(w, "\nBottlenecks\n"));
     for (int k = 0; k < 3; k++) {
         if (!t->count_by_bound[k] && k == RF_BOUND_UNDEFINED) continue;
         double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
@@ -87,7 +93,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
     size_t idx[RF__SLOWEST];
     size_t n = rf__slowest(r, idx);
     if (!n) return RF_OK;
-    RF_TRY(rf_write(w, "\nWhat would move it (slowest first)\n", 36));
+    RF_TRY(RF_WRITE_LIT(w, "\nWhat would move it (slowest first)\n"));
     for (size_t i = 0; i < n; i++) RF_TRY(rf__advice(r, &r->rows[idx[i]], i + 1, width, w));
     double mem = t->time_by_bound_s[RF_BOUND_MEMORY];
     if (mem > 0 && t->time_s > 0) {

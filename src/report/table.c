@@ -58,7 +58,7 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
                          (unsigned long long)t->count));
     RF_TRY(rf_writef(w, "total    FLOPs %s  bytes %s  AI %s FLOP/B  time %s (sum of estimates)\n",
                      f, b, ai, tm));
-    RF_TRY(rf_write(w, "bound   ", 8));
+    RF_TRY(RF_WRITE_LIT(w, "bound   "));
     for (int k = 0; k < 3; k++) {
         double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
         RF_TRY(rf_writef(w, " %s %llu (%.1f%% of time)%s", rf_bound_name((rf_bound)k),
@@ -92,33 +92,33 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
 
     RF_TRY(rf__header(r, w));
     RF_TRY(rf__write_cell(w, rf__hdr[0], wcol[0], 1));
-    RF_TRY(rf_write(w, "  ", 2));
+    RF_TRY(RF_WRITE_LIT(w, "  "));
     RF_TRY(rf__write_cell(w, "name", name_w, 0));
     if (op_w) {
-        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, "op", op_w, 0));
     }
     for (int k = 1; k < RF__NCOLS; k++) {
-        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, rf__hdr[k], wcol[k], k != RF__COL_BOUND));
     }
-    RF_TRY(rf_write(w, "\n", 1));
+    RF_TRY(RF_WRITE_LIT(w, "\n"));
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
         rf__cells(r, row, i + 1, c);
         RF_TRY(rf__write_cell(w, c[0], wcol[0], 1));
-        RF_TRY(rf_write(w, "  ", 2));
+        RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, row->name, name_w, 0));
         if (op_w) {
-            RF_TRY(rf_write(w, "  ", 2));
+            RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, row->op ? row->op : "", op_w, 0));
         }
         for (int k = 1; k < RF__NCOLS; k++) {
-            RF_TRY(rf_write(w, "  ", 2));
+            RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, c[k], wcol[k], k != RF__COL_BOUND));
         }
-        RF_TRY(rf_write(w, "\n", 1));
+        RF_TRY(RF_WRITE_LIT(w, "\n"));
     }
-    RF_TRY(rf_write(w, "\n", 1));
+    RF_TRY(RF_WRITE_LIT(w, "\n"));
     return rf__totals(r, w);
 }

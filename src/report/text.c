@@ -61,7 +61,7 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right)
     if (have > cols) {
         bytes = rf__utf8_fit(s, cols ? cols - 1 : 0, &used);
         RF_TRY(rf_write(w, s, bytes));
-        return cols ? rf_write(w, "~", 1) : RF_OK;
+        return cols ? RF_WRITE_LIT(w, "~") : RF_OK;
     }
     static const char spaces[] = "                                                                ";
     size_t pad = cols - have;
@@ -77,7 +77,7 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right)
 
 rf_status rf__write_json_string(rf_writer *w, const char *s)
 {
-    RF_TRY(rf_write(w, "\"", 1));
+    RF_TRY(RF_WRITE_LIT(w, "\""));
     const char *run = s;
     for (const char *p = s;; p++) {
         unsigned char c = (unsigned char)*p;
@@ -86,34 +86,34 @@ rf_status rf__write_json_string(rf_writer *w, const char *s)
         if (!c) break;
         char esc[8];
         switch (c) {
-        case '"': RF_TRY(rf_write(w, "\\\"", 2)); break;
-        case '\\': RF_TRY(rf_write(w, "\\\\", 2)); break;
-        case '\n': RF_TRY(rf_write(w, "\\n", 2)); break;
-        case '\r': RF_TRY(rf_write(w, "\\r", 2)); break;
-        case '\t': RF_TRY(rf_write(w, "\\t", 2)); break;
+        case '"': RF_TRY(RF_WRITE_LIT(w, "\\\"")); break;
+        case '\\': RF_TRY(RF_WRITE_LIT(w, "\\\\")); break;
+        case '\n': RF_TRY(RF_WRITE_LIT(w, "\\n")); break;
+        case '\r': RF_TRY(RF_WRITE_LIT(w, "\\r")); break;
+        case '\t': RF_TRY(RF_WRITE_LIT(w, "\\t")); break;
         default:
             snprintf(esc, sizeof esc, "\\u%04x", c);
             RF_TRY(rf_write(w, esc, 6));
         }
         run = p + 1;
     }
-    return rf_write(w, "\"", 1);
+    return RF_WRITE_LIT(w, "\"");
 }
 
 rf_status rf__write_csv_field(rf_writer *w, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) return rf_write(w, s, strlen(s));
-    RF_TRY(rf_write(w, "\"", 1));
+    RF_TRY(RF_WRITE_LIT(w, "\""));
     for (const char *p = s; *p; p++) {
-        if (*p == '"') RF_TRY(rf_write(w, "\"\"", 2));
+        if (*p == '"') RF_TRY(RF_WRITE_LIT(w, "\"\""));
         else RF_TRY(rf_write(w, p, 1));
     }
-    return rf_write(w, "\"", 1);
+    return RF_WRITE_LIT(w, "\"");
 }
 
 rf_status rf__write_json_number(rf_writer *w, double v)
 {
-    if (!isfinite(v)) return rf_write(w, "null", 4);
+    if (!isfinite(v)) return RF_WRITE_LIT(w, "null");
     char buf[40];
     rf_number_format(buf, sizeof buf, v);
     return rf_write(w, buf, strlen(buf));
@@ -141,16 +141,16 @@ rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_
         if (e == p) break;
         size_t wc = rf__utf8_cols(p, (size_t)(e - p));
         if (col > line_start_col && col + 1 + wc > width) {
-            RF_TRY(rf_write(w, "\n", 1));
+            RF_TRY(RF_WRITE_LIT(w, "\n"));
             RF_TRY(rf_write(w, spaces, indent));
             col = line_start_col = indent;
         } else if (col > line_start_col) {
-            RF_TRY(rf_write(w, " ", 1));
+            RF_TRY(RF_WRITE_LIT(w, " "));
             col++;
         }
         RF_TRY(rf_write(w, p, (size_t)(e - p)));
         col += wc;
         p = e;
     }
-    return rf_write(w, "\n", 1);
+    return RF_WRITE_LIT(w, "\n");
 }

@@ -27,7 +27,7 @@ bad string_num.json '[{"name":"a","flops":"1","bytes":2}]' 'flops'
 bad empty_array.json '[]' 'no operations'
 bad nan.json '[{"name":"a","flops":NaN,"bytes":2}]' ''
 bad neg.json '[{"name":"a","flops":1,"bytes":-2}]' 'bytes'
-bad unknown_key.json '[{"name":"a","flops":1,"bytes":2,"x":1}]' '"x"'
+bad unknown_key.json '[{"name":"a","flops":1,"bytes":2,"x":1}]' "'x'"
 
 # Files that are not there, folders, usage errors.
 expect 2 'no-such.csv' -- analyze --peak-flops 1T --peak-bw 100G no-such.csv

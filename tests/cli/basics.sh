@@ -27,11 +27,11 @@ while read -r id; do
 done <"$TMP/ids"
 
 # --peak-flops / --peak-bw with SI suffixes agree with base units.
-printf 'name,flops,bytes\na,1000,100\n' >"$TMP/one.csv"
+printf 'name,flops,bytes\na,1000,200\n' >"$TMP/one.csv"
 "$BIN" analyze --peak-flops 19.5T --peak-bw 2039G --csv "$TMP/one.csv" >"$TMP/a"
 "$BIN" analyze --peak-flops 19500000000000 --peak-bw 2039000000000 --csv "$TMP/one.csv" >"$TMP/b"
 cmp -s "$TMP/a" "$TMP/b" && PASSES=$((PASSES + 1)) || { echo "FAIL: SI suffixes"; FAILS=$((FAILS + 1)); }
-grep -q '^a,1000,100,10,20390000000000,memory,' "$TMP/a" && PASSES=$((PASSES + 1)) || { echo "FAIL: csv row: $(cat "$TMP/a")"; FAILS=$((FAILS + 1)); }
+grep -q '^a,1000,200,5,10195000000000,memory,' "$TMP/a" && PASSES=$((PASSES + 1)) || { echo "FAIL: csv row: $(cat "$TMP/a")"; FAILS=$((FAILS + 1)); }
 
 # 200k streamed rows with --top: totals cover all rows, only 5 printed.
 awk 'BEGIN { print "name,flops,bytes"; for (i = 1; i <= 200000; i++) printf "op%d,%d,%d\n", i, i, 1000 }' >"$TMP/big.csv"
