@@ -22,7 +22,7 @@ int main(void)
     return 0;
 }
 C
-PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 "$TMP/use.c" -o "$TMP/use" \
+PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 ${RF_TEST_CFLAGS:-} "$TMP/use.c" -o "$TMP/use" \
     $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline) \
     && [ "$("$TMP/use")" = 2 ] && PASSES=$((PASSES + 1)) || { echo "FAIL: build against pkg-config"; FAILS=$((FAILS + 1)); }
 finish
