@@ -189,7 +189,7 @@ rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size
 rf_status rf_machine_binding(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
                              double ai, size_t *index_out, double *attainable_out)
 {
-    rf_roof roof;
+    rf_roof roof = {0, 0};
     RF_TRY(rf_machine_roof(ctx, m, compute, bandwidth, &roof));
     RF_CHECK(ctx, !isnan(ai) && ai >= 0, RF_RANGE, "intensity must be >= 0, got %g", ai);
     double ridge = roof.peak_flops_per_s / roof.bw_bytes_per_s;
