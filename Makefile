@@ -1,6 +1,7 @@
 # Thin front end over CMake (the build) and ctest (the suite). See README.md.
 #   make            build (Release with debug info) into build/
-#   make run        install missing Debian packages (as root), build, run the demo
+#   make run        install missing Debian packages (as root), build, measure this machine
+#                   (quick, cached) and run the demo against it
 #   make test       install missing packages, build, run the whole suite
 #   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -23,7 +24,8 @@ build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: deps build
-	./$(BUILD)/roofline
+	./$(BUILD)/roofline peaks --quick
+	./$(BUILD)/roofline demo --hw measured
 
 test: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -79,7 +79,8 @@ rf_report_opts rf_cli_report_opts(void);
 
 /* The machine options shared by every command that evaluates. */
 #define RF_CLI_MACHINE_OPTS                                                                        \
-    {"hw", 0, "NAME|FILE", "machine: a datasheet entry (see 'roofline hw list') or a machine file"},  \
+    {"hw", 0, "NAME|FILE|measured",                                                                \
+     "machine: a datasheet entry ('roofline hw list'), a machine file, or measured (this one)"},  \
     {"peak-flops", 0, "FLOPS", "peak compute, with SI suffix (19.5T); overrides --hw's ceiling"},  \
     {"peak-bw", 0, "BYTES/S", "peak bandwidth, with SI suffix (2039G); overrides --hw's level"},   \
     {"compute", 0, "CEILING", "compute ceiling to use, by name or precision (fp32, fp16.tensor)"}, \
@@ -97,6 +98,31 @@ const char *rf_cli_format(const rf_cli_cmd *cmd, const rf_cli_args *a);
  * the bottleneck summary (if `summary`). Returns the exit code. */
 int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
                         int chart, int summary);
+
+/* --plot FILE.svg|FILE.html|- (plot_out.c), shared by analyze, profile, llm, peaks and plot. */
+enum { RF_CLI_PLOT_SVG = 0, RF_CLI_PLOT_HTML = 1 };
+
+/* RF_CLI_PLOT_SVG or _HTML from the file name ('-' is SVG on stdout); -1 for another name. */
+int rf_cli_plot_format(const char *path);
+
+/* Check a --plot value before any work: 0, or a usage error (one line, exit 2) for command `cmd`. */
+int rf_cli_plot_check(const char *cmd, const char *path);
+
+/* Draw results[0..n) (several: one series each) with every ceiling of `m` (may be NULL) into
+ * `path` ('-': stdout), the back end chosen by the file name. Returns the exit code; one line on
+ * stderr naming the file when it fails. */
+int rf_cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                const char *path);
+
+/* Same with the back end given (RF_CLI_PLOT_SVG or RF_CLI_PLOT_HTML), whatever the name. */
+int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                   const char *path, int format);
+
+/* `roofline profile` on `path` (NULL: the built-in ResNet-18 demo) with the profile options in
+ * `a` (cmd_profile.c; also run by the demo). `fallback_machine` as for rf_cli_machine (on failure
+ * without --hw the datasheet RF_DEMO_MACHINE is used). Returns the exit code. */
+int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *path,
+                       const char *fallback_machine);
 
 /* Parse a whole number option (e.g. --top) in [min, max]; usage error otherwise. */
 int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,

@@ -14,6 +14,8 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"plot", 0, "FILE.svg|FILE.html|-", "also draw the roofline chart as SVG or an interactive "
+                                        "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
     {0, 0, 0, 0},
 };
@@ -46,6 +48,8 @@ static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
     if (inf && strcmp(inf, "csv") == 0) infmt = RF_OPS_CSV;
     else if (inf && strcmp(inf, "json") == 0) infmt = RF_OPS_JSON;
     else if (inf) return rf_cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+    const char *plot = rf_cli_get(&a, "plot");
+    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
 
     rf_ctx *ctx = rf_cli_ctx();
     if (!ctx) return RF_EXIT_INTERNAL;
@@ -62,8 +66,10 @@ static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
     rf__feed feed = {an};
     if ((st = rf_ops_read_file(ctx, a.pos[0], infmt, rf__on_row, &feed)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
-    rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(&a, "chart") != NULL,
-                             !rf_cli_get(&a, "no-summary"));
+    if (!plot || strcmp(plot, "-") != 0)
+        rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(&a, "chart") != NULL,
+                                 !rf_cli_get(&a, "no-summary"));
+    if (plot && rc == RF_EXIT_OK) rc = rf_cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:
     rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? RF_EXIT_USAGE : rf_cli_fail(ctx, st);

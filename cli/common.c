@@ -119,6 +119,11 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
         fprintf(stderr, "roofline: no machine given: use --hw NAME (see 'roofline hw list'), "
                         "--hw FILE, or both --peak-flops and --peak-bw\n");
         return RF_USAGE;
+    } else if (strcmp(hw ? hw : fallback, "measured") == 0) {
+        /* This machine: the cached measurement, else a quick run now (progress on stderr). */
+        rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_INFO);
+        st = rf_probe_measured(ctx, m);
+        rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_WARN);
     } else {
         st = rf_machine_resolve(ctx, hw ? hw : fallback, m);
     }

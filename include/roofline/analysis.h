@@ -26,6 +26,7 @@ typedef enum rf_sort {
 typedef struct rf_row {
     char *name;     /**< owned by the result; never NULL */
     char *op;       /**< op kind ("MatMul", "Conv", …) or NULL for a plain operations list */
+    char *detail;   /**< e.g. the output shape "1x64x112x112" (profile), or NULL */
     uint64_t index; /**< 0-based position in the input */
     rf_eval e;      /**< FLOPs, bytes, AI, attainable, bound, efficiency, time */
 } rf_row;
@@ -74,6 +75,11 @@ rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size
  *  is logged as a warning through the context. */
 rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, const char *op,
                           double flops, double bytes);
+
+/** rf_analysis_add with a `detail` text kept in the row (may be NULL; the profile's output
+ *  shape). With `quiet` non-zero an undefined row is not logged (the caller already warned). */
+rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                                 const char *detail, int quiet, double flops, double bytes);
 
 /** Finish: sort the kept rows and hand over the result (*out owned by the caller). The accumulator
  *  can then only be freed. */

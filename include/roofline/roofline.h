@@ -10,8 +10,13 @@
 #include "core.h"
 #include "analysis.h"
 #include "hw.h"
+#include "probe.h"
 #include "ops.h"
 #include "report.h"
 #include "demo.h"
+#include "graph.h"
+#include "model.h"
+#include "gguf.h"
+#include "safetensors.h"
 
 #endif

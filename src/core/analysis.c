@@ -126,6 +126,7 @@ static void rf__row_release(rf_analysis *a, rf_row *r)
 {
     rf__free_with(&a->a, r->name);
     rf__free_with(&a->a, r->op);
+    rf__free_with(&a->a, r->detail);
 }
 
 static char *rf__dup_with(rf_analysis *a, const char *s, size_t n)
@@ -140,12 +141,18 @@ static char *rf__dup_with(rf_analysis *a, const char *s, size_t n)
 rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, const char *op,
                           double flops, double bytes)
 {
+    return rf_analysis_add_detail(a, name, name_len, op, NULL, 0, flops, bytes);
+}
+
+rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                                 const char *detail, int quiet, double flops, double bytes)
+{
     rf_row row;
     memset(&row, 0, sizeof row);
     RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
     row.index = a->next_index++;
     rf__totals_add(&a->head.totals, &row.e);
-    if (row.e.bound == RF_BOUND_UNDEFINED && a->n_undefined_logged++ < 10)
+    if (row.e.bound == RF_BOUND_UNDEFINED && !quiet && a->n_undefined_logged++ < 10)
         rf__log(a->ctx, RF_LOG_WARN, "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
                 "listed as undefined", (int)(name_len > 200 ? 200 : name_len), name);
     /* With a full heap, a row that sorts after the current last one is not kept: no copy made. */
@@ -154,7 +161,8 @@ rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, con
         return RF_OK; /* the comparison reads no name for these keys */
     row.name = rf__dup_with(a, name, name_len);
     row.op = op ? rf__dup_with(a, op, strlen(op)) : NULL;
-    if (!row.name || (op && !row.op)) {
+    row.detail = detail ? rf__dup_with(a, detail, strlen(detail)) : NULL;
+    if (!row.name || (op && !row.op) || (detail && !row.detail)) {
         rf__row_release(a, &row);
         return RF_NOMEM_ERR(a->ctx);
     }
@@ -235,6 +243,7 @@ void rf_result_free(rf_result *r)
     for (size_t i = 0; i < r->n_rows; i++) {
         rf__free_with(&r->alloc_, r->rows[i].name);
         rf__free_with(&r->alloc_, r->rows[i].op);
+        rf__free_with(&r->alloc_, r->rows[i].detail);
     }
     rf__free_with(&r->alloc_, r->rows);
     rf_allocator al = r->alloc_;

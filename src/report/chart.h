@@ -54,6 +54,7 @@ typedef struct rf__chart_ridge {
 
 #define RF__POINT_CLAMPED 1u /* outside the axis range: drawn on the edge */
 #define RF__POINT_INF_AI 2u  /* no bytes (AI = +inf): drawn on the right edge */
+#define RF__POINT_MEASURED 4u /* attainable is a measurement, not an estimate (set by --measure) */
 
 /* One plotted row of the result. */
 typedef struct rf__chart_point {
@@ -171,5 +172,12 @@ typedef struct rf__draw_methods {
  * primary roofs; ridges (primary last); points in row order; roof labels (last, so a back end can
  * put them only where nothing is drawn yet); end. Returns the first error of the back end. */
 rf_status rf__chart_draw(const rf__chart *c, const rf__draw_methods *dm, void *user);
+
+/* Put charts[0..n) on shared axes (the union of their windows, capped at the maximum decades,
+ * grown from the first chart's): ticks, point clamping and roof segments are done again. */
+void rf__chart_share_axes(rf__chart *charts, size_t n);
+
+/* The points of `c` only, in row order, through dm->marker (further series of a chart). */
+rf_status rf__chart_draw_points(const rf__chart *c, const rf__draw_methods *dm, void *user);
 
 #endif

@@ -367,6 +367,47 @@ fail:
     return st;
 }
 
+/* Several results on shared axes: the union of their windows, at most the maximum decades (the
+ * first chart's window is kept and grown toward the others). Points are placed and clamped again
+ * from their figures and the roofs re-clipped, so every chart stays consistent with its axes. */
+void rf__chart_share_axes(rf__chart *charts, size_t n)
+{
+    if (n < 2) return;
+    double xa = charts[0].x.lo, xb = charts[0].x.hi, ya = charts[0].y.lo, yb = charts[0].y.hi;
+    double xlo = xa, xhi = xb, ylo = ya, yhi = yb;
+    for (size_t k = 1; k < n; k++) {
+        xlo = fmin(xlo, charts[k].x.lo), xhi = fmax(xhi, charts[k].x.hi);
+        ylo = fmin(ylo, charts[k].y.lo), yhi = fmax(yhi, charts[k].y.hi);
+    }
+    rf__dec_cap(&xlo, &xhi, xa, xb, RF__CHART_X_DECADES_MAX);
+    rf__dec_cap(&ylo, &yhi, ya, yb, RF__CHART_Y_DECADES_MAX);
+    for (size_t k = 0; k < n; k++) {
+        rf__chart *c = &charts[k];
+        rf__axis_ticks(&c->x, xlo, xhi, c->x.title);
+        rf__axis_ticks(&c->y, ylo, yhi, c->y.title);
+        c->n_clamped = 0;
+        for (size_t i = 0; i < c->n_points; i++) {
+            rf__chart_point *p = &c->points[i];
+            p->flags &= ~RF__POINT_CLAMPED;
+            p->x = isinf(p->ai) ? 0 : log10(p->ai);
+            p->y = log10(p->attainable_flops_per_s);
+        }
+        rf__clamp_points(c);
+        rf__layout_segments(c);
+    }
+}
+
+/* Points only, in row order (further series of a chart with several results). */
+rf_status rf__chart_draw_points(const rf__chart *c, const rf__draw_methods *dm, void *user)
+{
+    for (size_t i = 0; i < c->n_points; i++) {
+        const rf__chart_point *p = &c->points[i];
+        rf__mark mk = {0, i, p->glyph, p->bound, 0, p->flags, p->share};
+        RF_TRY(dm->marker(user, rf__chart_nx(c, p->x), rf__chart_ny(c, p->y), &mk));
+    }
+    return RF_OK;
+}
+
 /* ---- the walk -------------------------------------------------------------------------------- */
 
 static rf_status rf__draw_frame(const rf__chart *c, const rf__draw_methods *dm, void *user)
@@ -414,12 +455,7 @@ static rf_status rf__draw_marks(const rf__chart *c, const rf__draw_methods *dm, 
         rf__mark mk = {1, k, '+', RF_BOUND_UNDEFINED, g->primary, 0, 0};
         RF_TRY(dm->marker(user, rf__chart_nx(c, g->x), rf__chart_ny(c, g->y), &mk));
     }
-    for (size_t i = 0; i < c->n_points; i++) {
-        const rf__chart_point *p = &c->points[i];
-        rf__mark mk = {0, i, p->glyph, p->bound, 0, p->flags, p->share};
-        RF_TRY(dm->marker(user, rf__chart_nx(c, p->x), rf__chart_ny(c, p->y), &mk));
-    }
-    return RF_OK;
+    return rf__chart_draw_points(c, dm, user);
 }
 
 /* Roof labels last, primary roofs first (they get the free space). */

@@ -57,6 +57,10 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
         RF_TRY(RF_WRITE_LIT(w, ", \"op\": "));
         RF_TRY(rf__write_json_string(w, row->op));
     }
+    if (row->detail) {
+        RF_TRY(RF_WRITE_LIT(w, ", \"shape\": "));
+        RF_TRY(rf__write_json_string(w, row->detail));
+    }
     RF_TRY(rf_writef(w, ", \"index\": %llu, ", (unsigned long long)row->index));
     RF_TRY(rf__json_key_num(w, "flops", row->e.flops, 0));
     RF_TRY(rf__json_key_num(w, "bytes", row->e.bytes, 0));
@@ -103,10 +107,13 @@ rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
 rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
 {
     (void)ctx;
-    int with_op = 0;
-    for (size_t i = 0; i < r->n_rows && !with_op; i++) with_op = r->rows[i].op != NULL;
-    RF_TRY(rf_writef(w, "name,%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
-                        "time_share\n", with_op ? "op," : ""));
+    int with_op = 0, with_sh = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        with_op |= r->rows[i].op != NULL;
+        with_sh |= r->rows[i].detail != NULL;
+    }
+    RF_TRY(rf_writef(w, "name,%s%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
+                        "time_share\n", with_op ? "op," : "", with_sh ? "shape," : ""));
     char num[40];
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
@@ -114,6 +121,10 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
         RF_TRY(RF_WRITE_LIT(w, ","));
         if (with_op) {
             RF_TRY(rf__write_csv_field(w, row->op ? row->op : ""));
+            RF_TRY(RF_WRITE_LIT(w, ","));
+        }
+        if (with_sh) {
+            RF_TRY(rf__write_csv_field(w, row->detail ? row->detail : ""));
             RF_TRY(RF_WRITE_LIT(w, ","));
         }
         const double v[] = {row->e.flops, row->e.bytes, row->e.ai, row->e.attainable_flops_per_s};

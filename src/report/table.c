@@ -70,7 +70,7 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
 rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
     (void)ctx;
-    size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0;
+    size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     char c[RF__NCOLS][24];
     for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -81,12 +81,15 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
         size_t nw = rf__utf8_cols(row->name, strlen(row->name));
         if (nw > name_w) name_w = nw;
         if (row->op && strlen(row->op) > op_w) op_w = strlen(row->op);
+        if (row->detail && strlen(row->detail) > sh_w) sh_w = strlen(row->detail);
     }
+    if (sh_w && sh_w < 5) sh_w = 5; /* "shape" */
     if (op_w && op_w < 2) op_w = 2;
     /* The name column takes what the others leave, at least 12 columns. */
     size_t fixed = 0;
     for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
     if (op_w) fixed += op_w + 2;
+    if (sh_w) fixed += sh_w + 2;
     size_t room = width > fixed + 12 ? width - fixed : 12;
     if (name_w > room) name_w = room;
 
@@ -97,6 +100,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     if (op_w) {
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, "op", op_w, 0));
+    }
+    if (sh_w) {
+        RF_TRY(RF_WRITE_LIT(w, "  "));
+        RF_TRY(rf__write_cell(w, "shape", sh_w, 0));
     }
     for (int k = 1; k < RF__NCOLS; k++) {
         RF_TRY(RF_WRITE_LIT(w, "  "));
@@ -112,6 +119,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
         if (op_w) {
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, row->op ? row->op : "", op_w, 0));
+        }
+        if (sh_w) {
+            RF_TRY(RF_WRITE_LIT(w, "  "));
+            RF_TRY(rf__write_cell(w, row->detail ? row->detail : "", sh_w, 0));
         }
         for (int k = 1; k < RF__NCOLS; k++) {
             RF_TRY(RF_WRITE_LIT(w, "  "));

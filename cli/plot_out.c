@@ -1,0 +1,88 @@
+/* plot_out.c — `--plot FILE.svg|FILE.html|-` for every command that has a result (analyze now;
+ * profile, llm and peaks call the same helper): picks the back end from the file name, renders
+ * into memory, then writes the file in one go so a failed render leaves no half file. One line on
+ * stderr naming the file when it fails. */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int rf__ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n < k) return 0;
+    for (size_t i = 0; i < k; i++) {
+        char c = s[n - k + i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != suffix[i]) return 0;
+    }
+    return 1;
+}
+
+int rf_cli_plot_format(const char *path)
+{
+    if (!path || !path[0]) return -1;
+    if (strcmp(path, "-") == 0 || rf__ends_with(path, ".svg")) return RF_CLI_PLOT_SVG;
+    if (rf__ends_with(path, ".html") || rf__ends_with(path, ".htm")) return RF_CLI_PLOT_HTML;
+    return -1;
+}
+
+int rf_cli_plot_check(const char *cmd, const char *path)
+{
+    if (rf_cli_plot_format(path) >= 0) return RF_EXIT_OK;
+    fprintf(stderr,
+            "roofline %s: chart file '%s': the name must end in .svg or .html ('-' "
+            "writes SVG to standard output)\n",
+            cmd, path ? path : "");
+    return RF_EXIT_USAGE;
+}
+
+static int rf__write_file(const char *path, const rf_buf *b)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path, strerror(errno));
+        return RF_EXIT_USAGE;
+    }
+    size_t put = b->len ? fwrite(b->data, 1, b->len, f) : 0;
+    int bad = put != b->len;
+    int err = bad ? errno : 0;
+    if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+    if (bad) {
+        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path,
+                err ? strerror(err) : "write failed");
+        return RF_EXIT_INTERNAL;
+    }
+    return RF_EXIT_OK;
+}
+
+int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                   const char *path, int format)
+{
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    rf_report_opts o = rf_cli_report_opts();
+    rf_status st = format == RF_CLI_PLOT_HTML ? rf_report_chart_html(ctx, results, n, m, &o, &w)
+                                              : rf_report_chart_svg(ctx, results, n, m, &o, &w);
+    int rc;
+    if (st != RF_OK) {
+        rc = rf_cli_fail(ctx, st);
+    } else if (strcmp(path, "-") == 0) {
+        rf_writer out = rf_cli_stdout();
+        st = b.len ? rf_write(&out, b.data, b.len) : RF_OK;
+        rc = st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+    } else {
+        rc = rf__write_file(path, &b);
+    }
+    rf_buf_free(&b);
+    return rc;
+}
+
+int rf_cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                const char *path)
+{
+    int format = rf_cli_plot_format(path);
+    if (format < 0) return rf_cli_plot_check("plot", path);
+    return rf_cli_plot_as(ctx, results, n, m, path, format);
+}

@@ -1,0 +1,126 @@
+/* roofline/llm.h — transformer LLMs as layer graphs: the architecture read from a GGUF file
+ * (general.architecture and its keys) or a SafeTensors checkpoint with its config.json
+ * (model_type), the weights actually present deciding every dimension, GQA, tied embeddings and
+ * quantization; graphs for the prefill of S tokens and the decode of one token against a KV cache
+ * of L positions at batch B; token-rate ceilings. Conventions: docs/cost-model.md "LLM graphs".
+ * Never prints; parsing is the readers' (gguf.h, safetensors.h). */
+#ifndef ROOFLINE_LLM_H
+#define ROOFLINE_LLM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "ctx.h"
+#include "graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Hyper-parameters of a model as found in its file (keys, config.json) and checked against its
+ *  tensors. Counts are elements; 0 = not applicable. */
+typedef struct rf_llm_hparams {
+    char architecture[64]; /**< "llama", "qwen2", "gpt2", ... as the file names it */
+    char name[128];        /**< general.name, or "" */
+    char format[16];       /**< "gguf" or "safetensors" */
+    int known;             /**< 1 when the architecture is one of the families built block by
+                                block; 0: one matmul per 2-D weight (with a warning) */
+    uint64_t n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
+    uint64_t n_expert, n_expert_used; /**< MoE: experts per block and routed per token */
+    int tied_embeddings;   /**< 1: no output tensor, the LM head reads the token embedding */
+    int uniform;           /**< 1: every block has the same tensor types and shapes */
+    uint64_t params;       /**< elements of every tensor in the file */
+    uint64_t weight_bytes; /**< storage bytes of every tensor (padding excluded) */
+    uint64_t active_params; /**< params a token touches: all but the unused experts' */
+} rf_llm_hparams;
+
+/** An opened model: hyper-parameters plus its weights sorted into roles. Opaque. */
+typedef struct rf_llm_model rf_llm_model;
+
+/** Open `path`: a GGUF file (split files too) or a SafeTensors file / index / folder with the
+ *  config.json beside it. Errors name the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another
+ *  format). An unknown architecture is not an error: it is logged as a warning and analysed one
+ *  matmul per weight. *out owned by the caller (rf_llm_free). */
+rf_status rf_llm_open(rf_ctx *ctx, const char *path, rf_llm_model **out);
+
+/** Release. Accepts NULL. */
+void rf_llm_free(rf_llm_model *m);
+
+/** The model's hyper-parameters (valid until rf_llm_free). */
+const rf_llm_hparams *rf_llm_hparams_get(const rf_llm_model *m);
+
+/** The two phases. */
+typedef enum rf_llm_phase {
+    RF_LLM_PREFILL, /**< S prompt tokens at once, attention over those S positions */
+    RF_LLM_DECODE   /**< one new token per sequence, attention over L cached positions */
+} rf_llm_phase;
+
+/** Options of one graph. Zero-initialised means: prefill, batch 1, 128 tokens, context 128,
+ *  F16 activations and KV cache, weight types from the file, full attention matmuls. */
+typedef struct rf_llm_opts {
+    rf_llm_phase phase;
+    uint64_t batch;    /**< sequences B (0 = 1) */
+    uint64_t prompt;   /**< prefill: tokens S per sequence (0 = 128) */
+    uint64_t context;  /**< decode: KV positions L attended to, the new token included (0 = 128) */
+    uint32_t act_bits; /**< activations: 32, 16, 8 or 4 bits (0 = 16) */
+    uint32_t kv_bits;  /**< KV cache: 32, 16, 8 or 4 bits (0 = 16) */
+    rf_dtype weights;  /**< what-if: every matrix weight stored as this type (RF_DTYPE_UNKNOWN =
+                            the file's types); vectors keep theirs */
+    int causal_half;   /**< prefill: count half the attention matmuls (the causal triangle);
+                            0 = the full S x S matmuls, as dense kernels compute them */
+} rf_llm_opts;
+
+/** Build the graph of one phase: embedding gather of B x S rows, per block norms, q/k/v/o (or
+ *  fused qkv) projections, RoPE, the KV-cache store (kv_write), Q.K^T and A.V over the cache
+ *  (kv_read; GQA from the K/V weights' widths), softmax, residual adds, the MLP (gated, fused
+ *  gate_up, plain, or MoE with the experts a batch touches), the final norm and the LM head (all
+ *  positions' logits). Identical blocks become one block of layers with repeat = n_layer;
+ *  otherwise one block per layer index. Weight tensors of all blocks are in the graph, so
+ *  g->params and g->weight_bytes are the file's. *out owned by the caller (rf_graph_free). */
+rf_status rf_llm_build(rf_ctx *ctx, const rf_llm_model *m, const rf_llm_opts *o, rf_graph **out);
+
+/** rf_graph_cost of a graph from rf_llm_build, with the options' conventions applied (half of
+ *  the attention matmuls under causal_half in prefill). *out: rf_cost_free. */
+rf_status rf_llm_cost(rf_ctx *ctx, const rf_graph *g, const rf_llm_opts *o, rf_cost **out);
+
+/** 1 when layer `l` of a graph from rf_llm_build belongs to the repeated decoder block. */
+int rf_llm_layer_in_block(const rf_layer *l);
+
+/** Token-rate ceilings of a model on a roof. Times in s, rates in tokens/s, bytes, FLOP. */
+typedef struct rf_llm_ceilings {
+    /* the simple figures (aprender's ceiling module) */
+    double params;               /**< all parameters */
+    double bits_per_weight;      /**< 8 x model_bytes / params */
+    double model_bytes;          /**< weight bytes (the file's, or under the what-if type) */
+    double bw_tokens_per_s;      /**< bandwidth / model_bytes */
+    double compute_tokens_per_s; /**< peak / (2 x params) */
+    double simple_tokens_per_s;  /**< the lower of the two */
+    rf_bound simple_bound;       /**< RF_BOUND_MEMORY when the bandwidth ceiling is lower */
+    /* refined, from the per-layer sums (each layer at max(flops/peak, bytes/bw)) */
+    double decode_step_s;        /**< one decode step of the whole batch at the context */
+    double decode_tokens_per_s;  /**< batch / decode_step_s */
+    double prefill_s;            /**< time to first token: the prefill of the whole batch */
+    double prefill_tokens_per_s; /**< batch x prompt / prefill_s */
+    double decode_flops_per_token, prefill_flops; /**< FLOP (all ops) */
+    uint64_t batch_compute_bound; /**< smallest batch at which decode's totals reach the ridge;
+                                       0 when no batch does */
+    double kv_bytes_per_token;   /**< K and V of one position, all blocks, at kv_bits */
+    double kv_bytes_context;     /**< for the whole context, one sequence */
+} rf_llm_ceilings;
+
+/** Ceilings from the costs of the two phases built with `prefill` and `decode` options. */
+rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_graph *gp,
+                                  const rf_cost *prefill, const rf_llm_opts *po,
+                                  const rf_cost *decode, const rf_llm_opts *dopt,
+                                  const rf_roof *roof, rf_llm_ceilings *out);
+
+/** rf_llm_open + rf_llm_build of a prefill of `seq` tokens (0 = 128) at `batch` (0 = 1): the
+ *  graph `roofline profile` shows for GGUF and SafeTensors. */
+rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint64_t seq,
+                            rf_graph **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

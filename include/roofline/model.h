@@ -1,0 +1,66 @@
+/* roofline/model.h — model files into an rf_graph: the ONNX reader and the one dispatcher,
+ * rf_model_load, that picks the reader by the file's content and runs shape inference with the
+ * user's bindings. GGUF and SafeTensors readers plug into rf_model_load (src/formats/model.c).
+ * Readers never copy weights and never open external weight files. */
+#ifndef ROOFLINE_MODEL_H
+#define ROOFLINE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** File types rf_model_load knows. */
+typedef enum rf_model_format {
+    RF_MODEL_AUTO,        /**< detect from the content (then the extension) */
+    RF_MODEL_ONNX,
+    RF_MODEL_GGUF,
+    RF_MODEL_SAFETENSORS
+} rf_model_format;
+
+/** Options of rf_model_load. Zero-initialised means: detect the format, shapes from the file. */
+typedef struct rf_model_opts {
+    rf_model_format format;
+    const rf_shape_binding *bindings; /**< --input / --dim, applied in order */
+    size_t n_bindings;
+    uint64_t batch; /**< > 0: axis 0 of every graph input (not a weight) is set to it */
+    uint64_t seq;   /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
+} rf_model_opts;
+
+/** Parse an ONNX ModelProto from memory into *out (owned by the caller, rf_graph_free).
+ *  `name` is used in error messages ("model.onnx: graph.node[3] 'Conv_0': ..."), may be NULL.
+ *  `base_dir` is the model's folder for checking external-data paths against links leaving it
+ *  (NULL: only the text of the paths is checked). Shapes are those the file states; call
+ *  rf_graph_infer_shapes after. RF_FORMAT / RF_UNSUPPORTED / RF_RANGE with the byte offset on the
+ *  context for malformed input; RF_NOMEM. Peak memory is bounded by a small multiple of the
+ *  graph's size, not of the weights (raw_data is never copied). */
+rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                        const char *base_dir, rf_graph **out);
+
+/** Memory-map `path` and rf_onnx_parse it (base_dir = the file's folder). */
+rf_status rf_onnx_read_file(rf_ctx *ctx, const char *path, rf_graph **out);
+
+/** Detect a model file's format from its first bytes and its name. RF_MODEL_AUTO when unknown. */
+rf_model_format rf_model_detect(const void *head, size_t n, const char *path);
+
+/** Load a model file into a graph and infer its shapes with `opts` (may be NULL). Errors name
+ *  the path. RF_UNSUPPORTED for a format not known (the message lists the known ones). */
+rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts,
+                        rf_graph **out);
+
+/** The same for a model already in memory (e.g. the embedded demo); `name` for messages. */
+rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                            const rf_model_opts *opts, rf_graph **out);
+
+/** The built-in demo model (ResNet-18, torchvision architecture, batch 1, 3x224x224, weights
+ *  external and absent): the bytes of an ONNX file embedded in the library. Static. */
+const void *rf_demo_model(size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,173 @@
+/* cost.c — rf_graph_cost: FLOPs (cost_ops.c) and bytes of every layer under the default traffic
+ * model (docs/cost-model.md "Bytes": every weight, input and output once, at its storage size;
+ * metadata ops move nothing; Gather reads only the rows it gathers), times the layer's repeat
+ * count, with totals and the list of unknown op types (one warning). Never parses, never prints. */
+#include <string.h>
+
+#include "graph/graph_int.h"
+
+#define RF__EXACT ((uint64_t)1 << 53) /* doubles hold integers exactly up to here */
+
+/* Bytes of one tensor, or 0 with *ok cleared when its size is unknown. */
+static uint64_t rf__tbytes(const rf_tensor *t, int *ok)
+{
+    uint64_t b;
+    if (rf_tensor_bytes(t, &b)) return b;
+    if (t->dtype == RF_DTYPE_STRING && rf__shape_full(t)) return 0;
+    *ok = 0;
+    return 0;
+}
+
+/* Sort the bytes of layer l into the five classes. Returns 0 with *why when a size is unknown. */
+static int rf__layer_bytes(const rf_graph *g, const rf_layer *l, rf_layer_cost *c,
+                           const char **why)
+{
+    int ok = 1;
+    if (l->kind == RF_OP_METADATA || l->kind == RF_OP_CONSTANT) return 1; /* "Metadata" */
+    for (uint32_t i = 0; i < l->n_inputs; i++) {
+        const rf_tensor *t = rf__lin(g, l, i);
+        if (!t) continue;
+        uint64_t b = rf__tbytes(t, &ok);
+        if (l->kind == RF_OP_GATHER && i == 0) { /* "Gather": rows read = output size */
+            const rf_tensor *y = rf__lout(g, l, 0);
+            uint64_t yb = y ? rf__tbytes(y, &ok) : 0;
+            b = yb < b ? yb : b;
+        }
+        uint64_t n;
+        if (t->flags & RF_TENSOR_WEIGHT) {
+            c->weight_bytes += (double)b;
+            if (rf_tensor_elems(t, &n)) c->params += n;
+        } else if (t->flags & RF_TENSOR_KV) {
+            c->kv_read_bytes += (double)b;
+        } else {
+            c->input_bytes += (double)b;
+        }
+    }
+    for (uint32_t i = 0; i < l->n_outputs; i++) {
+        const rf_tensor *t = rf__lout(g, l, i);
+        uint64_t b = rf__tbytes(t, &ok);
+        if (t->flags & RF_TENSOR_KV)
+            c->kv_write_bytes += (double)b;
+        else
+            c->output_bytes += (double)b;
+    }
+    if (!ok) *why = "tensor size unknown";
+    return ok;
+}
+
+static void rf__scale(rf_layer_cost *c, double r)
+{
+    c->flops *= r;
+    c->bias_flops *= r;
+    c->weight_bytes *= r;
+    c->input_bytes *= r;
+    c->output_bytes *= r;
+    c->kv_read_bytes *= r;
+    c->kv_write_bytes *= r;
+}
+
+/* Cost of layer i into c; returns the bias-free matrix FLOPs through *mm. */
+static void rf__layer_cost(const rf_graph *g, const rf_layer *l, rf_layer_cost *c, double *mm)
+{
+    const char *why = NULL;
+    uint64_t core = 0, extra = 0, flops = 0;
+    memset(c, 0, sizeof *c);
+    *mm = 0;
+    int ok = rf__layer_flops(g, l, &core, &extra, &why);
+    if (ok && (!rf__add_ok(core, extra, &flops) || flops > RF__EXACT)) {
+        ok = 0;
+        why = "counts overflow";
+    }
+    if (ok) ok = rf__layer_bytes(g, l, c, &why);
+    if (!ok) {
+        memset(c, 0, sizeof *c);
+        rf__strlcpy(c->reason, why ? why : "unknown", sizeof c->reason);
+        return;
+    }
+    c->known = 1;
+    c->flops = (double)flops;
+    c->bias_flops = (double)extra;
+    double r = (double)(l->repeat ? l->repeat : 1);
+    rf__scale(c, r);
+    c->params *= l->repeat ? l->repeat : 1;
+    c->bytes = c->weight_bytes + c->input_bytes + c->output_bytes + c->kv_read_bytes +
+               c->kv_write_bytes;
+    int is_mm = l->kind == RF_OP_CONV || l->kind == RF_OP_CONV_TRANSPOSE ||
+                l->kind == RF_OP_GEMM || l->kind == RF_OP_MATMUL || l->kind == RF_OP_ATTENTION;
+    *mm = is_mm ? (double)core * r : 0;
+}
+
+/* Record op type `t` in the cost's list of unknown types once. */
+static rf_status rf__note_unknown(rf_ctx *ctx, rf_cost *c, const char *t, size_t *cap)
+{
+    for (uint32_t i = 0; i < c->n_unknown_ops; i++)
+        if (strcmp(c->unknown_ops[i], t) == 0) return RF_OK;
+    RF_TRY(rf__grow(ctx, (void **)&c->unknown_ops, cap, (size_t)c->n_unknown_ops + 1,
+                    sizeof *c->unknown_ops));
+    char *d = rf__strdup(ctx, t);
+    if (!d) return RF_NOMEM_ERR(ctx);
+    c->unknown_ops[c->n_unknown_ops++] = d;
+    return RF_OK;
+}
+
+static void rf__warn_unknown(rf_ctx *ctx, const rf_cost *c)
+{
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (uint32_t i = 0; i < c->n_unknown_ops; i++)
+        rf__appendf(list, sizeof list, &len, "%s%s", i ? ", " : "", c->unknown_ops[i]);
+    rf__log(ctx, RF_LOG_WARN, "cost undefined for %u layer%s (op types: %s)", c->n_unknown,
+            c->n_unknown == 1 ? "" : "s", list);
+}
+
+rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out)
+{
+    *out = NULL;
+    rf_cost *c = rf__calloc(ctx, 1, sizeof *c);
+    if (!c) return RF_NOMEM_ERR(ctx);
+    c->alloc_ = *rf_ctx_allocator(ctx);
+    c->layers = rf__calloc(ctx, (size_t)g->n_layers + 1, sizeof *c->layers);
+    if (!c->layers) {
+        rf_cost_free(c);
+        return RF_NOMEM_ERR(ctx);
+    }
+    c->n_layers = g->n_layers;
+    c->params = g->params;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        rf_layer_cost *lc = &c->layers[i];
+        double mm;
+        rf__layer_cost(g, &g->layers[i], lc, &mm);
+        if (!lc->known) {
+            c->n_unknown++;
+            rf_status st = rf__note_unknown(ctx, c, g->layers[i].op_type, &cap);
+            if (st != RF_OK) {
+                rf_cost_free(c);
+                return st;
+            }
+            continue;
+        }
+        c->flops += lc->flops;
+        c->bytes += lc->bytes;
+        c->weight_bytes += lc->weight_bytes;
+        c->input_bytes += lc->input_bytes;
+        c->output_bytes += lc->output_bytes;
+        c->kv_read_bytes += lc->kv_read_bytes;
+        c->kv_write_bytes += lc->kv_write_bytes;
+        c->matmul_conv_flops += mm;
+    }
+    if (c->n_unknown) rf__warn_unknown(ctx, c);
+    *out = c;
+    return RF_OK;
+}
+
+void rf_cost_free(rf_cost *c)
+{
+    if (!c) return;
+    rf_allocator a = c->alloc_;
+    for (uint32_t i = 0; i < c->n_unknown_ops; i++) rf__free_with(&a, c->unknown_ops[i]);
+    rf__free_with(&a, c->unknown_ops);
+    rf__free_with(&a, c->layers);
+    rf__free_with(&a, c);
+}

@@ -1,0 +1,342 @@
+/* shape_data.c — shape rules for the ops that move or describe data (Reshape, Flatten, Transpose,
+ * Shape, Gather, Slice, Concat, Squeeze/Unsqueeze, Expand, Pad, Reduce*, Resize, ConstantOfShape,
+ * Identity/Dropout/Cast), and integer value propagation for shape arithmetic (ONNX Operators.md).
+ * An op whose rule cannot decide leaves its outputs unchanged. */
+#include <string.h>
+
+#include "graph/graph_int.h"
+
+#define RF__MAXV RF_GRAPH_MAX_VALUES
+
+static rf_status rf__put_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const int64_t *v,
+                                uint32_t n)
+{
+    return l->n_outputs ? rf_graph_set_values(ctx, g, l->outputs[0], v, n) : RF_OK;
+}
+
+/* ---- integer arithmetic on known values (Add, Sub, Mul, Div with a scalar or equal length) ---- */
+rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    const int64_t *a, *b;
+    int na = rf__vals(g, l, 0, &a), nb = rf__vals(g, l, 1, &b);
+    if (l->n_inputs != 2 || na < 1 || nb < 1 || (na != nb && na != 1 && nb != 1)) return RF_OK;
+    int n = na > nb ? na : nb;
+    int64_t out[RF__MAXV];
+    char op = l->op_type[0];
+    for (int i = 0; i < n; i++) {
+        int64_t x = a[na == 1 ? 0 : i], y = b[nb == 1 ? 0 : i];
+        if (op == 'A' && !__builtin_add_overflow(x, y, &out[i])) continue;
+        if (op == 'S' && !__builtin_sub_overflow(x, y, &out[i])) continue;
+        if (op == 'M' && strcmp(l->op_type, "Mul") == 0 && !__builtin_mul_overflow(x, y, &out[i]))
+            continue;
+        if (strcmp(l->op_type, "Div") == 0 && y != 0 && !(x == INT64_MIN && y == -1)) {
+            out[i] = x / y;
+            continue;
+        }
+        return RF_OK;
+    }
+    return rf__put_values(ctx, g, l, out, (uint32_t)n);
+}
+
+/* Reshape: 0 copies the input dim (allowzero = 0), -1 takes what is left. */
+static rf_status rf__reshape(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    const int64_t *v;
+    int n = rf__vals(g, l, 1, &v);
+    if (n < 0 || n > RF_GRAPH_MAX_RANK) return RF_OK;
+    rf__shp y = {(uint32_t)n, {0}};
+    int64_t total = 1, known = 1;
+    int infer = -1;
+    for (uint32_t i = 0; i < x->rank; i++)
+        if (__builtin_mul_overflow(total, x->d[i], &total)) return RF_OK;
+    for (int i = 0; i < n; i++) {
+        y.d[i] = v[i];
+        if (v[i] == 0 && !rf_layer_attr_int(l, "allowzero", 0)) {
+            if ((uint32_t)i >= x->rank) return RF_OK;
+            y.d[i] = x->d[i];
+        }
+        if (y.d[i] == -1) {
+            if (infer >= 0) return RF_OK;
+            infer = i;
+            continue;
+        }
+        if (y.d[i] < 0 || __builtin_mul_overflow(known, y.d[i], &known)) return RF_OK;
+    }
+    if (infer >= 0) {
+        if (known == 0 || total % known) return RF_OK;
+        y.d[infer] = total / known;
+    }
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__gather(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    rf__shp idx, y;
+    if (!rf__get(g, l, 1, &idx) || x->rank == 0) return RF_OK;
+    int64_t ax = rf__axis(rf_layer_attr_int(l, "axis", 0), x->rank);
+    if (ax < 0 || ax >= (int64_t)x->rank || x->rank - 1 + idx.rank > RF_GRAPH_MAX_RANK) return RF_OK;
+    y.rank = 0;
+    for (int64_t i = 0; i < ax; i++) y.d[y.rank++] = x->d[i];
+    for (uint32_t i = 0; i < idx.rank; i++) y.d[y.rank++] = idx.d[i];
+    for (uint32_t i = (uint32_t)ax + 1; i < x->rank; i++) y.d[y.rank++] = x->d[i];
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    const int64_t *dv, *iv;
+    int nd = rf__vals(g, l, 0, &dv), ni = rf__vals(g, l, 1, &iv);
+    if (x->rank != 1 || nd < 1 || ni < 1) return RF_OK;
+    int64_t out[RF__MAXV];
+    for (int i = 0; i < ni; i++) {
+        int64_t k = iv[i] < 0 ? iv[i] + nd : iv[i];
+        if (k < 0 || k >= nd) return RF_OK;
+        out[i] = dv[k];
+    }
+    return rf__put_values(ctx, g, l, out, (uint32_t)ni);
+}
+
+/* Slice (opset >= 10: starts, ends, axes, steps as inputs; earlier: attributes). */
+static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t st[RF__MAXV], en[RF__MAXV], ax[RF__MAXV], sp[RF__MAXV];
+    const int64_t *v;
+    int n = rf__attr_ints(l, "starts", st, RF__MAXV), m, k = -1, s = -1;
+    if (n >= 0) {
+        m = rf__attr_ints(l, "ends", en, RF__MAXV);
+        k = rf__attr_ints(l, "axes", ax, RF__MAXV);
+    } else {
+        if ((n = rf__vals(g, l, 1, &v)) < 0) return RF_OK;
+        memcpy(st, v, (size_t)n * sizeof *v);
+        if ((m = rf__vals(g, l, 2, &v)) >= 0) memcpy(en, v, (size_t)m * sizeof *v);
+        if (rf__lin(g, l, 3) && (k = rf__vals(g, l, 3, &v)) >= 0) memcpy(ax, v, (size_t)k * 8);
+        if (rf__lin(g, l, 3) && k < 0) return RF_OK;
+        if (rf__lin(g, l, 4) && (s = rf__vals(g, l, 4, &v)) >= 0) memcpy(sp, v, (size_t)s * 8);
+        if (rf__lin(g, l, 4) && s < 0) return RF_OK;
+    }
+    if (m != n || (k >= 0 && k != n) || (s >= 0 && s != n)) return RF_OK;
+    rf__shp y = *x;
+    for (int i = 0; i < n; i++) {
+        int64_t a = k >= 0 ? rf__axis(ax[i], x->rank) : i, step = s >= 0 ? sp[i] : 1;
+        if (a < 0 || a >= (int64_t)x->rank || step == 0) return RF_OK;
+        int64_t dim = x->d[a], b = st[i], e = en[i];
+        b = b < 0 ? b + dim : b;
+        e = e < 0 ? e + dim : e;
+        if (step > 0) {
+            b = b < 0 ? 0 : b > dim ? dim : b;
+            e = e < 0 ? 0 : e > dim ? dim : e;
+            y.d[a] = e > b ? (e - b + step - 1) / step : 0;
+        } else {
+            b = b < 0 ? -1 : b > dim - 1 ? dim - 1 : b;
+            e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
+            y.d[a] = b > e ? (b - e - step - 1) / -step : 0;
+        }
+    }
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__concat(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    rf__shp y = *x, s;
+    int64_t ax = rf__axis(rf_layer_attr_int(l, "axis", 0), x->rank);
+    if (ax < 0 || ax >= (int64_t)x->rank) return RF_OK;
+    int64_t vals[RF__MAXV];
+    int nv = 0, vok = 1;
+    y.d[ax] = 0;
+    for (uint32_t i = 0; i < l->n_inputs; i++) {
+        const int64_t *v;
+        if (!rf__get(g, l, i, &s) || s.rank != x->rank) return RF_OK;
+        y.d[ax] += s.d[ax];
+        int n = rf__vals(g, l, i, &v);
+        if (n < 0 || nv + n > RF__MAXV) vok = 0;
+        else memcpy(vals + nv, v, (size_t)n * sizeof *v), nv += n;
+    }
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    return vok && x->rank == 1 ? rf__put_values(ctx, g, l, vals, (uint32_t)nv) : RF_OK;
+}
+
+/* Axes of Squeeze/Unsqueeze/Reduce*: attribute (older opsets) or input 1; n = -1 when absent. */
+static int rf__axes(const rf_graph *g, const rf_layer *l, int64_t *ax)
+{
+    int n = rf__attr_ints(l, "axes", ax, RF_GRAPH_MAX_RANK);
+    const int64_t *v;
+    if (n < 0 && rf__lin(g, l, 1)) {
+        n = rf__vals(g, l, 1, &v);
+        if (n < 0 || n > RF_GRAPH_MAX_RANK) return -2;
+        memcpy(ax, v, (size_t)n * sizeof *v);
+    }
+    return n;
+}
+
+static rf_status rf__squeeze(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x, int un)
+{
+    int64_t ax[RF_GRAPH_MAX_RANK];
+    int n = rf__axes(g, l, ax);
+    rf__shp y = {0, {0}};
+    if (n == -2 || (un && n < 0)) return RF_OK;
+    uint32_t out_rank = un ? x->rank + (uint32_t)n : x->rank;
+    if (out_rank > RF_GRAPH_MAX_RANK) return RF_OK;
+    int mark[RF_GRAPH_MAX_RANK] = {0};
+    for (int i = 0; i < n; i++) {
+        int64_t a = rf__axis(ax[i], out_rank);
+        if (a < 0 || a >= (int64_t)out_rank) return RF_OK;
+        mark[a] = 1;
+    }
+    for (uint32_t i = 0, j = 0; i < out_rank; i++) {
+        if (un) y.d[y.rank++] = mark[i] ? 1 : x->d[j++];
+        else if (!(n < 0 ? x->d[i] == 1 : mark[i])) y.d[y.rank++] = x->d[i];
+    }
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    const int64_t *v;
+    int nv = rf__vals(g, l, 0, &v);
+    return nv >= 0 ? rf__put_values(ctx, g, l, v, (uint32_t)nv) : RF_OK;
+}
+
+static rf_status rf__reduce(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t ax[RF_GRAPH_MAX_RANK];
+    int n = rf__axes(g, l, ax), keep = rf_layer_attr_int(l, "keepdims", 1) != 0;
+    int mark[RF_GRAPH_MAX_RANK] = {0};
+    if (n == -2) return RF_OK;
+    for (int i = 0; i < n; i++) {
+        int64_t a = rf__axis(ax[i], x->rank);
+        if (a < 0 || a >= (int64_t)x->rank) return RF_OK;
+        mark[a] = 1;
+    }
+    rf__shp y = {0, {0}};
+    for (uint32_t i = 0; i < x->rank; i++) {
+        int red = n <= 0 ? 1 : mark[i];
+        if (!red) y.d[y.rank++] = x->d[i];
+        else if (keep) y.d[y.rank++] = 1;
+    }
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__transpose(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t p[RF_GRAPH_MAX_RANK];
+    int n = rf__attr_ints(l, "perm", p, RF_GRAPH_MAX_RANK);
+    rf__shp y = *x;
+    for (uint32_t i = 0; i < x->rank; i++) {
+        int64_t k = n < 0 ? (int64_t)(x->rank - 1 - i) : p[i];
+        if ((n >= 0 && n != (int)x->rank) || k < 0 || k >= (int64_t)x->rank) return RF_OK;
+        y.d[i] = x->d[k];
+    }
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+/* Expand: broadcast of the input with the shape in input 1; Resize: sizes (input 3) or
+ * scales (input 2, floor(in·scale)) — only sizes are kept as integers, so scales need a file
+ * shape; ConstantOfShape: the values of input 0. */
+static rf_status rf__from_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x,
+                                 uint32_t in)
+{
+    const int64_t *v;
+    int n = rf__vals(g, l, in, &v);
+    if (n < 0 || n > RF_GRAPH_MAX_RANK) return RF_OK;
+    rf__shp y = {(uint32_t)n, {0}};
+    memcpy(y.d, v, (size_t)n * sizeof *v);
+    if (x && strcmp(l->op_type, "Expand") == 0) { /* broadcast x with v */
+        uint32_t r = x->rank > y.rank ? x->rank : y.rank;
+        rf__shp o = {r, {0}};
+        for (uint32_t i = 0; i < r; i++) {
+            int64_t a = i + x->rank >= r ? x->d[i + x->rank - r] : 1;
+            int64_t b = i + y.rank >= r ? y.d[i + y.rank - r] : 1;
+            o.d[i] = a == 1 ? b : a;
+        }
+        y = o;
+    }
+    rf_dtype dt = x ? rf__dt(g, l, 0) : RF_DTYPE_F32;
+    return rf__set(ctx, g, l, 0, &y, dt);
+}
+
+static rf_status rf__pad(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t p[2 * RF_GRAPH_MAX_RANK];
+    const int64_t *v;
+    int n = rf__attr_ints(l, "pads", p, 2 * RF_GRAPH_MAX_RANK);
+    if (n < 0 && (n = rf__vals(g, l, 1, &v)) >= 0 && n <= 2 * RF_GRAPH_MAX_RANK)
+        memcpy(p, v, (size_t)n * sizeof *v);
+    if (n != 2 * (int)x->rank) return RF_OK;
+    rf__shp y = *x;
+    for (uint32_t i = 0; i < x->rank; i++) y.d[i] += p[i] + p[x->rank + i];
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__flatten(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t ax = rf__axis(rf_layer_attr_int(l, "axis", 1), x->rank), a = 1, b = 1;
+    if (ax < 0 || ax > (int64_t)x->rank) return RF_OK;
+    for (uint32_t i = 0; i < x->rank; i++)
+        if (__builtin_mul_overflow((int64_t)i < ax ? a : b, x->d[i], (int64_t)i < ax ? &a : &b))
+            return RF_OK;
+    rf__shp y = {2, {a, b}};
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__shape_op(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t s = rf__axis(rf_layer_attr_int(l, "start", 0), x->rank);
+    int64_t e = rf__axis(rf_layer_attr_int(l, "end", (int64_t)x->rank), x->rank);
+    s = s < 0 ? 0 : s > (int64_t)x->rank ? (int64_t)x->rank : s;
+    e = e < s ? s : e > (int64_t)x->rank ? (int64_t)x->rank : e;
+    rf__shp y = {1, {e - s}};
+    RF_TRY(rf__set(ctx, g, l, 0, &y, RF_DTYPE_I64));
+    return rf__put_values(ctx, g, l, x->d + s, (uint32_t)(e - s));
+}
+
+/* Split: equal parts over `axis`, or sizes from the `split` attribute / input 1. */
+static rf_status rf__split(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    int64_t ax = rf__axis(rf_layer_attr_int(l, "axis", 0), x->rank), sz[RF__MAXV];
+    const int64_t *v;
+    if (ax < 0 || ax >= (int64_t)x->rank || l->n_outputs == 0) return RF_OK;
+    int n = rf__attr_ints(l, "split", sz, RF__MAXV);
+    if (n < 0 && (n = rf__vals(g, l, 1, &v)) >= 0) memcpy(sz, v, (size_t)n * sizeof *v);
+    for (uint32_t o = 0; o < l->n_outputs; o++) {
+        rf__shp y = *x;
+        if (n >= 0 && (uint32_t)n != l->n_outputs) return RF_OK;
+        y.d[ax] = n >= 0 ? sz[o] : (x->d[ax] + l->n_outputs - 1) / l->n_outputs;
+        RF_TRY(rf__set(ctx, g, l, o, &y, rf__dt(g, l, 0)));
+    }
+    return RF_OK;
+}
+
+static rf_status rf__copy(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
+{
+    rf_dtype dt = rf__dt(g, l, 0);
+    if (strcmp(l->op_type, "Cast") == 0) {
+        rf_dtype to;
+        if (!rf_dtype_from_onnx((int32_t)rf_layer_attr_int(l, "to", 0), &to)) to = RF_DTYPE_UNKNOWN;
+        dt = to;
+    }
+    RF_TRY(rf__set(ctx, g, l, 0, x, dt));
+    const int64_t *v;
+    int n = rf__vals(g, l, 0, &v);
+    return n >= 0 ? rf__put_values(ctx, g, l, v, (uint32_t)n) : RF_OK;
+}
+
+rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    const char *t = l->op_type;
+    rf__shp x;
+    if (strcmp(t, "ConstantOfShape") == 0) return rf__from_values(ctx, g, l, NULL, 0);
+    if (!rf__get(g, l, 0, &x)) return RF_OK;
+    switch (l->kind) {
+    case RF_OP_REDUCE: return rf__reduce(ctx, g, l, &x);
+    case RF_OP_GATHER:
+        return strcmp(t, "Gather") == 0 ? rf__gather(ctx, g, l, &x) : RF_OK;
+    case RF_OP_RESIZE: return rf__lin(g, l, 3) ? rf__from_values(ctx, g, l, NULL, 3) : RF_OK;
+    default: break;
+    }
+    if (strcmp(t, "Reshape") == 0) return rf__reshape(ctx, g, l, &x);
+    if (strcmp(t, "Flatten") == 0) return rf__flatten(ctx, g, l, &x);
+    if (strcmp(t, "Transpose") == 0) return rf__transpose(ctx, g, l, &x);
+    if (strcmp(t, "Shape") == 0) return rf__shape_op(ctx, g, l, &x);
+    if (strcmp(t, "Slice") == 0) return rf__slice(ctx, g, l, &x);
+    if (strcmp(t, "Concat") == 0) return rf__concat(ctx, g, l, &x);
+    if (strcmp(t, "Squeeze") == 0) return rf__squeeze(ctx, g, l, &x, 0);
+    if (strcmp(t, "Unsqueeze") == 0) return rf__squeeze(ctx, g, l, &x, 1);
+    if (strcmp(t, "Expand") == 0) return rf__from_values(ctx, g, l, &x, 1);
+    if (strcmp(t, "Pad") == 0) return rf__pad(ctx, g, l, &x);
+    if (strcmp(t, "Split") == 0) return rf__split(ctx, g, l, &x);
+    if (strcmp(t, "Identity") == 0 || strcmp(t, "Dropout") == 0 || strcmp(t, "Cast") == 0)
+        return rf__copy(ctx, g, l, &x);
+    return RF_OK;
+}

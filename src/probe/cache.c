@@ -1,0 +1,132 @@
+/* cache.c — measured machines cached per machine: one machine file (the full JSON form) per CPU
+ * model, CPU count, ISA and mode under $XDG_CACHE_HOME/roofline/ (else ~/.cache/roofline/),
+ * written atomically (temporary file + rename). Backs `--hw measured`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probe/probe_int.h"
+#include "roofline/buf.h"
+#include "roofline/hw.h"
+
+static uint64_t rf__fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static rf_status rf__cache_dir(rf_ctx *ctx, char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, size, "%s/roofline", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, size, "%s/.cache/roofline", home);
+    else
+        return rf__error(ctx, RF_IO, -1, "probe cache: neither XDG_CACHE_HOME nor HOME is set");
+    RF_CHECK(ctx, n > 0 && (size_t)n < size, RF_RANGE, "probe cache: the folder name is too long");
+    return RF_OK;
+}
+
+rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf, size_t size)
+{
+    int isa, cpus[256];
+    char brand[96], count[16];
+    RF_TRY(rf__isa_select(ctx, opts ? opts->isa : NULL, rf__cpu_features(), &isa));
+    RF_TRY(rf__cache_dir(ctx, buf, size));
+    rf__cpu_brand(brand, sizeof brand);
+    unsigned n = rf__cpus_allowed(cpus, 256);
+    if (opts && opts->max_threads && opts->max_threads < n) n = opts->max_threads;
+    snprintf(count, sizeof count, ":%u", n);
+    uint64_t h = rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count);
+    size_t len = strlen(buf);
+    int k =
+        snprintf(buf + len, size - len, "/peaks-%s-%s-%016llx.json",
+                 opts && opts->quick ? "quick" : "full", rf__isa_name(isa), (unsigned long long)h);
+    RF_CHECK(ctx, k > 0 && (size_t)k < size - len, RF_RANGE, "probe cache: the path is too long");
+    return RF_OK;
+}
+
+rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out)
+{
+    char path[1024];
+    struct stat sb;
+    *out = NULL;
+    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
+    if (stat(path, &sb) != 0) return RF_OK;
+    rf_status st = rf_machine_load(ctx, path, out);
+    if (st != RF_OK) {
+        /* A damaged cache is not the caller's error: measure again. */
+        rf__log(ctx, RF_LOG_WARN, "ignoring the cache file %s: %s", path, rf_ctx_errmsg(ctx));
+        rf_ctx_clear_error(ctx);
+        *out = NULL;
+    }
+    return RF_OK;
+}
+
+static rf_status rf__mkdirs(rf_ctx *ctx, char *dir)
+{
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = '\0';
+        int bad = mkdir(dir, 0755) != 0 && errno != EEXIST;
+        *p = c;
+        RF_CHECK(ctx, !bad, RF_IO, "probe cache: cannot create the folder %s: %s", dir,
+                 strerror(errno));
+        if (!c) return RF_OK;
+    }
+}
+
+rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m)
+{
+    char path[1024], tmp[1100], dir[1024];
+    rf_buf b;
+    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
+    rf__strlcpy(dir, path, sizeof dir);
+    *strrchr(dir, '/') = '\0';
+    RF_TRY(rf__mkdirs(ctx, dir));
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    rf_status st = rf_machine_write_json(ctx, m, 0, &w);
+    if (st == RF_OK) {
+        FILE *f = fopen(tmp, "wb");
+        int ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+        if (f && fclose(f) != 0) ok = 0;
+        if (!ok || rename(tmp, path) != 0) {
+            st = rf__error(ctx, RF_IO, -1, "probe cache: cannot write %s: %s", path,
+                           strerror(errno));
+            remove(tmp);
+        }
+    }
+    rf_buf_free(&b);
+    return st;
+}
+
+rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out)
+{
+    rf_probe_opts o;
+    memset(&o, 0, sizeof o);
+    RF_TRY(rf_probe_cache_load(ctx, &o, out));
+    if (*out) return RF_OK;
+    o.quick = 1;
+    RF_TRY(rf_probe_cache_load(ctx, &o, out));
+    if (*out) return RF_OK;
+    rf__log(ctx, RF_LOG_INFO, "peaks: no measured machine in the cache: measuring (--quick)");
+    rf_probe_report *r = NULL;
+    RF_TRY(rf_probe_run(ctx, &o, &r));
+    rf_status st = rf_probe_cache_store(ctx, &o, r->machine);
+    if (st != RF_OK) {
+        rf__log(ctx, RF_LOG_WARN, "%s", rf_ctx_errmsg(ctx));
+        rf_ctx_clear_error(ctx);
+    }
+    *out = r->machine;
+    r->machine = NULL;
+    rf_probe_report_free(r);
+    return RF_OK;
+}

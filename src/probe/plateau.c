@@ -1,0 +1,96 @@
+/* plateau.c — memory levels from a working-set sweep: runs of sizes whose bandwidth stays within a
+ * tolerance of the run's median are plateaus; single points between them are transitions; adjacent
+ * plateaus that agree are merged. Named L1, L2, ... and DRAM for the last when the sweep went past
+ * every cache. Pure arithmetic on recorded points (tests/unit/test_probe.c feeds it sweeps). */
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/probe_int.h"
+
+typedef struct rf__seg {
+    size_t first, last; /* point indices, inclusive */
+    double median;
+} rf__seg;
+
+static int rf__cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double rf__median_of(const rf_probe_point *p, size_t first, size_t last)
+{
+    double v[64];
+    size_t n = 0;
+    for (size_t i = first; i <= last && n < 64; i++) v[n++] = p[i].bytes_per_s;
+    qsort(v, n, sizeof *v, rf__cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int rf__near(double a, double b, double tol)
+{
+    return fabs(a / b - 1) <= tol;
+}
+
+/* Greedy runs: a point joins the current run when it is within tol of the run's median. */
+static size_t rf__segment(const rf_probe_point *p, size_t n, double tol, rf__seg *seg, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        if (k && rf__near(p[i].bytes_per_s, seg[k - 1].median, tol)) {
+            seg[k - 1].last = i;
+            seg[k - 1].median = rf__median_of(p, seg[k - 1].first, i);
+            continue;
+        }
+        seg[k].first = seg[k].last = i;
+        seg[k++].median = p[i].bytes_per_s;
+    }
+    return k;
+}
+
+size_t rf__plateaus(const rf_probe_point *pts, size_t n, double tol, int has_dram,
+                    rf_probe_level *levels, size_t max_levels)
+{
+    rf__seg seg[64], keep[64];
+    if (n == 0 || max_levels == 0) return 0;
+    if (n > 64) n = 64;
+    size_t ns = rf__segment(pts, n, tol, seg, 64), nk = 0;
+    for (size_t i = 0; i < ns; i++) {
+        int lone = seg[i].first == seg[i].last, edge = i == 0 || i + 1 == ns;
+        if (lone && !edge && ns > 1) continue; /* a transition between two plateaus */
+        if (nk && rf__near(seg[i].median, keep[nk - 1].median, tol)) {
+            keep[nk - 1].last = seg[i].last;
+            keep[nk - 1].median = rf__median_of(pts, keep[nk - 1].first, seg[i].last);
+            continue;
+        }
+        keep[nk++] = seg[i];
+    }
+    /* More plateaus than levels (noise, or a machine with more levels than asked for): merge the
+     * two adjacent ones whose medians are closest until they fit. */
+    while (nk > max_levels) {
+        size_t best = 0;
+        double dmin = HUGE_VAL;
+        for (size_t i = 0; i + 1 < nk; i++) {
+            double d = fabs(log(keep[i].median / keep[i + 1].median));
+            if (d < dmin) dmin = d, best = i;
+        }
+        keep[best].last = keep[best + 1].last;
+        keep[best].median = rf__median_of(pts, keep[best].first, keep[best].last);
+        memmove(&keep[best + 1], &keep[best + 2], (nk - best - 2) * sizeof *keep);
+        nk--;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        rf_probe_level *l = &levels[i];
+        memset(l, 0, sizeof *l);
+        if (has_dram && i + 1 == nk && nk > 1)
+            rf__strlcpy(l->name, "DRAM", sizeof l->name);
+        else
+            snprintf(l->name, sizeof l->name, "L%u", (unsigned)(i + 1) & 0xffu);
+        l->first_bytes = pts[keep[i].first].bytes;
+        l->last_bytes = pts[keep[i].last].bytes;
+        l->bytes_per_s = keep[i].median;
+    }
+    return nk;
+}

@@ -1,0 +1,197 @@
+/* probe.c — one measuring run (rf_probe_run): the conditions (CPU, ISA, hypervisor, compiler, date,
+ * load from other processes before and during the run), then compute, bandwidth and GEMM ceilings
+ * gathered into a machine with provenance `measured`. Progress goes to the log, never to a file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe/probe_int.h"
+
+#if defined(__clang__)
+#define RF__COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define RF__COMPILER "gcc " __VERSION__
+#else
+#define RF__COMPILER "unknown compiler"
+#endif
+
+/* CPU time of every process (busy, total) and of this one, in seconds, from /proc/stat. */
+typedef struct rf__cpu_times {
+    double busy, total, self;
+    int ok;
+} rf__cpu_times;
+
+static rf__cpu_times rf__cpu_times_now(void)
+{
+    rf__cpu_times t = {0, 0, 0, 0};
+    unsigned long long v[10] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    long hz = sysconf(_SC_CLK_TCK);
+    if (f) {
+        t.ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                      &v[4], &v[5], &v[6], &v[7]) == 8 &&
+               hz > 0;
+        fclose(f);
+    }
+    double sum = 0;
+    for (int i = 0; i < 8; i++) sum += (double)v[i];
+    t.total = sum / (double)(hz > 0 ? hz : 100);
+    t.busy = (sum - (double)v[3] - (double)v[4]) / (double)(hz > 0 ? hz : 100);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        t.self = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    return t;
+}
+
+static double rf__loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+void rf__progress(rf__probe_run *run, const char *what)
+{
+    run->step++;
+    rf__log(run->ctx, RF_LOG_INFO, "peaks: %5.1f s  %s", rf__now_s() - run->rep->elapsed_s, what);
+}
+
+rf_status rf__probe_add(rf__probe_run *run, const char *name, rf_ceiling_kind kind,
+                        const rf__stats *s, unsigned threads, const char *source, const char *note)
+{
+    rf_ceiling c;
+    memset(&c, 0, sizeof c);
+    rf__strlcpy(c.name, name, sizeof c.name);
+    c.kind = kind;
+    c.value = s->best;
+    c.provenance = RF_PROV_MEASURED;
+    rf__strlcpy(c.source, source, sizeof c.source);
+    rf__strlcpy(c.note, note, sizeof c.note);
+    c.stats.threads = threads;
+    c.stats.repetitions = s->n;
+    c.stats.min = s->min;
+    c.stats.median = s->median;
+    c.stats.max = s->max;
+    rf__strlcpy(c.stats.date, run->rep->date, sizeof c.stats.date);
+    RF_CHECK(run->ctx, s->best > 0, RF_INTERNAL, "probe: %s measured no throughput", name);
+    return rf_machine_add(run->ctx, run->rep->machine, &c);
+}
+
+rf_status rf_probe_isa(rf_ctx *ctx, const char *isa, const char **name_out)
+{
+    int level;
+    RF_TRY(rf__isa_select(ctx, isa, rf__cpu_features(), &level));
+    *name_out = rf__isa_name(level);
+    return RF_OK;
+}
+
+void rf_probe_report_free(rf_probe_report *r)
+{
+    if (!r) return;
+    rf_allocator a = r->alloc_;
+    rf_machine_free(r->machine);
+    rf__free_with(&a, r->sweep);
+    rf__free_with(&a, r);
+}
+
+/* Defaults: fp32 FMA of the chosen ISA (the plain FP32 vector roof, as in the database), DRAM. */
+static void rf__set_defaults(rf_machine *m, const char *isa)
+{
+    char name[RF_NAME_MAX];
+    snprintf(name, sizeof name, "fp32.fma.%s", isa);
+    long c = rf_machine_find(m, name), b = rf_machine_find(m, "DRAM");
+    if (c < 0)
+        for (size_t i = 0; i < m->n_ceilings && c < 0; i++)
+            if (strncmp(m->ceilings[i].name, "fp32.", 5) == 0) c = (long)i;
+    if (c >= 0) m->default_compute = (size_t)c;
+    if (b >= 0) m->default_bandwidth = (size_t)b;
+}
+
+static void rf__conditions(rf__probe_run *run, double t0, const rf__cpu_times *c0)
+{
+    rf_probe_report *r = run->rep;
+    rf__cpu_times c1 = rf__cpu_times_now();
+    r->elapsed_s = rf__now_s() - t0;
+    r->busy_other = -1;
+    if (c0->ok && c1.ok && c1.total > c0->total) {
+        double other = (c1.busy - c0->busy) - (c1.self - c0->self);
+        r->busy_other =
+            other < 0 ? 0 : (other > c1.total - c0->total ? 1 : other / (c1.total - c0->total));
+    }
+    rf_machine *m = r->machine;
+    snprintf(m->description, sizeof m->description, "%s (measured, %u threads)", r->cpu_model,
+             r->threads);
+    rf__strlcpy(m->kind, "cpu", sizeof m->kind);
+    m->provenance = RF_PROV_MEASURED;
+    char src[1024]; /* a long CPU name may cut the tail when copied; what matters comes first */
+    snprintf(src, sizeof src,
+             "roofline peaks %s, %s: %s, %u of %u CPUs, ISA %s, %s, %s; load %.2f before, other "
+             "processes used %.0f%% of the CPU time during the %.1f s run",
+             run->opts->quick ? "--quick" : "(full)", r->date, r->cpu_model, r->threads, r->cpus,
+             r->isa, r->hypervisor ? "under a hypervisor" : "no hypervisor", r->compiler,
+             r->load_before, r->busy_other < 0 ? -1.0 : 100 * r->busy_other, r->elapsed_s);
+    rf__strlcpy(m->source, src, sizeof m->source);
+}
+
+static rf_status rf__probe_init(rf_ctx *ctx, const rf_probe_opts *o, rf__probe_run *run,
+                                rf_probe_report *r)
+{
+    int cpus[256];
+    run->ctx = ctx;
+    run->opts = o;
+    run->rep = r;
+    run->features = rf__cpu_features();
+    RF_TRY(rf__isa_select(ctx, o->isa, run->features, &run->isa));
+    r->cpus = rf__cpus_allowed(cpus, 256);
+    run->threads = o->max_threads && o->max_threads < r->cpus ? o->max_threads : r->cpus;
+    if (run->threads == 0) run->threads = 1;
+    run->min_time_s = o->min_time_s > 0 ? o->min_time_s : (o->quick ? 0.004 : 0.01);
+    run->reps = o->repetitions ? o->repetitions : (o->quick ? 3 : 5);
+    r->threads = run->threads;
+    rf__cpu_brand(r->cpu_model, sizeof r->cpu_model);
+    rf__strlcpy(r->isa, rf__isa_name(run->isa), sizeof r->isa);
+    rf__strlcpy(r->compiler, RF__COMPILER, sizeof r->compiler);
+    r->hypervisor = (run->features & RF__F_HYPERVISOR) != 0;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->load_before = rf__loadavg();
+    return rf_machine_new(ctx, "measured", &r->machine);
+}
+
+rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report **out)
+{
+    rf_probe_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const rf_probe_opts *o = opts ? opts : &defaults;
+    *out = NULL;
+    rf_probe_report *r = rf__calloc(ctx, 1, sizeof *r);
+    if (!r) return RF_NOMEM_ERR(ctx);
+    r->alloc_ = *rf_ctx_allocator(ctx);
+    rf__probe_run run;
+    memset(&run, 0, sizeof run);
+    rf_status st = rf__probe_init(ctx, o, &run, r);
+    double t0 = rf__now_s();
+    rf__cpu_times c0 = rf__cpu_times_now();
+    r->elapsed_s = t0; /* progress lines count from here until rf__conditions sets the duration */
+    if (st == RF_OK) st = rf__probe_compute(&run);
+    if (st == RF_OK) st = rf__probe_bandwidth(&run);
+    if (st == RF_OK && !o->quick) st = rf__probe_gemm(&run);
+    if (st != RF_OK) {
+        rf_probe_report_free(r);
+        return st;
+    }
+    rf__conditions(&run, t0, &c0);
+    rf__set_defaults(r->machine, r->isa);
+    *out = r;
+    return RF_OK;
+}

@@ -1,0 +1,177 @@
+/* probe_int.h — what the probe's files share: CPU features and ISA levels, the kernel descriptor
+ * tables (one per kernels/ file), the pinned thread team, the timing harness and its statistics,
+ * and the plateau detector. Kernels never time themselves; the harness (harness.c) does. */
+#ifndef RF_PROBE_INT_H
+#define RF_PROBE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rf_int.h"
+#include "roofline/probe.h"
+
+/* CPU features (bits), detected by cpu.c from cpuid + xgetbv (OS state saving included). */
+enum {
+    RF__F_SSE2 = 1u << 0,
+    RF__F_AVX = 1u << 1,
+    RF__F_FMA = 1u << 2,
+    RF__F_AVX2 = 1u << 3,
+    RF__F_AVX512F = 1u << 4,
+    RF__F_AVX512BW = 1u << 5,
+    RF__F_AVX512VL = 1u << 6,
+    RF__F_AVX512FP16 = 1u << 7,
+    RF__F_AVX512BF16 = 1u << 8,
+    RF__F_AVX512VNNI = 1u << 9,
+    RF__F_AVXVNNI = 1u << 10,
+    RF__F_HYPERVISOR = 1u << 11
+};
+
+/* ISA levels, each a family of kernel files; a level includes the ones below it. */
+enum { RF__ISA_GENERIC, RF__ISA_SSE2, RF__ISA_AVX2, RF__ISA_AVX512, RF__ISA_COUNT };
+
+/* A compute kernel: `iters` iterations of independent accumulators x = op(x, a, b), every lane
+ * starting at b; returns the sum of every lane (the checksum, predictable: see test_probe.c). */
+typedef double (*rf__flop_fn)(uint64_t iters, double a, double b);
+
+/* Defines NAME as a compute kernel: NACC accumulators of VT, every lane starting at MKB(b),
+ * x = STEP(x, va, vb) per iteration with va = MKA(a) of type AT, the checksum SUM(x) summed. */
+#define RF__FLOP_KERNEL(NACC, NAME, TARGET, AT, VT, MKA, MKB, STEP, SUM)                           \
+    __attribute__((target(TARGET))) static double NAME(uint64_t iters, double a, double b)         \
+    {                                                                                              \
+        AT va = MKA(a);                                                                            \
+        (void)va;                                                                                  \
+        VT vb = MKB(b), x[NACC];                                                                   \
+        double s = 0;                                                                              \
+        for (int j = 0; j < (NACC); j++) x[j] = vb;                                                \
+        for (uint64_t i = 0; i < iters; i++) {                                                     \
+            _Pragma("GCC unroll 16") for (int j = 0; j < (NACC); j++) x[j] = STEP(x[j], va, vb);   \
+        }                                                                                          \
+        for (int j = 0; j < (NACC); j++) s += SUM(x[j]);                                           \
+        return s;                                                                                  \
+    }
+
+typedef struct rf__flop_kernel {
+    const char *id;         /* "fp64.fma.avx512" */
+    const char *precision;  /* "fp64", "fp32", "fp16", "bf16", "int8" */
+    const char *op;         /* "fma", "add", "mul", "dot", "muladd" */
+    int isa;                /* RF__ISA_* */
+    uint32_t features;      /* required RF__F_* bits */
+    double flops_per_iter;  /* FLOP (OP for int8) per iteration, every accumulator and lane */
+    double flops_per_cycle; /* per core, assuming two vector pipes: the hardware limit */
+    double a, b;            /* arguments that keep values finite, normal and exact */
+    rf__flop_fn fn;
+} rf__flop_kernel;
+
+/* A bandwidth kernel over `n` doubles at `buf` (64-byte aligned, n a multiple of 192), `passes`
+ * times. Mixes: load (sum, returned), store (buf = s), copy (second half = first half), triad
+ * (first third = second + s * last third), and .nt variants with non-temporal stores. Bytes
+ * counted per pass: n * 8 (reads + writes as the core issues them; write-allocate not counted). */
+typedef double (*rf__bw_fn)(double *buf, size_t n, uint64_t passes, double s);
+
+typedef struct rf__bw_kernel {
+    const char *id;  /* "load.avx512" */
+    const char *mix; /* "load", "store", "copy", "triad", "store.nt", "copy.nt" */
+    int isa;
+    uint32_t features;
+    rf__bw_fn fn;
+} rf__bw_kernel;
+
+/* The tables, one per kernels/ file (absent ISAs export empty tables). */
+extern const rf__flop_kernel rf__flop_generic[], rf__flop_sse2[], rf__flop_avx2[],
+    rf__flop_avx512[];
+extern const size_t rf__n_flop_generic, rf__n_flop_sse2, rf__n_flop_avx2, rf__n_flop_avx512;
+extern const rf__bw_kernel rf__bw_generic[], rf__bw_sse2[], rf__bw_avx2[], rf__bw_avx512[];
+extern const size_t rf__n_bw_generic, rf__n_bw_sse2, rf__n_bw_avx2, rf__n_bw_avx512;
+
+/* Clock kernels: a dependent chain of 1-cycle integer adds (RF__CLOCK_CHAIN per iteration) with
+ * the ISA's vector FMAs beside it, so the core runs at the frequency that ISA gets. */
+#define RF__CLOCK_CHAIN 32
+/* One link of the chain: an add the compiler can neither fold nor reorder (GCC/clang asm). */
+#define RF__INC1(x)                                                                                \
+    (x) += 1;                                                                                      \
+    __asm__ volatile("" : "+r"(x));
+#define RF__INC8(x)                                                                                \
+    RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x)
+#define RF__INC32(x) RF__INC8(x) RF__INC8(x) RF__INC8(x) RF__INC8(x)
+typedef uint64_t (*rf__clock_fn)(uint64_t iters);
+extern const rf__clock_fn rf__clock_kernels[RF__ISA_COUNT];
+uint64_t rf__clock_sse2(uint64_t iters);
+uint64_t rf__clock_avx2(uint64_t iters);
+uint64_t rf__clock_avx512(uint64_t iters);
+
+/* ---- cpu.c ---- */
+uint32_t rf__cpu_features(void);
+void rf__cpu_brand(char *buf, size_t size);
+const char *rf__isa_name(int isa);
+/* Resolve an ISA name (NULL: $RF_ISA, else the best available) to a level. */
+rf_status rf__isa_select(rf_ctx *ctx, const char *name, uint32_t features, int *isa_out);
+/* Every kernel of every file usable at `isa` on a CPU with `features`. */
+size_t rf__flop_usable(int isa, uint32_t features, const rf__flop_kernel **out, size_t max);
+size_t rf__bw_usable(int isa, uint32_t features, const rf__bw_kernel **out, size_t max);
+
+/* ---- team.c: pinned workers; job(arg, tid) runs on each, the call returns when all are done ----
+ */
+typedef struct rf__team rf__team;
+typedef void (*rf__job)(void *arg, unsigned tid);
+rf_status rf__team_new(rf_ctx *ctx, unsigned n, rf__team **out);
+unsigned rf__team_size(const rf__team *t);
+void rf__team_run(rf__team *t, rf__job job, void *arg);
+void rf__team_free(rf_ctx *ctx, rf__team *t);
+/* CPUs the process may run on, in order (cpus[i] is worker i's CPU); returns the count. */
+unsigned rf__cpus_allowed(int *cpus, unsigned max);
+double rf__now_s(void);
+
+/* ---- harness.c: warm-up, minimum time, repetitions, statistics ---- */
+typedef struct rf__stats {
+    double min, median, max, mean, cv; /* cv = standard deviation / mean */
+    double best;                       /* best repeatable value (see rf__stats_compute) */
+    unsigned n;
+    unsigned disturbed; /* repetitions kept although another process took a worker's CPU */
+} rf__stats;
+/* Statistics of n samples (sorted in place). */
+void rf__stats_compute(double *v, unsigned n, rf__stats *out);
+
+/* work(arg, tid, units) does `units` units on worker tid; a unit counts `per_unit` (FLOP or byte)
+ * per thread. The harness sizes units so a repetition lasts >= min_time_s and reports rates. */
+typedef void (*rf__work_fn)(void *arg, unsigned tid, uint64_t units);
+typedef struct rf__bench {
+    rf__team *team;
+    rf__work_fn work;
+    void *arg;
+    double per_unit;
+    double min_time_s;
+    unsigned reps;
+} rf__bench;
+rf_status rf__bench_run(rf_ctx *ctx, const rf__bench *b, rf__stats *out);
+
+/* ---- plateau.c ---- */
+/* Find plateaus in a sweep (sizes ascending): runs of points within `tol` (e.g. 0.2) of their
+ * median, transitions left out, the closest neighbours merged while there are more than
+ * `max_levels`; names them L1, L2, ... and the last DRAM when `has_dram`. */
+size_t rf__plateaus(const rf_probe_point *pts, size_t n, double tol, int has_dram,
+                    rf_probe_level *levels, size_t max_levels);
+
+/* ---- topo.c: cache sizes from hwloc (0 when unknown) ---- */
+void rf__cache_sizes(uint64_t sizes[4]); /* L1d, L2, L3, L4 per instance, byte */
+
+/* ---- compute.c, bandwidth.c, gemm.c: add measured ceilings to the report's machine ---- */
+typedef struct rf__probe_run {
+    rf_ctx *ctx;
+    const rf_probe_opts *opts;
+    rf_probe_report *rep;
+    int isa;
+    uint32_t features;
+    unsigned threads; /* most threads */
+    double min_time_s;
+    unsigned reps;
+    size_t step, steps; /* progress */
+} rf__probe_run;
+void rf__progress(rf__probe_run *run, const char *what);
+rf_status rf__probe_compute(rf__probe_run *run);
+rf_status rf__probe_bandwidth(rf__probe_run *run);
+rf_status rf__probe_gemm(rf__probe_run *run);
+/* Add a measured ceiling: value = stats.best; note as given. */
+rf_status rf__probe_add(rf__probe_run *run, const char *name, rf_ceiling_kind kind,
+                        const rf__stats *s, unsigned threads, const char *source, const char *note);
+
+#endif

@@ -1,0 +1,366 @@
+/* chart_svg.c — the SVG back end of the roofline chart (rf_report_chart_svg, and the <svg> the HTML
+ * page embeds): the layout of chart_layout.c mapped onto a fixed plot rectangle through the draw
+ * methods of chart.h (hwloc's lstopo-svg.c), roof labels placed by the label layout step
+ * (chart_labels.c), then the legend (chart_svg_legend.c). Never positions anything from the
+ * result itself; output depends only on the input (no time, no locale). See docs/chart.md. */
+#include <math.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "roofline/report.h"
+#include "svg_int.h"
+#include "svg_priv.h"
+
+#define RF__SVG_RMAX 26.0 /* radius of a marker holding all the time; area is proportional */
+#define RF__SVG_RMIN 3.0  /* smallest radius drawn, so a tiny share stays visible */
+
+const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
+                             size_t size)
+{
+    const rf_result *r = results[i];
+    const char *base = strrchr(r->title, '/') ? strrchr(r->title, '/') + 1 : r->title;
+    size_t len = 0, same = 0;
+    for (size_t k = 0; k < n; k++) same += strcmp(results[k]->title, r->title) == 0;
+    if (base[0])
+        rf__appendf(buf, size, &len, "%s", base);
+    else
+        rf__appendf(buf, size, &len, "series %zu", i + 1);
+    if (same > 1) /* the same input against other roofs: say which */
+        rf__appendf(buf, size, &len, " (%s, %s)", r->compute.name, r->bandwidth.name);
+    return buf;
+}
+
+double rf__svg_radius(double share)
+{
+    return fmax(RF__SVG_RMIN, RF__SVG_RMAX * sqrt(share > 0 ? share : 0));
+}
+
+rf_status rf__svg_num(rf_writer *w, const char *attr, double v)
+{
+    char buf[40];
+    if (isinf(v)) return rf_writef(w, " %s=\"%s\"", attr, v > 0 ? "inf" : "-inf");
+    if (isnan(v)) return rf_writef(w, " %s=\"nan\"", attr);
+    return rf_writef(w, " %s=\"%s\"", attr, rf_number_format(buf, sizeof buf, v));
+}
+
+/* ---- begin: sizes, styles, patterns, obstacles ----------------------------------------------- */
+
+static const char rf__svg_style[] =
+    "<style>\n"
+    ".bg{fill:#fff}\n"
+    "text{fill:#1a202c;font-family:'DejaVu Sans',Arial,Helvetica,sans-serif;font-size:12px}\n"
+    ".title{font-size:15px;font-weight:bold}.sub{font-size:11px;fill:#4a5568}\n"
+    ".grid{stroke:#e2e8f0;stroke-width:1}.axis{stroke:#1a202c;stroke-width:1.2}\n"
+    ".roof{stroke:#4a5568;stroke-width:1.4;stroke-dasharray:6 4;fill:none}\n"
+    ".roof.primary{stroke:#1a202c;stroke-width:2.4;stroke-dasharray:none}\n"
+    ".rooflabel{font-size:11.5px}.rooflabel.secondary{fill:#4a5568}\n"
+    ".ridge{fill:#fff;stroke:#1a202c;stroke-width:1.4}.ridge-drop{stroke:#718096;"
+    "stroke-dasharray:2 3}\n"
+    ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}.pt.measured{stroke-width:2.6}\n"
+    ".pt.memory,.swatch.memory{fill:#2b6cb0}.pt.compute,.swatch.compute{fill:url(#rf-hatch)}\n"
+    ".hatch-bg{fill:#dd6b20}.hatch-fg{stroke:#fff;stroke-width:1.3}\n"
+    ".series-1 .pt,.swatch.series-1{fill-opacity:.45;stroke-dasharray:3 2}\n"
+    ".series-2 .pt,.swatch.series-2{fill-opacity:.3;stroke-dasharray:1 2}\n"
+    ".legend text{font-size:11.5px}.legend .note{fill:#4a5568;font-size:10.5px}\n"
+    ".swatch{stroke:#1a202c;stroke-width:1}\n"
+    "@media (prefers-color-scheme:dark){.bg{fill:#16181d}text{fill:#e2e8f0}"
+    ".sub,.legend .note,.rooflabel.secondary{fill:#a0aec0}.grid{stroke:#2d3340}"
+    ".axis,.roof.primary{stroke:#e2e8f0}.roof{stroke:#a0aec0}"
+    ".ridge{fill:#16181d;stroke:#e2e8f0}.pt,.swatch{stroke:#e2e8f0}"
+    ".pt.memory,.swatch.memory{fill:#4299e1}.hatch-bg{fill:#ed8936}.hatch-fg{stroke:#16181d}}\n"
+    "</style>\n"
+    "<defs><pattern id=\"rf-hatch\" patternUnits=\"userSpaceOnUse\" width=\"5\" height=\"5\" "
+    "patternTransform=\"rotate(45)\"><rect class=\"hatch-bg\" width=\"5\" height=\"5\"/>"
+    "<line class=\"hatch-fg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"5\"/></pattern></defs>\n";
+
+/* Every marker, ridge and roof of every series becomes an obstacle for the roof labels. */
+static rf_status rf__svg_obstacles(rf__svg *s)
+{
+    const rf__chart *c0 = &s->charts[0];
+    s->obs.x0 = s->L, s->obs.y0 = s->T, s->obs.x1 = s->L + s->PW, s->obs.y1 = s->T + s->PH;
+    for (size_t k = 0; k < s->n; k++)
+        for (size_t i = 0; i < s->charts[k].n_points; i++) {
+            const rf__chart *c = &s->charts[k];
+            const rf__chart_point *p = &c->points[i];
+            RF_TRY(rf__obstacles_circle(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c, p->x)),
+                                        rf__svg_py(s, rf__chart_ny(c, p->y)),
+                                        rf__svg_radius(p->share) + 2));
+        }
+    for (size_t i = 0; i < c0->n_ridges; i++)
+        RF_TRY(rf__obstacles_circle(s->ctx, &s->obs,
+                                    rf__svg_px(s, rf__chart_nx(c0, c0->ridges[i].x)),
+                                    rf__svg_py(s, rf__chart_ny(c0, c0->ridges[i].y)), 7));
+    for (size_t i = 0; i < c0->n_roofs; i++) {
+        const rf__chart_roof *ro = &c0->roofs[i];
+        if (!ro->visible) continue;
+        RF_TRY(rf__obstacles_segment(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c0, ro->x0)),
+                                     rf__svg_py(s, rf__chart_ny(c0, ro->y0)),
+                                     rf__svg_px(s, rf__chart_nx(c0, ro->x1)),
+                                     rf__svg_py(s, rf__chart_ny(c0, ro->y1))));
+    }
+    return RF_OK;
+}
+
+static rf_status rf__svg_begin(void *user, const rf__chart *c)
+{
+    rf__svg *s = user;
+    (void)c;
+    s->L = 78, s->T = 62, s->PW = 620, s->PH = 420;
+    s->W = s->L + s->PW + 24 + RF__SVG_LEGEND_W;
+    s->H = fmax(s->T + s->PH + 64, s->T + rf__svg_legend_height(s) + 16);
+    rf_writer *w = s->w;
+    if (!s->interactive) RF_TRY(RF_WRITE_LIT(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+    RF_TRY(rf_writef(w,
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"roofline\" "
+                     "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+                     s->W, s->H, s->W, s->H));
+    RF_TRY(RF_WRITE_LIT(w, "<title>Roofline: "));
+    RF_TRY(rf__xml_text(w, s->charts[0].title, 0));
+    RF_TRY(RF_WRITE_LIT(w, "</title>\n"));
+    RF_TRY(rf_write(w, rf__svg_style, sizeof rf__svg_style - 1));
+    RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
+    return rf__svg_obstacles(s);
+}
+
+/* ---- lines ----------------------------------------------------------------------------------- */
+
+/* The roof of chart 0 drawn from (x0, y0)-(x1, y1): the walk hands the same doubles it computed. */
+static const rf__chart_roof *rf__svg_roof_at(const rf__svg *s, double x0, double y0, size_t *idx)
+{
+    const rf__chart *c = &s->charts[0];
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        if (ro->visible && rf__chart_nx(c, ro->x0) == x0 && rf__chart_ny(c, ro->y0) == y0)
+            return *idx = i, ro;
+    }
+    return NULL;
+}
+
+static rf_status rf__svg_line(void *user, double x0, double y0, double x1, double y1,
+                              unsigned style)
+{
+    rf__svg *s = user;
+    rf_writer *w = s->w;
+    const rf__chart *c = &s->charts[0];
+    unsigned kind = style & ~(unsigned)RF__LINE_PRIMARY;
+    const double X0 = rf__svg_px(s, x0), Y0 = rf__svg_py(s, y0);
+    const double X1 = rf__svg_px(s, x1), Y1 = rf__svg_py(s, y1);
+    if (kind == RF__LINE_AXIS || kind == RF__LINE_GRID_X || kind == RF__LINE_GRID_Y) {
+        const char *cls = kind == RF__LINE_AXIS     ? "axis"
+                          : kind == RF__LINE_GRID_X ? "grid grid-x"
+                                                    : "grid grid-y";
+        RF_TRY(rf_writef(w, "<line class=\"%s\"", cls));
+        if (kind == RF__LINE_GRID_X)
+            RF_TRY(rf_writef(w, " data-decade=\"%.0f\"", c->x.lo + x0 * (c->x.hi - c->x.lo)));
+        if (kind == RF__LINE_GRID_Y)
+            RF_TRY(rf_writef(w, " data-decade=\"%.0f\"", c->y.lo + y0 * (c->y.hi - c->y.lo)));
+        return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
+    }
+    size_t idx = 0;
+    const rf__chart_roof *ro = rf__svg_roof_at(s, x0, y0, &idx);
+    RF_TRY(rf_writef(w, "<line class=\"roof %s %s\"",
+                     kind == RF__LINE_COMPUTE ? "compute" : "bandwidth",
+                     style & RF__LINE_PRIMARY ? "primary" : "secondary"));
+    if (ro) {
+        RF_TRY(rf_writef(w, " data-roof=\"%zu\" data-name=\"", idx));
+        RF_TRY(rf__xml_text(w, ro->name, 0));
+        RF_TRY(RF_WRITE_LIT(w, "\""));
+        RF_TRY(rf__svg_num(w, "data-value", ro->value));
+    }
+    return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
+}
+
+/* ---- markers --------------------------------------------------------------------------------- */
+
+static rf_status rf__svg_ridge(rf__svg *s, double X, double Y, const rf__mark *mk)
+{
+    const rf__chart *c = &s->charts[0];
+    const rf__chart_ridge *g = &c->ridges[mk->index];
+    rf_writer *w = s->w;
+    if (mk->primary)
+        RF_TRY(rf_writef(w,
+                         "<line class=\"ridge-drop\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                         "y2=\"%.2f\"/>\n",
+                         X, Y + 6, X, s->T + s->PH));
+    RF_TRY(rf_writef(w, "<path class=\"ridge%s\" d=\"M%.2f %.2fl5 5-5 5-5-5z\" data-roof=\"",
+                     mk->primary ? " primary" : "", X, Y - 5));
+    RF_TRY(rf__xml_text(w, c->roofs[g->roof].name, 0));
+    RF_TRY(RF_WRITE_LIT(w, "\""));
+    RF_TRY(rf__svg_num(w, "data-ai", g->ai));
+    RF_TRY(RF_WRITE_LIT(w, "><title>ridge "));
+    RF_TRY(rf__xml_text(w, g->ai_text, 0));
+    RF_TRY(RF_WRITE_LIT(w, " FLOP/byte ("));
+    RF_TRY(rf__xml_text(w, c->roofs[g->roof].name, 0));
+    return RF_WRITE_LIT(w, ")</title></path>\n");
+}
+
+/* The data a test (or the page's script) reads back from a marker. */
+static rf_status rf__svg_point_data(rf__svg *s, const rf__chart_point *p)
+{
+    const rf_result *r = s->results[s->series];
+    const rf_row *row = &r->rows[p->row];
+    rf_writer *w = s->w;
+    RF_TRY(RF_WRITE_LIT(w, " data-name=\""));
+    RF_TRY(rf__xml_text(w, p->name, 0));
+    RF_TRY(RF_WRITE_LIT(w, "\""));
+    if (row->op) {
+        RF_TRY(RF_WRITE_LIT(w, " data-op=\""));
+        RF_TRY(rf__xml_text(w, row->op, 0));
+        RF_TRY(RF_WRITE_LIT(w, "\""));
+    }
+    RF_TRY(rf__svg_num(w, "data-flops", row->e.flops));
+    RF_TRY(rf__svg_num(w, "data-bytes", row->e.bytes));
+    RF_TRY(rf__svg_num(w, "data-ai", row->e.ai));
+    RF_TRY(rf__svg_num(w, "data-attainable", row->e.attainable_flops_per_s));
+    RF_TRY(rf_writef(w, " data-bound=\"%s\"", rf_bound_name(p->bound)));
+    RF_TRY(rf__svg_num(w, "data-time", row->e.time_s));
+    RF_TRY(rf__svg_num(w, "data-share", p->share));
+    RF_TRY(rf_writef(w, " data-series=\"%zu\"", s->series));
+    if (p->flags & RF__POINT_CLAMPED) RF_TRY(RF_WRITE_LIT(w, " data-clamped=\"1\""));
+    return RF_OK;
+}
+
+static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
+{
+    const rf_row *row = &s->results[s->series]->rows[p->row];
+    char t[32];
+    rf_writer *w = s->w;
+    RF_TRY(RF_WRITE_LIT(w, "<title>"));
+    RF_TRY(rf__xml_text(w, p->name, 120));
+    RF_TRY(rf_writef(w, ": AI %s FLOP/byte, %s, %s-bound, ", p->ai_text, p->attainable_text,
+                     rf_bound_name(p->bound)));
+    RF_TRY(rf_writef(w, "%s (%.1f%% of the time)</title>",
+                     rf_time_format(t, sizeof t, row->e.time_s, 3), 100 * p->share));
+    return RF_OK;
+}
+
+static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *mk)
+{
+    rf__svg *s = user;
+    rf_writer *w = s->w;
+    const double X = rf__svg_px(s, x), Y = rf__svg_py(s, y);
+    if (mk->ridge) return rf__svg_ridge(s, X, Y, mk);
+    if (!s->group_open) {
+        char buf[RF__SERIES_LABEL_MAX];
+        RF_TRY(rf_writef(w, "<g class=\"series series-%zu\" data-series=\"%zu\" data-label=\"",
+                         s->series % 3, s->series));
+        RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, s->series, buf, sizeof buf), 0));
+        RF_TRY(RF_WRITE_LIT(w, "\">\n"));
+        s->group_open = 1;
+    }
+    const rf__chart_point *p = &s->charts[s->series].points[mk->index];
+    const char *kind = mk->flags & RF__POINT_MEASURED ? "measured" : "estimate";
+    double r = rf__svg_radius(mk->share);
+    if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
+        double h = r * sqrt(3.14159265358979323846) / 2;
+        RF_TRY(rf_writef(w,
+                         "<rect class=\"pt compute %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                         "height=\"%.2f\"",
+                         kind, X - h, Y - h, 2 * h, 2 * h));
+    } else {
+        RF_TRY(rf_writef(w, "<circle class=\"pt memory %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"",
+                         kind, X, Y, r));
+    }
+    RF_TRY(rf__svg_point_data(s, p));
+    if (s->interactive) return RF_WRITE_LIT(w, "/>\n");
+    RF_TRY(RF_WRITE_LIT(w, ">"));
+    RF_TRY(rf__svg_point_title(s, p));
+    return mk->bound == RF_BOUND_COMPUTE ? RF_WRITE_LIT(w, "</rect>\n")
+                                         : RF_WRITE_LIT(w, "</circle>\n");
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+static rf_status rf__svg_text(void *user, double x, double y, const char *str, rf__text_kind kind,
+                              size_t index)
+{
+    rf__svg *s = user;
+    rf_writer *w = s->w;
+    const rf__chart *c = &s->charts[0];
+    const double X = rf__svg_px(s, x), Y = rf__svg_py(s, y);
+    switch (kind) {
+    case RF__TEXT_TITLE: return rf__svg_title(s);
+    case RF__TEXT_AXIS_X:
+        RF_TRY(rf_writef(w,
+                         "<text class=\"axis-title\" x=\"%.2f\" y=\"%.2f\" "
+                         "text-anchor=\"middle\">",
+                         X, s->T + s->PH + 44));
+        break;
+    case RF__TEXT_AXIS_Y:
+        RF_TRY(rf_writef(w,
+                         "<text class=\"axis-title\" transform=\"translate(18 %.2f) "
+                         "rotate(-90)\" text-anchor=\"middle\">",
+                         Y));
+        break;
+    case RF__TEXT_TICK_X:
+        RF_TRY(rf_writef(w,
+                         "<text class=\"tick tick-x\" data-decade=\"%.0f\" x=\"%.2f\" "
+                         "y=\"%.2f\" text-anchor=\"middle\">",
+                         c->x.ticks[index].v, X, Y + 18));
+        break;
+    case RF__TEXT_TICK_Y:
+        RF_TRY(rf_writef(w,
+                         "<text class=\"tick tick-y\" data-decade=\"%.0f\" x=\"%.2f\" "
+                         "y=\"%.2f\" text-anchor=\"end\" dy=\"0.35em\">",
+                         c->y.ticks[index].v, X - 7, Y));
+        break;
+    case RF__TEXT_ROOF_COMPUTE:
+    case RF__TEXT_ROOF_BANDWIDTH: return rf__svg_roof_label(s, index);
+    }
+    RF_TRY(rf__xml_text(w, str, 0));
+    return RF_WRITE_LIT(w, "</text>\n");
+}
+
+/* ---- end: further series, the legend --------------------------------------------------------- */
+
+static rf_status rf__svg_end(void *user)
+{
+    rf__svg *s = user;
+    for (size_t k = 1; k < s->n; k++) {
+        if (s->group_open) RF_TRY(RF_WRITE_LIT(s->w, "</g>\n"));
+        s->group_open = 0;
+        s->series = k;
+        RF_TRY(rf__chart_draw_points(&s->charts[k], s->dm, s));
+    }
+    if (s->group_open) RF_TRY(RF_WRITE_LIT(s->w, "</g>\n"));
+    s->group_open = 0;
+    RF_TRY(rf__svg_legend(s));
+    return RF_WRITE_LIT(s->w, "</svg>\n");
+}
+
+static const rf__draw_methods rf__svg_methods = {rf__svg_begin, rf__svg_line, rf__svg_marker,
+                                                 rf__svg_text, rf__svg_end};
+
+rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                        int interactive, rf_writer *w)
+{
+    RF_CHECK(ctx, results && n && w, RF_USAGE, "chart: no result to draw");
+    for (size_t k = 0; k < n; k++)
+        RF_CHECK(ctx, results[k], RF_USAGE, "chart: result %zu is missing", k + 1);
+    rf__svg s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx, s.w = w, s.results = results, s.n = n, s.m = m, s.interactive = interactive;
+    s.dm = &rf__svg_methods;
+    rf__chart *charts = rf__calloc(ctx, n, sizeof *charts);
+    if (!charts) return RF_NOMEM_ERR(ctx);
+    rf_status st = RF_OK;
+    size_t done = 0;
+    for (; done < n && st == RF_OK; done++)
+        st = rf__chart_layout(ctx, results[done], m, &charts[done]);
+    if (st == RF_OK) {
+        rf__chart_share_axes(charts, n);
+        s.charts = charts;
+        st = rf__chart_draw(&charts[0], &rf__svg_methods, &s);
+    }
+    for (size_t k = 0; k < n; k++) rf__chart_free(ctx, &charts[k]);
+    rf__free(ctx, charts);
+    rf__obstacles_free(ctx, &s.obs);
+    return st;
+}
+
+rf_status rf_report_chart_svg(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
+                              const rf_machine *m, const rf_report_opts *o, rf_writer *w)
+{
+    (void)o;
+    return rf__svg_write(ctx, results, n_results, m, 0, w);
+}

@@ -1,0 +1,232 @@
+/* chart_svg_legend.c — the words of the SVG chart: the title naming the machine and where its
+ * figures come from, the roof labels (placed by the label layout step, chart_labels.c), and the
+ * legend right of the plot (roofs with values and provenance, ridges, bounds as toggles, series).
+ * Never positions a point: only text and legend swatches. */
+#include <math.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "svg_priv.h"
+
+#define RF__LEG_LINE 17.0 /* pixels between legend lines */
+#define RF__LEG_NOTE 14.0 /* pixels for a note line */
+
+rf_status rf__svg_title(rf__svg *s)
+{
+    rf_writer *w = s->w;
+    const rf_result *r0 = s->results[0];
+    char buf[RF__SERIES_LABEL_MAX];
+    RF_TRY(rf_writef(w, "<text class=\"title\" x=\"%.2f\" y=\"26\">", s->L));
+    if (s->n == 1) {
+        RF_TRY(rf__xml_text(w, s->charts[0].title, 110));
+    } else {
+        for (size_t k = 0; k < s->n && k < 4; k++) {
+            RF_TRY(k ? RF_WRITE_LIT(w, " vs ") : RF_OK);
+            RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, k, buf, sizeof buf), 40));
+        }
+        if (s->n > 4) RF_TRY(rf_writef(w, " and %zu more", s->n - 4));
+        RF_TRY(RF_WRITE_LIT(w, " on "));
+        RF_TRY(rf__xml_text(w, r0->machine, 0));
+    }
+    RF_TRY(rf_writef(w, "</text>\n<text class=\"sub\" x=\"%.2f\" y=\"45\">", s->L));
+    RF_TRY(rf__xml_text(w, r0->machine_description[0] ? r0->machine_description : r0->machine, 60));
+    RF_TRY(rf_writef(w, " \xE2\x80\x94 %s", rf_provenance_name(r0->provenance)));
+    const char *src = s->m && s->m->source[0] ? s->m->source : r0->compute.source;
+    if (src[0]) {
+        RF_TRY(RF_WRITE_LIT(w, ": "));
+        RF_TRY(rf__xml_text(w, src, 90));
+    }
+    return RF_WRITE_LIT(w, "</text>\n");
+}
+
+rf_status rf__svg_roof_label(rf__svg *s, size_t index)
+{
+    const rf__chart *c = &s->charts[0];
+    const rf__chart_roof *ro = &c->roofs[index];
+    for (size_t j = 0; j < c->n_roofs && index < RF__SVG_LABELS_MAX; j++) {
+        const rf__chart_roof *o = &c->roofs[j];
+        if (j == index || o->kind != ro->kind || o->value != ro->value) continue;
+        if (o->primary > ro->primary || (o->primary == ro->primary && j < index)) {
+            s->label_state[index] = (unsigned short)(2 + j); /* drawn under roof j's line */
+            return RF_OK;
+        }
+    }
+    rf__label_place pl;
+    RF_TRY(rf__label_place_roof(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c, ro->x0)),
+                                rf__svg_py(s, rf__chart_ny(c, ro->y0)),
+                                rf__svg_px(s, rf__chart_nx(c, ro->x1)),
+                                rf__svg_py(s, rf__chart_ny(c, ro->y1)), rf__xml_cols(ro->label),
+                                rf__xml_cols(ro->name), RF__SVG_CHAR_W, RF__SVG_TEXT_H, &pl));
+    if (!pl.placed) {
+        if (index < RF__SVG_LABELS_MAX) s->label_state[index] = 1;
+        return RF_OK;
+    }
+    RF_TRY(rf_writef(s->w,
+                     "<text class=\"rooflabel %s\" data-roof=\"%zu\" transform=\"translate("
+                     "%.2f %.2f) rotate(%.2f)\" text-anchor=\"middle\" dy=\"0.35em\">",
+                     ro->primary ? "primary" : "secondary", index, pl.cx, pl.cy, pl.angle_deg));
+    RF_TRY(rf__xml_text(s->w, pl.name_only ? ro->name : ro->label, 0));
+    return RF_WRITE_LIT(s->w, "</text>\n");
+}
+
+/* ---- the legend ------------------------------------------------------------------------------ */
+
+static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *undef,
+                           size_t *noflops, size_t *clamped, int *measured)
+{
+    *mem = *cmp = *undef = *noflops = *clamped = 0;
+    *measured = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const rf__chart *c = &s->charts[k];
+        for (size_t i = 0; i < c->n_points; i++) {
+            *(c->points[i].bound == RF_BOUND_COMPUTE ? cmp : mem) += 1;
+            if (c->points[i].flags & RF__POINT_MEASURED) *measured = 1;
+        }
+        *undef += c->n_undefined, *noflops += c->n_no_flops, *clamped += c->n_clamped;
+    }
+}
+
+double rf__svg_legend_height(const rf__svg *s)
+{
+    size_t mem, cmp, undef, noflops, clamped;
+    int measured;
+    rf__svg_counts(s, &mem, &cmp, &undef, &noflops, &clamped, &measured);
+    const rf__chart *c = &s->charts[0];
+    double h = 2 * RF__LEG_LINE + (double)c->n_roofs * (RF__LEG_LINE + RF__LEG_NOTE);
+    h += RF__LEG_LINE * (double)(c->n_ridges > 1 ? 2 : 1) + RF__LEG_LINE; /* ridges, header */
+    h += 2 * RF__LEG_LINE + (undef > 0) * RF__LEG_LINE + (noflops > 0) * RF__LEG_LINE;
+    h += (clamped > 0) * RF__LEG_NOTE + 2 * RF__LEG_NOTE;
+    if (s->n > 1) h += RF__LEG_LINE * (double)(s->n + 1);
+    return h;
+}
+
+static rf_status rf__leg_header(rf__svg *s, double x, double *y, const char *text)
+{
+    *y += RF__LEG_LINE;
+    RF_TRY(rf_writef(s->w,
+                     "<text class=\"legend-head\" x=\"%.2f\" y=\"%.2f\" "
+                     "font-weight=\"bold\">%s</text>\n",
+                     x, *y, text));
+    return RF_OK;
+}
+
+static rf_status rf__leg_roofs(rf__svg *s, double x, double *y)
+{
+    const rf__chart *c = &s->charts[0];
+    rf_writer *w = s->w;
+    RF_TRY(rf__leg_header(s, x, y, "Ceilings"));
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        *y += RF__LEG_LINE;
+        RF_TRY(rf_writef(w,
+                         "<line class=\"roof %s %s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                         "y2=\"%.2f\"/>",
+                         ro->kind == RF_CEILING_COMPUTE ? "compute" : "bandwidth",
+                         ro->primary ? "primary" : "secondary", x, *y - 4, x + 24, *y - 4));
+        RF_TRY(rf_writef(w, "<text x=\"%.2f\" y=\"%.2f\" data-roof=\"%zu\">", x + 30, *y, i));
+        RF_TRY(rf__xml_text(w, ro->name, 18));
+        RF_TRY(rf_writef(w, " %s</text>\n", ro->value_text));
+        *y += RF__LEG_NOTE;
+        unsigned st = i < RF__SVG_LABELS_MAX ? s->label_state[i] : 0;
+        RF_TRY(rf_writef(w, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">%s%s%s%s", x + 30, *y - 2,
+                         rf_provenance_name(ro->provenance),
+                         ro->primary ? ", used for the analysis" : "",
+                         ro->visible ? "" : ", off the chart", st == 1 ? ", unlabelled" : ""));
+        if (st >= 2) {
+            RF_TRY(RF_WRITE_LIT(w, ", same line as "));
+            RF_TRY(rf__xml_text(w, c->roofs[st - 2].name, 16));
+        }
+        RF_TRY(RF_WRITE_LIT(w, "</text>\n"));
+    }
+    for (size_t i = 0; i < c->n_ridges; i++) { /* the analysis' ridge comes first */
+        const rf__chart_ridge *g = &c->ridges[i];
+        if (i > 3) break;
+        if (i <= 1) *y += RF__LEG_LINE;
+        if (i == 0)
+            RF_TRY(rf_writef(w,
+                             "<path class=\"ridge primary\" d=\"M%.2f %.2fl5 5-5 5-5-5z\"/>"
+                             "<text x=\"%.2f\" y=\"%.2f\">ridge %s FLOP/byte (",
+                             x + 12, *y - 9, x + 30, *y, g->ai_text));
+        else
+            RF_TRY(rf_writef(w, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">",
+                             x + 30 + (double)(i - 1) * 68, *y));
+        RF_TRY(rf__xml_text(w, c->roofs[g->roof].name, i ? 8 : 16));
+        RF_TRY(i ? rf_writef(w, " %s</text>\n", g->ai_text) : RF_WRITE_LIT(w, ")</text>\n"));
+    }
+    return RF_OK;
+}
+
+/* One toggle entry: a swatch (circle or square) and its text; data-toggle for the page. */
+static rf_status rf__leg_bound(rf__svg *s, double x, double *y, const char *bound, size_t count,
+                               const char *text)
+{
+    rf_writer *w = s->w;
+    *y += RF__LEG_LINE;
+    RF_TRY(rf_writef(w, "<g class=\"legend-item\" data-toggle=\"%s\">", bound));
+    if (strcmp(bound, "compute") == 0)
+        RF_TRY(rf_writef(w,
+                         "<rect class=\"swatch compute\" x=\"%.2f\" y=\"%.2f\" width=\"11\" "
+                         "height=\"11\"/>",
+                         x + 6.5, *y - 10));
+    else if (strcmp(bound, "memory") == 0)
+        RF_TRY(rf_writef(w, "<circle class=\"swatch memory\" cx=\"%.2f\" cy=\"%.2f\" r=\"6\"/>",
+                         x + 12, *y - 4.5));
+    return rf_writef(w, "<text x=\"%.2f\" y=\"%.2f\">%s (%zu)</text></g>\n", x + 30, *y, text,
+                     count);
+}
+
+static rf_status rf__leg_points(rf__svg *s, double x, double *y)
+{
+    size_t mem, cmp, undef, noflops, clamped;
+    int measured;
+    rf__svg_counts(s, &mem, &cmp, &undef, &noflops, &clamped, &measured);
+    rf_writer *w = s->w;
+    RF_TRY(rf__leg_header(s, x, y, "Operations"));
+    RF_TRY(rf__leg_bound(s, x, y, "memory", mem, "memory-bound"));
+    RF_TRY(rf__leg_bound(s, x, y, "compute", cmp, "compute-bound"));
+    if (undef) RF_TRY(rf__leg_bound(s, x, y, "undefined", undef, "undefined, not plotted"));
+    if (noflops) RF_TRY(rf__leg_bound(s, x, y, "noflops", noflops, "no FLOPs, not plotted"));
+    const char *notes[3] = {clamped ? "some points off scale: drawn on the edge" : NULL,
+                            "marker area \xE2\x88\x9D share of the time",
+                            measured ? "thick outline: measured; thin: estimate"
+                                     : "all points: model estimates"};
+    for (size_t k = 0; k < 3; k++) {
+        if (!notes[k]) continue;
+        *y += RF__LEG_NOTE;
+        RF_TRY(rf_writef(w, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">%s</text>\n", x, *y,
+                         notes[k]));
+    }
+    return RF_OK;
+}
+
+static rf_status rf__leg_series(rf__svg *s, double x, double *y)
+{
+    rf_writer *w = s->w;
+    char buf[RF__SERIES_LABEL_MAX];
+    RF_TRY(rf__leg_header(s, x, y, "Series"));
+    for (size_t k = 0; k < s->n; k++) {
+        *y += RF__LEG_LINE;
+        RF_TRY(rf_writef(w,
+                         "<g class=\"legend-item\" data-toggle-series=\"%zu\"><circle "
+                         "class=\"swatch memory series-%zu\" cx=\"%.2f\" cy=\"%.2f\" r=\"6\"/>"
+                         "<text x=\"%.2f\" y=\"%.2f\">",
+                         k, k % 3, x + 12, *y - 4.5, x + 30, *y));
+        RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, k, buf, sizeof buf), 28));
+        RF_TRY(RF_WRITE_LIT(w, "</text></g>\n"));
+    }
+    return RF_OK;
+}
+
+rf_status rf__svg_legend(rf__svg *s)
+{
+    double x = s->L + s->PW + 24, y = s->T - 6;
+    RF_TRY(RF_WRITE_LIT(s->w, "<g class=\"legend\">\n"));
+    RF_TRY(rf__leg_roofs(s, x, &y));
+    y += RF__LEG_LINE / 2;
+    RF_TRY(rf__leg_points(s, x, &y));
+    if (s->n > 1) {
+        y += RF__LEG_LINE / 2;
+        RF_TRY(rf__leg_series(s, x, &y));
+    }
+    return RF_WRITE_LIT(s->w, "</g>\n");
+}

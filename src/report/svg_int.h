@@ -1,0 +1,78 @@
+/* svg_int.h — internals shared by the SVG and HTML back ends of the roofline chart: XML escaping,
+ * the label layout step (roof labels placed where they touch no roof, marker or other label), and
+ * the SVG writer the HTML page embeds. Internal to src/report; never prints. See docs/chart.md. */
+#ifndef RF_REPORT_SVG_INT_H
+#define RF_REPORT_SVG_INT_H
+
+#include <stddef.h>
+
+#include "chart.h"
+#include "roofline/buf.h"
+
+/* Write s as XML character data or attribute text: & < > " ' escaped; invalid UTF-8 and the
+ * control characters XML 1.0 forbids become '?'. At most `max` code points (0: all), cut with
+ * "…" when longer. */
+rf_status rf__xml_text(rf_writer *w, const char *s, size_t max);
+
+/* Code points in s (invalid bytes count one each): the width estimate of a label. */
+size_t rf__xml_cols(const char *s);
+
+/* ---- label layout (chart_labels.c) ----------------------------------------------------------- */
+
+/* An oriented rectangle in pixels: centre, half width and height, unit direction of its width. */
+typedef struct rf__box {
+    double cx, cy, hw, hh, ux, uy;
+} rf__box;
+
+/* What labels must not touch: circles (markers), segments (roofs) and boxes (placed labels),
+ * inside the rectangle [x0, x1] x [y0, y1] (the plot). Owned arrays; rf__obstacles_free. */
+typedef struct rf__obstacles {
+    double x0, y0, x1, y1;
+    struct rf__circle {
+        double x, y, r;
+    } * circles;
+    size_t n_circles, cap_circles;
+    struct rf__seg {
+        double v[4]; /* x0, y0, x1, y1 */
+    } * segments;
+    size_t n_segments, cap_segments;
+    rf__box *boxes;
+    size_t n_boxes, cap_boxes;
+} rf__obstacles;
+
+rf_status rf__obstacles_circle(rf_ctx *ctx, rf__obstacles *o, double x, double y, double r);
+rf_status rf__obstacles_segment(rf_ctx *ctx, rf__obstacles *o, double x0, double y0, double x1,
+                                double y1);
+void rf__obstacles_free(rf_ctx *ctx, rf__obstacles *o);
+
+/* Where a roof label goes: pixel centre, rotation in degrees (SVG, clockwise), and whether only
+ * the name was kept. `placed` = 0: no free place; the legend carries it. */
+typedef struct rf__label_place {
+    int placed, name_only;
+    double cx, cy, angle_deg;
+} rf__label_place;
+
+/* The label layout step for the roof from (x0, y0) to (x1, y1) (pixels, x0 < x1): try positions
+ * along the roof, on either side, in order of preference (a flat roof: from its right end
+ * leftwards; a sloped roof: from where it enters the plot upwards), first with `cols_full` columns
+ * of text, then `cols_name`; the first that touches no obstacle wins and is added to the boxes.
+ * `char_w` and `text_h` are the estimated glyph width and line height in pixels. */
+rf_status rf__label_place_roof(rf_ctx *ctx, rf__obstacles *o, double x0, double y0, double x1,
+                               double y1, size_t cols_full, size_t cols_name, double char_w,
+                               double text_h, rf__label_place *out);
+
+/* ---- the SVG writer (chart_svg.c), embedded by the HTML page --------------------------------- */
+
+/* Write the chart of results[0..n) (several results: one toggled series each, on shared axes)
+ * with every ceiling of `m` (may be NULL) as one <svg> element. `interactive`: legend entries
+ * carry data-toggle attributes for the HTML page's script, and no XML prolog is written. */
+rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+                        int interactive, rf_writer *w);
+
+/* Label of series i of results[0..n): its title without directories ("series N" when it has
+ * none), with its roof's names when another series has the same title. Written into buf. */
+#define RF__SERIES_LABEL_MAX (RF_TEXT_MAX + 2 * RF_NAME_MAX + 8)
+const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
+                             size_t size);
+
+#endif

@@ -1,0 +1,29 @@
+#!/bin/sh
+# browser.sh BIN SRC BUILD — the interactive HTML chart in headless Chromium (browser_test.py):
+# ResNet-18 on an A100 and two series on shared axes. Screenshots stay in
+# BUILD/chart-tests/screenshots/ for a person to look at. Skipped (77) without /usr/bin/chromium.
+set -u
+BIN=$1
+SRC=$2
+OUT=$3/chart-tests
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+if [ ! -x /usr/bin/chromium ]; then
+    echo "SKIPPED: /usr/bin/chromium is not installed (scripts/install-deps installs Debian's chromium)"
+    exit 77
+fi
+mkdir -p "$OUT"
+fails=0
+"$BIN" analyze --hw a100-sxm4-80gb "$SRC/docs/resnet18_ops.csv" --plot "$OUT/resnet18.html" \
+    >/dev/null || fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/resnet18.html" "$OUT/screenshots/resnet18" ||
+    fails=$((fails + 1))
+g=$SRC/tests/golden/data
+"$BIN" analyze --hw "$g/machine.json" "$g/ops.csv" --json >"$OUT/s1.json" 2>/dev/null
+"$BIN" analyze --hw "$g/machine.json" --memory L2 "$g/ops.csv" --json >"$OUT/s2.json" 2>/dev/null
+"$BIN" plot "$OUT/s1.json" "$OUT/s2.json" --hw "$g/machine.json" -o "$OUT/two.html" ||
+    fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/two.html" "$OUT/screenshots/two-series" ||
+    fails=$((fails + 1))
+echo "$fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,35 @@
+#!/bin/sh
+# peaks.sh — `roofline peaks`: --help, usage errors (bad --isa, bad --threads, stray argument), a
+# short measuring run whose --json is a machine file `hw show` accepts, the cache in a temporary
+# XDG_CACHE_HOME, and `--hw measured` reading it. Counts and formats only: no speed is asserted.
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$TMP/cache"
+unset RF_ISA
+
+expect 0 '' -- peaks --help
+grep -q 'usage: roofline peaks' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: peaks --help"; FAILS=$((FAILS + 1)); }
+expect 2 "'bogus' is not an instruction set" -- peaks --isa bogus
+expect 2 '--threads' -- peaks --threads 0
+expect 2 "unexpected argument 'x'" -- peaks x
+
+# A measuring run without the cache: a machine file in the full form, provenance measured.
+expect 0 '' -- peaks --quick --no-cache --json --threads 1
+cp "$TMP/out" "$TMP/m.json"
+grep -q '"provenance": "measured"' "$TMP/m.json" && PASSES=$((PASSES + 1)) || { echo "FAIL: provenance"; FAILS=$((FAILS + 1)); }
+grep -q '"name": "DRAM"' "$TMP/m.json" && PASSES=$((PASSES + 1)) || { echo "FAIL: no DRAM ceiling"; FAILS=$((FAILS + 1)); }
+grep -q '"repetitions": 3' "$TMP/m.json" && PASSES=$((PASSES + 1)) || { echo "FAIL: stats"; FAILS=$((FAILS + 1)); }
+[ ! -e "$XDG_CACHE_HOME" ] && PASSES=$((PASSES + 1)) || { echo "FAIL: --no-cache wrote the cache"; FAILS=$((FAILS + 1)); }
+expect 0 '' -- hw show "$TMP/m.json"
+grep -q 'fp32.fma' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: hw show: $(cat "$TMP/out")"; FAILS=$((FAILS + 1)); }
+
+# --hw measured: measures once (quick) into the cache, then reads it.
+printf 'name,flops,bytes\na,1000,200\n' >"$TMP/one.csv"
+expect 0 '' -- analyze --hw measured --csv "$TMP/one.csv"
+grep -q 'measuring' "$TMP/err" && PASSES=$((PASSES + 1)) || { echo "FAIL: first --hw measured did not measure: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+ls "$XDG_CACHE_HOME"/roofline/peaks-quick-*.json >/dev/null 2>&1 && PASSES=$((PASSES + 1)) || { echo "FAIL: no cache file"; FAILS=$((FAILS + 1)); }
+expect 0 '' -- analyze --hw measured --csv "$TMP/one.csv"
+[ ! -s "$TMP/err" ] && PASSES=$((PASSES + 1)) || { echo "FAIL: second --hw measured: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+expect 0 '' -- peaks --quick
+grep -q 'from the cache' "$TMP/err" && PASSES=$((PASSES + 1)) || { echo "FAIL: peaks --quick did not use the cache"; FAILS=$((FAILS + 1)); }
+grep -q '^\* DRAM' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: table: $(cat "$TMP/out")"; FAILS=$((FAILS + 1)); }
+finish

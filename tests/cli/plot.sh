@@ -1,0 +1,21 @@
+#!/bin/sh
+# plot.sh BIN SRC — `roofline plot` and `--plot`: exit codes and one-line messages for bad use and
+# bad input; the files written exist and start as they should.
+. "$(dirname "$0")/lib.sh"
+D=$SRC/tests/golden/data
+expect 2 "missing the result file" -- plot -o "$TMP/x.svg"
+expect 2 "missing -o" -- plot "$D/result.json"
+expect 2 ".svg or .html" -- plot "$D/result.json" -o "$TMP/x.png"
+expect 2 "unknown format" -- plot "$D/result.json" --format pdf -o -
+expect 2 "not a roofline result" -- plot "$D/machine.json" -o -
+expect 2 "nonexistent.json" -- plot "$TMP/nonexistent.json" -o -
+expect 2 "cannot write the chart" -- plot "$D/result.json" -o "$TMP/no/such/dir/x.svg"
+expect 2 ".svg or .html" -- analyze --hw "$D/machine.json" "$D/ops.csv" --plot "$TMP/x.pdf"
+expect 0 "" -- plot "$D/result.json" "$D/result_l2.json" -o "$TMP/two.html"
+head -c 15 "$TMP/two.html" | grep -q "<!DOCTYPE html>" || { echo "FAIL: two.html"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- analyze --hw "$D/machine.json" "$D/ops.csv" --plot "$TMP/a.svg"
+head -c 5 "$TMP/a.svg" | grep -q "<?xml" || { echo "FAIL: a.svg is not SVG"; FAILS=$((FAILS + 1)); }
+# no URL but the SVG namespace: the page never fetches anything
+sed 's#xmlns="http://www.w3.org/2000/svg"##' "$TMP/two.html" | grep -q "://" &&
+    { echo "FAIL: the page names a URL"; FAILS=$((FAILS + 1)); }
+finish
