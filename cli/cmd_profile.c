@@ -19,6 +19,8 @@ static const rf_cli_opt rf__profile_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"chart", 0, NULL, "add the ASCII roofline chart (table format)"},
+    {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page "
+                                        "(with --compare: both input shapes as series)"},
     {0, 0, 0, 0},
 };
 
@@ -74,7 +76,17 @@ static rf_status rf__run(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
                                  path ? path : "built-in demo: ResNet-18", p->g->format);
     if (p->g->opset && tl < sizeof title)
         tl += (size_t)snprintf(title + tl, sizeof title - tl, ", opset %lld", (long long)p->g->opset);
-    if (tl < sizeof title) snprintf(title + tl, sizeof title - tl, ")");
+    if (tl < sizeof title) tl += (size_t)snprintf(title + tl, sizeof title - tl, ")");
+    /* The input shapes tell two runs of one model apart (--compare, the chart's series). */
+    for (uint32_t i = 0; i < p->g->n_tensors && tl < sizeof title; i++) {
+        const rf_tensor *t = &p->g->tensors[i];
+        if (!(t->flags & RF_TENSOR_INPUT) || (t->flags & RF_TENSOR_WEIGHT) || !t->shape_known)
+            continue;
+        tl += (size_t)snprintf(title + tl, sizeof title - tl, " %s=", t->name);
+        for (uint32_t d = 0; d < t->rank && tl < sizeof title; d++)
+            tl += (size_t)snprintf(title + tl, sizeof title - tl, d ? "x%lld" : "%lld",
+                                   (long long)t->dims[d]);
+    }
     if (st == RF_OK) st = rf_analysis_finish(an, title, &p->r);
     rf_analysis_free(an);
     return st;
@@ -171,6 +183,8 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
     unsigned long long batch = 0, seq = 0, top = 5;
     const char *format = rf_cli_format(cmd, a);
     if (!format) return RF_EXIT_USAGE;
+    const char *plot = rf_cli_get(a, "plot");
+    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
     if (rf_cli_get(a, "batch") && rf_cli_uint(cmd, "batch", rf_cli_get(a, "batch"), 1, 1ULL << 30, &batch))
         return RF_EXIT_USAGE;
     if (rf_cli_get(a, "seq") && rf_cli_uint(cmd, "seq", rf_cli_get(a, "seq"), 1, 1ULL << 30, &seq))
@@ -203,14 +217,17 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
         /* the demo (fallback machine set) shows the chart and the summary unless --no-chart */
         int demo = fallback_machine != NULL;
         int chart = demo ? !rf_cli_get(a, "no-chart") : rf_cli_get(a, "chart") != NULL;
-        rc = rf_cli_print_result(ctx, p1.r, m, format, table && chart, demo);
-        if (!rc && table) {
+        int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the report */
+        if (!to_stdout) rc = rf_cli_print_result(ctx, p1.r, m, format, table && chart, demo);
+        if (!rc && table && !to_stdout) {
             printf("\n");
             rf__model_summary(&p1);
             rf__slowest(p1.r, top);
             if (p2.r) rf__compare(&p1, &p2, rf_cli_get(a, "compare"));
             if (rf_cli_flush(ctx) != RF_OK) rc = rf_cli_fail(ctx, RF_IO);
         }
+        const rf_result *series[2] = {p1.r, p2.r};
+        if (!rc && plot) rc = rf_cli_plot(ctx, series, p2.r ? 2 : 1, m, plot);
     } else {
         rc = rf_cli_fail(ctx, st);
     }

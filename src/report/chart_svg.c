@@ -14,14 +14,42 @@
 #define RF__SVG_RMAX 26.0 /* radius of a marker holding all the time; area is proportional */
 #define RF__SVG_RMIN 3.0  /* smallest radius drawn, so a tiny share stays visible */
 
+/* Title without its folder. */
+const char *rf__title_base(const rf_result *r)
+{
+    const char *slash = strrchr(r->title, '/');
+    return slash ? slash + 1 : r->title;
+}
+
+/* Bytes the titles of all series share at the start, cut back to a space so no word is split
+ * (0 when there is one series or nothing worth cutting). */
+size_t rf__series_common(const rf_result *const *results, size_t n)
+{
+    if (n < 2) return 0;
+    const char *first = rf__title_base(results[0]);
+    size_t common = strlen(first);
+    for (size_t k = 1; k < n; k++) {
+        const char *t = rf__title_base(results[k]);
+        size_t j = 0;
+        while (j < common && t[j] == first[j]) j++;
+        common = j;
+    }
+    while (common && first[common - 1] != ' ') common--;
+    for (size_t k = 0; k < n; k++) /* every label must keep something of its own */
+        if (!rf__title_base(results[k])[common]) return 0;
+    return common > 12 ? common : 0;
+}
+
 const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
                              size_t size)
 {
     const rf_result *r = results[i];
-    const char *base = strrchr(r->title, '/') ? strrchr(r->title, '/') + 1 : r->title;
-    size_t len = 0, same = 0;
+    const char *base = rf__title_base(r);
+    size_t len = 0, same = 0, common = rf__series_common(results, n);
     for (size_t k = 0; k < n; k++) same += strcmp(results[k]->title, r->title) == 0;
-    if (base[0])
+    if (common) /* two runs of one model: the part that tells them apart ("input=1x3x512x512") */
+        rf__appendf(buf, size, &len, "\u2026 %s", base + common);
+    else if (base[0])
         rf__appendf(buf, size, &len, "%s", base);
     else
         rf__appendf(buf, size, &len, "series %zu", i + 1);

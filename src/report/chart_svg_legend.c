@@ -20,9 +20,22 @@ rf_status rf__svg_title(rf__svg *s)
     if (s->n == 1) {
         RF_TRY(rf__xml_text(w, s->charts[0].title, 110));
     } else {
+        /* Runs of one model: name it once, then what differs ("... input=A vs input=B"). */
+        size_t common = rf__series_common(s->results, s->n);
+        const char *base = rf__title_base(r0);
+        if (common) {
+            char head[RF__SERIES_LABEL_MAX];
+            size_t hl = common < sizeof head ? common : sizeof head - 1;
+            memcpy(head, base, hl);
+            head[hl] = '\0';
+            RF_TRY(rf__xml_text(w, head, 60));
+        }
         for (size_t k = 0; k < s->n && k < 4; k++) {
             RF_TRY(k ? RF_WRITE_LIT(w, " vs ") : RF_OK);
-            RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, k, buf, sizeof buf), 40));
+            if (common)
+                RF_TRY(rf__xml_text(w, rf__title_base(s->results[k]) + common, 40));
+            else
+                RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, k, buf, sizeof buf), 40));
         }
         if (s->n > 4) RF_TRY(rf_writef(w, " and %zu more", s->n - 4));
         RF_TRY(RF_WRITE_LIT(w, " on "));

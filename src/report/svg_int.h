@@ -72,6 +72,11 @@ rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, 
 /* Label of series i of results[0..n): its title without directories ("series N" when it has
  * none), with its roof's names when another series has the same title. Written into buf. */
 #define RF__SERIES_LABEL_MAX (RF_TEXT_MAX + 2 * RF_NAME_MAX + 8)
+/* A result's title without its folder; the bytes all series titles share at the start, cut at a
+ * space (0 for one series or when nothing is worth cutting). */
+const char *rf__title_base(const rf_result *r);
+size_t rf__series_common(const rf_result *const *results, size_t n);
+
 const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
                              size_t size);
 

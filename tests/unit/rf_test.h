@@ -18,6 +18,7 @@ struct rf_test_entry {
 extern struct rf_test_entry rf_test_table[RF_TEST_MAX];
 extern int rf_test_count;
 extern int rf_test_failures;
+extern int rf_test_skipped;
 
 #define RF_TEST(name)                                                                              \
     static void rf_test_##name(void);                                                              \
@@ -75,6 +76,24 @@ extern int rf_test_failures;
         const char *rf_h = (hay), *rf_n = (needle);                                                \
         if (!rf_h || !strstr(rf_h, rf_n))                                                          \
             RF_FAIL_AT("%s contains \"%s\": got \"%s\"", #hay, rf_n, rf_h ? rf_h : "(null)");     \
+    } while (0)
+
+/* Skip the current test (ctest reports it as skipped: the runner exits 77). */
+#define RF_SKIP(...)                                                                               \
+    do {                                                                                           \
+        fprintf(stderr, "SKIP: ");                                                                 \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        rf_test_skipped++;                                                                         \
+        return;                                                                                    \
+    } while (0)
+
+/* Skip when the shared model fixtures (../shared/fixtures beside the repository) are absent. */
+#define RF_NEED_FIXTURES()                                                                         \
+    do {                                                                                           \
+        FILE *rf_fx = fopen(RF_SOURCE_DIR "/../shared/fixtures/README.md", "r");                   \
+        if (!rf_fx) RF_SKIP("../shared/fixtures not found beside the repository");                 \
+        fclose(rf_fx);                                                                             \
     } while (0)
 
 /* Stop the current test if an expectation before failed (for guards before dereferences). */

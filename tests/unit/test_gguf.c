@@ -154,21 +154,25 @@ done:
 
 RF_TEST(fixture_tiny_llama_mixed)
 {
+    RF_NEED_FIXTURES();
     check_against_ref("tiny_llama_mixed.gguf");
 }
 
 RF_TEST(fixture_tinystories_f32)
 {
+    RF_NEED_FIXTURES();
     check_against_ref("tinystories15m_f32.gguf");
 }
 
 RF_TEST(fixture_tinystories_q8_0)
 {
+    RF_NEED_FIXTURES();
     check_against_ref("tinystories15m_q8_0.gguf");
 }
 
 RF_TEST(typed_getters)
 {
+    RF_NEED_FIXTURES();
     char path[512];
     fixture("tiny_llama_mixed.gguf", path, sizeof path);
     rf_ctx *ctx = new_ctx();

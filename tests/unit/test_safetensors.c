@@ -25,6 +25,7 @@ static int64_t jint(json_t *o, const char *k)
 
 RF_TEST(fixture_gpt2_tiny)
 {
+    RF_NEED_FIXTURES();
     json_error_t err;
     json_t *ref = json_load_file(FIX "gpt2_tiny.ref.json", 0, &err);
     RF_EXPECT(ref != NULL);
