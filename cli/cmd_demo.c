@@ -15,6 +15,7 @@ static const rf_cli_opt rf__demo_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"no-chart", 0, NULL, "leave out the chart"},
+    {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page"},
     {0, 0, 0, 0},
 };
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# make-screenshot.sh — re-makes the chart the README shows: ResNet-18 (batch 1, 224x224, fp32;
-# docs/resnet18_ops.py writes its layers as an operations list) on the NVIDIA A100 SXM4 80GB of the
-# datasheet database, drawn as SVG by `roofline analyze --plot` and photographed by headless
+# make-screenshot.sh — re-makes the chart the README shows: ResNet-18 (the built-in demo: batch 1,
+# 224x224, fp32, profiled layer by layer from its ONNX graph) on the NVIDIA A100 SXM4 80GB of the
+# datasheet database, drawn as SVG by `roofline demo --plot` and photographed by headless
 # Chromium. Writes docs/roofline-resnet18.svg and docs/roofline-resnet18.png.
 # Usage: sh docs/make-screenshot.sh [path/to/roofline]   (default: roofline in build/ or PATH)
 set -eu
@@ -12,9 +12,8 @@ if [ -z "$bin" ]; then
 fi
 chromium=/usr/bin/chromium
 [ -x "$chromium" ] || { echo "make-screenshot: $chromium not found (scripts/install-deps)" >&2; exit 1; }
-python3 "$here/resnet18_ops.py" "$here/resnet18_ops.csv"
 cd "$here"
-"$bin" analyze --hw a100-sxm4-80gb resnet18_ops.csv --plot roofline-resnet18.svg >/dev/null
+"$bin" demo --hw a100-sxm4-80gb --plot roofline-resnet18.svg >/dev/null
 w=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' roofline-resnet18.svg)
 h=$(sed -n 's/.*<svg [^>]*height="\([0-9]*\)".*/\1/p' roofline-resnet18.svg)
 profile=$(mktemp -d)

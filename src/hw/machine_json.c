@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "core/json_int.h"
 #include "core/rf_int.h"
 #include "roofline/hw.h"
 
@@ -33,76 +34,11 @@ static const char *const rf__mj_stats_keys[] = {"threads", "repetitions", "min",
 
 /* ---- reading: small typed getters ------------------------------------------------------------ */
 
-static const char *rf__mj_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
-
-/* Every key of `obj` must be in `allowed`; `where` names the object ("ceiling 'x'"). */
-static rf_status rf__mj_keys(rf_ctx *ctx, json_t *obj, const char *const *allowed,
-                             const char *where)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        size_t k = 0;
-        while (allowed[k] && strcmp(allowed[k], key) != 0) k++;
-        RF_CHECK(ctx, allowed[k], RF_FORMAT, "%s: unknown key '%.64s'", where, key);
-    }
-    return RF_OK;
-}
-
-/* Copy string `key` of `obj` into dst[cap]. Absent: error when `required`, else dst is kept. */
-static rf_status rf__mj_str(rf_ctx *ctx, json_t *obj, const char *key, const char *where, char *dst,
-                            size_t cap, int required)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        RF_CHECK(ctx, !required, RF_FORMAT, "%s: missing '%s'", where, key);
-        return RF_OK;
-    }
-    RF_CHECK(ctx, json_is_string(v), RF_FORMAT, "%s: '%s' must be a string, got %s", where, key,
-             rf__mj_type(v));
-    size_t n = json_string_length(v);
-    RF_CHECK(ctx, n < cap, RF_RANGE, "%s: '%s' is too long (%zu bytes, at most %zu)", where, key, n,
-             cap - 1);
-    RF_CHECK(ctx, n > 0 || !required, RF_FORMAT, "%s: '%s' is empty", where, key);
-    memcpy(dst, json_string_value(v), n + 1);
-    return RF_OK;
-}
-
-/* Number `key` of `obj` into *out; *present tells whether it was there (NULL: required). */
-static rf_status rf__mj_num(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
-                            double *out, int *present)
-{
-    json_t *v = json_object_get(obj, key);
-    if (present) *present = v != NULL;
-    if (!v) {
-        RF_CHECK(ctx, present, RF_FORMAT, "%s: missing '%s'", where, key);
-        return RF_OK;
-    }
-    RF_CHECK(ctx, json_is_number(v), RF_FORMAT, "%s: '%s' must be a number, got %s", where, key,
-             rf__mj_type(v));
-    *out = json_number_value(v);
-    RF_CHECK(ctx, isfinite(*out), RF_RANGE, "%s: '%s' is not finite", where, key);
-    return RF_OK;
-}
-
 /* A peak (FLOP/s or byte/s): positive and within the plausible range. */
 static rf_status rf__mj_peak(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
                              double *out)
 {
-    RF_TRY(rf__mj_num(ctx, obj, key, where, out, NULL));
+    RF_TRY(rf__json_num(ctx, obj, key, where, out, NULL));
     RF_CHECK(ctx, *out > 0, RF_RANGE, "%s: '%s' must be positive, got %.17g", where, key, *out);
     RF_CHECK(ctx, *out >= RF__MJ_VALUE_MIN && *out <= RF__MJ_VALUE_MAX, RF_RANGE,
              "%s: '%s' = %g is outside the plausible range [1e-30, 1e30] (base units: FLOP/s, B/s)",
@@ -116,7 +52,7 @@ static rf_status rf__mj_uint(rf_ctx *ctx, json_t *obj, const char *key, const ch
 {
     double x = 0;
     int present = 0;
-    RF_TRY(rf__mj_num(ctx, obj, key, where, &x, &present));
+    RF_TRY(rf__json_num(ctx, obj, key, where, &x, &present));
     if (!present) return RF_OK;
     RF_CHECK(ctx, x >= 0 && x <= max && x == floor(x), RF_RANGE,
              "%s: '%s' must be a whole number from 0 to %.0f, got %.17g", where, key, max, x);
@@ -143,7 +79,7 @@ static rf_status rf__mj_schema(rf_ctx *ctx, json_t *root)
 {
     double x = 1;
     int present = 0;
-    RF_TRY(rf__mj_num(ctx, root, "schema", "top level", &x, &present));
+    RF_TRY(rf__json_num(ctx, root, "schema", "top level", &x, &present));
     RF_CHECK(ctx, x >= 1 && x == floor(x), RF_FORMAT,
              "top level: 'schema' must be a positive whole number, got %.17g", x);
     RF_CHECK(ctx, x <= RF_MACHINE_SCHEMA, RF_UNSUPPORTED,
@@ -155,10 +91,10 @@ static rf_status rf__mj_simple(rf_ctx *ctx, json_t *root, const char *src, rf_ma
 {
     char name[RF_NAME_MAX] = "", desc[RF_TEXT_MAX] = "", source[RF_TEXT_MAX] = "";
     double flops = 0, bw = 0;
-    RF_TRY(rf__mj_keys(ctx, root, rf__mj_simple_keys, "top level"));
-    RF_TRY(rf__mj_str(ctx, root, "name", "top level", name, sizeof name, 1));
-    RF_TRY(rf__mj_str(ctx, root, "description", "top level", desc, sizeof desc, 0));
-    RF_TRY(rf__mj_str(ctx, root, "source", "top level", source, sizeof source, 0));
+    RF_TRY(rf__json_keys(ctx, root, rf__mj_simple_keys, "top level"));
+    RF_TRY(rf__json_str(ctx, root, "name", "top level", name, sizeof name, 1));
+    RF_TRY(rf__json_str(ctx, root, "description", "top level", desc, sizeof desc, 0));
+    RF_TRY(rf__json_str(ctx, root, "source", "top level", source, sizeof source, 0));
     RF_TRY(rf__mj_peak(ctx, root, "peak_flops", "top level", &flops));
     RF_TRY(rf__mj_peak(ctx, root, "peak_bandwidth", "top level", &bw));
     RF_TRY(rf_machine_simple(ctx, name, flops, bw, RF_PROV_FILE, src, out));
@@ -172,20 +108,20 @@ static rf_status rf__mj_stats(rf_ctx *ctx, json_t *v, const char *cname, rf_ceil
     char where[RF_NAME_MAX + 32];
     snprintf(where, sizeof where, "stats of ceiling '%s'", cname);
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
-             rf__mj_type(v));
-    RF_TRY(rf__mj_keys(ctx, v, rf__mj_stats_keys, where));
+             rf__json_type_name(v));
+    RF_TRY(rf__json_keys(ctx, v, rf__mj_stats_keys, where));
     RF_TRY(rf__mj_uint(ctx, v, "threads", where, 4294967295.0, &s->threads));
     RF_TRY(rf__mj_uint(ctx, v, "repetitions", where, 4294967295.0, &s->repetitions));
     static const char *const figs[] = {"min", "median", "max"};
     double *dst[] = {&s->min, &s->median, &s->max};
     for (int i = 0; i < 3; i++) {
         int present = 0;
-        RF_TRY(rf__mj_num(ctx, v, figs[i], where, dst[i], &present));
+        RF_TRY(rf__json_num(ctx, v, figs[i], where, dst[i], &present));
         RF_CHECK(ctx, *dst[i] >= 0 && *dst[i] <= RF__MJ_VALUE_MAX, RF_RANGE,
                  "%s: '%s' must be from 0 to 1e30, got %.17g", where, figs[i], *dst[i]);
         *dst[i] += 0.0; /* -0 becomes +0, so the figure survives a round trip unchanged */
     }
-    return rf__mj_str(ctx, v, "date", where, s->date, sizeof s->date, 0);
+    return rf__json_str(ctx, v, "date", where, s->date, sizeof s->date, 0);
 }
 
 /* Kind and unit of a ceiling: the unit is optional and, when present, must match the kind. */
@@ -200,7 +136,7 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
     RF_CHECK(ctx, compute || strcmp(text, "bandwidth") == 0, RF_FORMAT,
              "%s: 'kind' must be \"compute\" or \"bandwidth\"", where);
     *kind = compute ? RF_CEILING_COMPUTE : RF_CEILING_BANDWIDTH;
-    RF_TRY(rf__mj_str(ctx, v, "unit", where, unit, sizeof unit, 0));
+    RF_TRY(rf__json_str(ctx, v, "unit", where, unit, sizeof unit, 0));
     int ok = !unit[0] || (compute ? strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0
                                   : strcmp(unit, "B/s") == 0);
     RF_CHECK(ctx, ok, RF_FORMAT, "%s: unit '%s' does not match kind %s (values are in %s)", where,
@@ -215,18 +151,18 @@ static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i,
     memset(&c, 0, sizeof c);
     snprintf(where, sizeof where, "ceiling %zu", i + 1);
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
-             rf__mj_type(v));
-    RF_TRY(rf__mj_str(ctx, v, "name", where, c.name, sizeof c.name, 1));
+             rf__json_type_name(v));
+    RF_TRY(rf__json_str(ctx, v, "name", where, c.name, sizeof c.name, 1));
     snprintf(where, sizeof where, "ceiling '%s'", c.name);
-    RF_TRY(rf__mj_keys(ctx, v, rf__mj_ceiling_keys, where));
+    RF_TRY(rf__json_keys(ctx, v, rf__mj_ceiling_keys, where));
     RF_CHECK(ctx, rf_machine_find(m, c.name) < 0, RF_FORMAT, "%s appears twice", where);
     RF_TRY(rf__mj_kind(ctx, v, where, &c.kind));
     RF_TRY(rf__mj_peak(ctx, v, "value", where, &c.value));
     c.provenance = RF_PROV_FILE;
     RF_TRY(rf__mj_provenance(ctx, v, where, &c.provenance));
     rf__strlcpy(c.source, src, sizeof c.source);
-    RF_TRY(rf__mj_str(ctx, v, "source", where, c.source, sizeof c.source, 0));
-    RF_TRY(rf__mj_str(ctx, v, "note", where, c.note, sizeof c.note, 0));
+    RF_TRY(rf__json_str(ctx, v, "source", where, c.source, sizeof c.source, 0));
+    RF_TRY(rf__json_str(ctx, v, "note", where, c.note, sizeof c.note, 0));
     json_t *stats = json_object_get(v, "stats");
     if (stats) RF_TRY(rf__mj_stats(ctx, stats, c.name, &c.stats));
     return rf_machine_add(ctx, m, &c);
@@ -238,7 +174,7 @@ static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_c
 {
     const char *what = kind == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
     char name[RF_NAME_MAX] = "";
-    RF_TRY(rf__mj_str(ctx, root, key, "top level", name, sizeof name, 0));
+    RF_TRY(rf__json_str(ctx, root, key, "top level", name, sizeof name, 0));
     if (name[0]) {
         long i = rf_machine_find(m, name);
         RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, name);
@@ -253,13 +189,13 @@ static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_c
 
 static rf_status rf__mj_header(rf_ctx *ctx, json_t *root, const char *src, rf_machine *m)
 {
-    RF_TRY(rf__mj_str(ctx, root, "description", "top level", m->description, sizeof m->description,
+    RF_TRY(rf__json_str(ctx, root, "description", "top level", m->description, sizeof m->description,
                       0));
-    RF_TRY(rf__mj_str(ctx, root, "kind", "top level", m->kind, sizeof m->kind, 0));
+    RF_TRY(rf__json_str(ctx, root, "kind", "top level", m->kind, sizeof m->kind, 0));
     RF_CHECK(ctx, m->kind[0], RF_FORMAT, "top level: 'kind' is empty");
     RF_TRY(rf__mj_provenance(ctx, root, "top level", &m->provenance));
     rf__strlcpy(m->source, src, sizeof m->source);
-    return rf__mj_str(ctx, root, "source", "top level", m->source, sizeof m->source, 0);
+    return rf__json_str(ctx, root, "source", "top level", m->source, sizeof m->source, 0);
 }
 
 static rf_status rf__mj_fill(rf_ctx *ctx, json_t *root, const char *src, rf_machine *m)
@@ -268,7 +204,7 @@ static rf_status rf__mj_fill(rf_ctx *ctx, json_t *root, const char *src, rf_mach
     json_t *arr = json_object_get(root, "ceilings");
     RF_CHECK(ctx, arr, RF_FORMAT, "top level: missing 'ceilings'");
     RF_CHECK(ctx, json_is_array(arr), RF_FORMAT, "top level: 'ceilings' must be an array, got %s",
-             rf__mj_type(arr));
+             rf__json_type_name(arr));
     size_t n = json_array_size(arr);
     RF_CHECK(ctx, n > 0, RF_FORMAT, "top level: 'ceilings' is empty");
     RF_CHECK(ctx, n <= RF__MJ_CEILINGS_MAX, RF_RANGE,
@@ -283,8 +219,8 @@ static rf_status rf__mj_fill(rf_ctx *ctx, json_t *root, const char *src, rf_mach
 static rf_status rf__mj_full(rf_ctx *ctx, json_t *root, const char *src, rf_machine **out)
 {
     char name[RF_NAME_MAX] = "";
-    RF_TRY(rf__mj_keys(ctx, root, rf__mj_full_keys, "top level"));
-    RF_TRY(rf__mj_str(ctx, root, "name", "top level", name, sizeof name, 1));
+    RF_TRY(rf__json_keys(ctx, root, rf__mj_full_keys, "top level"));
+    RF_TRY(rf__json_str(ctx, root, "name", "top level", name, sizeof name, 1));
     rf_machine *m = NULL;
     RF_TRY(rf_machine_new(ctx, name, &m));
     rf_status st = rf__mj_fill(ctx, root, src, m);
@@ -306,28 +242,13 @@ static int rf__mj_is_full(json_t *root)
     return 0;
 }
 
-static rf_status rf__mj_syntax(rf_ctx *ctx, const json_error_t *e)
-{
-    enum json_error_code code = json_error_code(e);
-    if (code == json_error_out_of_memory) return RF_NOMEM_ERR(ctx);
-    rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
-    return rf__error(ctx, st, e->position, "line %d, column %d: %s", e->line, e->column, e->text);
-}
-
 static rf_status rf__mj_parse(rf_ctx *ctx, const char *data, size_t size, const char *src,
                               rf_machine **out)
 {
-    size_t k = 0;
-    while (k < size && data[k] && strchr(" \t\r\n", data[k])) k++;
-    RF_CHECK(ctx, k < size, RF_FORMAT, "empty input (expected a JSON object)");
-    json_error_t e;
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &e);
-    if (!root) return rf__mj_syntax(ctx, &e);
-    rf_status st;
-    if (!json_is_object(root))
-        st = rf__error(ctx, RF_FORMAT, -1, "top level: expected a JSON object, got %s",
-                       rf__mj_type(root));
-    else if ((st = rf__mj_schema(ctx, root)) == RF_OK)
+    json_t *root;
+    RF_TRY(rf__json_load(ctx, data, size, &root));
+    rf_status st = rf__mj_schema(ctx, root);
+    if (st == RF_OK)
         st = rf__mj_is_full(root) ? rf__mj_full(ctx, root, src, out)
                                   : rf__mj_simple(ctx, root, src, out);
     json_decref(root);

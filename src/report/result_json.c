@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "core/json_int.h"
 #include "core/rf_int.h"
 #include "formats/formats_int.h"
 #include "roofline/report.h"
@@ -26,41 +27,6 @@ static const char *const rf__rj_row_keys[] = {
 static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes", "ai",
                                                  "time_s", "by_bound", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
-
-static rf_status rf__rj_keys(rf_ctx *ctx, json_t *obj, const char *const *allowed,
-                             const char *where)
-{
-    RF_CHECK(ctx, json_is_object(obj), RF_FORMAT, "%s: expected an object", where);
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        size_t k = 0;
-        while (allowed[k] && strcmp(allowed[k], key) != 0) k++;
-        RF_CHECK(ctx, allowed[k], RF_FORMAT, "%s: unknown key '%.64s'", where, key);
-    }
-    return RF_OK;
-}
-
-/* String `key` into dst[cap] (absent: "" unless required). */
-static rf_status rf__rj_str(rf_ctx *ctx, json_t *obj, const char *key, const char *where, char *dst,
-                            size_t cap, int required)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        RF_CHECK(ctx, !required, RF_FORMAT, "%s: missing '%s'", where, key);
-        dst[0] = '\0';
-        return RF_OK;
-    }
-    RF_CHECK(ctx, json_is_string(v), RF_FORMAT, "%s: '%s' must be a string", where, key);
-    size_t n = json_string_length(v);
-    RF_CHECK(ctx, n < cap, RF_RANGE, "%s: '%s' is too long (%zu bytes, at most %zu)", where, key, n,
-             cap - 1);
-    RF_CHECK(ctx, memchr(json_string_value(v), '\0', n) == NULL, RF_FORMAT,
-             "%s: '%s' holds a NUL character", where, key);
-    memcpy(dst, json_string_value(v), n + 1);
-    return RF_OK;
-}
 
 /* Number `key`: finite and >= 0; null allowed (NaN) when `nullable`. */
 static rf_status rf__rj_num(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
@@ -93,7 +59,7 @@ static rf_status rf__rj_uint(rf_ctx *ctx, json_t *obj, const char *key, const ch
 static rf_status rf__rj_prov(rf_ctx *ctx, json_t *obj, const char *where, rf_provenance *out)
 {
     char text[16];
-    RF_TRY(rf__rj_str(ctx, obj, "provenance", where, text, sizeof text, 1));
+    RF_TRY(rf__json_str(ctx, obj, "provenance", where, text, sizeof text, 1));
     RF_CHECK(ctx, rf_provenance_parse(text, out), RF_FORMAT,
              "%s: unknown provenance '%s' (measured, datasheet, file or user)", where, text);
     return RF_OK;
@@ -106,17 +72,17 @@ static rf_status rf__rj_ceiling(rf_ctx *ctx, json_t *roof, const char *key, rf_c
     snprintf(where, sizeof where, "roof.%s", key);
     json_t *v = json_object_get(roof, key);
     RF_CHECK(ctx, v, RF_FORMAT, "roof: missing '%s'", key);
-    RF_TRY(rf__rj_keys(ctx, v, rf__rj_ceiling_keys, where));
+    RF_TRY(rf__json_keys(ctx, v, rf__rj_ceiling_keys, where));
     memset(c, 0, sizeof *c);
     c->kind = kind;
-    RF_TRY(rf__rj_str(ctx, v, "name", where, c->name, sizeof c->name, 1));
+    RF_TRY(rf__json_str(ctx, v, "name", where, c->name, sizeof c->name, 1));
     RF_TRY(rf__rj_num(ctx, v, "value", where, 0, &c->value));
     RF_CHECK(ctx, c->value > 0, RF_RANGE, "%s: 'value' must be positive", where);
-    RF_TRY(rf__rj_str(ctx, v, "unit", where, unit, sizeof unit, 1));
+    RF_TRY(rf__json_str(ctx, v, "unit", where, unit, sizeof unit, 1));
     const char *want = kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s";
     RF_CHECK(ctx, strcmp(unit, want) == 0, RF_FORMAT, "%s: 'unit' must be \"%s\"", where, want);
     RF_TRY(rf__rj_prov(ctx, v, where, &c->provenance));
-    return rf__rj_str(ctx, v, "source", where, c->source, sizeof c->source, 0);
+    return rf__json_str(ctx, v, "source", where, c->source, sizeof c->source, 0);
 }
 
 static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
@@ -128,27 +94,27 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
              "top level: 'schema' must be a positive whole number");
     RF_CHECK(ctx, schema <= RF_RESULT_SCHEMA, RF_UNSUPPORTED,
              "schema %.15g is newer than this roofline supports (%d)", schema, RF_RESULT_SCHEMA);
-    RF_TRY(rf__rj_str(ctx, root, "kind", "top level", kind, sizeof kind, 1));
+    RF_TRY(rf__json_str(ctx, root, "kind", "top level", kind, sizeof kind, 1));
     RF_CHECK(ctx, strcmp(kind, "analysis") == 0, RF_FORMAT,
              "not a roofline result: kind '%s', expected \"analysis\" (from --json)", kind);
-    RF_TRY(rf__rj_keys(ctx, root, rf__rj_top_keys, "top level"));
-    RF_TRY(rf__rj_str(ctx, root, "title", "top level", r->title, sizeof r->title, 0));
+    RF_TRY(rf__json_keys(ctx, root, rf__rj_top_keys, "top level"));
+    RF_TRY(rf__json_str(ctx, root, "title", "top level", r->title, sizeof r->title, 0));
     json_t *m = json_object_get(root, "machine");
     RF_CHECK(ctx, m, RF_FORMAT, "top level: missing 'machine'");
-    RF_TRY(rf__rj_keys(ctx, m, rf__rj_machine_keys, "machine"));
-    RF_TRY(rf__rj_str(ctx, m, "name", "machine", r->machine, sizeof r->machine, 1));
-    RF_TRY(rf__rj_str(ctx, m, "description", "machine", r->machine_description,
+    RF_TRY(rf__json_keys(ctx, m, rf__rj_machine_keys, "machine"));
+    RF_TRY(rf__json_str(ctx, m, "name", "machine", r->machine, sizeof r->machine, 1));
+    RF_TRY(rf__json_str(ctx, m, "description", "machine", r->machine_description,
                       sizeof r->machine_description, 0));
     RF_TRY(rf__rj_prov(ctx, m, "machine", &r->provenance));
     json_t *roof = json_object_get(root, "roof");
     RF_CHECK(ctx, roof, RF_FORMAT, "top level: missing 'roof'");
-    RF_TRY(rf__rj_keys(ctx, roof, rf__rj_roof_keys, "roof"));
+    RF_TRY(rf__json_keys(ctx, roof, rf__rj_roof_keys, "roof"));
     RF_TRY(rf__rj_ceiling(ctx, roof, "compute", RF_CEILING_COMPUTE, &r->compute));
     RF_TRY(rf__rj_ceiling(ctx, roof, "bandwidth", RF_CEILING_BANDWIDTH, &r->bandwidth));
     r->roof.peak_flops_per_s = r->compute.value;
     r->roof.bw_bytes_per_s = r->bandwidth.value;
     RF_TRY(rf_ridge_ai(ctx, &r->roof, &r->ridge_ai));
-    RF_TRY(rf__rj_str(ctx, root, "sort", "top level", sort, sizeof sort, 1));
+    RF_TRY(rf__json_str(ctx, root, "sort", "top level", sort, sizeof sort, 1));
     RF_TRY(rf_sort_parse(ctx, sort, &r->sort));
     return rf__rj_uint(ctx, root, "top", "top level", &r->top);
 }
@@ -157,7 +123,7 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
 {
     char where[48], bound[16];
     snprintf(where, sizeof where, "rows[%zu]", i);
-    RF_TRY(rf__rj_keys(ctx, v, rf__rj_row_keys, where));
+    RF_TRY(rf__json_keys(ctx, v, rf__rj_row_keys, where));
     rf_row *row = &r->rows[i];
     json_t *name = json_object_get(v, "name"), *op = json_object_get(v, "op");
     RF_CHECK(ctx, name && json_is_string(name), RF_FORMAT, "%s: 'name' must be a string", where);
@@ -169,7 +135,7 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
     static const char *const derived[] = {"ai", "attainable_flops_per_s", "efficiency", "time_s",
                                           "time_share"};
     for (size_t k = 0; k < 5; k++) RF_TRY(rf__rj_num(ctx, v, derived[k], where, 1, &ignored));
-    RF_TRY(rf__rj_str(ctx, v, "bound", where, bound, sizeof bound, 1));
+    RF_TRY(rf__json_str(ctx, v, "bound", where, bound, sizeof bound, 1));
     RF_TRY(rf_roof_eval(ctx, &r->roof, flops, bytes, &row->e));
     RF_CHECK(ctx, strcmp(bound, rf_bound_name(row->e.bound)) == 0, RF_FORMAT,
              "%s: bound '%s' does not match its figures under the file's roof (%s)", where, bound,
@@ -184,7 +150,7 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
 {
     json_t *t = json_object_get(root, "totals");
     RF_CHECK(ctx, t, RF_FORMAT, "top level: missing 'totals'");
-    RF_TRY(rf__rj_keys(ctx, t, rf__rj_totals_keys, "totals"));
+    RF_TRY(rf__json_keys(ctx, t, rf__rj_totals_keys, "totals"));
     rf_totals *o = &r->totals;
     RF_TRY(rf__rj_uint(ctx, t, "count", "totals", &o->count));
     RF_TRY(rf__rj_num(ctx, t, "flops", "totals", 0, &o->flops));
@@ -195,13 +161,13 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
     json_t *bb = json_object_get(t, "by_bound");
     RF_CHECK(ctx, bb, RF_FORMAT, "totals: missing 'by_bound'");
     static const char *const names[] = {"memory", "compute", "undefined", NULL};
-    RF_TRY(rf__rj_keys(ctx, bb, names, "totals.by_bound"));
+    RF_TRY(rf__json_keys(ctx, bb, names, "totals.by_bound"));
     for (int k = 0; k < 3; k++) {
         char where[40];
         snprintf(where, sizeof where, "totals.by_bound.%s", names[k]);
         json_t *b = json_object_get(bb, names[k]);
         RF_CHECK(ctx, b, RF_FORMAT, "totals.by_bound: missing '%s'", names[k]);
-        RF_TRY(rf__rj_keys(ctx, b, rf__rj_bound_keys, where));
+        RF_TRY(rf__json_keys(ctx, b, rf__rj_bound_keys, where));
         RF_TRY(rf__rj_uint(ctx, b, "count", where, &o->count_by_bound[k]));
         RF_TRY(rf__rj_num(ctx, b, "flops", where, 0, &o->flops_by_bound[k]));
         RF_TRY(rf__rj_num(ctx, b, "time_s", where, 0, &o->time_by_bound_s[k]));
@@ -233,24 +199,12 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_result_parse_json: missing argument");
     *out = NULL;
     const char *src = source && source[0] ? source : "result JSON";
-    rf_status st;
-    json_error_t e;
     json_t *root = NULL;
     rf_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc_ = *rf_ctx_allocator(ctx);
-    if (size == 0) {
-        st = rf__error(ctx, RF_FORMAT, 0, "empty input (expected a JSON object)");
-    } else if (!(root = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
-                                   &e))) {
-        enum json_error_code code = json_error_code(&e);
-        st = code == json_error_out_of_memory
-                 ? RF_NOMEM_ERR(ctx)
-                 : rf__error(ctx, RF_FORMAT, e.position, "line %d, column %d: %s", e.line, e.column,
-                             e.text);
-    } else {
-        st = rf__rj_doc(ctx, root, r);
-    }
+    rf_status st = rf__json_load(ctx, data, size, &root);
+    if (st == RF_OK) st = rf__rj_doc(ctx, root, r);
     json_decref(root);
     if (st != RF_OK) {
         rf_result_free(r);

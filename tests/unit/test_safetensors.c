@@ -207,8 +207,8 @@ RF_TEST(sharded_index)
     rf_safetensors_free(ctx, st);
     st = NULL;
     const char *bad[] = {
-        "{\"weight_map\":{\"x\":\"model-00001-of-00002.safetensors\","
-        "\"y\":\"model-00001-of-00002.safetensors\"}}",
+        ("{\"weight_map\":{\"x\":\"model-00001-of-00002.safetensors\","
+         "\"y\":\"model-00001-of-00002.safetensors\"}}"),
         "{\"weight_map\":{\"x\":\"model-00001-of-00002.safetensors\"}}",
         "{\"weight_map\":{\"x\":\"../model-00001-of-00002.safetensors\"}}",
         "{\"weight_map\":{\"x\":\"missing.safetensors\"}}",

@@ -1,0 +1,98 @@
+/* json.c — strict whole-document JSON reading and typed getters (json_int.h), so every reader
+ * refuses the same things with the same words: duplicate keys, unknown keys, wrong types, strings
+ * too long for their field, non-finite numbers. */
+#include <math.h>
+#include <string.h>
+
+#include "json_int.h"
+
+rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **root)
+{
+    const char *s = data;
+    size_t k = 0;
+    *root = NULL;
+    while (k < size && s[k] && strchr(" \t\r\n", s[k])) k++;
+    RF_CHECK(ctx, k < size, RF_FORMAT, "empty input (expected a JSON object)");
+    json_error_t e;
+    json_t *r = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &e);
+    if (!r) {
+        enum json_error_code code = json_error_code(&e);
+        if (code == json_error_out_of_memory) return RF_NOMEM_ERR(ctx);
+        rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
+        return rf__error(ctx, st, e.position, "line %d, column %d: %s", e.line, e.column, e.text);
+    }
+    if (!json_is_object(r)) {
+        rf_status st = rf__error(ctx, RF_FORMAT, (int64_t)k,
+                                 "top level: expected a JSON object, got %s", rf__json_type_name(r));
+        json_decref(r);
+        return st;
+    }
+    *root = r;
+    return RF_OK;
+}
+
+const char *rf__json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+rf_status rf__json_keys(rf_ctx *ctx, const json_t *obj, const char *const *allowed,
+                        const char *where)
+{
+    RF_CHECK(ctx, json_is_object(obj), RF_FORMAT, "%s: expected an object, got %s", where,
+             rf__json_type_name(obj));
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        size_t k = 0;
+        while (allowed[k] && strcmp(allowed[k], key) != 0) k++;
+        RF_CHECK(ctx, allowed[k], RF_FORMAT, "%s: unknown key '%.64s'", where, key);
+    }
+    return RF_OK;
+}
+
+rf_status rf__json_str(rf_ctx *ctx, const json_t *obj, const char *key, const char *where,
+                       char *dst, size_t cap, int required)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        RF_CHECK(ctx, !required, RF_FORMAT, "%s: missing '%s'", where, key);
+        return RF_OK;
+    }
+    RF_CHECK(ctx, json_is_string(v), RF_FORMAT, "%s: '%s' must be a string, got %s", where, key,
+             rf__json_type_name(v));
+    size_t n = json_string_length(v);
+    RF_CHECK(ctx, n < cap, RF_RANGE, "%s: '%s' is too long (%zu bytes, at most %zu)", where, key, n,
+             cap - 1);
+    RF_CHECK(ctx, !memchr(json_string_value(v), '\0', n), RF_FORMAT,
+             "%s: '%s' holds a NUL character", where, key);
+    RF_CHECK(ctx, n > 0 || !required, RF_FORMAT, "%s: '%s' is empty", where, key);
+    memcpy(dst, json_string_value(v), n + 1);
+    return RF_OK;
+}
+
+rf_status rf__json_num(rf_ctx *ctx, const json_t *obj, const char *key, const char *where,
+                       double *out, int *present)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (present) *present = v != NULL;
+    if (!v) {
+        RF_CHECK(ctx, present, RF_FORMAT, "%s: missing '%s'", where, key);
+        return RF_OK;
+    }
+    RF_CHECK(ctx, json_is_number(v), RF_FORMAT, "%s: '%s' must be a number, got %s", where, key,
+             rf__json_type_name(v));
+    *out = json_number_value(v);
+    RF_CHECK(ctx, isfinite(*out), RF_RANGE, "%s: '%s' is not finite", where, key);
+    return RF_OK;
+}

@@ -1,0 +1,36 @@
+/* json_int.h — the strict reading of small JSON documents shared by the machine-file and result
+ * readers (and any other whole-document reader): load with duplicates refused, typed getters that
+ * name the object and key in their one-sentence errors. On top of jansson; never prints. */
+#ifndef RF_JSON_INT_H
+#define RF_JSON_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "rf_int.h"
+
+/* Parse data[0..size) as one JSON object (duplicate keys refused, integers read as reals).
+ * Errors: empty input, syntax (with line, column and byte offset), numeric overflow (RF_RANGE),
+ * out of memory (RF_NOMEM), a top level that is not an object. *root owned by the caller
+ * (json_decref). */
+rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **root);
+
+/* "an object", "a string", "a number", ... for messages. */
+const char *rf__json_type_name(const json_t *v);
+
+/* `obj` must be an object whose keys are all in the NULL-terminated `allowed`; `where` names it
+ * in messages ("ceiling 'L1'"). */
+rf_status rf__json_keys(rf_ctx *ctx, const json_t *obj, const char *const *allowed,
+                        const char *where);
+
+/* String `key` of `obj` into dst[cap]: not longer than cap - 1, no NUL inside, not empty when
+ * `required`. Absent: an error when `required`, else dst is left as it is. */
+rf_status rf__json_str(rf_ctx *ctx, const json_t *obj, const char *key, const char *where,
+                       char *dst, size_t cap, int required);
+
+/* Finite number `key` of `obj` into *out. *present (may be NULL: then the key is required) tells
+ * whether it was there. */
+rf_status rf__json_num(rf_ctx *ctx, const json_t *obj, const char *key, const char *where,
+                       double *out, int *present);
+
+#endif
