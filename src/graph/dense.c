@@ -1,21 +1,10 @@
-/* dense.c — cost of a dense (fully connected) layer and the built-in demo model.
+/* dense.c — cost of a dense (fully connected) layer without bias.
  * FLOPs 2*B*in*out (a multiply-add is 2 FLOPs); bytes: weights, input and output once
  * (docs/cost-model.md "Dense"; Williams et al. 2009 traffic model). */
 #include <string.h>
 
 #include "core/rf_int.h"
 #include "roofline/demo.h"
-
-static const rf_dense_layer rf__demo[] = {
-    {"embedding", 1000, 128}, {"attention.qkv", 128, 384}, {"attention.out", 384, 128},
-    {"ffn.up", 128, 512},     {"ffn.down", 512, 128},      {"output.proj", 128, 1000},
-};
-
-const rf_dense_layer *rf_demo_layers(size_t *count)
-{
-    *count = sizeof rf__demo / sizeof *rf__demo;
-    return rf__demo;
-}
 
 rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
                         uint64_t elem_bytes, double *flops, double *bytes)
@@ -34,17 +23,5 @@ rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
              (unsigned long long)out, (unsigned long long)batch);
     *flops = (double)f;
     *bytes = (double)sum;
-    return RF_OK;
-}
-
-rf_status rf_demo_add(rf_analysis *a, rf_ctx *ctx, uint64_t batch)
-{
-    size_t n;
-    const rf_dense_layer *l = rf_demo_layers(&n);
-    for (size_t i = 0; i < n; i++) {
-        double flops, bytes;
-        RF_TRY(rf_dense_cost(ctx, batch, l[i].in, l[i].out, 4, &flops, &bytes));
-        RF_TRY(rf_analysis_add(a, l[i].name, strlen(l[i].name), "Dense", flops, bytes));
-    }
     return RF_OK;
 }

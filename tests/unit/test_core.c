@@ -345,3 +345,41 @@ RF_TEST(ctx_errors_and_alloc_failures)
     RF_EXPECT(rf_version()[0] >= '0' && rf_version()[0] <= '9');
     rf_ctx_free(c);
 }
+
+/* examples/cookbook-six-layers.csv is the cookbook's six-layer demo at batch 32 (FP32): each row
+ * must equal the dense rule, so the example file cannot drift from the cost model. */
+static rf_status six_row(void *user, const rf_op_row *row)
+{
+    static const struct {
+        const char *name;
+        uint64_t in, out;
+    } layers[] = {{"embedding", 1000, 128}, {"attention.qkv", 128, 384},
+                  {"attention.out", 384, 128}, {"ffn.up", 128, 512},
+                  {"ffn.down", 512, 128}, {"output.proj", 128, 1000}};
+    int *seen = user;
+    RF_EXPECT(row->row >= 1 && row->row <= 6);
+    if (row->row < 1 || row->row > 6) return RF_OK;
+    size_t i = (size_t)row->row - 1;
+    double f = 0, b = 0;
+    rf_ctx *c = NULL;
+    rf_ctx_new(&c, NULL);
+    RF_EXPECT_INT(rf_dense_cost(c, 32, layers[i].in, layers[i].out, 4, &f, &b), RF_OK);
+    rf_ctx_free(c);
+    RF_EXPECT(row->name_len == strlen(layers[i].name) &&
+              memcmp(row->name, layers[i].name, row->name_len) == 0);
+    RF_EXPECT_DBL(row->flops, f);
+    RF_EXPECT_DBL(row->bytes, b);
+    (*seen)++;
+    return RF_OK;
+}
+
+RF_TEST(cookbook_example_matches_dense_rule)
+{
+    rf_ctx *c = ctx_new();
+    int seen = 0;
+    RF_EXPECT_INT(rf_ops_read_file(c, RF_SOURCE_DIR "/examples/cookbook-six-layers.csv",
+                                   RF_OPS_AUTO, six_row, &seen),
+                  RF_OK);
+    RF_EXPECT_INT(seen, 6);
+    rf_ctx_free(c);
+}
