@@ -28,10 +28,10 @@ typedef struct rf_llm_hparams {
                                 block; 0: one matmul per 2-D weight (with a warning) */
     uint64_t n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
     uint64_t n_expert, n_expert_used; /**< MoE: experts per block and routed per token */
-    int tied_embeddings;   /**< 1: no output tensor, the LM head reads the token embedding */
-    int uniform;           /**< 1: every block has the same tensor types and shapes */
-    uint64_t params;       /**< elements of every tensor in the file */
-    uint64_t weight_bytes; /**< storage bytes of every tensor (padding excluded) */
+    int tied_embeddings;    /**< 1: no output tensor, the LM head reads the token embedding */
+    int uniform;            /**< 1: every block has the same tensor types and shapes */
+    uint64_t params;        /**< elements of every tensor in the file */
+    uint64_t weight_bytes;  /**< storage bytes of every tensor (padding excluded) */
     uint64_t active_params; /**< params a token touches: all but the unused experts' */
 } rf_llm_hparams;
 
@@ -105,12 +105,16 @@ typedef struct rf_llm_ceilings {
     double decode_flops_per_token, prefill_flops; /**< FLOP (all ops) */
     uint64_t batch_compute_bound; /**< smallest batch at which decode's totals reach the ridge;
                                        0 when no batch does */
-    double kv_bytes_per_token;   /**< K and V of one position, all blocks, at kv_bits */
-    double kv_bytes_context;     /**< for the whole context, one sequence */
+    double kv_bytes_per_token;    /**< K and V of one position, all blocks, at kv_bits */
+    double kv_bytes_context;      /**< for the whole context, one sequence */
 } rf_llm_ceilings;
 
-/** Ceilings from the costs of the two phases built with `prefill` and `decode` options. */
-rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_graph *gp,
+/** Ceilings on `roof` from the costs of the two phases (rf_llm_cost of graphs built with the
+ *  options `po` and `dopt`); `g` is either graph (its weight bytes are the model bytes, under the
+ *  what-if type if one was given). The batch at which decode turns compute-bound comes from the
+ *  decode totals, whose FLOPs and non-weight bytes grow linearly with the batch.
+ *  RF_RANGE for a roof that is not finite and positive. */
+rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_graph *g,
                                   const rf_cost *prefill, const rf_llm_opts *po,
                                   const rf_cost *decode, const rf_llm_opts *dopt,
                                   const rf_roof *roof, rf_llm_ceilings *out);

@@ -18,5 +18,6 @@
 #include "model.h"
 #include "gguf.h"
 #include "safetensors.h"
+#include "llm.h"
 
 #endif

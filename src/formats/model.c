@@ -3,8 +3,10 @@
  * the reader, applies --batch/--seq/--input/--dim and infers shapes. GGUF and SafeTensors readers
  * plug in at rf__model_parse. Also serves the embedded demo model (data/resnet18.onnx). */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "formats/formats_int.h"
+#include "roofline/llm.h"
 #include "roofline/model.h"
 
 extern const unsigned char rf__demo_model[];
@@ -85,13 +87,31 @@ rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const ch
     return st;
 }
 
+/* GGUF and SafeTensors: the architecture's graph (src/llm), a prefill of --seq tokens (default
+ * 128) at --batch; --input/--dim do not apply to these graphs. */
+static rf_status rf__llm_load(rf_ctx *ctx, const char *path, const rf_model_opts *o,
+                              rf_graph **out)
+{
+    if (o && o->n_bindings)
+        rf__log(ctx, RF_LOG_WARN, "%s: --input/--dim are ignored for GGUF and SafeTensors models "
+                                  "(use --batch and --seq)", path);
+    return rf_llm_load_graph(ctx, path, o ? o->batch : 0, o ? o->seq : 0, out);
+}
+
 rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts, rf_graph **out)
 {
     rf__map m;
     char dir[4096];
     *out = NULL;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* a SafeTensors checkpoint folder */
+        return rf__llm_load(ctx, path, opts, out);
     RF_TRY(rf__map_file(ctx, path, (uint64_t)1 << 40, &m));
     rf_model_format fmt = opts && opts->format ? opts->format : rf_model_detect(m.data, m.size, path);
+    if (fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS) {
+        rf__unmap_file(&m);
+        return rf__llm_load(ctx, path, opts, out);
+    }
     const char *slash = strrchr(path, '/');
     if (slash && (size_t)(slash - path) < sizeof dir && slash != path) {
         memcpy(dir, path, (size_t)(slash - path));

@@ -10,11 +10,11 @@
 
 /* Roles of a weight. Globals first, then per block. */
 #define RF__LLM_ROLES(X)                                                                           \
-    X(TOK_EMBD) X(POS_EMBD) X(OUT_NORM) X(OUT_NORM_B) X(OUTPUT)                                    \
-    X(ATTN_NORM) X(ATTN_NORM_B) X(Q) X(Q_B) X(K) X(K_B) X(V) X(V_B) X(QKV) X(QKV_B) X(O) X(O_B)    \
-    X(Q_NORM) X(K_NORM) X(POST_ATTN_NORM) X(FFN_NORM) X(FFN_NORM_B) X(GATE) X(UP) X(UP_B)          \
-    X(GATE_UP) X(DOWN) X(DOWN_B) X(POST_FFN_NORM) X(ROUTER) X(GATE_EXPS) X(UP_EXPS) X(DOWN_EXPS)  \
-    X(OTHER)
+    X(TOK_EMBD)                                                                                    \
+    X(POS_EMBD) X(OUT_NORM) X(OUT_NORM_B) X(OUTPUT) X(ATTN_NORM) X(ATTN_NORM_B) X(Q) X(Q_B) X(K)   \
+        X(K_B) X(V) X(V_B) X(QKV) X(QKV_B) X(O) X(O_B) X(Q_NORM) X(K_NORM) X(POST_ATTN_NORM)       \
+            X(FFN_NORM) X(FFN_NORM_B) X(GATE) X(UP) X(UP_B) X(GATE_UP) X(DOWN) X(DOWN_B)           \
+                X(POST_FFN_NORM) X(ROUTER) X(GATE_EXPS) X(UP_EXPS) X(DOWN_EXPS) X(OTHER)
 
 enum {
 #define RF__ROLE_ENUM(n) RF__R_##n,
@@ -28,8 +28,8 @@ enum {
 typedef struct rf__llm_w {
     char *name;
     int role;
-    int64_t block;   /* -1: global */
-    int64_t expert;  /* SafeTensors per-expert tensors: the expert index; else -1 */
+    int64_t block;  /* -1: global */
+    int64_t expert; /* SafeTensors per-expert tensors: the expert index; else -1 */
     rf_dtype dtype;
     uint32_t rank;
     int64_t dims[RF_GRAPH_MAX_RANK];
@@ -39,13 +39,13 @@ struct rf_llm_model {
     rf_llm_hparams hp;
     rf__llm_w *w;
     size_t n_w;
-    int32_t *slot;    /* (n_layer + 1) x RF__R_COUNT indices into w, -1 absent; row n_layer:
-                         globals */
-    int act_gelu;     /* MLP activation: 1 GELU, 0 SiLU */
-    int layernorm;    /* 1: LayerNorm (gpt2), 0: RMSNorm */
-    int rope;         /* 1: rotary positions */
-    int gemma_scale;  /* 1: embeddings scaled by sqrt(n_embd) */
-    int conv1d;       /* SafeTensors gpt2: matrices stored [in, out] */
+    int32_t *slot;   /* (n_layer + 1) x RF__R_COUNT indices into w, -1 absent; row n_layer:
+                        globals */
+    int act_gelu;    /* MLP activation: 1 GELU, 0 SiLU */
+    int layernorm;   /* 1: LayerNorm (gpt2), 0: RMSNorm */
+    int rope;        /* 1: rotary positions */
+    int gemma_scale; /* 1: embeddings scaled by sqrt(n_embd) */
+    int conv1d;      /* SafeTensors gpt2: matrices stored [in, out] */
     rf_allocator alloc;
 };
 

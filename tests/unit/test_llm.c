@@ -1,0 +1,509 @@
+/* test_llm.c — the LLM graph builder (roofline/llm.h): the shared GGUF and SafeTensors fixtures
+ * (params, decode at kv_len 128 and prefill of 128 tokens compared exactly with the .ref.json
+ * matmul FLOPs, bits per weight, KV bytes), a sparse Llama-2-7B-shaped GGUF (published params,
+ * 13.2 GFLOP per decoded token, 0.5 MiB of F16 KV per token, ~150 tokens/s on an A100), GQA,
+ * mixed blocks, MoE, tied heads, causal half, the what-if type, unknown architectures, refusals. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "gguf_build.h"
+#include "rf_test.h"
+#include "roofline/roofline.h"
+
+#define FIX RF_SOURCE_DIR "/../shared/fixtures/"
+
+static rf_ctx *new_ctx(void)
+{
+    rf_ctx *ctx = NULL;
+    if (rf_ctx_new(&ctx, NULL) != RF_OK) abort();
+    return ctx;
+}
+
+/* Path of a GGUF fixture, gunzipped into the build tree once when stored compressed. */
+static const char *fixture(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, FIX "gguf/%s", name);
+    if (access(buf, R_OK) == 0) return buf;
+    snprintf(buf, cap, RF_BINARY_DIR "/fixtures/%s", name);
+    if (access(buf, R_OK) == 0) return buf;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '" RF_BINARY_DIR "/fixtures' && gunzip -c '" FIX "gguf/%s.gz' > "
+             "'%s.tmp.%d' && mv '%s.tmp.%d' '%s'",
+             name, buf, (int)getpid(), buf, (int)getpid(), buf);
+    if (system(cmd) != 0) RF_FAIL_AT("cannot gunzip %s", name);
+    return buf;
+}
+
+static double jnum(json_t *o, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *v = o;
+    for (char *s = buf, *e; v && s; s = e) {
+        e = strchr(s, '.');
+        if (e) *e++ = '\0';
+        v = json_object_get(v, s);
+    }
+    if (!v) RF_FAIL_AT("no %s in the reference", path);
+    return v ? json_number_value(v) : -1;
+}
+
+/* Matmul FLOPs (the fixtures' convention) of one phase. */
+static double phase_flops(rf_ctx *ctx, rf_llm_model *m, rf_llm_phase ph, uint64_t n, rf_cost **keep)
+{
+    rf_llm_opts o = {0};
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    o.phase = ph;
+    o.prompt = o.context = n;
+    if (rf_llm_build(ctx, m, &o, &g) != RF_OK || rf_llm_cost(ctx, g, &o, &c) != RF_OK) {
+        RF_FAIL_AT("build: %s", rf_ctx_errmsg(ctx));
+        rf_graph_free(g);
+        return -1;
+    }
+    RF_EXPECT_INT(c->n_unknown, 0);
+    RF_EXPECT_INT(g->params, rf_llm_hparams_get(m)->params);
+    double f = c->matmul_conv_flops;
+    if (keep)
+        *keep = c;
+    else
+        rf_cost_free(c);
+    rf_graph_free(g);
+    return f;
+}
+
+static void check_fixture(const char *path, const char *ref_path)
+{
+    json_error_t err;
+    json_t *ref = json_load_file(ref_path, 0, &err);
+    RF_REQUIRE(ref != NULL);
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = NULL;
+    rf_status st = rf_llm_open(ctx, path, &m);
+    if (st != RF_OK) RF_FAIL_AT("open %s: %s", path, rf_ctx_errmsg(ctx));
+    if (m) {
+        const rf_llm_hparams *hp = rf_llm_hparams_get(m);
+        RF_EXPECT(hp->known);
+        RF_EXPECT_DBL((double)hp->params, jnum(ref, "summary.params"));
+        RF_EXPECT_DBL((double)hp->weight_bytes, jnum(ref, "summary.weight_bytes"));
+        RF_EXPECT_DBL(phase_flops(ctx, m, RF_LLM_DECODE, 128, NULL),
+                      jnum(ref, "summary.decode_flops"));
+        RF_EXPECT_DBL(phase_flops(ctx, m, RF_LLM_PREFILL, 128, NULL),
+                      jnum(ref, "summary.prefill_flops"));
+        if (json_object_get(ref, "bits_per_weight_overall"))
+            RF_EXPECT_NEAR(8.0 * (double)hp->weight_bytes / (double)hp->params,
+                           jnum(ref, "bits_per_weight_overall"), 1e-6);
+        if (json_object_get(ref, "decode_bytes_analytic")) {
+            rf_llm_opts po = {0}, dopt = {0};
+            rf_graph *g = NULL;
+            rf_cost *cp = NULL, *cd = NULL;
+            rf_llm_ceilings ce;
+            rf_roof roof = {1e12, 1e11};
+            dopt.phase = RF_LLM_DECODE;
+            RF_REQUIRE(rf_llm_build(ctx, m, &po, &g) == RF_OK);
+            phase_flops(ctx, m, RF_LLM_PREFILL, 128, &cp);
+            phase_flops(ctx, m, RF_LLM_DECODE, 128, &cd);
+            RF_EXPECT(rf_llm_ceilings_compute(ctx, m, g, cp, &po, cd, &dopt, &roof, &ce) == RF_OK);
+            RF_EXPECT_DBL(ce.kv_bytes_context,
+                          jnum(ref, "decode_bytes_analytic.kv_cache_bytes_f16_at_kv_len"));
+            RF_EXPECT_DBL(cd->kv_read_bytes, ce.kv_bytes_context);
+            rf_cost_free(cp);
+            rf_cost_free(cd);
+            rf_graph_free(g);
+        }
+    }
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+    json_decref(ref);
+}
+
+RF_TEST(llm_fixture_tiny_llama_mixed)
+{
+    char p[512];
+    RF_NEED_FIXTURES();
+    check_fixture(fixture("tiny_llama_mixed.gguf", p, sizeof p),
+                  FIX "gguf/tiny_llama_mixed.ref.json");
+}
+
+RF_TEST(llm_fixture_tinystories_f32)
+{
+    char p[512];
+    RF_NEED_FIXTURES();
+    check_fixture(fixture("tinystories15m_f32.gguf", p, sizeof p),
+                  FIX "gguf/tinystories15m_f32.ref.json");
+}
+
+RF_TEST(llm_fixture_tinystories_q8_0)
+{
+    char p[512];
+    RF_NEED_FIXTURES();
+    check_fixture(fixture("tinystories15m_q8_0.gguf", p, sizeof p),
+                  FIX "gguf/tinystories15m_q8_0.ref.json");
+}
+
+RF_TEST(llm_fixture_gpt2_tiny_safetensors)
+{
+    RF_NEED_FIXTURES();
+    check_fixture(FIX "safetensors/gpt2_tiny", FIX "safetensors/gpt2_tiny.ref.json");
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = NULL;
+    RF_REQUIRE(rf_llm_open(ctx, FIX "safetensors/gpt2_tiny/model.safetensors", &m) == RF_OK);
+    const rf_llm_hparams *hp = rf_llm_hparams_get(m);
+    RF_EXPECT(hp->tied_embeddings);
+    RF_EXPECT_INT(hp->n_ff, 512);
+    RF_EXPECT_INT(hp->n_head_kv, 4);
+    RF_EXPECT_STR(hp->architecture, "gpt2");
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* Through the dispatcher, as `roofline profile` loads them. */
+RF_TEST(llm_model_load_dispatch)
+{
+    RF_NEED_FIXTURES();
+    rf_ctx *ctx = new_ctx();
+    rf_graph *g = NULL;
+    rf_model_opts mo = {0};
+    mo.batch = 2;
+    mo.seq = 16;
+    RF_REQUIRE(rf_model_load(ctx, FIX "gguf/tiny_llama_mixed.gguf", &mo, &g) == RF_OK);
+    RF_EXPECT_STR(g->format, "gguf");
+    RF_EXPECT_INT(g->params, 1836288);
+    uint32_t t = rf_graph_find_tensor(g, "tokens");
+    RF_REQUIRE(t != RF_GRAPH_NO_TENSOR);
+    RF_EXPECT_INT(g->tensors[t].dims[0], 2);
+    RF_EXPECT_INT(g->tensors[t].dims[1], 16);
+    rf_graph_free(g);
+    g = NULL;
+    RF_REQUIRE(rf_model_load(ctx, FIX "safetensors/gpt2_tiny", NULL, &g) == RF_OK);
+    RF_EXPECT_STR(g->format, "safetensors");
+    RF_EXPECT_INT(g->params, 541184);
+    rf_graph_free(g);
+    rf_ctx_free(ctx);
+}
+
+/* ---- synthetic GGUF files ------------------------------------------------------------------- */
+
+typedef struct spec {
+    const char *arch;
+    uint64_t E, F, V, L, H, Hkv, experts, used;
+    uint32_t mat;      /* ggml type of the matrices */
+    uint32_t blk1_mat; /* block 1's attn_q type when != mat (mixed) */
+    int tied, no_keys, fused;
+} spec;
+
+static uint64_t tbytes(uint32_t type, uint64_t n)
+{
+    uint32_t be, bb;
+    if (!rf_ggml_type_block(type, &be, &bb)) abort();
+    return n / be * bb;
+}
+
+typedef struct tw {
+    gb b;
+    uint64_t off;
+    uint32_t n;
+} tw;
+
+static void t_add(tw *w, const char *name, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t type)
+{
+    uint64_t dims[3] = {d0, d1, d2};
+    uint32_t nd = d2 ? 3 : d1 ? 2 : 1;
+    gb_tensor(&w->b, name, nd, dims, type, w->off);
+    w->off += (tbytes(type, d0 * (d1 ? d1 : 1) * (d2 ? d2 : 1)) + 31) / 32 * 32;
+    w->n++;
+}
+
+/* Tensor infos of a llama-style model (run twice: once to count). */
+static void tensors(tw *w, const spec *s)
+{
+    char n[96];
+    uint64_t D = s->E / s->H, KV = s->Hkv * D;
+    t_add(w, "token_embd.weight", s->E, s->V, 0, s->mat);
+    for (uint64_t i = 0; i < s->L; i++) {
+#define NM(x) (snprintf(n, sizeof n, "blk.%llu." x, (unsigned long long)i), n)
+        t_add(w, NM("attn_norm.weight"), s->E, 0, 0, 0);
+        if (s->fused) {
+            t_add(w, NM("attn_qkv.weight"), s->E, s->E + 2 * KV, 0, s->mat);
+        } else {
+            t_add(w, NM("attn_q.weight"), s->E, s->E, 0,
+                  i == 1 && s->blk1_mat ? s->blk1_mat : s->mat);
+            t_add(w, NM("attn_k.weight"), s->E, KV, 0, s->mat);
+            t_add(w, NM("attn_v.weight"), s->E, KV, 0, s->mat);
+        }
+        t_add(w, NM("attn_output.weight"), s->E, s->E, 0, s->mat);
+        t_add(w, NM("ffn_norm.weight"), s->E, 0, 0, 0);
+        if (s->experts) {
+            t_add(w, NM("ffn_gate_inp.weight"), s->E, s->experts, 0, 0);
+            t_add(w, NM("ffn_gate_exps.weight"), s->E, s->F, s->experts, s->mat);
+            t_add(w, NM("ffn_up_exps.weight"), s->E, s->F, s->experts, s->mat);
+            t_add(w, NM("ffn_down_exps.weight"), s->F, s->E, s->experts, s->mat);
+        } else if (s->fused) {
+            t_add(w, NM("ffn_up.weight"), s->E, 2 * s->F, 0, s->mat);
+            t_add(w, NM("ffn_down.weight"), s->F, s->E, 0, s->mat);
+        } else {
+            t_add(w, NM("ffn_gate.weight"), s->E, s->F, 0, s->mat);
+            t_add(w, NM("ffn_up.weight"), s->E, s->F, 0, s->mat);
+            t_add(w, NM("ffn_down.weight"), s->F, s->E, 0, s->mat);
+        }
+#undef NM
+    }
+    t_add(w, "output_norm.weight", s->E, 0, 0, 0);
+    if (!s->tied) t_add(w, "output.weight", s->E, s->V, 0, s->mat);
+}
+
+/* Write the model to `path`: header, tensor infos, then a hole up to the data's end. */
+static void write_gguf(const char *path, const spec *s)
+{
+    tw count = {0}, w = {0};
+    char k[96];
+    tensors(&count, s);
+    uint32_t nkv = s->no_keys ? 1 : 6 + (s->experts ? 2 : 0);
+    gb_header(&w.b, 3, count.n, nkv);
+    gb_kv_str(&w.b, "general.architecture", s->arch);
+#define KEY(x, v) (snprintf(k, sizeof k, "%s." x, s->arch), gb_kv_u32(&w.b, k, (uint32_t)(v)))
+    if (!s->no_keys) {
+        KEY("embedding_length", s->E);
+        KEY("block_count", s->L);
+        KEY("feed_forward_length", s->F);
+        KEY("attention.head_count", s->H);
+        KEY("attention.head_count_kv", s->Hkv);
+        if (s->experts) {
+            KEY("expert_count", s->experts);
+            KEY("expert_used_count", s->used);
+        }
+    }
+#undef KEY
+    tensors(&w, s);
+    gb_pad(&w.b, 32);
+    uint64_t total = w.b.n + w.off;
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0 || write(fd, w.b.p, w.b.n) != (ssize_t)w.b.n || ftruncate(fd, (off_t)total) != 0)
+        RF_FAIL_AT("cannot write %s", path);
+    if (fd >= 0) close(fd);
+    gb_free(&w.b);
+    gb_free(&count.b);
+}
+
+static rf_llm_model *open_spec(rf_ctx *ctx, const spec *s, const char *tag)
+{
+    char path[512];
+    rf_llm_model *m = NULL;
+    snprintf(path, sizeof path, RF_BINARY_DIR "/llm_%s_%d.gguf", tag, (int)getpid());
+    write_gguf(path, s);
+    if (rf_llm_open(ctx, path, &m) != RF_OK) RF_FAIL_AT("open %s: %s", tag, rf_ctx_errmsg(ctx));
+    unlink(path);
+    return m;
+}
+
+static const spec llama7b = {"llama", 4096, 11008,       32000, 32, 32, 32,
+                             0,       0,    1 /* F16 */, 0,     0,  0,  0};
+
+RF_TEST(llm_llama2_7b_sparse)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = open_spec(ctx, &llama7b, "7b");
+    RF_REQUIRE(m != NULL);
+    const rf_llm_hparams *hp = rf_llm_hparams_get(m);
+    RF_EXPECT_INT(hp->params, 6738415616ll);
+    RF_EXPECT(hp->uniform);
+    const uint64_t ctxlen = 4096;
+    rf_cost *cd = NULL, *cp = NULL;
+    double dec = phase_flops(ctx, m, RF_LLM_DECODE, ctxlen, &cd);
+    phase_flops(ctx, m, RF_LLM_PREFILL, 128, &cp);
+    /* 2 x (params - token_embd - norms) + 4 L d ctx */
+    double mm = 2.0 * (6738415616.0 - 4096.0 * 32000 - 65 * 4096);
+    RF_EXPECT_DBL(mm, 13214154752.0);
+    RF_EXPECT_DBL(dec, mm + 4.0 * 32 * 4096 * ctxlen);
+    rf_llm_opts po = {0}, dopt = {0};
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = ctxlen;
+    rf_graph *g = NULL;
+    RF_REQUIRE(rf_llm_build(ctx, m, &po, &g) == RF_OK);
+    rf_roof a100 = {312e12, 2039e9}; /* fp16 tensor, HBM2e */
+    rf_llm_ceilings ce;
+    RF_REQUIRE(rf_llm_ceilings_compute(ctx, m, g, cp, &po, cd, &dopt, &a100, &ce) == RF_OK);
+    RF_EXPECT_DBL(ce.kv_bytes_per_token, 524288.0); /* 0.5 MiB */
+    RF_EXPECT_DBL(ce.kv_bytes_context, 524288.0 * 4096);
+    RF_EXPECT_DBL(ce.model_bytes, 2.0 * 6738415616.0 + 2.0 * 65 * 4096); /* norms in F32 */
+    RF_EXPECT_NEAR(ce.bw_tokens_per_s, 151.3, 0.001);                    /* "about 150 tokens/s" */
+    RF_EXPECT(ce.simple_bound == RF_BOUND_MEMORY);
+    RF_EXPECT(ce.decode_tokens_per_s < ce.bw_tokens_per_s);
+    /* at 4096 positions each sequence reads 2 GiB of KV per step: no batch reaches the ridge */
+    RF_EXPECT_INT(ce.batch_compute_bound, 0);
+    rf_cost_free(cd);
+    cd = NULL;
+    dopt.context = 128;
+    phase_flops(ctx, m, RF_LLM_DECODE, 128, &cd);
+    RF_REQUIRE(rf_llm_ceilings_compute(ctx, m, g, cp, &po, cd, &dopt, &a100, &ce) == RF_OK);
+    if (!(ce.batch_compute_bound > 153)) /* above ridge x model bytes / FLOPs per token */
+        RF_FAIL_AT("batch_compute_bound %llu", (unsigned long long)ce.batch_compute_bound);
+    /* and the graph at that batch is at the ridge, one below it is not */
+    for (int k = 0; k < 2; k++) {
+        rf_llm_opts ob = dopt;
+        rf_graph *g2 = NULL;
+        rf_cost *c = NULL;
+        ob.batch = ce.batch_compute_bound - (uint64_t)k;
+        RF_REQUIRE(rf_llm_build(ctx, m, &ob, &g2) == RF_OK &&
+                   rf_llm_cost(ctx, g2, &ob, &c) == RF_OK);
+        double ai = c->flops / c->bytes, ridge = 312e12 / 2039e9;
+        if (k == 0)
+            RF_EXPECT(ai >= ridge * 0.999);
+        else
+            RF_EXPECT(ai < ridge * 1.001);
+        rf_cost_free(c);
+        rf_graph_free(g2);
+    }
+    rf_graph_free(g);
+    rf_cost_free(cd);
+    rf_cost_free(cp);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* GQA: K/V widths from the weights; the cache holds n_head_kv heads, the arithmetic n_head. */
+RF_TEST(llm_gqa_mixed_blocks_and_tied_head)
+{
+    rf_ctx *ctx = new_ctx();
+    spec s = {"qwen2", 256, 512, 1000, 3, 8, 2, 0, 0, 8 /* Q8_0 */, 12 /* Q4_K */, 1, 0, 0};
+    rf_llm_model *m = open_spec(ctx, &s, "gqa");
+    RF_REQUIRE(m != NULL);
+    const rf_llm_hparams *hp = rf_llm_hparams_get(m);
+    RF_EXPECT_INT(hp->n_head_kv, 2);
+    RF_EXPECT(hp->tied_embeddings);
+    RF_EXPECT(!hp->uniform); /* block 1 differs */
+    rf_llm_opts o = {0};
+    o.phase = RF_LLM_DECODE;
+    o.context = 100;
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    RF_REQUIRE(rf_llm_build(ctx, m, &o, &g) == RF_OK && rf_llm_cost(ctx, g, &o, &c) == RF_OK);
+    uint32_t per_block = 0;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        RF_EXPECT_INT(g->layers[i].repeat, 1);
+        per_block += strncmp(g->layers[i].name, "blk.1.", 6) == 0;
+    }
+    RF_EXPECT(per_block > 10);
+    /* kv_read: 3 blocks x K and V x 100 positions x 2 heads x 32 x 2 bytes */
+    RF_EXPECT_DBL(c->kv_read_bytes, 3.0 * 2 * 100 * 2 * 32 * 2);
+    RF_EXPECT_DBL(c->kv_write_bytes, 3.0 * 2 * 1 * 2 * 32 * 2);
+    /* the tied head reads the token embedding: 2 x E x V FLOPs */
+    double w = 3.0 * (256 * 256 + 2 * 256 * 64 + 256 * 256 + 3 * 256 * 512) + 256.0 * 1000;
+    RF_EXPECT_DBL(c->matmul_conv_flops, 2 * w + 4.0 * 3 * 8 * 32 * 100);
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* MoE: FLOPs of the experts used per token; params resident of all. */
+RF_TEST(llm_moe_active_experts)
+{
+    rf_ctx *ctx = new_ctx();
+    spec s = {"llama", 128, 256, 500, 2, 4, 4, 8, 2, 0 /* F32 */, 0, 0, 0, 0};
+    rf_llm_model *m = open_spec(ctx, &s, "moe");
+    RF_REQUIRE(m != NULL);
+    const rf_llm_hparams *hp = rf_llm_hparams_get(m);
+    RF_EXPECT_INT(hp->n_expert, 8);
+    uint64_t exp = 3ull * 128 * 256 * 8 * 2;
+    RF_EXPECT_INT(hp->params - hp->active_params, exp / 8 * 6);
+    rf_llm_opts o = {0};
+    o.phase = RF_LLM_DECODE;
+    o.context = 10;
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    RF_REQUIRE(rf_llm_build(ctx, m, &o, &g) == RF_OK && rf_llm_cost(ctx, g, &o, &c) == RF_OK);
+    RF_EXPECT_INT(g->params, hp->params);
+    double dense = 2.0 * (128 * 128 * 4 + 128 * 8) + 3.0 * 2 * 128 * 256 * 2; /* per block */
+    RF_EXPECT_DBL(c->matmul_conv_flops, 2 * dense + 2.0 * 128 * 500 + 4.0 * 2 * 128 * 10);
+    /* decode reads 2 of 8 experts' weights (F32) per block */
+    double wexp = 2.0 * 3 * 2 * 128 * 256 * 4;
+    RF_EXPECT(c->weight_bytes < wexp * 1.6 + 2.0 * 500 * 128 * 4);
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* phi3: fused qkv and gate_up; causal half; what-if weights; act/kv bits. */
+RF_TEST(llm_fused_causal_whatif)
+{
+    rf_ctx *ctx = new_ctx();
+    spec s = {"phi3", 256, 512, 512, 2, 4, 4, 0, 0, 1 /* F16 */, 0, 0, 0, 1};
+    rf_llm_model *m = open_spec(ctx, &s, "phi3");
+    RF_REQUIRE(m != NULL);
+    RF_EXPECT(rf_llm_hparams_get(m)->known);
+    RF_EXPECT_INT(rf_llm_hparams_get(m)->n_ff, 512);
+    rf_llm_opts o = {0};
+    o.prompt = 64;
+    rf_graph *g = NULL;
+    rf_cost *full = NULL, *half = NULL;
+    RF_REQUIRE(rf_llm_build(ctx, m, &o, &g) == RF_OK && rf_llm_cost(ctx, g, &o, &full) == RF_OK);
+    o.causal_half = 1;
+    RF_REQUIRE(rf_llm_cost(ctx, g, &o, &half) == RF_OK);
+    double attn = 4.0 * 2 * 4 * 64 * 64 * 64; /* 4 L H D S^2 */
+    RF_EXPECT_DBL(full->matmul_conv_flops - half->matmul_conv_flops, attn / 2);
+    rf_cost_free(full);
+    rf_cost_free(half);
+    rf_graph_free(g);
+    o.causal_half = 0;
+    o.weights = RF_DTYPE_Q4_K;
+    o.act_bits = 32;
+    RF_REQUIRE(rf_llm_build(ctx, m, &o, &g) == RF_OK);
+    /* matrices to 4.5 bits, norms stay F32 */
+    uint64_t mats = 2ull * 512 * 256 + 2 * (256 * 768 + 256 * 256 + 256 * 1024 + 512 * 256);
+    RF_EXPECT_INT(g->weight_bytes, mats / 256 * 144 + (2 * 2 + 1) * 256 * 4);
+    rf_graph_free(g);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+static int warned;
+static void on_log(void *u, rf_log_level l, const char *msg)
+{
+    (void)u;
+    if (l == RF_LOG_WARN && strstr(msg, "one matrix product per 2-D weight")) warned++;
+}
+
+RF_TEST(llm_unknown_architecture)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_ctx_set_log(ctx, on_log, NULL, RF_LOG_WARN);
+    spec s = {"mamba9", 64, 128, 100, 2, 4, 4, 0, 0, 0, 0, 0, 1, 0};
+    rf_llm_model *m = open_spec(ctx, &s, "unknown");
+    RF_REQUIRE(m != NULL);
+    RF_EXPECT(!rf_llm_hparams_get(m)->known);
+    RF_EXPECT_INT(warned, 1);
+    rf_llm_opts o = {0};
+    o.phase = RF_LLM_DECODE;
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    RF_REQUIRE(rf_llm_build(ctx, m, &o, &g) == RF_OK && rf_llm_cost(ctx, g, &o, &c) == RF_OK);
+    RF_EXPECT_DBL(c->matmul_conv_flops, 2.0 * (2 * (4 * 64 * 64 + 3 * 64 * 128) + 64 * 100));
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+RF_TEST(llm_refusals)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = NULL;
+    RF_EXPECT(rf_llm_open(ctx, RF_BINARY_DIR "/no-such-model.gguf", &m) == RF_IO);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "no-such-model.gguf");
+    char path[512];
+    snprintf(path, sizeof path, RF_BINARY_DIR "/llm_text_%d.bin", (int)getpid());
+    FILE *f = fopen(path, "w");
+    RF_REQUIRE(f != NULL);
+    fputs("hello, not a model\n", f);
+    fclose(f);
+    RF_EXPECT(rf_llm_open(ctx, path, &m) == RF_UNSUPPORTED);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "not a GGUF or SafeTensors model");
+    unlink(path);
+    RF_EXPECT(m == NULL);
+    rf_ctx_free(ctx);
+}
