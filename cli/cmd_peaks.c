@@ -10,6 +10,7 @@ static const rf_cli_opt rf__peaks_opts[] = {
     {"quick", 'q', NULL, "only what the analysis needs (fp64/fp32 FMA, L1-DRAM; under 3 s)"},
     {"json", 0, NULL, "print the machine file (full form, provenance measured)"},
     {"chart", 0, NULL, "add the ASCII roofline chart of every ceiling"},
+    {"plot", 0, "FILE.svg|FILE.html|-", "also draw every ceiling as SVG or an interactive page"},
     {"isa", 0, "ISA", "highest instruction set: avx512, avx2, sse2, generic (default: best)"},
     {"threads", 't', "N", "most threads to use (default: every CPU)"},
     {"refresh", 0, NULL, "measure again even when the cache has this machine"},
@@ -88,6 +89,17 @@ static rf_status rf__sweep(const rf_probe_report *r, rf_writer *w)
     return RF_OK;
 }
 
+/* A result with no operations: what the charts draw when only the roofs matter. */
+static rf_status rf__ceilings_only(rf_ctx *ctx, const rf_machine *m, rf_result **out)
+{
+    rf_analysis *an = NULL;
+    rf_status st =
+        rf_analysis_new(ctx, m, m->default_compute, m->default_bandwidth, RF_SORT_INPUT, 0, &an);
+    if (st == RF_OK) st = rf_analysis_finish(an, "measured ceilings", out);
+    rf_analysis_free(an);
+    return st;
+}
+
 static rf_status rf__table(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *r, int chart,
                            rf_writer *w)
 {
@@ -102,16 +114,12 @@ static rf_status rf__table(rf_ctx *ctx, const rf_machine *m, const rf_probe_repo
     RF_TRY_CLI(rf__ridges(m, w));
     if (r) RF_TRY_CLI(rf__sweep(r, w));
     if (!chart) return RF_OK;
-    rf_analysis *an = NULL;
     rf_result *res = NULL;
     rf_report_opts o = rf_cli_report_opts();
-    rf_status st =
-        rf_analysis_new(ctx, m, m->default_compute, m->default_bandwidth, RF_SORT_INPUT, 0, &an);
-    if (st == RF_OK) st = rf_analysis_finish(an, "measured ceilings", &res);
+    rf_status st = rf__ceilings_only(ctx, m, &res);
     if (st == RF_OK) st = rf_write(w, "\n", 1);
     if (st == RF_OK) st = rf_report_chart_ascii(ctx, res, m, &o, w);
     rf_result_free(res);
-    rf_analysis_free(an);
     return st;
 }
 
@@ -137,6 +145,8 @@ static int rf__peaks(const rf_cli_cmd *cmd, int argc, char **argv)
     if (rc || done) return rc;
     if (a.n_pos) return rf_cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
     if (rf__peaks_opts_parse(cmd, &a, &o)) return RF_EXIT_USAGE;
+    const char *plot = rf_cli_get(&a, "plot");
+    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
     int no_cache = rf_cli_get(&a, "no-cache") != NULL, refresh = rf_cli_get(&a, "refresh") != NULL;
     rf_ctx *ctx = rf_cli_ctx();
     if (!ctx) return RF_EXIT_INTERNAL;
@@ -160,13 +170,21 @@ static int rf__peaks(const rf_cli_cmd *cmd, int argc, char **argv)
     }
     rf_writer w = rf_cli_stdout();
     const rf_machine *m = cached ? cached : (r ? r->machine : NULL);
-    if (st == RF_OK)
+    int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the table */
+    if (st == RF_OK && !to_stdout)
         st = rf_cli_get(&a, "json") ? rf_machine_write_json(ctx, m, 0, &w)
                                     : rf__table(ctx, m, r, rf_cli_get(&a, "chart") != NULL, &w);
     if (st == RF_OK)
         rc = rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
     else
         rc = rf_cli_fail(ctx, st);
+    if (rc == RF_EXIT_OK && plot) {
+        rf_result *res = NULL;
+        st = rf__ceilings_only(ctx, m, &res);
+        const rf_result *one[1] = {res};
+        rc = st == RF_OK ? rf_cli_plot(ctx, one, 1, m, plot) : rf_cli_fail(ctx, st);
+        rf_result_free(res);
+    }
     rf_machine_free(cached);
     rf_probe_report_free(r);
     rf_ctx_free(ctx);
@@ -175,7 +193,8 @@ static int rf__peaks(const rf_cli_cmd *cmd, int argc, char **argv)
 
 const rf_cli_cmd rf_cmd_peaks = {
     "peaks",
-    "peaks [--quick] [--json] [--chart] [--isa ISA] [--threads N] [--refresh] [--no-cache]",
+    "peaks [--quick] [--json] [--chart] [--plot FILE] [--isa ISA] [--threads N] [--refresh] "
+    "[--no-cache]",
     "measure this machine's ceilings (FLOP/s per precision and ISA, bandwidth per level)",
     "Measures this machine: compute ceilings per precision and instruction set (FMA, add, mul, "
     "scalar; fp16/bf16/int8 where the CPU has them), the OpenBLAS GEMM ceiling, and the bandwidth "

@@ -117,13 +117,18 @@ static void rf__levels_note(rf_probe_report *r)
     }
 }
 
-/* The size a level is measured at: the geometric middle of its plateau; DRAM: the largest. */
-static uint64_t rf__level_bytes(const rf_probe_level *l, int is_last, uint64_t max)
+/* The size a level is measured at: the geometric middle of its plateau, but at least four times
+ * the previous level's last size (a noisy sweep can start a plateau on the transition, where the
+ * smaller cache still holds part of the data and inflates the figure); DRAM: the largest. */
+static uint64_t rf__level_bytes(const rf_probe_level *l, const rf_probe_level *prev, int is_last,
+                                uint64_t max)
 {
     if (is_last) return max;
     unsigned steps = 0;
     for (uint64_t b = l->first_bytes; b < l->last_bytes; b *= 2) steps++;
-    return l->first_bytes << (steps / 2);
+    uint64_t bytes = l->first_bytes << (steps / 2);
+    if (prev && bytes < 4 * prev->last_bytes) bytes = 4 * prev->last_bytes;
+    return bytes < l->last_bytes ? bytes : l->last_bytes;
 }
 
 typedef struct rf__lvl_fig {
@@ -195,7 +200,7 @@ rf_status rf__probe_bandwidth(rf__probe_run *run)
         if (st == RF_OK && t == 0) rf__levels_note(run->rep);
         for (size_t l = 0; l < run->rep->n_levels && st == RF_OK; l++) {
             const rf_probe_level *lv = &run->rep->levels[l];
-            uint64_t bytes = rf__level_bytes(lv, l + 1 == run->rep->n_levels, max);
+            uint64_t bytes = rf__level_bytes(lv, l ? lv - 1 : NULL, l + 1 == run->rep->n_levels, max);
             char what[96];
             snprintf(what, sizeof what, "%s mixes, %u thread%s", lv->name, tc[t],
                      tc[t] > 1 ? "s" : "");

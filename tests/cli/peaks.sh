@@ -32,4 +32,9 @@ expect 0 '' -- analyze --hw measured --csv "$TMP/one.csv"
 expect 0 '' -- peaks --quick
 grep -q 'from the cache' "$TMP/err" && PASSES=$((PASSES + 1)) || { echo "FAIL: peaks --quick did not use the cache"; FAILS=$((FAILS + 1)); }
 grep -q '^\* DRAM' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: table: $(cat "$TMP/out")"; FAILS=$((FAILS + 1)); }
+
+# --plot draws the cached ceilings: one roof per ceiling, no operation markers.
+expect 0 '' -- peaks --quick --plot "$TMP/peaks.svg"
+grep -q 'data-value' "$TMP/peaks.svg" && PASSES=$((PASSES + 1)) || { echo "FAIL: peaks --plot drew no roof"; FAILS=$((FAILS + 1)); }
+expect 2 '.svg or .html' -- peaks --quick --plot "$TMP/peaks.png"
 finish
