@@ -90,7 +90,9 @@ static rf_status rf__sweep(rf__probe_run *run, rf__team *team, rf__bw_job *j,
         r->sweep[r->n_sweep++].bytes_per_s = s.best;
     }
     r->sweep_threads = rf__team_size(team);
-    r->n_levels = rf__plateaus(r->sweep, r->n_sweep, 0.2, 1, r->levels, 4); /* L1-L3, DRAM */
+    uint64_t hw[4];
+    rf__cache_sizes(hw);
+    r->n_levels = rf__plateaus_by_caches(r->sweep, r->n_sweep, 0.2, hw, r->levels, 4);
     return RF_OK;
 }
 

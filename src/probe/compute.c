@@ -127,6 +127,30 @@ static rf_status rf__add_compute(rf__probe_run *run, const rf__flop_kernel *k, c
     return rf__probe_add(run, k->id, RF_CEILING_COMPUTE, &f->s[0], tc[0], src, note);
 }
 
+/* A throughput kernel on more threads is never slower than on fewer unless something else ran on
+ * the CPUs meanwhile (on a VM the host's other tenants, which no counter here shows). Such a figure
+ * is measured again, up to twice, and the better kept. */
+static rf_status rf__remeasure_slow(rf__probe_run *run, const rf__flop_kernel *const *ks,
+                                    size_t nk, const unsigned *tc, size_t ntc, rf__flop_fig *figs)
+{
+    rf__team *team = NULL;
+    rf_status st = RF_OK;
+    for (size_t i = 0; i < nk && st == RF_OK; i++) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            double fewer = 0;
+            for (size_t t = 1; t < ntc; t++)
+                if (figs[i].s[t].best > fewer) fewer = figs[i].s[t].best;
+            if (figs[i].s[0].best >= fewer) break;
+            if (!team && (st = rf__team_new(run->ctx, tc[0], &team)) != RF_OK) break;
+            rf__stats again;
+            if ((st = rf__measure_kernel(run, team, ks[i], &again)) != RF_OK) break;
+            if (again.best > figs[i].s[0].best) figs[i].s[0] = again;
+        }
+    }
+    rf__team_free(run->ctx, team);
+    return st;
+}
+
 rf_status rf__probe_compute(rf__probe_run *run)
 {
     const rf__flop_kernel *ks[RF__MAXK];
@@ -153,6 +177,7 @@ rf_status rf__probe_compute(rf__probe_run *run)
         }
         rf__team_free(run->ctx, team);
     }
+    if (st == RF_OK && ntc > 1) st = rf__remeasure_slow(run, ks, nk, tc, ntc, figs);
     for (size_t i = 0; i < nk && st == RF_OK; i++)
         st = rf__add_compute(run, ks[i], tc, ntc, &figs[i]);
     rf__free(run->ctx, figs);

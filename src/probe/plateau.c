@@ -94,3 +94,82 @@ size_t rf__plateaus(const rf_probe_point *pts, size_t n, double tol, int has_dra
     }
     return nk;
 }
+
+/* Which private cache a per-thread working set fits in: 0 for L1, 1 for L2, 2 beyond (0 sizes
+ * mean unknown). */
+static int rf__cache_of(uint64_t bytes, const uint64_t private_bytes[2])
+{
+    if (private_bytes[0] && bytes <= private_bytes[0]) return 0;
+    if (private_bytes[1] && bytes <= private_bytes[1]) return 1;
+    return 2;
+}
+
+/* A level named `name` over the sweep points with sizes in [first, last] (clamped to the sweep):
+ * its bandwidth is their median. */
+static void rf__level_from(const rf_probe_point *pts, size_t n, uint64_t first, uint64_t last,
+                           const char *name, rf_probe_level *l)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", name);
+    size_t a = SIZE_MAX, b = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].bytes >= first && pts[i].bytes <= last) {
+            if (a == SIZE_MAX) a = i;
+            b = i;
+        }
+    if (a == SIZE_MAX) { /* no point inside: the nearest one stands for it */
+        a = b = 0;
+        while (b + 1 < n && pts[b + 1].bytes <= first) b++;
+        a = b;
+    }
+    l->first_bytes = pts[a].bytes;
+    l->last_bytes = pts[b].bytes;
+    l->bytes_per_s = rf__median_of(pts, a, b);
+}
+
+size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
+                              const uint64_t private_bytes[2], rf_probe_level *levels,
+                              size_t max_levels)
+{
+    rf_probe_level raw[16];
+    size_t nr = rf__plateaus(pts, n, tol, 1, raw, 16);
+    if (nr < 2 || !private_bytes[0] || !private_bytes[1] || max_levels < 4)
+        return rf__plateaus(pts, n, tol, 1, levels, max_levels < 4 ? max_levels : 4);
+    /* Group the plateaus: L1 and L2 by the private cache their middle size fits in (hwloc knows
+     * those even under a hypervisor), the last one is DRAM, everything between is L3. Counting
+     * plateaus instead let noise shift every name by one. */
+    int group[16];
+    for (size_t i = 0; i < nr; i++) {
+        uint64_t mid = (uint64_t)sqrt((double)raw[i].first_bytes * (double)raw[i].last_bytes);
+        group[i] = i + 1 == nr ? 3 : rf__cache_of(mid, private_bytes);
+    }
+    static const char *const names[4] = {"L1", "L2", "L3", "DRAM"};
+    rf_probe_level byg[4];
+    int have[4] = {0, 0, 0, 0};
+    for (int g = 0; g < 4; g++) {
+        size_t first = SIZE_MAX, last = 0;
+        for (size_t i = 0; i < nr; i++)
+            if (group[i] == g) {
+                if (first == SIZE_MAX) first = i;
+                last = i;
+            }
+        if (first == SIZE_MAX) continue;
+        rf__level_from(pts, n, raw[first].first_bytes, raw[last].last_bytes, names[g], &byg[g]);
+        have[g] = 1;
+    }
+    /* A disturbed sweep can lose a level (its points read as the next one's): the private caches
+     * are known, so measure them inside their sizes anyway; L3 in the gap before DRAM if any. */
+    uint64_t lo = pts[0].bytes, hi = pts[n - 1].bytes;
+    if (!have[0]) rf__level_from(pts, n, lo, private_bytes[0] / 4, "L1", &byg[0]), have[0] = 1;
+    if (!have[1])
+        rf__level_from(pts, n, 2 * private_bytes[0], private_bytes[1] / 2, "L2", &byg[1]),
+            have[1] = 1;
+    if (!have[2] && have[3] && byg[3].first_bytes >= 16 * byg[1].last_bytes)
+        rf__level_from(pts, n, 4 * byg[1].last_bytes, byg[3].first_bytes / 2, "L3", &byg[2]),
+            have[2] = 1;
+    (void)hi;
+    size_t nl = 0;
+    for (int g = 0; g < 4; g++)
+        if (have[g] && byg[g].first_bytes <= byg[g].last_bytes) levels[nl++] = byg[g];
+    return nl;
+}

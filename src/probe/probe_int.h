@@ -152,6 +152,12 @@ size_t rf__plateaus(const rf_probe_point *pts, size_t n, double tol, int has_dra
                     rf_probe_level *levels, size_t max_levels);
 
 /* ---- topo.c: cache sizes from hwloc (0 when unknown) ---- */
+/* Levels named with the help of the private cache sizes (per thread, byte; hwloc's L1d and L2):
+ * plateaus that fit in L1 are L1, in L2 are L2, the last is DRAM, the rest L3; several plateaus of
+ * one group merge. Falls back to rf__plateaus when the sizes are unknown. */
+size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
+                              const uint64_t private_bytes[2], rf_probe_level *levels,
+                              size_t max_levels);
 void rf__cache_sizes(uint64_t sizes[4]); /* L1d, L2, L3, L4 per instance, byte */
 
 /* ---- compute.c, bandwidth.c, gemm.c: add measured ceilings to the report's machine ---- */

@@ -314,3 +314,38 @@ RF_TEST(cache_in_temporary_folder)
     rf_machine_free(m);
     rf_ctx_free(ctx);
 }
+
+/* Naming by the private cache sizes (hwloc: L1d 48 KiB, L2 2 MiB per core): noise that splits a
+ * plateau, or adds one, no longer shifts the names. Sizes 3 KiB x 2^k as the sweep makes them. */
+RF_TEST(plateaus_named_by_cache_sizes)
+{
+    const uint64_t priv[2] = {48 << 10, 2 << 20};
+    rf_probe_point p[32];
+    rf_probe_level l[8];
+    /* Recorded here; the plain detector finds the same four. */
+    const double here[] = {409, 376, 359, 351, 212, 176, 177, 176, 178,
+                           119, 38.9, 35.6, 34.5, 21, 19.3, 18.9, 18.8};
+    size_t n = rf__plateaus_by_caches(p, sweep(here, 17, p), 0.2, priv, l, 4);
+    RF_REQUIRE(n == 4);
+    RF_EXPECT_STR(l[0].name, "L1");
+    RF_EXPECT_STR(l[1].name, "L2");
+    RF_EXPECT_INT(l[1].last_bytes, 768 << 10);
+    RF_EXPECT_STR(l[2].name, "L3");
+    RF_EXPECT_INT(l[2].first_bytes, 3 << 20);
+    RF_EXPECT(l[2].bytes_per_s > 30e9 && l[2].bytes_per_s < 40e9);
+    RF_EXPECT_STR(l[3].name, "DRAM");
+    /* L2 split in two by a disturbed stretch, and an extra step inside DRAM: the closest-median
+     * merge would call the second L2 piece "L3"; by size it stays L2. */
+    const double noisy[] = {409, 376, 359, 351, 212, 176, 177, 120, 121,
+                            119, 38.9, 35.6, 34.5, 24, 24.5, 18.9, 18.8};
+    n = rf__plateaus_by_caches(p, sweep(noisy, 17, p), 0.2, priv, l, 4);
+    RF_REQUIRE(n == 4);
+    RF_EXPECT_STR(l[1].name, "L2");
+    RF_EXPECT_STR(l[2].name, "L3");
+    RF_EXPECT(l[2].first_bytes >= (3u << 20));
+    RF_EXPECT(l[2].bytes_per_s < 40e9);
+    RF_EXPECT_STR(l[3].name, "DRAM");
+    /* Unknown cache sizes: the plain detector's answer. */
+    const uint64_t none[2] = {0, 0};
+    RF_EXPECT_INT(rf__plateaus_by_caches(p, sweep(here, 17, p), 0.2, none, l, 4), 4);
+}
