@@ -1,5 +1,7 @@
 /* units.c — parsing and printing of numbers and SI units (DESIGN.md "Units": SI decimal prefixes
  * for rates, binary prefixes for memory sizes, base units in JSON). Locale independent. */
+/* strfromd (ISO/IEC TS 18661-1, C23): one exact conversion without printf's format parsing. */
+#define __STDC_WANT_IEC_60559_BFP_EXT__ 1
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -96,6 +98,15 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
     return RF_OK;
 }
 
+/* "%.<digits>g" spelled out: glibc takes a slow positional path for "%.*g", and tables of a
+ * million rows format several numbers per row. */
+static const char *const rf__g_unit[10] = {"",           "%.1g %s%s", "%.2g %s%s", "%.3g %s%s",
+                                           "%.4g %s%s",  "%.5g %s%s", "%.6g %s%s", "%.7g %s%s",
+                                           "%.8g %s%s",  "%.9g %s%s"};
+static const char *const rf__g_time[10] = {"",        "%.1g %s", "%.2g %s", "%.3g %s", "%.4g %s",
+                                           "%.5g %s", "%.6g %s", "%.7g %s", "%.8g %s", "%.9g %s"};
+static const double rf__pow1000[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+
 char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit)
 {
     static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -111,10 +122,10 @@ char *rf_si_format(char *buf, size_t size, double value, int digits, const char 
     }
     double a = fabs(value);
     int p = 0;
-    while (p < 6 && a >= 999.95 * pow(1000.0, p)) p++;
-    double scaled = value / pow(1000.0, p);
-    /* %.*g may print "1e+03" after rounding; the loop bound keeps scaled < 1000. */
-    snprintf(buf, size, "%.*g %s%s", digits, scaled, pre[p], unit);
+    while (p < 6 && a >= 999.95 * rf__pow1000[p]) p++;
+    double scaled = value / rf__pow1000[p];
+    /* %g may print "1e+03" after rounding; the loop bound keeps scaled < 1000. */
+    snprintf(buf, size, rf__g_unit[digits], scaled, pre[p], unit);
     if (!unit[0] && !pre[p][0]) {
         size_t l = strlen(buf);
         if (l && buf[l - 1] == ' ') buf[l - 1] = '\0';
@@ -137,8 +148,10 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
         return buf;
     }
     size_t k = 0;
+    if (digits < 1) digits = 1;
+    if (digits > 9) digits = 9;
     while (k < 3 && fabs(seconds) < t[k].f * 0.99995) k++;
-    snprintf(buf, size, "%.*g %s", digits, seconds / t[k].f, t[k].u);
+    snprintf(buf, size, rf__g_time[digits], seconds / t[k].f, t[k].u);
     return buf;
 }
 
@@ -232,7 +245,7 @@ char *rf_number_format(char *buf, size_t size, double value)
      * to 17 digits, then the shorter candidates are made by rounding that digit string (cheap)
      * and checked with strtod; glibc's exact printf is the expensive step, done once. */
     char e17[40], digits[18];
-    snprintf(e17, sizeof e17, "%.16e", fabs(value));
+    strfromd(e17, sizeof e17, "%.16e", fabs(value));
     size_t nd = 0;
     for (const char *p = e17; *p && *p != 'e'; p++)
         if (*p >= '0' && *p <= '9') digits[nd++] = *p;

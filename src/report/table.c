@@ -16,6 +16,13 @@ enum { RF__COL_NUM, RF__COL_FLOPS, RF__COL_BYTES, RF__COL_AI, RF__COL_ATT, RF__C
 static const char *const rf__hdr[RF__NCOLS] = {"#",     "FLOPs", "bytes", "AI",   "FLOP/s",
                                                "bound", "eff.",  "time",  "share"};
 
+/* Tables longer than this use rf__widest instead of measuring every cell. */
+#define RF__MEASURED_ROWS 4096
+
+/* The widest text each cell can have: "-1.23k"/"999M" (SI, 3 digits), AI "0.00123", "undefined",
+ * "100.0%", "1.23 us"/"999 ms". */
+static const size_t rf__widest[RF__NCOLS] = {0, 6, 6, 7, 6, 9, 6, 7, 6};
+
 /* The text of each numeric cell of a row. */
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
@@ -73,11 +80,19 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     char c[RF__NCOLS][24];
     for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
+    /* Long tables take the widest a cell can be instead of formatting every number twice. */
+    int measure = r->n_rows <= RF__MEASURED_ROWS;
+    if (!measure)
+        for (int k = 0; k < RF__NCOLS; k++)
+            if (rf__widest[k] > wcol[k]) wcol[k] = rf__widest[k];
+    if (!measure) snprintf(c[0], sizeof c[0], "%zu", r->n_rows), wcol[0] = strlen(c[0]);
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
-        rf__cells(r, row, i + 1, c);
-        for (int k = 0; k < RF__NCOLS; k++)
-            if (strlen(c[k]) > wcol[k]) wcol[k] = strlen(c[k]);
+        if (measure) {
+            rf__cells(r, row, i + 1, c);
+            for (int k = 0; k < RF__NCOLS; k++)
+                if (strlen(c[k]) > wcol[k]) wcol[k] = strlen(c[k]);
+        }
         size_t nw = rf__utf8_cols(row->name, strlen(row->name));
         if (nw > name_w) name_w = nw;
         if (row->op && strlen(row->op) > op_w) op_w = strlen(row->op);
