@@ -133,7 +133,7 @@ size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
 {
     rf_probe_level raw[16];
     size_t nr = rf__plateaus(pts, n, tol, 1, raw, 16);
-    if (nr < 2 || !private_bytes[0] || !private_bytes[1] || max_levels < 4)
+    if (nr < 1 || !private_bytes[0] || !private_bytes[1] || max_levels < 4)
         return rf__plateaus(pts, n, tol, 1, levels, max_levels < 4 ? max_levels : 4);
     /* Group the plateaus: L1 and L2 by the private cache their middle size fits in (hwloc knows
      * those even under a hypervisor), the last one is DRAM, everything between is L3. Counting
@@ -164,10 +164,13 @@ size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
     if (!have[1])
         rf__level_from(pts, n, 2 * private_bytes[0], private_bytes[1] / 2, "L2", &byg[1]),
             have[1] = 1;
+    /* A flat sweep (one plateau: an unoptimised build, or a machine too busy to tell) is all
+     * "DRAM": keep DRAM to the sizes past the caches so each level is measured where it lives. */
+    if (have[3] && byg[3].first_bytes <= byg[1].last_bytes)
+        rf__level_from(pts, n, 16 * byg[1].last_bytes, hi, "DRAM", &byg[3]);
     if (!have[2] && have[3] && byg[3].first_bytes >= 16 * byg[1].last_bytes)
         rf__level_from(pts, n, 4 * byg[1].last_bytes, byg[3].first_bytes / 2, "L3", &byg[2]),
             have[2] = 1;
-    (void)hi;
     size_t nl = 0;
     for (int g = 0; g < 4; g++)
         if (have[g] && byg[g].first_bytes <= byg[g].last_bytes) levels[nl++] = byg[g];

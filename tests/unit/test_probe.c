@@ -349,3 +349,24 @@ RF_TEST(plateaus_named_by_cache_sizes)
     const uint64_t none[2] = {0, 0};
     RF_EXPECT_INT(rf__plateaus_by_caches(p, sweep(here, 17, p), 0.2, none, l, 4), 4);
 }
+
+/* A flat sweep (an unoptimised build measures its own loop, not the memory) still gives every
+ * level, each over the sizes where it lives. */
+RF_TEST(plateaus_flat_sweep_with_cache_sizes)
+{
+    const uint64_t priv[2] = {48 << 10, 2 << 20};
+    const double flat[] = {2.4, 2.5, 2.35, 2.5, 2.4, 2.4, 2.3, 2.4, 2.4,
+                           2.4, 2.4, 2.4, 2.4, 2.4, 2.4, 2.4, 2.4};
+    rf_probe_point p[32];
+    rf_probe_level l[8];
+    size_t n = rf__plateaus_by_caches(p, sweep(flat, 17, p), 0.2, priv, l, 4);
+    RF_REQUIRE(n == 4);
+    RF_EXPECT_STR(l[0].name, "L1");
+    RF_EXPECT(l[0].last_bytes <= (48u << 10));
+    RF_EXPECT_STR(l[1].name, "L2");
+    RF_EXPECT(l[1].first_bytes > (48u << 10) && l[1].last_bytes <= (2u << 20));
+    RF_EXPECT_STR(l[2].name, "L3");
+    RF_EXPECT_STR(l[3].name, "DRAM");
+    RF_EXPECT(l[3].first_bytes > l[2].last_bytes);
+    RF_EXPECT_INT(l[3].last_bytes, 3072ull << 16);
+}
