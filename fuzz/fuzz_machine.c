@@ -44,6 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rf_machine_parse_json(ctx, b.data, b.len, "fuzz.json", &again) != RF_OK) abort();
         if (!same_machine(m, again)) abort();
         rf_buf_free(&b);
+    } else { /* refused: one line of text, never empty (the CLI prints it as is) */
+        const char *msg = rf_ctx_errmsg(ctx);
+        if (!msg[0]) abort();
+        for (const char *p = msg; *p; p++)
+            if ((unsigned char)*p < 0x20) abort();
     }
     rf_machine_free(again);
     rf_machine_free(m);

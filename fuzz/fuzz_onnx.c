@@ -19,6 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rf_status st = rf_onnx_parse(ctx, data, size, "fuzz.onnx", NULL, &g);
     if (st != RF_OK) {
         if (g || rf_ctx_errmsg(ctx)[0] == '\0') abort();
+        for (const char *p = rf_ctx_errmsg(ctx); *p; p++) /* one line: names are escaped */
+            if ((unsigned char)*p < 0x20) abort();
     } else {
         for (uint32_t i = 0; i < g->n_layers; i++) {
             const rf_layer *l = &g->layers[i];

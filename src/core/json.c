@@ -19,6 +19,9 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
         enum json_error_code code = json_error_code(&e);
         if (code == json_error_out_of_memory) return RF_NOMEM_ERR(ctx);
         rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
+        /* jansson quotes the input near the error: keep the message one printable line. */
+        for (char *p = e.text; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
         return rf__error(ctx, st, e.position, "line %d, column %d: %s", e.line, e.column, e.text);
     }
     if (!json_is_object(r)) {
@@ -56,7 +59,14 @@ rf_status rf__json_keys(rf_ctx *ctx, const json_t *obj, const char *const *allow
     {
         size_t k = 0;
         while (allowed[k] && strcmp(allowed[k], key) != 0) k++;
-        RF_CHECK(ctx, allowed[k], RF_FORMAT, "%s: unknown key '%.64s'", where, key);
+        if (allowed[k]) continue;
+        /* The key is the file's text: show it printable and short, the message stays one line. */
+        char shown[68];
+        size_t n = 0;
+        for (const char *p = key; *p && n < 64; p++)
+            shown[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+        shown[n] = '\0';
+        return rf__error(ctx, RF_FORMAT, -1, "%s: unknown key '%s'", where, shown);
     }
     return RF_OK;
 }
