@@ -144,75 +144,18 @@ const rf__flop_kernel rf__flop_avx512[] = {
 /* clang-format on */
 const size_t rf__n_flop_avx512 = sizeof rf__flop_avx512 / sizeof *rf__flop_avx512;
 
-#define RF__PASS_END() __asm__ volatile("" ::"r"(buf) : "memory")
-
-RF__T512 static double rf__load(double *buf, size_t n, uint64_t passes, double s)
-{
-    __m512d acc[12];
-    (void)s;
-    for (int j = 0; j < 12; j++) acc[j] = _mm512_setzero_pd();
-    for (uint64_t p = 0; p < passes; p++)
-        for (size_t i = 0; i < n; i += 96) {
-#pragma GCC unroll 12
-            for (int j = 0; j < 12; j++)
-                acc[j] = _mm512_add_pd(acc[j], _mm512_load_pd(buf + i + 8 * (size_t)j));
-        }
-    double t = 0;
-    for (int j = 0; j < 12; j++) t += rf__sum_pd(acc[j]);
-    return t;
-}
-
-/* Store, copy and triad, with ordinary (ST = _mm512_store_pd) or non-temporal stores. */
-#define RF__BW_STORES(SUFFIX, ST, FENCE)                                                           \
-    RF__T512 static double rf__store##SUFFIX(double *buf, size_t n, uint64_t passes, double s)     \
-    {                                                                                              \
-        __m512d v = _mm512_set1_pd(s);                                                             \
-        for (uint64_t p = 0; p < passes; p++) {                                                    \
-            for (size_t i = 0; i < n; i += 32) {                                                   \
-                ST(buf + i, v);                                                                    \
-                ST(buf + i + 8, v);                                                                \
-                ST(buf + i + 16, v);                                                               \
-                ST(buf + i + 24, v);                                                               \
-            }                                                                                      \
-            FENCE;                                                                                 \
-            RF__PASS_END();                                                                        \
-        }                                                                                          \
-        return 0;                                                                                  \
-    }                                                                                              \
-    RF__T512 static double rf__copy##SUFFIX(double *buf, size_t n, uint64_t passes, double s)      \
-    {                                                                                              \
-        size_t h = n / 2;                                                                          \
-        (void)s;                                                                                   \
-        for (uint64_t p = 0; p < passes; p++) {                                                    \
-            for (size_t i = 0; i < h; i += 32) {                                                   \
-                _Pragma("GCC unroll 4") for (size_t j = 0; j < 32; j += 8)                         \
-                    ST(buf + h + i + j, _mm512_load_pd(buf + i + j));                              \
-            }                                                                                      \
-            FENCE;                                                                                 \
-            RF__PASS_END();                                                                        \
-        }                                                                                          \
-        return 0;                                                                                  \
-    }
-#define RF__NOFENCE ((void)0)
-RF__BW_STORES(, _mm512_store_pd, RF__NOFENCE)
-RF__BW_STORES(_nt, _mm512_stream_pd, _mm_sfence())
-
-RF__T512 static double rf__triad(double *buf, size_t n, uint64_t passes, double s)
-{
-    size_t t = n / 3;
-    double *a = buf, *b = buf + t, *c = buf + 2 * t;
-    __m512d vs = _mm512_set1_pd(s);
-    for (uint64_t p = 0; p < passes; p++) {
-        for (size_t i = 0; i < t; i += 32) {
-#pragma GCC unroll 4
-            for (size_t j = 0; j < 32; j += 8)
-                _mm512_store_pd(a + i + j, _mm512_fmadd_pd(vs, _mm512_load_pd(c + i + j),
-                                                           _mm512_load_pd(b + i + j)));
-        }
-        RF__PASS_END();
-    }
-    return 0;
-}
+#define RF__BW_T RF__T512
+#define RF__BW_V __m512d
+#define RF__BW_W 8
+#define RF__BW_LOAD _mm512_load_pd
+#define RF__BW_STORE _mm512_store_pd
+#define RF__BW_STREAM _mm512_stream_pd
+#define RF__BW_ADD _mm512_add_pd
+#define RF__BW_SET1 _mm512_set1_pd
+#define RF__BW_ZERO _mm512_setzero_pd
+#define RF__BW_TRIAD(s, b, c) _mm512_fmadd_pd(s, c, b)
+#define RF__BW_SUM rf__sum_pd
+#include "bw_kernels.h"
 
 const rf__bw_kernel rf__bw_avx512[] = {
     {"load.avx512", "load", RF__ISA_AVX512, F512, rf__load},

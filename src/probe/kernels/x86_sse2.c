@@ -53,74 +53,18 @@ const rf__flop_kernel rf__flop_sse2[] = {
 /* clang-format on */
 const size_t rf__n_flop_sse2 = sizeof rf__flop_sse2 / sizeof *rf__flop_sse2;
 
-#define RF__PASS_END() __asm__ volatile("" ::"r"(buf) : "memory")
-
-RF__TS static double rf__load(double *buf, size_t n, uint64_t passes, double s)
-{
-    __m128d acc[12];
-    (void)s;
-    for (int j = 0; j < 12; j++) acc[j] = _mm_setzero_pd();
-    for (uint64_t p = 0; p < passes; p++)
-        for (size_t i = 0; i < n; i += 24) {
-#pragma GCC unroll 12
-            for (int j = 0; j < 12; j++)
-                acc[j] = _mm_add_pd(acc[j], _mm_load_pd(buf + i + 2 * (size_t)j));
-        }
-    double t = 0;
-    for (int j = 0; j < 12; j++) t += rf__sum_pd(acc[j]);
-    return t;
-}
-
-#define RF__BW_STORES(SUFFIX, ST, FENCE)                                                           \
-    RF__TS static double rf__store##SUFFIX(double *buf, size_t n, uint64_t passes, double s)       \
-    {                                                                                              \
-        __m128d v = _mm_set1_pd(s);                                                                \
-        for (uint64_t p = 0; p < passes; p++) {                                                    \
-            for (size_t i = 0; i < n; i += 8) {                                                    \
-                ST(buf + i, v);                                                                    \
-                ST(buf + i + 2, v);                                                                \
-                ST(buf + i + 4, v);                                                                \
-                ST(buf + i + 6, v);                                                                \
-            }                                                                                      \
-            FENCE;                                                                                 \
-            RF__PASS_END();                                                                        \
-        }                                                                                          \
-        return 0;                                                                                  \
-    }                                                                                              \
-    RF__TS static double rf__copy##SUFFIX(double *buf, size_t n, uint64_t passes, double s)        \
-    {                                                                                              \
-        size_t h = n / 2;                                                                          \
-        (void)s;                                                                                   \
-        for (uint64_t p = 0; p < passes; p++) {                                                    \
-            for (size_t i = 0; i < h; i += 8) {                                                    \
-                _Pragma("GCC unroll 4") for (size_t j = 0; j < 8; j += 2)                          \
-                    ST(buf + h + i + j, _mm_load_pd(buf + i + j));                                 \
-            }                                                                                      \
-            FENCE;                                                                                 \
-            RF__PASS_END();                                                                        \
-        }                                                                                          \
-        return 0;                                                                                  \
-    }
-#define RF__NOFENCE ((void)0)
-RF__BW_STORES(, _mm_store_pd, RF__NOFENCE)
-RF__BW_STORES(_nt, _mm_stream_pd, _mm_sfence())
-
-RF__TS static double rf__triad(double *buf, size_t n, uint64_t passes, double s)
-{
-    size_t t = n / 3;
-    double *a = buf, *b = buf + t, *c = buf + 2 * t;
-    __m128d vs = _mm_set1_pd(s);
-    for (uint64_t p = 0; p < passes; p++) {
-        for (size_t i = 0; i < t; i += 8) {
-#pragma GCC unroll 4
-            for (size_t j = 0; j < 8; j += 2)
-                _mm_store_pd(a + i + j, _mm_add_pd(_mm_load_pd(b + i + j),
-                                                   _mm_mul_pd(vs, _mm_load_pd(c + i + j))));
-        }
-        RF__PASS_END();
-    }
-    return 0;
-}
+#define RF__BW_T RF__TS
+#define RF__BW_V __m128d
+#define RF__BW_W 2
+#define RF__BW_LOAD _mm_load_pd
+#define RF__BW_STORE _mm_store_pd
+#define RF__BW_STREAM _mm_stream_pd
+#define RF__BW_ADD _mm_add_pd
+#define RF__BW_SET1 _mm_set1_pd
+#define RF__BW_ZERO _mm_setzero_pd
+#define RF__BW_TRIAD(s, b, c) _mm_add_pd(b, _mm_mul_pd(s, c))
+#define RF__BW_SUM rf__sum_pd
+#include "bw_kernels.h"
 
 const rf__bw_kernel rf__bw_sse2[] = {
     {"load.sse2", "load", RF__ISA_SSE2, FS, rf__load},
