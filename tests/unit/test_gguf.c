@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "rf_fixtures.h"
 #include "rf_test.h"
 #include "roofline/gguf.h"
 #include "gguf_build.h"
@@ -18,22 +19,6 @@ static rf_ctx *new_ctx(void)
     rf_ctx *ctx = NULL;
     if (rf_ctx_new(&ctx, NULL) != RF_OK) abort();
     return ctx;
-}
-
-/* Path of a fixture, gunzipped into the build tree once when it is stored compressed. */
-static const char *fixture(const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, FIX "%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    snprintf(buf, cap, RF_BINARY_DIR "/fixtures/%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p '" RF_BINARY_DIR "/fixtures' && gunzip -c '" FIX "%s.gz' > '%s.tmp.%d' && "
-             "mv '%s.tmp.%d' '%s'",
-             name, buf, (int)getpid(), buf, (int)getpid(), buf);
-    if (system(cmd) != 0) RF_FAIL_AT("cannot gunzip %s", name);
-    return buf;
 }
 
 static int64_t jint(json_t *o, const char *k)
@@ -50,7 +35,7 @@ static int str_is(rf_gguf_str s, const char *c)
 static void check_against_ref(const char *model)
 {
     char path[512], refp[512];
-    fixture(model, path, sizeof path);
+    rf_test_gguf_fixture(model, path, sizeof path);
     snprintf(refp, sizeof refp, FIX "%.*s.ref.json", (int)(strstr(model, ".gguf") - model), model);
     json_error_t err;
     json_t *ref = json_load_file(refp, 0, &err);
@@ -174,7 +159,7 @@ RF_TEST(typed_getters)
 {
     RF_NEED_FIXTURES();
     char path[512];
-    fixture("tiny_llama_mixed.gguf", path, sizeof path);
+    rf_test_gguf_fixture("tiny_llama_mixed.gguf", path, sizeof path);
     rf_ctx *ctx = new_ctx();
     rf_gguf *g = NULL;
     RF_EXPECT_INT(rf_gguf_open(ctx, path, &g), RF_OK);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gguf_build.h"
+#include "rf_fixtures.h"
 #include "rf_test.h"
 #include "roofline/roofline.h"
 
@@ -19,22 +20,6 @@ static rf_ctx *new_ctx(void)
     rf_ctx *ctx = NULL;
     if (rf_ctx_new(&ctx, NULL) != RF_OK) abort();
     return ctx;
-}
-
-/* Path of a GGUF fixture, gunzipped into the build tree once when stored compressed. */
-static const char *fixture(const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, FIX "gguf/%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    snprintf(buf, cap, RF_BINARY_DIR "/fixtures/%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p '" RF_BINARY_DIR "/fixtures' && gunzip -c '" FIX "gguf/%s.gz' > "
-             "'%s.tmp.%d' && mv '%s.tmp.%d' '%s'",
-             name, buf, (int)getpid(), buf, (int)getpid(), buf);
-    if (system(cmd) != 0) RF_FAIL_AT("cannot gunzip %s", name);
-    return buf;
 }
 
 static double jnum(json_t *o, const char *path)
@@ -124,7 +109,7 @@ RF_TEST(llm_fixture_tiny_llama_mixed)
 {
     char p[512];
     RF_NEED_FIXTURES();
-    check_fixture(fixture("tiny_llama_mixed.gguf", p, sizeof p),
+    check_fixture(rf_test_gguf_fixture("tiny_llama_mixed.gguf", p, sizeof p),
                   FIX "gguf/tiny_llama_mixed.ref.json");
 }
 
@@ -132,7 +117,7 @@ RF_TEST(llm_fixture_tinystories_f32)
 {
     char p[512];
     RF_NEED_FIXTURES();
-    check_fixture(fixture("tinystories15m_f32.gguf", p, sizeof p),
+    check_fixture(rf_test_gguf_fixture("tinystories15m_f32.gguf", p, sizeof p),
                   FIX "gguf/tinystories15m_f32.ref.json");
 }
 
@@ -140,7 +125,7 @@ RF_TEST(llm_fixture_tinystories_q8_0)
 {
     char p[512];
     RF_NEED_FIXTURES();
-    check_fixture(fixture("tinystories15m_q8_0.gguf", p, sizeof p),
+    check_fixture(rf_test_gguf_fixture("tinystories15m_q8_0.gguf", p, sizeof p),
                   FIX "gguf/tinystories15m_q8_0.ref.json");
 }
 
