@@ -86,9 +86,15 @@ extern const size_t rf__n_bw_generic, rf__n_bw_sse2, rf__n_bw_avx2, rf__n_bw_avx
 /* Clock kernels: a dependent chain of 1-cycle integer adds (RF__CLOCK_CHAIN per iteration) with
  * the ISA's vector FMAs beside it, so the core runs at the frequency that ISA gets. */
 #define RF__CLOCK_CHAIN 32
-/* One link of the chain: an add the compiler can neither fold nor reorder (GCC/clang asm). */
+/* One link of the chain: an add the compiler can neither fold nor reorder (GCC/clang asm). The
+ * addend is a register whose value the compiler cannot see (RF__CLOCK_ONE): Golden Cove and later
+ * cores execute chains of add-immediate at rename, faster than one per cycle, which made the
+ * scalar clock read 8 GHz; register + register adds take one cycle on every core. */
+#define RF__CLOCK_ONE                                                                              \
+    uint64_t rf__one = 1;                                                                          \
+    __asm__ volatile("" : "+r"(rf__one));
 #define RF__INC1(x)                                                                                \
-    (x) += 1;                                                                                      \
+    (x) += rf__one;                                                                                \
     __asm__ volatile("" : "+r"(x));
 #define RF__INC8(x)                                                                                \
     RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x) RF__INC1(x)

@@ -96,6 +96,7 @@ const size_t rf__n_bw_generic = sizeof rf__bw_generic / sizeof *rf__bw_generic;
 /* Scalar clock: the chain alone (one add per cycle on any out-of-order core). */
 static uint64_t rf__clock_generic(uint64_t iters)
 {
+    RF__CLOCK_ONE
     uint64_t x = 0;
     for (uint64_t i = 0; i < iters; i++) {
         RF__INC32(x)

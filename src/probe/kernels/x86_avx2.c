@@ -114,6 +114,7 @@ const size_t rf__n_bw_avx2 = sizeof rf__bw_avx2 / sizeof *rf__bw_avx2;
 /* Clock under AVX2: the 32-add chain sets the pace, 32 ymm FMAs beside it. */
 RF__T2 uint64_t rf__clock_avx2(uint64_t iters)
 {
+    RF__CLOCK_ONE
     __m256d x[8], a = _mm256_set1_pd(0.5), b = _mm256_set1_pd(1.0);
     uint64_t c = 0;
     for (int j = 0; j < 8; j++) x[j] = b;

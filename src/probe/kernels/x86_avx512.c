@@ -170,6 +170,7 @@ const size_t rf__n_bw_avx512 = sizeof rf__bw_avx512 / sizeof *rf__bw_avx512;
 /* Clock under AVX-512: the 32-add chain sets the pace; 32 zmm FMAs beside it hold the license. */
 RF__T512 uint64_t rf__clock_avx512(uint64_t iters)
 {
+    RF__CLOCK_ONE
     __m512d x[8], a = _mm512_set1_pd(0.5), b = _mm512_set1_pd(1.0);
     uint64_t c = 0;
     for (int j = 0; j < 8; j++) x[j] = b;

@@ -79,6 +79,7 @@ const size_t rf__n_bw_sse2 = sizeof rf__bw_sse2 / sizeof *rf__bw_sse2;
 /* Clock under SSE2: the 32-add chain with 32 xmm multiplies beside it. */
 RF__TS uint64_t rf__clock_sse2(uint64_t iters)
 {
+    RF__CLOCK_ONE
     __m128d x[8], a = _mm_set1_pd(1.0);
     uint64_t c = 0;
     for (int j = 0; j < 8; j++) x[j] = a;
