@@ -1,6 +1,7 @@
 /* cpu.c — what this CPU can run: features from cpuid and xgetbv (the OS must save the registers),
  * the brand string, and the choice of instruction set (best available, or $RF_ISA / --isa, like
  * BLIS frame/base/bli_arch.c). Also lists the kernels usable at a level. Never measures. */
+#define _GNU_SOURCE /* syscall(), for the AMX permission */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,18 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Ask Linux for the AMX tile data (XFEATURE 18); 1 when granted. Idempotent per process. */
+static int rf__amx_permit(void)
+{
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) == 0;
+#else
+    return 0;
+#endif
+}
 
 static uint64_t rf__xgetbv0(void)
 {
@@ -38,6 +51,11 @@ uint32_t rf__cpu_features(void)
         if (c & (1u << 11)) f |= RF__F_AVX512VNNI;
         if (d & (1u << 23)) f |= RF__F_AVX512FP16;
     }
+    /* AMX: tile, bf16 and int8 (edx 24, 22, 25), tile state in XCR0 (bits 17, 18), and Linux's
+     * permission for this process to use the tile data (arch_prctl ARCH_REQ_XCOMP_PERM). */
+    int amx = (d & (1u << 24)) && (d & (1u << 22)) && (d & (1u << 25)) &&
+              (xcr0 & 0x60000) == 0x60000;
+    if (amx && rf__amx_permit()) f |= RF__F_AMX;
     __cpuid_count(7, 1, a, b, c, d);
     if (ymm_ok && (a & (1u << 4))) f |= RF__F_AVXVNNI;
     if ((f & RF__F_AVX512F) && (a & (1u << 5))) f |= RF__F_AVX512BF16;

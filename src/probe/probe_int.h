@@ -23,7 +23,8 @@ enum {
     RF__F_AVX512BF16 = 1u << 8,
     RF__F_AVX512VNNI = 1u << 9,
     RF__F_AVXVNNI = 1u << 10,
-    RF__F_HYPERVISOR = 1u << 11
+    RF__F_HYPERVISOR = 1u << 11,
+    RF__F_AMX = 1u << 12 /* AMX tiles with BF16 and INT8, and the OS lets this process use them */
 };
 
 /* ISA levels, each a family of kernel files; a level includes the ones below it. */

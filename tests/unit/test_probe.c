@@ -33,6 +33,8 @@ static double lane_value(const rf__flop_kernel *k, int iters)
             x = x + k->b;
         else if (!strcmp(k->op, "mul"))
             x = x * k->a;
+        else if (!strcmp(k->op, "tile")) /* AMX: 32 bf16 or 64 int8 products per element */
+            x = x + (strcmp(k->precision, "bf16") ? 64 : 32) * k->a * k->a;
         else if (!strcmp(k->precision, "bf16"))
             x = x + 2 * k->a * k->a;
         else
@@ -45,6 +47,7 @@ static double lane_value(const rf__flop_kernel *k, int iters)
 static double flops_per_lane(const rf__flop_kernel *k)
 {
     if (!strcmp(k->op, "add") || !strcmp(k->op, "mul")) return 1;
+    if (!strcmp(k->op, "tile")) return strcmp(k->precision, "bf16") ? 128 : 64;
     if (!strcmp(k->precision, "bf16")) return 4;
     if (!strcmp(k->precision, "int8")) return 8;
     return 2;

@@ -2,6 +2,8 @@
  * products with AVX512-BF16, int8 with VNNI; load/store/copy/triad and non-temporal stores).
  * Compiled with target attributes only, so the binary stays portable; cpu.c decides whether they
  * run. Checked against generic.c by tests/unit/test_probe.c. */
+#include <string.h>
+
 #include "probe/probe_int.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -123,6 +125,85 @@ RF__FLOP_KERNEL(16, rf__fp16_fma, "avx512f,avx512fp16", __m512h, __m512h, rf__se
                 RF__FMA_PH, rf__sum_ph)
 #endif
 
+
+/* AMX: C[16x16] += A . B on tiles, four independent accumulators (tiles 0-3) fed by two A tiles
+ * (4, 7) and two B tiles (5, 6). A 64-byte tile row holds 32 bf16 or 64 int8, so every element
+ * gains 32 (bf16) or 64 (int8) products per instruction; with every input a = 1 each element ends
+ * at b + 32 a^2 or b + 64 a^2 per iteration (the checksum; exact for the test's few iterations). */
+typedef struct rf__tilecfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} rf__tilecfg;
+
+#define RF__TAMX __attribute__((target("amx-tile,amx-bf16,amx-int8")))
+RF__TAMX static double rf__amx(uint64_t iters, double a, double b, int int8)
+{
+    rf__tilecfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; t++) cfg.colsb[t] = 64, cfg.rows[t] = 16;
+    _Alignas(64) uint8_t in[16 * 64];
+    _Alignas(64) int32_t acc[16 * 16];
+    for (int i = 0; i < 16 * 64; i += 2) {
+        if (int8) {
+            in[i] = in[i + 1] = (uint8_t)(int8_t)a;
+        } else { /* bf16 of a: the upper half of its float */
+            float fa = (float)a;
+            uint32_t bits;
+            memcpy(&bits, &fa, 4);
+            in[i] = (uint8_t)(bits >> 16), in[i + 1] = (uint8_t)(bits >> 24);
+        }
+    }
+    for (int i = 0; i < 256; i++) {
+        float fb = (float)b;
+        if (int8) acc[i] = (int32_t)b;
+        else memcpy(&acc[i], &fb, 4);
+    }
+    _tile_loadconfig(&cfg);
+    _tile_loadd(0, acc, 64);
+    _tile_loadd(1, acc, 64);
+    _tile_loadd(2, acc, 64);
+    _tile_loadd(3, acc, 64);
+    _tile_loadd(4, in, 64);
+    _tile_loadd(5, in, 64);
+    _tile_loadd(6, in, 64);
+    _tile_loadd(7, in, 64);
+    if (int8)
+        for (uint64_t i = 0; i < iters; i++) {
+            _tile_dpbssd(0, 4, 5);
+            _tile_dpbssd(1, 4, 6);
+            _tile_dpbssd(2, 7, 5);
+            _tile_dpbssd(3, 7, 6);
+        }
+    else
+        for (uint64_t i = 0; i < iters; i++) {
+            _tile_dpbf16ps(0, 4, 5);
+            _tile_dpbf16ps(1, 4, 6);
+            _tile_dpbf16ps(2, 7, 5);
+            _tile_dpbf16ps(3, 7, 6);
+        }
+    double sum = 0;
+    for (int t = 0; t < 4; t++) {
+        switch (t) { /* tile numbers must be constants */
+        case 0: _tile_stored(0, acc, 64); break;
+        case 1: _tile_stored(1, acc, 64); break;
+        case 2: _tile_stored(2, acc, 64); break;
+        default: _tile_stored(3, acc, 64); break;
+        }
+        for (int i = 0; i < 256; i++) {
+            float f;
+            memcpy(&f, &acc[i], 4);
+            sum += int8 ? (double)acc[i] : (double)f;
+        }
+    }
+    _tile_release();
+    return sum;
+}
+
+static double rf__bf16_amx(uint64_t iters, double a, double b) { return rf__amx(iters, a, b, 0); }
+static double rf__int8_amx(uint64_t iters, double a, double b) { return rf__amx(iters, a, b, 1); }
+
 #define F512 (RF__F_AVX512F)
 /* clang-format off */
 const rf__flop_kernel rf__flop_avx512[] = {
@@ -140,6 +221,12 @@ const rf__flop_kernel rf__flop_avx512[] = {
      rf__bf16_dot},
     {"int8.dot.avx512", "int8", "dot", RF__ISA_AVX512, F512 | RF__F_AVX512VNNI, 16 * 128, 0, 1, 1,
      rf__int8_dot},
+    /* AMX, the matrix engine: 4 tiles x 256 elements x 64 (bf16) or 128 (int8) per iteration;
+     * one TDPB* per 16 cycles per core is 1024 bf16 FLOP or 2048 int8 OP per cycle. */
+    {"bf16.amx", "bf16", "tile", RF__ISA_AVX512, F512 | RF__F_AMX, 4 * 256 * 64, 1024, 1, 1,
+     rf__bf16_amx},
+    {"int8.amx", "int8", "tile", RF__ISA_AVX512, F512 | RF__F_AMX, 4 * 256 * 128, 2048, 1, 1,
+     rf__int8_amx},
 };
 /* clang-format on */
 const size_t rf__n_flop_avx512 = sizeof rf__flop_avx512 / sizeof *rf__flop_avx512;
