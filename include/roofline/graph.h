@@ -123,8 +123,10 @@ enum {
     RF_TENSOR_OUTPUT = 1u << 2, /**< a graph output */
     RF_TENSOR_KV = 1u << 3,     /**< part of an LLM's KV cache: reads and writes are counted as
                                      kv_read / kv_write bytes by the cost model */
-    RF_TENSOR_EXTERNAL = 1u << 4 /**< a weight whose bytes live in another file (ONNX external
-                                      data); its size still comes from dims and dtype */
+    RF_TENSOR_EXTERNAL = 1u << 4, /**< a weight whose bytes live in another file (ONNX external
+                                       data); its size still comes from dims and dtype */
+    RF_TENSOR_BUFFER = 1u << 5    /**< stored state that is not a trainable parameter (BatchNorm
+                                       running mean and variance): in weight_bytes, not params */
 };
 
 /** A tensor. Dims are outermost first (NumPy/ONNX/PyTorch order; GGUF readers reverse theirs).

@@ -268,6 +268,26 @@ static rf_status rf__model(rf__onnx *o)
     return rf__graph(o, graph, graph_n);
 }
 
+/* BatchNormalization's running mean and variance (inputs 3 and 4) are buffers, not parameters:
+ * PyTorch's parameter count leaves them out, and so does params (weight_bytes keeps them). */
+static void rf__onnx_buffers(rf_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        if (strcmp(l->op_type, "BatchNormalization") != 0) continue;
+        for (uint32_t k = 3; k < 5 && k < l->n_inputs; k++) {
+            if (l->inputs[k] == RF_GRAPH_NO_TENSOR) continue;
+            rf_tensor *t = &g->tensors[l->inputs[k]];
+            if (!(t->flags & RF_TENSOR_WEIGHT) || (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
+                continue;
+            uint64_t n = 1;
+            for (uint32_t d = 0; d < t->rank; d++) n *= t->dims[d] > 0 ? (uint64_t)t->dims[d] : 0;
+            t->flags |= RF_TENSOR_BUFFER;
+            g->params = g->params >= n ? g->params - n : 0;
+        }
+    }
+}
+
 rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
                         const char *base_dir, rf_graph **out)
 {
@@ -285,6 +305,7 @@ rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *
         rf_graph_free(o.g);
         return name ? rf__error_prefix(ctx, name) : st;
     }
+    rf__onnx_buffers(o.g);
     *out = o.g;
     return RF_OK;
 }
