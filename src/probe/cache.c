@@ -42,7 +42,10 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
     unsigned n = rf__cpus_allowed(cpus, 256);
     if (opts && opts->max_threads && opts->max_threads < n) n = opts->max_threads;
     snprintf(count, sizeof count, ":%u", n);
-    uint64_t h = rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count);
+    /* The library version is in the key: a newer probe measures differently (kernels, clock,
+     * level naming), so its cache never serves an older run's figures. */
+    uint64_t h = rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count),
+                           rf_version());
     size_t len = strlen(buf);
     int k =
         snprintf(buf + len, size - len, "/peaks-%s-%s-%016llx.json",

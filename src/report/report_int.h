@@ -25,6 +25,10 @@ size_t rf__utf8_fit(const char *s, size_t cols, size_t *used);
  * longer. */
 rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right);
 
+/* Write a name padded to `cols` columns; when longer, its start and its end around one "~"
+ * (layer paths differ at the end: "/layer1/~1.0/conv2/Conv"). */
+rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols);
+
 /* Write s as a JSON string literal (quotes included). */
 rf_status rf__write_json_string(rf_writer *w, const char *s);
 

@@ -100,12 +100,13 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     }
     if (sh_w && sh_w < 5) sh_w = 5; /* "shape" */
     if (op_w && op_w < 2) op_w = 2;
-    /* The name column takes what the others leave, at least 12 columns. */
+    if (op_w > 11) op_w = 11; /* "GlobalAver~": the name column matters more */
+    /* The name column takes what the others leave, at least 20 columns. */
     size_t fixed = 0;
     for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
-    size_t room = width > fixed + 12 ? width - fixed : 12;
+    size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
     if (name_w > room) name_w = room;
 
     RF_TRY(rf__header(r, w));
@@ -130,7 +131,7 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
         rf__cells(r, row, i + 1, c);
         RF_TRY(rf__write_cell(w, c[0], wcol[0], 1));
         RF_TRY(RF_WRITE_LIT(w, "  "));
-        RF_TRY(rf__write_cell(w, row->name, name_w, 0));
+        RF_TRY(rf__write_name_cell(w, row->name, name_w));
         if (op_w) {
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, row->op ? row->op : "", op_w, 0));

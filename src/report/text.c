@@ -75,6 +75,23 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right)
     return RF_OK;
 }
 
+rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols)
+{
+    size_t n = strlen(s), have = rf__utf8_cols(s, n);
+    if (have <= cols || cols < 8) return rf__write_cell(w, s, cols, 0);
+    size_t head_cols = (cols - 1) / 3, tail_cols = cols - 1 - head_cols, used;
+    size_t head = rf__utf8_fit(s, head_cols, &used);
+    /* The tail: skip code points from the start until tail_cols remain. */
+    const char *t = s;
+    for (size_t skip = have - tail_cols; skip; skip--) {
+        t++;
+        while ((*t & 0xC0) == 0x80) t++;
+    }
+    RF_TRY(rf_write(w, s, head));
+    RF_TRY(RF_WRITE_LIT(w, "~"));
+    return rf_write(w, t, strlen(t));
+}
+
 rf_status rf__write_json_string(rf_writer *w, const char *s)
 {
     RF_TRY(RF_WRITE_LIT(w, "\""));
