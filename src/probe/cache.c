@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "probe/probe_int.h"
+
+/* Revision of what the probe measures (see rf__cache_key). */
+#define RF__PROBE_REVISION "probe-2"
 #include "roofline/buf.h"
 #include "roofline/hw.h"
 
@@ -42,10 +45,12 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
     unsigned n = rf__cpus_allowed(cpus, 256);
     if (opts && opts->max_threads && opts->max_threads < n) n = opts->max_threads;
     snprintf(count, sizeof count, ":%u", n);
-    /* The library version is in the key: a newer probe measures differently (kernels, clock,
-     * level naming), so its cache never serves an older run's figures. */
-    uint64_t h = rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count),
-                           rf_version());
+    /* The library version and the probe's own revision are in the key: a newer probe measures
+     * differently (kernels, clock chain, level naming), so a cache never serves an older probe's
+     * figures. Bump RF__PROBE_REVISION whenever what the probe measures changes. */
+    uint64_t h = rf__fnv1a(rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count),
+                                     rf_version()),
+                           RF__PROBE_REVISION);
     size_t len = strlen(buf);
     int k =
         snprintf(buf + len, size - len, "/peaks-%s-%s-%016llx.json",
