@@ -1,7 +1,10 @@
-/* model.c — rf_model_load: the one entry for model files. Detects the format from the first bytes
- * (GGUF magic, SafeTensors header length + '{', else ONNX by extension or protobuf shape), runs
- * the reader, applies --batch/--seq/--input/--dim and infers shapes. GGUF and SafeTensors readers
- * plug in at rf__model_parse. Also serves the embedded demo model (data/resnet18.onnx). */
+/* model_load.c — rf_model_load, the one dispatcher from a model file to an rf_graph: ONNX goes to
+ * its reader (src/formats), GGUF and SafeTensors to the transformer builder (src/llm), which
+ * reads them through their parsers. It lives here, at the highest module it calls, so that
+ * src/formats never depends on src/llm (DESIGN.md: lower folders never include higher ones).
+ * Detects the format from the first bytes (GGUF magic, SafeTensors header length + '{', else ONNX
+ * by extension or protobuf shape), applies --batch/--seq/--input/--dim and infers shapes; also
+ * serves the embedded demo model (data/resnet18.onnx). */
 #include <string.h>
 #include <sys/stat.h>
 
