@@ -135,9 +135,6 @@ int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsign
         if (rf__s != RF_OK) return rf__s;                                                          \
     } while (0)
 
-/* "7.17T": 3 significant digits and an SI prefix, no unit (for narrow columns). */
-char *rf_cli_si_compact(char *buf, size_t size, double v);
-
 /* Write `text` to `f` wrapped at 78 columns, every line indented by `indent` spaces. */
 void rf_cli_wrap(FILE *f, const char *text, int indent);
 

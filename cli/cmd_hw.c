@@ -15,7 +15,8 @@ static const rf_ceiling *rf__top_compute(const rf_machine *m)
 {
     const rf_ceiling *best = NULL;
     for (size_t i = 0; i < m->n_ceilings; i++)
-        if (m->ceilings[i].kind == RF_CEILING_COMPUTE && (!best || m->ceilings[i].value > best->value))
+        if (m->ceilings[i].kind == RF_CEILING_COMPUTE &&
+            (!best || m->ceilings[i].value > best->value))
             best = &m->ceilings[i];
     return best;
 }
@@ -23,19 +24,20 @@ static const rf_ceiling *rf__top_compute(const rf_machine *m)
 static rf_status rf__list(rf_ctx *ctx, int json, rf_writer *w)
 {
     char a[32], b[32], c[32], desc[40];
-    if (json) RF_TRY_CLI(rf_write(w, "[\n", 2));
+    if (json)
+        RF_TRY_CLI(rf_write(w, "[\n", 2));
     else
-        RF_TRY_CLI(rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", "id", "kind", "device",
-                             "default", "best", "DRAM"));
+        RF_TRY_CLI(rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", "id", "kind", "device", "default",
+                             "best", "DRAM"));
     for (size_t i = 0; i < rf_hwdb_count(); i++) {
         rf_machine *m = NULL;
         rf_status st = rf_hwdb_get(ctx, i, &m);
         if (st != RF_OK) return st;
         const rf_ceiling *dc = &m->ceilings[m->default_compute], *top = rf__top_compute(m),
                          *bw = &m->ceilings[m->default_bandwidth];
-        rf_cli_si_compact(a, sizeof a, dc->value);
-        rf_cli_si_compact(b, sizeof b, top->value);
-        rf_cli_si_compact(c, sizeof c, bw->value);
+        rf_si_format_compact(a, sizeof a, dc->value, "");
+        rf_si_format_compact(b, sizeof b, top->value, "");
+        rf_si_format_compact(c, sizeof c, bw->value, "");
         size_t dl = strlen(m->description);
         memcpy(desc, m->description, dl < 33 ? dl : 32);
         if (dl > 33) desc[32] = '~';
@@ -44,8 +46,7 @@ static rf_status rf__list(rf_ctx *ctx, int json, rf_writer *w)
             st = rf_writef(w, "  {\"id\": \"%s\", \"kind\": \"%s\", \"description\": \"%s\"}%s\n",
                            m->name, m->kind, m->description, i + 1 < rf_hwdb_count() ? "," : "");
         else
-            st = rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", m->name, m->kind, desc, a, b,
-                           c);
+            st = rf_writef(w, "%-15s %-4s %-33s %7s %7s %7s\n", m->name, m->kind, desc, a, b, c);
         rf_machine_free(m);
         if (st != RF_OK) return st;
     }
@@ -61,8 +62,8 @@ static rf_status rf__show(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
     RF_TRY_CLI(rf_writef(w, "%s [%s, %s, %s]\n", m->description[0] ? m->description : m->name,
                          m->name, m->kind, rf_provenance_name(m->provenance)));
     if (m->source[0]) RF_TRY_CLI(rf_writef(w, "source: %s\n", m->source));
-    RF_TRY_CLI(rf_writef(w, "\n  %-18s %-9s %14s  %-9s  %s\n", "ceiling", "kind", "value",
-                         "from", "note (and source, when not the one above)"));
+    RF_TRY_CLI(rf_writef(w, "\n  %-18s %-9s %14s  %-9s  %s\n", "ceiling", "kind", "value", "from",
+                         "note (and source, when not the one above)"));
     for (size_t i = 0; i < m->n_ceilings; i++) {
         const rf_ceiling *c = &m->ceilings[i];
         int is_c = c->kind == RF_CEILING_COMPUTE;
@@ -79,7 +80,8 @@ static rf_status rf__show(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
         if (src[0] && c->note[0])
             RF_TRY_CLI(rf_writef(w, "  %-18s %-9s %14s  %-9s  %s\n", "", "", "", "", c->note));
     }
-    const rf_ceiling *dc = &m->ceilings[m->default_compute], *bw = &m->ceilings[m->default_bandwidth];
+    const rf_ceiling *dc = &m->ceilings[m->default_compute],
+                     *bw = &m->ceilings[m->default_bandwidth];
     RF_TRY_CLI(rf_writef(w, "\n* default roof: %s / %s, ridge %.3g FLOP/B\n", dc->name, bw->name,
                          dc->value / bw->value));
     (void)ctx;
@@ -109,8 +111,10 @@ static int rf__hw(const rf_cli_cmd *cmd, int argc, char **argv)
                   : rf__show(ctx, m, &w);
     }
     rf_machine_free(m);
-    if (st == RF_OK) rc = rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
-    else rc = rf_cli_fail(ctx, st);
+    if (st == RF_OK)
+        rc = rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+    else
+        rc = rf_cli_fail(ctx, st);
     rf_ctx_free(ctx);
     return rc;
 }

@@ -180,14 +180,15 @@ static void rf__header(const char *path, const rf__llm_run *r)
                (unsigned long long)hp->n_expert, (unsigned long long)hp->n_expert_used,
                (unsigned long long)hp->active_params, (unsigned long long)hp->params);
     printf("weights  %llu params, %sB, %.3f bits per weight%s%s\n", (unsigned long long)hp->params,
-           rf_cli_si_compact(a, sizeof a, r->ce.model_bytes), r->ce.bits_per_weight,
+           rf_si_format_compact(a, sizeof a, r->ce.model_bytes, ""), r->ce.bits_per_weight,
            o->weights ? " under the what-if type " : " (from the file)",
            o->weights ? rf_dtype_name(o->weights) : "");
     printf("machine  %s [%s, %s]\n", r->mach->description, r->mach->name,
            rf_provenance_name(r->mach->provenance));
     printf("roof     %s %sFLOP/s, %s %sB/s, ridge %.3g FLOP/B\n", r->mach->ceilings[r->ci].name,
-           rf_cli_si_compact(a, sizeof a, r->roof.peak_flops_per_s), r->mach->ceilings[r->bi].name,
-           rf_cli_si_compact(b, sizeof b, r->roof.bw_bytes_per_s), r->ph[0].ridge);
+           rf_si_format_compact(a, sizeof a, r->roof.peak_flops_per_s, ""),
+           r->mach->ceilings[r->bi].name,
+           rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, ""), r->ph[0].ridge);
     printf("counting FLOPs of every op (a multiply-add is 2); prefill attention %s; logits for "
            "every position; activations %u-bit, KV cache %u-bit\n",
            o->causal_half ? "counts half of the S x S matmuls (--causal-half)"
@@ -212,24 +213,26 @@ static void rf__ceilings(const rf__llm_run *r)
     char a[16], b[16], t[24], x[16], y[16];
     printf("\nceilings (simple: model bytes = params x bits / 8)\n");
     printf("  model bytes           %sB (%.3f bits per weight)\n",
-           rf_cli_si_compact(a, sizeof a, c->model_bytes), c->bits_per_weight);
+           rf_si_format_compact(a, sizeof a, c->model_bytes, ""), c->bits_per_weight);
     printf("  bandwidth ceiling     %s tokens/s (bandwidth / model bytes)\n",
-           rf_cli_si_compact(x, sizeof x, c->bw_tokens_per_s));
+           rf_si_format_compact(x, sizeof x, c->bw_tokens_per_s, ""));
     printf("  compute ceiling       %s tokens/s (peak / (2 x params))\n",
-           rf_cli_si_compact(x, sizeof x, c->compute_tokens_per_s));
+           rf_si_format_compact(x, sizeof x, c->compute_tokens_per_s, ""));
     printf("  ceiling               %s tokens/s, %s-bound\n",
-           rf_cli_si_compact(x, sizeof x, c->simple_tokens_per_s), rf_bound_name(c->simple_bound));
+           rf_si_format_compact(x, sizeof x, c->simple_tokens_per_s, ""),
+           rf_bound_name(c->simple_bound));
     printf("ceilings (refined: sum over layers of max(FLOPs / peak, bytes / bandwidth))\n");
     printf("  decode                %s tokens/s at batch %llu, context %llu (step %s, %sFLOP per "
            "token)\n",
-           rf_cli_si_compact(y, sizeof y, c->decode_tokens_per_s), (unsigned long long)d->batch,
-           (unsigned long long)d->context, rf_llm_time(t, sizeof t, c->decode_step_s),
-           rf_cli_si_compact(a, sizeof a, c->decode_flops_per_token));
+           rf_si_format_compact(y, sizeof y, c->decode_tokens_per_s, ""),
+           (unsigned long long)d->batch, (unsigned long long)d->context,
+           rf_llm_time(t, sizeof t, c->decode_step_s),
+           rf_si_format_compact(a, sizeof a, c->decode_flops_per_token, ""));
     printf("  time to first token   %s for %llu prompt tokens x batch %llu (%sFLOP)\n",
            rf_llm_time(t, sizeof t, c->prefill_s), (unsigned long long)p->prompt,
-           (unsigned long long)p->batch, rf_cli_si_compact(a, sizeof a, c->prefill_flops));
+           (unsigned long long)p->batch, rf_si_format_compact(a, sizeof a, c->prefill_flops, ""));
     printf("  prefill               %s tokens/s\n",
-           rf_cli_si_compact(x, sizeof x, c->prefill_tokens_per_s));
+           rf_si_format_compact(x, sizeof x, c->prefill_tokens_per_s, ""));
     if (c->batch_compute_bound)
         printf("  decode compute-bound  from batch %llu (at context %llu)\n",
                (unsigned long long)c->batch_compute_bound, (unsigned long long)d->context);

@@ -34,8 +34,8 @@ static rf_status rf__ceiling_rows(const rf_machine *m, rf_writer *w)
         const char *unit = c->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s";
         int def = i == m->default_compute || i == m->default_bandwidth;
         rf_si_format(v, sizeof v, c->value, 4, unit);
-        rf_cli_si_compact(lo, sizeof lo, c->stats.min);
-        rf_cli_si_compact(hi, sizeof hi, c->stats.max);
+        rf_si_format_compact(lo, sizeof lo, c->stats.min, "");
+        rf_si_format_compact(hi, sizeof hi, c->stats.max, "");
         char spread[80];
         snprintf(spread, sizeof spread, "%s .. %s", lo, hi);
         RF_TRY_CLI(rf_writef(w, "%c %-20s %14s %3u  %-19s  %s\n", def ? '*' : ' ', c->name, v,

@@ -19,8 +19,9 @@ static const rf_cli_opt rf__profile_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"chart", 0, NULL, "add the ASCII roofline chart (table format)"},
-    {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page "
-                                        "(with --compare: both input shapes as series)"},
+    {"plot", 0, "FILE.svg|FILE.html|-",
+     "also draw the chart as SVG or an interactive HTML page "
+     "(with --compare: both input shapes as series)"},
     {0, 0, 0, 0},
 };
 
@@ -75,7 +76,8 @@ static rf_status rf__run(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
     size_t tl = (size_t)snprintf(title, sizeof title, "%s (%s",
                                  path ? path : "built-in demo: ResNet-18", p->g->format);
     if (p->g->opset && tl < sizeof title)
-        tl += (size_t)snprintf(title + tl, sizeof title - tl, ", opset %lld", (long long)p->g->opset);
+        tl +=
+            (size_t)snprintf(title + tl, sizeof title - tl, ", opset %lld", (long long)p->g->opset);
     if (tl < sizeof title) tl += (size_t)snprintf(title + tl, sizeof title - tl, ")");
     /* The input shapes tell two runs of one model apart (--compare, the chart's series). */
     for (uint32_t i = 0; i < p->g->n_tensors && tl < sizeof title; i++) {
@@ -100,13 +102,15 @@ static void rf__model_summary(const rf__prof *p)
     printf("model: %u layers (%u cost-free metadata layer%s not listed), %llu params, %sB of "
            "weights\n",
            p->g->n_layers, p->skipped, p->skipped == 1 ? "" : "s", (unsigned long long)p->g->params,
-           rf_cli_si_compact(a, sizeof a, (double)p->g->weight_bytes));
+           rf_si_format_compact(a, sizeof a, (double)p->g->weight_bytes, ""));
     printf("       %sFLOP in all (= %s multiply-adds); Conv/Gemm/MatMul %sFLOP = %sMAC\n",
-           rf_cli_si_compact(a, sizeof a, k->flops), rf_cli_si_compact(b, sizeof b, k->flops / 2),
-           rf_cli_si_compact(c, sizeof c, k->matmul_conv_flops),
-           rf_cli_si_compact(d, sizeof d, k->matmul_conv_flops / 2));
+           rf_si_format_compact(a, sizeof a, k->flops, ""),
+           rf_si_format_compact(b, sizeof b, k->flops / 2, ""),
+           rf_si_format_compact(c, sizeof c, k->matmul_conv_flops, ""),
+           rf_si_format_compact(d, sizeof d, k->matmul_conv_flops / 2, ""));
     if (k->n_unknown) {
-        printf("       %u layer%s undefined (op types:", k->n_unknown, k->n_unknown == 1 ? "" : "s");
+        printf("       %u layer%s undefined (op types:", k->n_unknown,
+               k->n_unknown == 1 ? "" : "s");
         for (uint32_t i = 0; i < k->n_unknown_ops; i++) printf(" %s", k->unknown_ops[i]);
         printf(")\n");
     }
@@ -164,14 +168,16 @@ static void rf__compare(const rf__prof *a, const rf__prof *b, const char *what)
         if (!rb) continue;
         changed += ra->e.bound != rb->e.bound;
         printf("  %-40s %9s %9s  %-8s %-8s %9s %9s\n", ra->name,
-               rf_cli_si_compact(x, sizeof x, ra->e.ai), rf_cli_si_compact(y, sizeof y, rb->e.ai),
-               rf_bound_name(ra->e.bound), rf_bound_name(rb->e.bound),
-               rf__time(t1, sizeof t1, ra->e.time_s), rf__time(t2, sizeof t2, rb->e.time_s));
+               rf_si_format_compact(x, sizeof x, ra->e.ai, ""),
+               rf_si_format_compact(y, sizeof y, rb->e.ai, ""), rf_bound_name(ra->e.bound),
+               rf_bound_name(rb->e.bound), rf__time(t1, sizeof t1, ra->e.time_s),
+               rf__time(t2, sizeof t2, rb->e.time_s));
     }
     printf("  total: AI %s -> %s FLOP/byte, time %s -> %s; %zu layer%s changed bound\n",
-           rf_cli_si_compact(x, sizeof x, a->r->totals.ai), rf_cli_si_compact(y, sizeof y, b->r->totals.ai),
-           rf__time(t1, sizeof t1, a->r->totals.time_s), rf__time(t2, sizeof t2, b->r->totals.time_s),
-           changed, changed == 1 ? "" : "s");
+           rf_si_format_compact(x, sizeof x, a->r->totals.ai, ""),
+           rf_si_format_compact(y, sizeof y, b->r->totals.ai, ""),
+           rf__time(t1, sizeof t1, a->r->totals.time_s),
+           rf__time(t2, sizeof t2, b->r->totals.time_s), changed, changed == 1 ? "" : "s");
 }
 
 /* Shared by `profile` and the demo: load `path` (NULL: the built-in demo) and print. */
@@ -185,7 +191,8 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
     if (!format) return RF_EXIT_USAGE;
     const char *plot = rf_cli_get(a, "plot");
     if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "batch") && rf_cli_uint(cmd, "batch", rf_cli_get(a, "batch"), 1, 1ULL << 30, &batch))
+    if (rf_cli_get(a, "batch") &&
+        rf_cli_uint(cmd, "batch", rf_cli_get(a, "batch"), 1, 1ULL << 30, &batch))
         return RF_EXIT_USAGE;
     if (rf_cli_get(a, "seq") && rf_cli_uint(cmd, "seq", rf_cli_get(a, "seq"), 1, 1ULL << 30, &seq))
         return RF_EXIT_USAGE;
@@ -244,7 +251,8 @@ static int rf__profile(const rf_cli_cmd *cmd, int argc, char **argv)
     int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
     if (a.n_pos != 1)
-        return rf_cli_usage_error(cmd, a.n_pos ? "one model file at a time" : "a model file is needed");
+        return rf_cli_usage_error(cmd,
+                                  a.n_pos ? "one model file at a time" : "a model file is needed");
     return rf_cli_profile_run(cmd, &a, a.pos[0], NULL);
 }
 

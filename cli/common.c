@@ -172,17 +172,6 @@ int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsign
     return RF_EXIT_OK;
 }
 
-char *rf_cli_si_compact(char *buf, size_t size, double v)
-{
-    char tmp[48];
-    rf_si_format(tmp, sizeof tmp, v, 3, "");
-    size_t j = 0;
-    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
-        if (tmp[i] != ' ') buf[j++] = tmp[i];
-    buf[j] = '\0';
-    return buf;
-}
-
 void rf_cli_wrap(FILE *f, const char *text, int indent)
 {
     int col = 0;

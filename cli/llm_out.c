@@ -24,7 +24,7 @@ const char *rf_llm_time(char *buf, size_t n, double t)
 
 static const char *rf__si(char *buf, size_t n, double v)
 {
-    return v == 0 ? (snprintf(buf, n, "0"), buf) : rf_cli_si_compact(buf, n, v);
+    return v == 0 ? (snprintf(buf, n, "0"), buf) : rf_si_format_compact(buf, n, v, "");
 }
 
 /* Bits per weight of a layer's weight inputs, or "" when it has none. */

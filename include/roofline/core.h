@@ -171,6 +171,10 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
  *  -> "19.5 TFLOP/s". `digits` significant digits (1..9). Infinity prints as "inf". Returns buf. */
 char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit);
 
+/** rf_si_format with 3 significant digits and no space, for narrow columns and axis labels:
+ *  "3.15M", "262kB", "0.25", "inf", "-" (NaN). Returns buf. */
+char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit);
+
 /** Format a time in seconds with the best of s, ms, us, ns: "16.5 us". Returns buf. */
 char *rf_time_format(char *buf, size_t size, double seconds, int digits);
 

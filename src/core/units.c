@@ -62,7 +62,8 @@ rf_status rf__decimal_scan(const char *s, size_t n, int allow_negative, double *
 static const struct {
     char c;
     double mult;
-} rf__si[] = {{'k', 1e3}, {'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}, {'E', 1e18}};
+} rf__si[] = {{'k', 1e3},  {'K', 1e3},  {'M', 1e6}, {'G', 1e9},
+              {'T', 1e12}, {'P', 1e15}, {'E', 1e18}};
 
 rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *out)
 {
@@ -100,9 +101,9 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
 
 /* "%.<digits>g" spelled out: glibc takes a slow positional path for "%.*g", and tables of a
  * million rows format several numbers per row. */
-static const char *const rf__g_unit[10] = {"",           "%.1g %s%s", "%.2g %s%s", "%.3g %s%s",
-                                           "%.4g %s%s",  "%.5g %s%s", "%.6g %s%s", "%.7g %s%s",
-                                           "%.8g %s%s",  "%.9g %s%s"};
+static const char *const rf__g_unit[10] = {"",          "%.1g %s%s", "%.2g %s%s", "%.3g %s%s",
+                                           "%.4g %s%s", "%.5g %s%s", "%.6g %s%s", "%.7g %s%s",
+                                           "%.8g %s%s", "%.9g %s%s"};
 static const char *const rf__g_time[10] = {"",        "%.1g %s", "%.2g %s", "%.3g %s", "%.4g %s",
                                            "%.5g %s", "%.6g %s", "%.7g %s", "%.8g %s", "%.9g %s"};
 static const double rf__pow1000[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
@@ -130,6 +131,17 @@ char *rf_si_format(char *buf, size_t size, double value, int digits, const char 
         size_t l = strlen(buf);
         if (l && buf[l - 1] == ' ') buf[l - 1] = '\0';
     }
+    return buf;
+}
+
+char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit)
+{
+    char tmp[64];
+    rf_si_format(tmp, sizeof tmp, value, 3, unit);
+    size_t j = 0;
+    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
+        if (tmp[i] != ' ') buf[j++] = tmp[i];
+    if (size) buf[j] = '\0';
     return buf;
 }
 
@@ -170,7 +182,8 @@ static int rf__round_digits(char *d, int prec)
 {
     int carry = d[prec] >= '5';
     for (int i = prec - 1; i >= 0 && carry; i--) {
-        if (d[i] == '9') d[i] = '0';
+        if (d[i] == '9')
+            d[i] = '0';
         else {
             d[i]++;
             carry = 0;
@@ -234,7 +247,8 @@ char *rf_number_format(char *buf, size_t size, double value)
         char tmp[24];
         size_t n = 0;
         uint64_t u = (uint64_t)fabs(value);
-        do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+        do tmp[n++] = (char)('0' + u % 10);
+        while ((u /= 10) != 0);
         size_t j = 0;
         if (value < 0 && j + 1 < size) buf[j++] = '-';
         while (n && j + 1 < size) buf[j++] = tmp[--n];

@@ -35,17 +35,6 @@ static void rf__decade_label(char *buf, size_t size, int d)
     }
 }
 
-/* "2k", "0.25", "12.3", "inf": 3 significant digits, SI prefix without a space. */
-static void rf__ai_label(char *buf, size_t size, double ai)
-{
-    char tmp[32];
-    rf_si_format(tmp, sizeof tmp, ai, 3, "");
-    size_t j = 0;
-    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
-        if (tmp[i] != ' ') buf[j++] = tmp[i];
-    buf[j] = '\0';
-}
-
 static void rf__axis_ticks(rf__chart_axis *a, double lo, double hi, const char *title)
 {
     a->lo = lo;
@@ -126,7 +115,7 @@ static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
         g->y = log10(peak);
         g->roof = i;
         g->primary = c->roofs[i].primary;
-        rf__ai_label(g->ai_text, sizeof g->ai_text, g->ai);
+        rf_si_format_compact(g->ai_text, sizeof g->ai_text, g->ai, "");
     }
     return RF_OK;
 }
@@ -177,7 +166,7 @@ static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c
         p->flags = isinf(e->ai) ? RF__POINT_INF_AI : 0;
         p->x = isinf(e->ai) ? 0 : log10(e->ai);
         p->y = log10(e->attainable_flops_per_s);
-        rf__ai_label(p->ai_text, sizeof p->ai_text, e->ai);
+        rf_si_format_compact(p->ai_text, sizeof p->ai_text, e->ai, "");
         rf_si_format(p->attainable_text, sizeof p->attainable_text, e->attainable_flops_per_s, 3,
                      "FLOP/s");
     }

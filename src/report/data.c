@@ -33,8 +33,8 @@ static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceilin
 static rf_status rf__json_head(const rf_result *r, rf_writer *w)
 {
     static const char *sorts[] = {"input", "time", "ai", "name"};
-    RF_TRY(rf_writef(w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ",
-                     RF_RESULT_SCHEMA));
+    RF_TRY(rf_writef(
+        w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ", RF_RESULT_SCHEMA));
     RF_TRY(rf__write_json_string(w, r->title));
     RF_TRY(RF_WRITE_LIT(w, ",\n  \"machine\": {\"name\": "));
     RF_TRY(rf__write_json_string(w, r->machine));
@@ -47,8 +47,8 @@ static rf_status rf__json_head(const rf_result *r, rf_writer *w)
     RF_TRY(rf__json_ceiling(w, "bandwidth", &r->bandwidth));
     RF_TRY(RF_WRITE_LIT(w, ",\n    "));
     RF_TRY(rf__json_key_num(w, "ridge_ai", r->ridge_ai, 1));
-    return rf_writef(w, "\n  },\n  \"sort\": \"%s\",\n  \"top\": %llu,\n",
-                     sorts[r->sort], (unsigned long long)r->top);
+    return rf_writef(w, "\n  },\n  \"sort\": \"%s\",\n  \"top\": %llu,\n", sorts[r->sort],
+                     (unsigned long long)r->top);
 }
 
 static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *w)
@@ -114,8 +114,10 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
         with_op |= r->rows[i].op != NULL;
         with_sh |= r->rows[i].detail != NULL;
     }
-    RF_TRY(rf_writef(w, "name,%s%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
-                        "time_share\n", with_op ? "op," : "", with_sh ? "shape," : ""));
+    RF_TRY(rf_writef(w,
+                     "name,%s%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
+                     "time_share\n",
+                     with_op ? "op," : "", with_sh ? "shape," : ""));
     char num[40];
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
@@ -130,13 +132,13 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
             RF_TRY(RF_WRITE_LIT(w, ","));
         }
         /* One line in a local buffer, written once: a million rows make every call count. */
-        const double v[] = {row->e.flops,      row->e.bytes,  row->e.ai,
-                            row->e.attainable_flops_per_s, NAN, row->e.efficiency,
-                            row->e.time_s,     rf__time_share(r, row)};
+        const double v[] = {
+            row->e.flops, row->e.bytes,      row->e.ai,     row->e.attainable_flops_per_s,
+            NAN,          row->e.efficiency, row->e.time_s, rf__time_share(r, row)};
         char line[400];
         size_t len = 0;
         for (size_t k = 0; k < 8; k++) {
-            const char *t = k == 4 ? rf_bound_name(row->e.bound)
+            const char *t = k == 4        ? rf_bound_name(row->e.bound)
                             : isnan(v[k]) ? ""
                                           : rf_number_format(num, sizeof num, v[k]);
             size_t n = strlen(t);

@@ -8,9 +8,6 @@
 #include "roofline/analysis.h"
 #include "roofline/buf.h"
 
-/* "3.15M", "262k", "12", "inf", "-" (NaN): 3 significant digits, SI prefix, no space, + unit. */
-char *rf__si_compact(char *buf, size_t size, double v, const char *unit);
-
 /* Intensity with 3 significant digits ("0.25", "12.5", "2.05k", "inf", "-"). */
 char *rf__ai_text(char *buf, size_t size, double ai);
 

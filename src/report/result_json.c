@@ -104,7 +104,7 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
     RF_TRY(rf__json_keys(ctx, m, rf__rj_machine_keys, "machine"));
     RF_TRY(rf__json_str(ctx, m, "name", "machine", r->machine, sizeof r->machine, 1));
     RF_TRY(rf__json_str(ctx, m, "description", "machine", r->machine_description,
-                      sizeof r->machine_description, 0));
+                        sizeof r->machine_description, 0));
     RF_TRY(rf__rj_prov(ctx, m, "machine", &r->provenance));
     json_t *roof = json_object_get(root, "roof");
     RF_CHECK(ctx, roof, RF_FORMAT, "top level: missing 'roof'");

@@ -1,7 +1,7 @@
 /* summary.c — the bottleneck summary under a table: share of time per bound, the slowest
  * operations, and for each what would move it with the predicted gain, computed from the same roof
- * (halve the bytes of a memory-bound operation; halve the FLOPs or raise the roof of a compute-bound
- * one). Advice is arithmetic on the model, never a guess. */
+ * (halve the bytes of a memory-bound operation; halve the FLOPs or raise the roof of a
+ * compute-bound one). Advice is arithmetic on the model, never a guess. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,38 +46,43 @@ static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, 
     snprintf(first, sizeof first, "  %zu. ", rank);
     rf__appendf(text, sizeof text, &len, "%s: %s-bound", row->name, rf_bound_name(e->bound));
     if (e->bound == RF_BOUND_UNDEFINED) {
-        rf__appendf(text, sizeof text, &len, "; its cost is unknown, so it is left out of the "
+        rf__appendf(text, sizeof text, &len,
+                    "; its cost is unknown, so it is left out of the "
                     "estimate.");
     } else if (e->flops == 0) {
         double after = rf__time_at(&r->roof, 0, e->bytes / 2);
         rf_time_format(t1, sizeof t1, after, 3);
-        rf__appendf(text, sizeof text, &len, ": it only moves data (no FLOPs), so its time is all "
+        rf__appendf(text, sizeof text, &len,
+                    ": it only moves data (no FLOPs), so its time is all "
                     "memory traffic. Only fewer bytes move it: avoiding the copy, or half the "
-                    "bytes, takes it from %s to %s.", t0, t1);
+                    "bytes, takes it from %s to %s.",
+                    t0, t1);
     } else if (e->bound == RF_BOUND_MEMORY) {
         double after = rf__time_at(&r->roof, e->flops, e->bytes / 2);
         rf_time_format(t1, sizeof t1, after, 3);
-        rf__appendf(text, sizeof text, &len, " at AI %s FLOP/B, below the ridge %.3g, so at most "
+        rf__appendf(text, sizeof text, &len,
+                    " at AI %s FLOP/B, below the ridge %.3g, so at most "
                     "%.0f%% of the compute roof. Halving its bytes (8-bit weights, fusing it with "
-                    "its neighbours) takes it from %s to %s (%.2fx).", ai, r->ridge_ai,
-                    100 * e->efficiency, t0, t1, e->time_s / after);
+                    "its neighbours) takes it from %s to %s (%.2fx).",
+                    ai, r->ridge_ai, 100 * e->efficiency, t0, t1, e->time_s / after);
         if (e->ai > 0)
-            rf__appendf(text, sizeof text, &len, " It needs %.3gx fewer bytes per FLOP (e.g. a "
+            rf__appendf(text, sizeof text, &len,
+                        " It needs %.3gx fewer bytes per FLOP (e.g. a "
                         "larger batch re-using the weights) to reach the compute roof.",
                         r->ridge_ai / e->ai);
     } else {
         double after = rf__time_at(&r->roof, e->flops / 2, e->bytes);
         rf_time_format(t1, sizeof t1, after, 3);
-        rf__appendf(text, sizeof text, &len, " at AI %s FLOP/B, on the compute roof (%s). Only "
+        rf__appendf(text, sizeof text, &len,
+                    " at AI %s FLOP/B, on the compute roof (%s). Only "
                     "fewer FLOPs or a higher compute ceiling (lower precision, matrix units) moves "
-                    "it: half the FLOPs takes it from %s to %s (%.2fx).", ai, r->compute.name, t0,
-                    t1, e->time_s / after);
+                    "it: half the FLOPs takes it from %s to %s (%.2fx).",
+                    ai, r->compute.name, t0, t1, e->time_s / after);
     }
     return rf__write_wrapped(w, width, first, 5, text);
 }
 
-rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o,
-                            rf_writer *w)
+rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
     (void)ctx;
     size_t width = o && o->width ? o->width : 80;
@@ -105,13 +110,16 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
                 saved += e->time_s - rf__time_at(&r->roof, e->flops, e->bytes / 2);
         }
         char text[256];
-        snprintf(text, sizeof text, "Overall: halving the bytes of every memory-bound operation "
-                 "saves %.1f%% of the estimated time.", 100 * saved / t->time_s);
+        snprintf(text, sizeof text,
+                 "Overall: halving the bytes of every memory-bound operation "
+                 "saves %.1f%% of the estimated time.",
+                 100 * saved / t->time_s);
         if (r->n_rows == t->count) RF_TRY(rf__write_wrapped(w, width, "  ", 2, text));
     }
     if (t->count_by_bound[RF_BOUND_UNDEFINED]) {
         char text[256];
-        snprintf(text, sizeof text, "%llu operation(s) have no FLOPs and no bytes: their cost is "
+        snprintf(text, sizeof text,
+                 "%llu operation(s) have no FLOPs and no bytes: their cost is "
                  "unknown and not in the totals.",
                  (unsigned long long)t->count_by_bound[RF_BOUND_UNDEFINED]);
         RF_TRY(rf__write_wrapped(w, width, "  ", 2, text));

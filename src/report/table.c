@@ -9,8 +9,18 @@
 #include "report_int.h"
 #include "roofline/report.h"
 
-enum { RF__COL_NUM, RF__COL_FLOPS, RF__COL_BYTES, RF__COL_AI, RF__COL_ATT, RF__COL_BOUND,
-       RF__COL_EFF, RF__COL_TIME, RF__COL_SHARE, RF__NCOLS };
+enum {
+    RF__COL_NUM,
+    RF__COL_FLOPS,
+    RF__COL_BYTES,
+    RF__COL_AI,
+    RF__COL_ATT,
+    RF__COL_BOUND,
+    RF__COL_EFF,
+    RF__COL_TIME,
+    RF__COL_SHARE,
+    RF__NCOLS
+};
 
 /* Units live in the headers so the cells stay narrow: "3.83T" under "FLOP/s". */
 static const char *const rf__hdr[RF__NCOLS] = {"#",     "FLOPs", "bytes", "AI",   "FLOP/s",
@@ -27,10 +37,10 @@ static const size_t rf__widest[RF__NCOLS] = {0, 6, 6, 7, 6, 9, 6, 7, 6};
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
     snprintf(c[RF__COL_NUM], 24, "%zu", rank);
-    rf__si_compact(c[RF__COL_FLOPS], 24, row->e.flops, "");
-    rf__si_compact(c[RF__COL_BYTES], 24, row->e.bytes, "");
+    rf_si_format_compact(c[RF__COL_FLOPS], 24, row->e.flops, "");
+    rf_si_format_compact(c[RF__COL_BYTES], 24, row->e.bytes, "");
     rf__ai_text(c[RF__COL_AI], 24, row->e.ai);
-    rf__si_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "");
+    rf_si_format_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "");
     snprintf(c[RF__COL_BOUND], 24, "%s", rf_bound_name(row->e.bound));
     snprintf(c[RF__COL_EFF], 24, "%.1f%%", 100 * row->e.efficiency);
     rf_time_format(c[RF__COL_TIME], 24, row->e.time_s, 3);
@@ -56,8 +66,8 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
 {
     const rf_totals *t = &r->totals;
     char f[32], b[32], ai[32], tm[32];
-    rf__si_compact(f, sizeof f, t->flops, "");
-    rf__si_compact(b, sizeof b, t->bytes, "B");
+    rf_si_format_compact(f, sizeof f, t->flops, "");
+    rf_si_format_compact(b, sizeof b, t->bytes, "B");
     rf__ai_text(ai, sizeof ai, t->ai);
     rf_time_format(tm, sizeof tm, t->time_s, 3);
     if (r->n_rows < t->count)

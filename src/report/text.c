@@ -8,28 +8,16 @@
 #include "report_int.h"
 #include "roofline/core.h"
 
-char *rf__si_compact(char *buf, size_t size, double v, const char *unit)
-{
-    char tmp[48];
-    if (isnan(v)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    rf_si_format(tmp, sizeof tmp, v, 3, unit);
-    /* rf_si_format writes "3.15 MFLOP/s"; drop the space for table cells. */
-    size_t j = 0;
-    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
-        if (tmp[i] != ' ') buf[j++] = tmp[i];
-    buf[j] = '\0';
-    return buf;
-}
-
 char *rf__ai_text(char *buf, size_t size, double ai)
 {
-    if (isnan(ai)) snprintf(buf, size, "-");
-    else if (isinf(ai)) snprintf(buf, size, "inf");
-    else if (ai != 0 && (ai < 0.001 || ai >= 999.5)) rf__si_compact(buf, size, ai, "");
-    else snprintf(buf, size, "%.3g", ai);
+    if (isnan(ai))
+        snprintf(buf, size, "-");
+    else if (isinf(ai))
+        snprintf(buf, size, "inf");
+    else if (ai != 0 && (ai < 0.001 || ai >= 999.5))
+        rf_si_format_compact(buf, size, ai, "");
+    else
+        snprintf(buf, size, "%.3g", ai);
     return buf;
 }
 
@@ -108,9 +96,7 @@ rf_status rf__write_json_string(rf_writer *w, const char *s)
         case '\n': RF_TRY(RF_WRITE_LIT(w, "\\n")); break;
         case '\r': RF_TRY(RF_WRITE_LIT(w, "\\r")); break;
         case '\t': RF_TRY(RF_WRITE_LIT(w, "\\t")); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            RF_TRY(rf_write(w, esc, 6));
+        default: snprintf(esc, sizeof esc, "\\u%04x", c); RF_TRY(rf_write(w, esc, 6));
         }
         run = p + 1;
     }
@@ -122,8 +108,10 @@ rf_status rf__write_csv_field(rf_writer *w, const char *s)
     if (!strpbrk(s, ",\"\r\n")) return rf_write(w, s, strlen(s));
     RF_TRY(RF_WRITE_LIT(w, "\""));
     for (const char *p = s; *p; p++) {
-        if (*p == '"') RF_TRY(RF_WRITE_LIT(w, "\"\""));
-        else RF_TRY(rf_write(w, p, 1));
+        if (*p == '"')
+            RF_TRY(RF_WRITE_LIT(w, "\"\""));
+        else
+            RF_TRY(rf_write(w, p, 1));
     }
     return RF_WRITE_LIT(w, "\"");
 }
