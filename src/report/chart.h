@@ -173,6 +173,13 @@ typedef struct rf__draw_methods {
  * put them only where nothing is drawn yet); end. Returns the first error of the back end. */
 rf_status rf__chart_draw(const rf__chart *c, const rf__draw_methods *dm, void *user);
 
+/* Liang-Barsky: the part of the segment (x0, y0) + t (dx, dy), t in [0, 1], inside the box
+ * [xlo, xhi] x [ylo, yhi] is t in [*t0, *t1]. Returns 0 when the segment misses the box
+ * (*t0 > *t1, or parallel to and outside an edge). Shared by the roof clipping and the label
+ * layout, so the two agree on what crosses what. */
+int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi,
+                     double ylo, double yhi, double *t0, double *t1);
+
 /* Put charts[0..n) on shared axes (the union of their windows, capped at the maximum decades,
  * grown from the first chart's): ticks, point clamping and roof segments are done again. */
 void rf__chart_share_axes(rf__chart *charts, size_t n);

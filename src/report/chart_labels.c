@@ -86,28 +86,13 @@ static int rf__box_circle(const rf__box *b, const struct rf__circle *c)
     return (lx - qx) * (lx - qx) + (ly - qy) * (ly - qy) < c->r * c->r;
 }
 
-/* Does the segment s (x0, y0, x1, y1) cross box b? Liang-Barsky in the frame of b. */
+/* Does the segment s (x0, y0, x1, y1) cross box b? Clipped in the frame of b. */
 static int rf__box_segment(const rf__box *b, const double *s)
 {
-    double ax, ay, bx, by;
+    double ax, ay, bx, by, t0, t1;
     rf__local(b, s[0], s[1], &ax, &ay);
     rf__local(b, s[2], s[3], &bx, &by);
-    double t0 = 0, t1 = 1, dx = bx - ax, dy = by - ay;
-    const double p[4] = {-dx, dx, -dy, dy};
-    const double q[4] = {ax + b->hw, b->hw - ax, ay + b->hh, b->hh - ay};
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0) return 0;
-            continue;
-        }
-        double t = q[k] / p[k];
-        if (p[k] < 0)
-            t0 = fmax(t0, t);
-        else
-            t1 = fmin(t1, t);
-        if (t0 > t1) return 0;
-    }
-    return 1;
+    return rf__clip_segment(ax, ay, bx - ax, by - ay, -b->hw, b->hw, -b->hh, b->hh, &t0, &t1);
 }
 
 static int rf__box_inside(const rf__obstacles *o, const rf__box *b)

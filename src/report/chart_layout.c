@@ -264,24 +264,33 @@ static void rf__layout_y(rf__chart *c)
 
 /* ---- roof segments --------------------------------------------------------------------------- */
 
-/* Clip the segment of `ro` to the axes (Liang-Barsky); clears `visible` when nothing is left. */
-static void rf__clip(const rf__chart *c, rf__chart_roof *ro)
+int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi,
+                     double ylo, double yhi, double *t0, double *t1)
 {
-    double t0 = 0, t1 = 1, dx = ro->x1 - ro->x0, dy = ro->y1 - ro->y0;
     const double p[4] = {-dx, dx, -dy, dy};
-    const double q[4] = {ro->x0 - c->x.lo, c->x.hi - ro->x0, ro->y0 - c->y.lo, c->y.hi - ro->y0};
+    const double q[4] = {x0 - xlo, xhi - x0, y0 - ylo, yhi - y0};
+    *t0 = 0, *t1 = 1;
     for (int k = 0; k < 4; k++) {
         if (p[k] == 0) {
-            if (q[k] < 0) ro->visible = 0;
+            if (q[k] < 0) return 0;
             continue;
         }
         double t = q[k] / p[k];
         if (p[k] < 0)
-            t0 = fmax(t0, t);
+            *t0 = fmax(*t0, t);
         else
-            t1 = fmin(t1, t);
+            *t1 = fmin(*t1, t);
+        if (*t0 > *t1) return 0;
     }
-    if (!ro->visible || t0 >= t1) {
+    return 1;
+}
+
+/* Clip the segment of `ro` to the axes; clears `visible` when nothing (or a point) is left. */
+static void rf__clip(const rf__chart *c, rf__chart_roof *ro)
+{
+    double t0, t1, dx = ro->x1 - ro->x0, dy = ro->y1 - ro->y0;
+    if (!rf__clip_segment(ro->x0, ro->y0, dx, dy, c->x.lo, c->x.hi, c->y.lo, c->y.hi, &t0, &t1) ||
+        t0 >= t1) {
         ro->visible = 0;
         return;
     }
