@@ -12,6 +12,7 @@
 
 #include "core.h"
 #include "ctx.h"
+#include "analysis.h"
 #include "graph.h"
 
 #ifdef __cplusplus
@@ -118,6 +119,48 @@ rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_g
                                   const rf_cost *prefill, const rf_llm_opts *po,
                                   const rf_cost *decode, const rf_llm_opts *dopt,
                                   const rf_roof *roof, rf_llm_ceilings *out);
+
+/** One phase of an LLM analysis: its graph, costs and per-layer evaluations on the roof. */
+typedef struct rf_llm_phase_result {
+    const char *name;   /**< "prefill" or "decode" (static) */
+    char title[256];    /**< heading of its table, e.g. "prefill: 128 tokens x batch 1" */
+    rf_llm_opts opts;   /**< the options it was built with (defaults filled in) */
+    uint64_t batch;     /**< sequences */
+    uint64_t tokens;    /**< new tokens per sequence: the prompt (prefill) or 1 (decode) */
+    uint64_t positions; /**< positions attended: the prompt (prefill) or the context (decode) */
+    rf_graph *graph;    /**< owned */
+    rf_cost *cost;      /**< owned */
+    rf_eval *evals;     /**< one per layer; zeroed for cost-free or unknown layers; owned */
+    double time_s;      /**< sum of the layers' estimated times */
+    double ridge_ai;    /**< FLOP/byte of the roof used */
+} rf_llm_phase_result;
+
+/** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw. */
+typedef struct rf_llm_result {
+    char *model;                 /**< the path or name given; owned */
+    rf_llm_hparams hparams;      /**< copy of the model's */
+    rf_machine *machine;         /**< copy of the machine; owned */
+    size_t compute, bandwidth;   /**< the roof's ceilings in `machine` */
+    rf_roof roof;                /**< their figures */
+    rf_llm_phase_result phase[2]; /**< [0] prefill, [1] decode */
+    rf_llm_ceilings ceilings;
+    rf_result *prefill_rows;     /**< every costed layer of prefill as a result row; owned */
+    rf_result *decode_rows;      /**< the same for decode; owned */
+    rf_result *groups;           /**< per phase: all layers, weight matmuls, attention matmuls,
+                                      other ops (the ASCII chart's points); owned */
+    rf_allocator alloc_;         /**< private */
+} rf_llm_result;
+
+/** Analyse `m` on ceilings `compute` / `bandwidth` of `mach` for the prefill options `po` and the
+ *  decode options `dopt` (their `phase` fields are set by the call): builds and costs both
+ *  graphs, evaluates every layer, computes the ceilings and the result rows. `model_name` (the
+ *  path) is kept for the reports. *out owned by the caller: rf_llm_result_free. */
+rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_name,
+                         const rf_machine *mach, size_t compute, size_t bandwidth,
+                         const rf_llm_opts *po, const rf_llm_opts *dopt, rf_llm_result **out);
+
+/** Release. Accepts NULL. */
+void rf_llm_result_free(rf_llm_result *r);
 
 /** rf_llm_open + rf_llm_build of a prefill of `seq` tokens (0 = 128) at `batch` (0 = 1): the
  *  graph `roofline profile` shows for GGUF and SafeTensors. */

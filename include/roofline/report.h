@@ -71,6 +71,23 @@ rf_status rf_report_chart_svg(rf_ctx *ctx, const rf_result *const *results, size
 rf_status rf_report_chart_html(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
                                const rf_machine *m, const rf_report_opts *o, rf_writer *w);
 
+/* ---- other results: LLM analyses, machines, model profiles ---- */
+
+struct rf_llm_result;
+struct rf_probe_report;
+
+/** Text report of `roofline llm`: the model and its shape, weights, machine and roof, the
+ *  per-layer table of prefill and of decode (bytes split into weights, activations and KV cache,
+ *  bits per weight), and the token-rate ceilings. */
+rf_status rf_report_llm_table(rf_ctx *ctx, const struct rf_llm_result *r, const rf_report_opts *o,
+                              rf_writer *w);
+
+/** The same as one JSON document (schema "roofline-llm/1"), base units, null for non-finite. */
+rf_status rf_report_llm_json(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
+
+/** The layers of both phases as CSV (header, then one line per layer; RFC 4180 quoting). */
+rf_status rf_report_llm_csv(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
+
 #ifdef __cplusplus
 }
 #endif

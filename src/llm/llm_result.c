@@ -1,0 +1,150 @@
+/* llm_result.c — rf_llm_analyze: the whole `roofline llm` analysis as one result — both phases
+ * built, costed and evaluated layer by layer on the roof, the token-rate ceilings, and the rows the
+ * renderers and charts draw (each phase's layers; per phase the groups "all layers", "weight
+ * matmuls", "attention matmuls", "other ops"). Never prints: src/report renders rf_llm_result. */
+#include <stdio.h>
+#include <string.h>
+
+#include "llm/llm_int.h"
+
+/* A layer with no cost (metadata) or an unknown one is not evaluated. */
+static int rf__costed(const rf_layer_cost *c)
+{
+    return c->known && !(c->flops == 0 && c->bytes == 0);
+}
+
+static rf_status rf__phase(rf_ctx *ctx, const rf_llm_model *m, const rf_roof *roof,
+                           rf_llm_phase_result *p)
+{
+    RF_TRY(rf_llm_build(ctx, m, &p->opts, &p->graph));
+    RF_TRY(rf_llm_cost(ctx, p->graph, &p->opts, &p->cost));
+    p->evals = rf__calloc(ctx, p->graph->n_layers + 1, sizeof *p->evals);
+    if (!p->evals) return RF_NOMEM_ERR(ctx);
+    p->ridge_ai = roof->peak_flops_per_s / roof->bw_bytes_per_s;
+    for (uint32_t i = 0; i < p->graph->n_layers; i++) {
+        const rf_layer_cost *c = &p->cost->layers[i];
+        if (!rf__costed(c)) continue;
+        RF_TRY(rf_roof_eval(ctx, roof, c->flops, c->bytes, &p->evals[i]));
+        p->time_s += p->evals[i].time_s;
+    }
+    return RF_OK;
+}
+
+/* The chart's points of one phase: the whole phase, its weight matmuls, its attention matmuls
+ * and everything else (norms, softmax, RoPE, adds, KV stores, the gather). */
+static rf_status rf__groups(rf_analysis *an, const rf_llm_phase_result *p)
+{
+    static const char *const what[4] = {"all layers", "weight matmuls", "attention matmuls",
+                                        "other ops"};
+    double f[4] = {0}, b[4] = {0};
+    char name[96];
+    for (uint32_t i = 0; i < p->graph->n_layers; i++) {
+        const rf_layer *l = &p->graph->layers[i];
+        const rf_layer_cost *c = &p->cost->layers[i];
+        if (!c->known) continue;
+        int k = rf_layer_attr_int(l, "llm_attention", 0) ? 2 : l->kind == RF_OP_GEMM ? 1 : 3;
+        f[0] += c->flops, b[0] += c->bytes, f[k] += c->flops, b[k] += c->bytes;
+    }
+    for (int k = 0; k < 4; k++) {
+        snprintf(name, sizeof name, "%s: %s", p->name, what[k]);
+        if (f[k] > 0) RF_TRY(rf_analysis_add(an, name, strlen(name), NULL, f[k], b[k]));
+    }
+    return RF_OK;
+}
+
+/* The rows of phase `which` (0 prefill, 1 decode), or 2: both phases' groups. */
+static rf_status rf__rows(rf_ctx *ctx, const rf_llm_result *r, int which, rf_result **out)
+{
+    rf_analysis *an = NULL;
+    char name[160];
+    RF_TRY(rf_analysis_new(ctx, r->machine, r->compute, r->bandwidth, RF_SORT_INPUT, 0, &an));
+    rf_status st = RF_OK;
+    for (int k = 0; k < 2 && st == RF_OK; k++) {
+        const rf_llm_phase_result *p = &r->phase[k];
+        if (which == 2) st = rf__groups(an, p);
+        if (which != k) continue;
+        for (uint32_t i = 0; i < p->graph->n_layers && st == RF_OK; i++) {
+            const rf_layer_cost *c = &p->cost->layers[i];
+            if (!rf__costed(c)) continue;
+            const char *nm = p->graph->layers[i].name;
+            st = rf_analysis_add_detail(an, nm, strlen(nm), p->graph->layers[i].op_type, NULL, 1,
+                                        c->flops, c->bytes);
+        }
+    }
+    snprintf(name, sizeof name, "%s of %s",
+             which == 1   ? "decode"
+             : which == 0 ? "prefill"
+                          : "llm",
+             r->phase[0].graph->architecture);
+    if (st == RF_OK) st = rf_analysis_finish(an, name, out);
+    rf_analysis_free(an);
+    return st;
+}
+
+static rf_status rf__analyze(rf_ctx *ctx, const rf_llm_model *m, rf_llm_result *r)
+{
+    RF_TRY(rf_machine_roof(ctx, r->machine, r->compute, r->bandwidth, &r->roof));
+    for (int k = 0; k < 2; k++) {
+        rf_llm_phase_result *p = &r->phase[k];
+        p->name = k ? "decode" : "prefill";
+        p->opts.phase = k ? RF_LLM_DECODE : RF_LLM_PREFILL;
+        p->batch = p->opts.batch;
+        p->tokens = k ? 1 : p->opts.prompt;
+        p->positions = k ? p->opts.context : p->opts.prompt;
+        RF_TRY(rf__phase(ctx, m, &r->roof, p));
+    }
+    snprintf(r->phase[0].title, sizeof r->phase[0].title, "prefill: %llu tokens x batch %llu",
+             (unsigned long long)r->phase[0].tokens, (unsigned long long)r->phase[0].batch);
+    snprintf(r->phase[1].title, sizeof r->phase[1].title,
+             "decode: 1 token x batch %llu against %llu cached positions",
+             (unsigned long long)r->phase[1].batch, (unsigned long long)r->phase[1].positions);
+    RF_TRY(rf_llm_ceilings_compute(ctx, m, r->phase[1].graph, r->phase[0].cost, &r->phase[0].opts,
+                                   r->phase[1].cost, &r->phase[1].opts, &r->roof, &r->ceilings));
+    RF_TRY(rf__rows(ctx, r, 0, &r->prefill_rows));
+    RF_TRY(rf__rows(ctx, r, 1, &r->decode_rows));
+    return rf__rows(ctx, r, 2, &r->groups);
+}
+
+rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_name,
+                         const rf_machine *mach, size_t compute, size_t bandwidth,
+                         const rf_llm_opts *po, const rf_llm_opts *dopt, rf_llm_result **out)
+{
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, m && mach && po && dopt && out, RF_USAGE,
+             "rf_llm_analyze: model, machine, options and out are required");
+    *out = NULL;
+    rf_llm_result *r = rf__calloc(ctx, 1, sizeof *r);
+    if (!r) return RF_NOMEM_ERR(ctx);
+    r->alloc_ = *rf_ctx_allocator(ctx);
+    r->hparams = m->hp;
+    r->compute = compute;
+    r->bandwidth = bandwidth;
+    r->phase[0].opts = *po;
+    r->phase[1].opts = *dopt;
+    r->model = rf__strdup(ctx, model_name ? model_name : "");
+    rf_status st = r->model ? rf_machine_clone(ctx, mach, &r->machine) : RF_NOMEM_ERR(ctx);
+    if (st == RF_OK) st = rf__analyze(ctx, m, r);
+    if (st != RF_OK) {
+        rf_llm_result_free(r);
+        return st;
+    }
+    *out = r;
+    return RF_OK;
+}
+
+void rf_llm_result_free(rf_llm_result *r)
+{
+    if (!r) return;
+    rf_allocator a = r->alloc_;
+    for (int k = 0; k < 2; k++) {
+        rf_graph_free(r->phase[k].graph);
+        rf_cost_free(r->phase[k].cost);
+        rf__free_with(&a, r->phase[k].evals);
+    }
+    rf_result_free(r->prefill_rows);
+    rf_result_free(r->decode_rows);
+    rf_result_free(r->groups);
+    rf_machine_free(r->machine);
+    rf__free_with(&a, r->model);
+    rf__free_with(&a, r);
+}
