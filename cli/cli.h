@@ -60,6 +60,9 @@ void rf_cli_man(FILE *f);
 /* A context whose log callback prints warnings on stderr ("roofline: warning: ..."). */
 rf_ctx *rf_cli_ctx(void);
 
+/* Progress messages (the library's info log) on stderr too when `on`; warnings only otherwise. */
+void rf_cli_progress(rf_ctx *ctx, int on);
+
 /* Print "roofline: <message>" for a failed call and return the exit code for `st`. */
 int rf_cli_fail(rf_ctx *ctx, rf_status st);
 
@@ -117,6 +120,9 @@ int rf_cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf
 /* Same with the back end given (RF_CLI_PLOT_SVG or RF_CLI_PLOT_HTML), whatever the name. */
 int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                    const char *path, int format);
+
+/* The chart of a machine's roofs alone into `path`, as rf_cli_plot. */
+int rf_cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
 
 /* `roofline profile` on `path` (NULL: the built-in ResNet-18 demo) with the profile options in
  * `a` (cmd_profile.c; also run by the demo). `fallback_machine` as for rf_cli_machine (on failure

@@ -24,6 +24,11 @@ rf_ctx *rf_cli_ctx(void)
     return ctx;
 }
 
+void rf_cli_progress(rf_ctx *ctx, int on)
+{
+    rf_ctx_set_log(ctx, rf__log_stderr, NULL, on ? RF_LOG_INFO : RF_LOG_WARN);
+}
+
 int rf_cli_fail(rf_ctx *ctx, rf_status st)
 {
     const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
@@ -121,9 +126,9 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
         return RF_USAGE;
     } else if (strcmp(hw ? hw : fallback, "measured") == 0) {
         /* This machine: the cached measurement, else a quick run now (progress on stderr). */
-        rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_INFO);
+        rf_cli_progress(ctx, 1);
         st = rf_probe_measured(ctx, m);
-        rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_WARN);
+        rf_cli_progress(ctx, 0);
     } else {
         st = rf_machine_resolve(ctx, hw ? hw : fallback, m);
     }

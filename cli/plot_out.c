@@ -56,6 +56,15 @@ static int rf__write_file(const char *path, const rf_buf *b)
     return RF_EXIT_OK;
 }
 
+/* Write a rendered chart to `path` ('-': stdout). */
+static int rf__emit(rf_ctx *ctx, const char *path, const rf_buf *b)
+{
+    if (strcmp(path, "-") != 0) return rf__write_file(path, b);
+    rf_writer out = rf_cli_stdout();
+    rf_status st = b->len ? rf_write(&out, b->data, b->len) : RF_OK;
+    return st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+}
+
 int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                    const char *path, int format)
 {
@@ -65,16 +74,22 @@ int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const
     rf_report_opts o = rf_cli_report_opts();
     rf_status st = format == RF_CLI_PLOT_HTML ? rf_report_chart_html(ctx, results, n, m, &o, &w)
                                               : rf_report_chart_svg(ctx, results, n, m, &o, &w);
-    int rc;
-    if (st != RF_OK) {
-        rc = rf_cli_fail(ctx, st);
-    } else if (strcmp(path, "-") == 0) {
-        rf_writer out = rf_cli_stdout();
-        st = b.len ? rf_write(&out, b.data, b.len) : RF_OK;
-        rc = st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
-    } else {
-        rc = rf__write_file(path, &b);
-    }
+    int rc = st == RF_OK ? rf__emit(ctx, path, &b) : rf_cli_fail(ctx, st);
+    rf_buf_free(&b);
+    return rc;
+}
+
+int rf_cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path)
+{
+    int format = rf_cli_plot_format(path);
+    if (format < 0) return rf_cli_plot_check("plot", path);
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    rf_report_opts o = rf_cli_report_opts();
+    rf_status st = rf_report_machine_chart(
+        ctx, m, format == RF_CLI_PLOT_HTML ? RF_CHART_HTML : RF_CHART_SVG, &o, &w);
+    int rc = st == RF_OK ? rf__emit(ctx, path, &b) : rf_cli_fail(ctx, st);
     rf_buf_free(&b);
     return rc;
 }

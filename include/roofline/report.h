@@ -88,6 +88,32 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const struct rf_llm_result *r, rf_writ
 /** The layers of both phases as CSV (header, then one line per layer; RFC 4180 quoting). */
 rf_status rf_report_llm_csv(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
 
+/** The chart back ends. */
+typedef enum rf_chart_format { RF_CHART_ASCII, RF_CHART_SVG, RF_CHART_HTML } rf_chart_format;
+
+/** `roofline peaks`: the machine's description and conditions, every ceiling with its
+ *  statistics (threads, min .. max) and note, the ridge matrix, and when `sweep` is given (a fresh
+ *  measurement, not the cache) the working-set sweep with its plateaus. */
+rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m,
+                                     const struct rf_probe_report *sweep, const rf_report_opts *o,
+                                     rf_writer *w);
+
+/** `roofline hw show`: one machine ceiling by ceiling with provenance and sources, and its
+ *  default roof with the ridge. */
+rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_report_opts *o,
+                                 rf_writer *w);
+
+/** Ridge points (FLOP/byte) of every FMA, GEMM and dot compute ceiling against every level. */
+rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *w);
+
+/** `roofline hw list`: the datasheet database as a table (default and best compute, DRAM) or
+ *  as a JSON array of {id, kind, description} (`json` non-zero). */
+rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w);
+
+/** The roofline chart of a machine alone (every ceiling, ridge points, no operations). */
+rf_status rf_report_machine_chart(rf_ctx *ctx, const rf_machine *m, rf_chart_format format,
+                                  const rf_report_opts *o, rf_writer *w);
+
 #ifdef __cplusplus
 }
 #endif
