@@ -2,7 +2,7 @@
 # gguf-open.sh — opening a 7B GGUF costs its header, not its 4 GB: makes a sparse Llama-2-7B-shaped
 # GGUF (32 layers, dim 4096, ffn 11008, vocab 32000 with a 32000-token tokenizer, Q4_K weights,
 # F32 norms; header written by fuzz/gen_corpus.py, data a hole made by `truncate -s`), then times
-# (a) the library's rf_gguf_open (bench/gguf_open.c) and (b) `roofline profile` on it, against an
+# (a) the library's rf_gguf_read_file (bench/gguf_open.c) and (b) `roofline profile` on it, against an
 # anchor measured in the same run: python3 reading the same header with the standard library
 # (struct walk of every key/value and tensor info). Medians of 7 runs; peak RSS by /usr/bin/time.
 # Targets (issue 3): under 50 ms and 32 MB. Usage: sh bench/gguf-open.sh [BUILD_DIR]
@@ -75,7 +75,7 @@ PY
 cc -O2 -I"$here/include" "$here/bench/gguf_open.c" "$build/libroofline.a" -ljansson -lm -o "$tmp/gguf_open"
 echo "file: $(du -h --apparent-size "$tmp/llama7b.gguf" | cut -f1) apparent, $(du -h "$tmp/llama7b.gguf" | cut -f1) on disk"
 echo "python anchor: $(python3 "$tmp/anchor.py" "$tmp/llama7b.gguf")"
-echo "rf_gguf_open:  $("$tmp/gguf_open" "$tmp/llama7b.gguf")"
+echo "rf_gguf_read_file:  $("$tmp/gguf_open" "$tmp/llama7b.gguf")"
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N); echo $(( (e - s) / 1000 )); }
@@ -85,7 +85,7 @@ runs="1 2 3 4 5 6 7"
 a=$(for i in $runs; do timeit python3 "$tmp/anchor.py" "$tmp/llama7b.gguf"; done | median)
 o=$(for i in $runs; do timeit "$tmp/gguf_open" "$tmp/llama7b.gguf"; done | median)
 printf 'anchor python3 header walk: %8.1f ms  peak RSS %s KiB\n' "$(ratio "$a" 1000)" "$(rss python3 "$tmp/anchor.py" "$tmp/llama7b.gguf")"
-printf 'rf_gguf_open:               %8.1f ms  (%sx the anchor)  peak RSS %s KiB\n' "$(ratio "$o" 1000)" "$(ratio "$o" "$a")" "$(rss "$tmp/gguf_open" "$tmp/llama7b.gguf")"
+printf 'rf_gguf_read_file:               %8.1f ms  (%sx the anchor)  peak RSS %s KiB\n' "$(ratio "$o" 1000)" "$(ratio "$o" "$a")" "$(rss "$tmp/gguf_open" "$tmp/llama7b.gguf")"
 if "$bin" profile --peak-flops 1T --peak-bw 100G "$tmp/llama7b.gguf" >/dev/null 2>"$tmp/err"; then
     p=$(for i in $runs; do timeit "$bin" profile --peak-flops 1T --peak-bw 100G "$tmp/llama7b.gguf"; done | median)
     printf 'roofline profile:           %8.1f ms  (%sx the anchor)  peak RSS %s KiB\n' "$(ratio "$p" 1000)" "$(ratio "$p" "$a")" "$(rss "$bin" profile --peak-flops 1T --peak-bw 100G "$tmp/llama7b.gguf")"

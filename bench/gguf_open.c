@@ -1,4 +1,4 @@
-/* gguf_open.c — the library half of bench/gguf-open.sh: open a GGUF file with rf_gguf_open and
+/* gguf_open.c — the library half of bench/gguf-open.sh: open a GGUF file with rf_gguf_read_file and
  * print its tensor count, params and weight bytes (what `roofline profile` must do first), so the
  * header cost can be timed on its own. Built by the script against the build tree's library. */
 #include <stdio.h>
@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     rf_ctx *ctx = NULL;
     rf_gguf *g = NULL;
     if (argc != 2 || rf_ctx_new(&ctx, NULL) != RF_OK) return 2;
-    if (rf_gguf_open(ctx, argv[1], &g) != RF_OK) {
+    if (rf_gguf_read_file(ctx, argv[1], &g) != RF_OK) {
         fprintf(stderr, "%s\n", rf_ctx_errmsg(ctx));
         return 2;
     }

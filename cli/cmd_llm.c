@@ -116,7 +116,7 @@ static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
         rf_ctx_free(ctx);
         return RF_EXIT_USAGE;
     }
-    if (st == RF_OK) st = rf_llm_open(ctx, a.pos[0], &m);
+    if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
     if (st == RF_OK) st = rf_llm_analyze(ctx, m, a.pos[0], mach, ci, bi, &po, &dopt, &r);
     rc = st == RF_OK ? rf__print(ctx, format, &a, r) : rf_cli_fail(ctx, st);
     rf_llm_result_free(r);

@@ -1,5 +1,5 @@
 /* cmd_plot.c — `roofline plot RESULT.json [RESULT2.json ...] -o FILE.svg|FILE.html|-`: draws saved
- * results (the JSON of `analyze --json`, read back strictly by rf_result_load) as an SVG chart or
+ * results (the JSON of `analyze --json`, read back strictly by rf_result_read_file) as an SVG chart or
  * an interactive HTML page, several results as toggled series on shared axes. */
 #include <string.h>
 
@@ -34,7 +34,7 @@ static int rf__plot(const rf_cli_cmd *cmd, int argc, char **argv)
     rf_result *r[RF_CLI_MAX_POS] = {0};
     rf_machine *m = NULL;
     rf_status st = RF_OK;
-    for (size_t i = 0; i < a.n_pos && st == RF_OK; i++) st = rf_result_load(ctx, a.pos[i], &r[i]);
+    for (size_t i = 0; i < a.n_pos && st == RF_OK; i++) st = rf_result_read_file(ctx, a.pos[i], &r[i]);
     if (st == RF_OK && rf_cli_get(&a, "hw")) st = rf_machine_resolve(ctx, rf_cli_get(&a, "hw"), &m);
     if (st == RF_OK)
         rc = rf_cli_plot_as(ctx, (const rf_result *const *)r, a.n_pos, m, out, format);

@@ -110,7 +110,7 @@ rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **ou
 /** Map `path` and parse it; when it is the first of split files (split.count > 1) the other shards
  *  (same name with -0000K-of-0000N) are mapped and parsed too, and checked to agree (split.no,
  *  split.count, split.tensors.count, no tensor twice). Error messages start with the path. */
-rf_status rf_gguf_open(rf_ctx *ctx, const char *path, rf_gguf **out);
+rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out);
 
 /** Release a parsed file and its mappings. Accepts NULL. */
 void rf_gguf_free(rf_ctx *ctx, rf_gguf *g);

@@ -36,7 +36,7 @@ rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, cons
                                 rf_machine **out);
 
 /** Read a machine file (at most 16 MiB). Errors name the path. */
-rf_status rf_machine_load(rf_ctx *ctx, const char *path, rf_machine **out);
+rf_status rf_machine_read_file(rf_ctx *ctx, const char *path, rf_machine **out);
 
 /** Write `m` as JSON: the full form, or with `simple` the simple form (name, peak_flops,
  *  peak_bandwidth from the default ceilings). Ends with a newline. */

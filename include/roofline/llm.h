@@ -43,7 +43,7 @@ typedef struct rf_llm_model rf_llm_model;
  *  config.json beside it. Errors name the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another
  *  format). An unknown architecture is not an error: it is logged as a warning and analysed one
  *  matmul per weight. *out owned by the caller (rf_llm_free). */
-rf_status rf_llm_open(rf_ctx *ctx, const char *path, rf_llm_model **out);
+rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
 
 /** Release. Accepts NULL. */
 void rf_llm_free(rf_llm_model *m);
@@ -162,7 +162,7 @@ rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_n
 /** Release. Accepts NULL. */
 void rf_llm_result_free(rf_llm_result *r);
 
-/** rf_llm_open + rf_llm_build of a prefill of `seq` tokens (0 = 128) at `batch` (0 = 1): the
+/** rf_llm_read_file + rf_llm_build of a prefill of `seq` tokens (0 = 128) at `batch` (0 = 1): the
  *  graph `roofline profile` shows for GGUF and SafeTensors. */
 rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint64_t seq,
                             rf_graph **out);

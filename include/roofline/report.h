@@ -53,7 +53,7 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
                                rf_result **out);
 
 /** rf_result_parse_json on a file ("-": standard input), mapped read-only. RF_IO names the path. */
-rf_status rf_result_load(rf_ctx *ctx, const char *path, rf_result **out);
+rf_status rf_result_read_file(rf_ctx *ctx, const char *path, rf_result **out);
 
 /** SVG roofline chart of results[0..n_results) (n_results >= 1; several results are drawn as
  *  series on shared axes, e.g. 224x224 vs 512x512 or prefill vs decode) with every ceiling of `m`

@@ -64,7 +64,7 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
 /** Open `path`: a .safetensors file, a `model.safetensors.index.json` (every shard of its
  *  weight_map is opened and validated; every tensor must be found exactly once, in the shard the
  *  map names), or a folder holding either. Errors start with the path. */
-rf_status rf_safetensors_open(rf_ctx *ctx, const char *path, rf_safetensors **out);
+rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
 
 /** Release. Accepts NULL. */
 void rf_safetensors_free(rf_ctx *ctx, rf_safetensors *st);
@@ -105,7 +105,7 @@ typedef struct rf_hfconfig {
 rf_status rf_hfconfig_parse(rf_ctx *ctx, const void *data, size_t size, rf_hfconfig *out);
 
 /** Read `path` (a config.json). Errors start with the path. */
-rf_status rf_hfconfig_read(rf_ctx *ctx, const char *path, rf_hfconfig *out);
+rf_status rf_hfconfig_read_file(rf_ctx *ctx, const char *path, rf_hfconfig *out);
 
 /** Read the config.json beside a model: in `model_path` when it is a folder, else in the folder of
  *  the file. RF_IO naming the expected path when there is none. */

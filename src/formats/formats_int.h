@@ -1,38 +1,15 @@
-/* formats_int.h — internals shared by the format readers: mapping an input file (or standard input)
- * into memory for the (data, size) parsers, and the split of the operations-list reader into its
- * CSV (RFC 4180) and JSON (RFC 8259) halves. Never installed; never included by cli/. */
+/* formats_int.h — internals shared by the format readers (they map files through core/io.h):
+ * the split of the operations-list reader into its CSV (RFC 4180) and JSON (RFC 8259) halves. Never installed; never included by cli/. */
 #ifndef RF_FORMATS_INT_H
 #define RF_FORMATS_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/io.h"
 #include "core/rf_int.h"
 #include "formats/cursor.h"
 #include "roofline/ops.h"
-
-/* ---- input files ----------------------------------------------------------------------------- */
-
-/* A file's bytes in memory: mapped read-only (regular files), or read into a buffer from the
- * context (standard input, pipes and other non-regular files). `data` is valid, and never NULL,
- * until rf__unmap_file; `size` may be 0. */
-typedef struct rf__map {
-    const uint8_t *data;
-    size_t size;
-    void *mapped;      /* mmap base, or NULL */
-    size_t mapped_len; /* length given to mmap */
-    void *heap;        /* buffer from rf__malloc, or NULL */
-    rf_ctx *ctx;       /* the context that owns `heap` */
-} rf__map;
-
-/* Map `path` (a regular file) or read it ("-" is standard input; FIFOs and character devices are
- * read too) into *map. Refuses more than max_bytes. On failure *map is empty (safe to unmap) and
- * the error names the path: RF_IO (no such file, permission denied, is a directory, read error),
- * RF_RANGE (too large), RF_NOMEM. Size-0 files are not mapped (mmap refuses length 0). */
-rf_status rf__map_file(rf_ctx *ctx, const char *path, uint64_t max_bytes, rf__map *map);
-
-/* Release what rf__map_file acquired; leaves *map empty. Accepts an empty or zeroed map. */
-void rf__unmap_file(rf__map *map);
 
 /* ---- operations lists (ops.c, ops_csv.c, ops_json.c) ----------------------------------------- */
 

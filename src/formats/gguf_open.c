@@ -146,10 +146,10 @@ static rf_status gg_load_split(rf_ctx *ctx, rf_gguf *g, const char *path, uint32
     return st;
 }
 
-rf_status rf_gguf_open(rf_ctx *ctx, const char *path, rf_gguf **out)
+rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out)
 {
     if (!ctx) return RF_USAGE;
-    RF_CHECK(ctx, path && out, RF_USAGE, "rf_gguf_open: path and out are required");
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_gguf_read_file: path and out are required");
     *out = NULL;
     rf_gguf *first = NULL, *g = NULL;
     RF_TRY(gg_open_one(ctx, path, &first));

@@ -114,10 +114,10 @@ rf_status rf_hfconfig_parse(rf_ctx *ctx, const void *data, size_t size, rf_hfcon
     return st;
 }
 
-rf_status rf_hfconfig_read(rf_ctx *ctx, const char *path, rf_hfconfig *out)
+rf_status rf_hfconfig_read_file(rf_ctx *ctx, const char *path, rf_hfconfig *out)
 {
     if (!ctx) return RF_USAGE;
-    RF_CHECK(ctx, path && out, RF_USAGE, "rf_hfconfig_read: path and out are required");
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_hfconfig_read_file: path and out are required");
     rf__map map;
     RF_TRY(rf__map_file(ctx, path, (uint64_t)16 << 20, &map));
     rf_status st = rf_hfconfig_parse(ctx, map.data, map.size, out);
@@ -139,5 +139,5 @@ rf_status rf_hfconfig_read_beside(rf_ctx *ctx, const char *model_path, rf_hfconf
         snprintf(path, sizeof path, "%.*s/config.json", (int)(slash - model_path), model_path);
     else
         snprintf(path, sizeof path, "config.json");
-    return rf_hfconfig_read(ctx, path, out);
+    return rf_hfconfig_read_file(ctx, path, out);
 }

@@ -203,10 +203,10 @@ static int st_ends_with(const char *s, const char *t)
     return n >= m && strcmp(s + n - m, t) == 0;
 }
 
-rf_status rf_safetensors_open(rf_ctx *ctx, const char *path, rf_safetensors **out)
+rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out)
 {
     if (!ctx) return RF_USAGE;
-    RF_CHECK(ctx, path && out, RF_USAGE, "rf_safetensors_open: path and out are required");
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_safetensors_read_file: path and out are required");
     *out = NULL;
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "core/json_int.h"
+#include "core/io.h"
 #include "core/rf_int.h"
 #include "roofline/hw.h"
 
@@ -424,60 +425,14 @@ rf_status rf_machine_write_json(rf_ctx *ctx, const rf_machine *m, int simple, rf
     return st;
 }
 
-/* ---- files ----------------------------------------------------------------------------------- */
-
-static rf_status rf__mj_errno(rf_ctx *ctx, rf_status st, const char *what, int err)
+rf_status rf_machine_read_file(rf_ctx *ctx, const char *path, rf_machine **out)
 {
-    char msg[128] = "unknown error";
-    strerror_r(err, msg, sizeof msg);
-    return rf__error(ctx, st, -1, "%s: %s", what, msg);
-}
-
-/* Read at most RF__MJ_FILE_MAX bytes of f into a buffer allocated through ctx. */
-static rf_status rf__mj_read(rf_ctx *ctx, FILE *f, char **data, size_t *size)
-{
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        rf_status st = rf__grow(ctx, (void **)&buf, &cap, len + 65536, 1);
-        if (st != RF_OK) {
-            rf__free(ctx, buf);
-            return st;
-        }
-        size_t want = cap - len, got = fread(buf + len, 1, want, f);
-        len += got;
-        if (len > RF__MJ_FILE_MAX) {
-            rf__free(ctx, buf);
-            return rf__error(ctx, RF_RANGE, -1, "file is larger than 16 MiB");
-        }
-        if (got < want) break;
-    }
-    if (ferror(f)) {
-        int err = errno;
-        rf__free(ctx, buf);
-        return rf__mj_errno(ctx, RF_IO, "read error", err);
-    }
-    *data = buf;
-    *size = len;
-    return RF_OK;
-}
-
-rf_status rf_machine_load(rf_ctx *ctx, const char *path, rf_machine **out)
-{
-    RF_CHECK(ctx, out && path, RF_USAGE, "rf_machine_load: missing argument");
+    RF_CHECK(ctx, out && path, RF_USAGE, "rf_machine_read_file: missing argument");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        rf__mj_errno(ctx, RF_IO, "cannot open", errno);
-        return rf__error_prefix(ctx, path);
-    }
-    char *data = NULL;
-    size_t size = 0;
-    rf_status st = rf__mj_read(ctx, f, &data, &size);
-    fclose(f);
-    if (st != RF_OK) return rf__error_prefix(ctx, path);
-    st = rf_machine_parse_json(ctx, data, size, path, out);
-    rf__free(ctx, data);
+    rf__map map;
+    RF_TRY(rf__map_file(ctx, path, RF__MJ_FILE_MAX, &map)); /* its errors name the path */
+    rf_status st = rf_machine_parse_json(ctx, map.data, map.size, path, out);
+    rf__unmap_file(&map);
     return st;
 }
 
@@ -490,7 +445,7 @@ rf_status rf_machine_resolve(rf_ctx *ctx, const char *spec, rf_machine **out)
     rf_status st = rf_hwdb_find(ctx, spec, out);
     if (st != RF_USAGE) return st;
     struct stat sb;
-    if (stat(spec, &sb) == 0) return rf_machine_load(ctx, spec, out);
+    if (stat(spec, &sb) == 0) return rf_machine_read_file(ctx, spec, out);
     /* Keep the database's suggestions ("(close: h100-sxm5, h100-pcie; see ...)"), if any. */
     char hint[256] = "(see `roofline hw list`)";
     const char *near = strstr(rf_ctx_errmsg(ctx), "(close: ");

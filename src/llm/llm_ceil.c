@@ -96,7 +96,7 @@ rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint6
     o.batch = batch;
     o.prompt = seq;
     *out = NULL;
-    RF_TRY(rf_llm_open(ctx, path, &m));
+    RF_TRY(rf_llm_read_file(ctx, path, &m));
     rf_status st = rf_llm_build(ctx, m, &o, out);
     rf_llm_free(m);
     return st;

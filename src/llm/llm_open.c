@@ -1,4 +1,4 @@
-/* llm_open.c — rf_llm_open: a GGUF file (keys `<arch>.embedding_length` ...) or a SafeTensors
+/* llm_open.c — rf_llm_read_file: a GGUF file (keys `<arch>.embedding_length` ...) or a SafeTensors
  * checkpoint with its config.json (model_type ...) into an rf_llm_model: every tensor with its
  * role (llm_names.c), type and shape, the hyper-parameters. The readers (gguf.h, safetensors.h)
  * parse; this file only sorts what they found. rf__llm_finish (llm_check.c) checks the shapes. */
@@ -70,7 +70,7 @@ static rf_status rf__open_gguf(rf_ctx *ctx, const char *path, rf_llm_model *m)
 {
     rf_gguf *g = NULL;
     size_t cap = 0;
-    RF_TRY(rf_gguf_open(ctx, path, &g));
+    RF_TRY(rf_gguf_read_file(ctx, path, &g));
     rf_status st = rf__gguf_hparams(ctx, g, &m->hp);
     for (uint64_t i = 0; st == RF_OK && i < g->n_tensors; i++) {
         const rf_gguf_tensor *t = &g->tensors[i];
@@ -117,7 +117,7 @@ static rf_status rf__open_st(rf_ctx *ctx, const char *path, rf_llm_model *m)
     size_t cap = 0;
     RF_TRY(rf_hfconfig_read_beside(ctx, path, &c));
     rf__st_hparams(&c, &m->hp);
-    RF_TRY(rf_safetensors_open(ctx, path, &st));
+    RF_TRY(rf_safetensors_read_file(ctx, path, &st));
     int gemma2 = strncmp(c.model_type, "gemma2", 6) == 0 || strncmp(c.model_type, "gemma3", 6) == 0;
     rf_status s = RF_OK;
     for (uint64_t i = 0; s == RF_OK && i < st->n_tensors; i++) {
@@ -163,7 +163,7 @@ static rf_status rf__detect(rf_ctx *ctx, const char *path, rf_model_format *fmt)
     return RF_OK;
 }
 
-rf_status rf_llm_open(rf_ctx *ctx, const char *path, rf_llm_model **out)
+rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out)
 {
     rf_model_format fmt;
     *out = NULL;

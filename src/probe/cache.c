@@ -66,7 +66,7 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
     *out = NULL;
     RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
     if (stat(path, &sb) != 0) return RF_OK;
-    rf_status st = rf_machine_load(ctx, path, out);
+    rf_status st = rf_machine_read_file(ctx, path, out);
     if (st != RF_OK) {
         /* A damaged cache is not the caller's error: measure again. */
         rf__log(ctx, RF_LOG_WARN, "ignoring the cache file %s: %s", path, rf_ctx_errmsg(ctx));

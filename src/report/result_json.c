@@ -214,9 +214,9 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     return RF_OK;
 }
 
-rf_status rf_result_load(rf_ctx *ctx, const char *path, rf_result **out)
+rf_status rf_result_read_file(rf_ctx *ctx, const char *path, rf_result **out)
 {
-    RF_CHECK(ctx, path && out, RF_USAGE, "rf_result_load: missing argument");
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_result_read_file: missing argument");
     *out = NULL;
     rf__map map;
     RF_TRY(rf__map_file(ctx, path, RF__RJ_FILE_MAX, &map));

@@ -43,7 +43,7 @@ static void check_against_ref(const char *model)
     if (!ref) return;
     rf_ctx *ctx = new_ctx();
     rf_gguf *g = NULL;
-    rf_status st = rf_gguf_open(ctx, path, &g);
+    rf_status st = rf_gguf_read_file(ctx, path, &g);
     if (st != RF_OK) RF_FAIL_AT("open %s: %s", path, rf_ctx_errmsg(ctx));
     if (!g) goto done;
     json_t *lay = json_object_get(ref, "layout");
@@ -162,7 +162,7 @@ RF_TEST(typed_getters)
     rf_test_gguf_fixture("tiny_llama_mixed.gguf", path, sizeof path);
     rf_ctx *ctx = new_ctx();
     rf_gguf *g = NULL;
-    RF_EXPECT_INT(rf_gguf_open(ctx, path, &g), RF_OK);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, path, &g), RF_OK);
     uint32_t u32 = 0;
     uint64_t u64 = 0;
     double f = 0;

@@ -358,7 +358,7 @@ RF_TEST(split_files)
     write_shard(dir, 3, 3, 2, 3, 3, "t2");
     rf_ctx *ctx = new_ctx();
     rf_gguf *g = NULL;
-    RF_EXPECT_INT(rf_gguf_open(ctx, first, &g), RF_OK);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, first, &g), RF_OK);
     if (g) {
         RF_EXPECT_INT(g->n_shards, 3);
         RF_EXPECT_INT(g->n_tensors, 3);
@@ -373,20 +373,20 @@ RF_TEST(split_files)
     /* the second file given first; a wrong split.no; a tensor twice; a missing shard */
     char second[300];
     snprintf(second, sizeof second, "%s/m-00002-of-00003.gguf", dir);
-    RF_EXPECT_INT(rf_gguf_open(ctx, second, &g), RF_USAGE);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, second, &g), RF_USAGE);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "split file 2 of 3; open the first one");
     write_shard(dir, 3, 3, 1, 3, 3, "t2");
-    RF_EXPECT_INT(rf_gguf_open(ctx, first, &g), RF_FORMAT);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, first, &g), RF_FORMAT);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "m-00003-of-00003.gguf: split.no 1 / split.count 3");
     write_shard(dir, 3, 3, 2, 3, 3, "t1");
-    RF_EXPECT_INT(rf_gguf_open(ctx, first, &g), RF_FORMAT);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, first, &g), RF_FORMAT);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "tensor 't1' is in two split files");
     write_shard(dir, 3, 3, 2, 3, 4, "t2");
-    RF_EXPECT_INT(rf_gguf_open(ctx, first, &g), RF_FORMAT);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, first, &g), RF_FORMAT);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "split.tensors.count 4, expected 3");
     snprintf(cmd, sizeof cmd, "rm -f '%s/m-00003-of-00003.gguf'", dir);
     if (system(cmd) != 0) RF_FAIL_AT("rm");
-    RF_EXPECT_INT(rf_gguf_open(ctx, first, &g), RF_IO);
+    RF_EXPECT_INT(rf_gguf_read_file(ctx, first, &g), RF_IO);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "m-00003-of-00003.gguf");
     RF_EXPECT(g == NULL);
     rf_ctx_free(ctx);

@@ -616,7 +616,7 @@ RF_TEST(load_and_resolve)
     tmp_path("test_hw_box.json", path, sizeof path);
     RF_REQUIRE(write_file(path, full_json));
     rf_machine *m = NULL;
-    RF_EXPECT_INT(rf_machine_load(ctx, path, &m), RF_OK);
+    RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_OK);
     RF_REQUIRE(m != NULL);
     RF_EXPECT_STR(m->ceilings[0].source, path);
     RF_EXPECT_STR(m->source, path);
@@ -645,12 +645,12 @@ RF_TEST(load_errors_name_the_path)
     char path[1024];
     rf_machine *m = NULL;
     tmp_path("test_hw_missing_dir/none.json", path, sizeof path);
-    RF_EXPECT_INT(rf_machine_load(ctx, path, &m), RF_IO);
+    RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_IO);
     RF_EXPECT(strncmp(rf_ctx_errmsg(ctx), path, strlen(path)) == 0);
-    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "cannot open");
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "no such file");
     tmp_path("test_hw_bad.json", path, sizeof path);
     RF_REQUIRE(write_file(path, "{\"name\": \"x\", \"peak_flops\": 0, \"peak_bandwidth\": 1}"));
-    RF_EXPECT_INT(rf_machine_load(ctx, path, &m), RF_RANGE);
+    RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_RANGE);
     RF_EXPECT(strncmp(rf_ctx_errmsg(ctx), path, strlen(path)) == 0);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "'peak_flops' must be positive");
     remove(path);
@@ -660,8 +660,8 @@ RF_TEST(load_errors_name_the_path)
     fseek(f, (long)(17 << 20), SEEK_SET); /* sparse 17 MiB file */
     fputc(' ', f);
     fclose(f);
-    RF_EXPECT_INT(rf_machine_load(ctx, path, &m), RF_RANGE);
-    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "larger than 16 MiB");
+    RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_RANGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "too large (the limit is 16777216 bytes)");
     RF_EXPECT(m == NULL);
     remove(path);
     rf_ctx_free(ctx);
@@ -697,7 +697,7 @@ RF_TEST(oom_sweep_load_and_db)
     for (uint64_t n = 1; n <= 16; n++) {
         rf_machine *m = NULL, *d = NULL;
         rf_ctx_fail_alloc_after(ctx, n, 1);
-        rf_status st = rf_machine_load(ctx, path, &m);
+        rf_status st = rf_machine_read_file(ctx, path, &m);
         rf_status sd = rf_hwdb_find(ctx, "h100", &d);
         rf_ctx_fail_alloc_after(ctx, 0, 0);
         RF_EXPECT(st == RF_OK || st == RF_NOMEM);

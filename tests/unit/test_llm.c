@@ -67,7 +67,7 @@ static void check_fixture(const char *path, const char *ref_path)
     RF_REQUIRE(ref != NULL);
     rf_ctx *ctx = new_ctx();
     rf_llm_model *m = NULL;
-    rf_status st = rf_llm_open(ctx, path, &m);
+    rf_status st = rf_llm_read_file(ctx, path, &m);
     if (st != RF_OK) RF_FAIL_AT("open %s: %s", path, rf_ctx_errmsg(ctx));
     if (m) {
         const rf_llm_hparams *hp = rf_llm_hparams_get(m);
@@ -135,7 +135,7 @@ RF_TEST(llm_fixture_gpt2_tiny_safetensors)
     check_fixture(FIX "safetensors/gpt2_tiny", FIX "safetensors/gpt2_tiny.ref.json");
     rf_ctx *ctx = new_ctx();
     rf_llm_model *m = NULL;
-    RF_REQUIRE(rf_llm_open(ctx, FIX "safetensors/gpt2_tiny/model.safetensors", &m) == RF_OK);
+    RF_REQUIRE(rf_llm_read_file(ctx, FIX "safetensors/gpt2_tiny/model.safetensors", &m) == RF_OK);
     const rf_llm_hparams *hp = rf_llm_hparams_get(m);
     RF_EXPECT(hp->tied_embeddings);
     RF_EXPECT_INT(hp->n_ff, 512);
@@ -279,7 +279,7 @@ static rf_llm_model *open_spec(rf_ctx *ctx, const spec *s, const char *tag)
     rf_llm_model *m = NULL;
     snprintf(path, sizeof path, RF_BINARY_DIR "/llm_%s_%d.gguf", tag, (int)getpid());
     write_gguf(path, s);
-    if (rf_llm_open(ctx, path, &m) != RF_OK) RF_FAIL_AT("open %s: %s", tag, rf_ctx_errmsg(ctx));
+    if (rf_llm_read_file(ctx, path, &m) != RF_OK) RF_FAIL_AT("open %s: %s", tag, rf_ctx_errmsg(ctx));
     unlink(path);
     return m;
 }
@@ -478,7 +478,7 @@ RF_TEST(llm_refusals)
 {
     rf_ctx *ctx = new_ctx();
     rf_llm_model *m = NULL;
-    RF_EXPECT(rf_llm_open(ctx, RF_BINARY_DIR "/no-such-model.gguf", &m) == RF_IO);
+    RF_EXPECT(rf_llm_read_file(ctx, RF_BINARY_DIR "/no-such-model.gguf", &m) == RF_IO);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "no-such-model.gguf");
     char path[512];
     snprintf(path, sizeof path, RF_BINARY_DIR "/llm_text_%d.bin", (int)getpid());
@@ -486,7 +486,7 @@ RF_TEST(llm_refusals)
     RF_REQUIRE(f != NULL);
     fputs("hello, not a model\n", f);
     fclose(f);
-    RF_EXPECT(rf_llm_open(ctx, path, &m) == RF_UNSUPPORTED);
+    RF_EXPECT(rf_llm_read_file(ctx, path, &m) == RF_UNSUPPORTED);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "not a GGUF or SafeTensors model");
     unlink(path);
     RF_EXPECT(m == NULL);

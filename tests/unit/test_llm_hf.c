@@ -143,7 +143,7 @@ static void check_family(const fam *f)
     rf_ctx *ctx = NULL;
     RF_REQUIRE(rf_ctx_new(&ctx, NULL) == RF_OK);
     rf_llm_model *m = NULL;
-    rf_status st = rf_llm_open(ctx, dir, &m);
+    rf_status st = rf_llm_read_file(ctx, dir, &m);
     if (st != RF_OK) RF_FAIL_AT("%s: %s", f->model_type, rf_ctx_errmsg(ctx));
     if (st == RF_OK) {
         const rf_llm_hparams *h = rf_llm_hparams_get(m);

@@ -33,7 +33,7 @@ RF_TEST(fixture_gpt2_tiny)
     rf_safetensors *st = NULL;
     const char *paths[2] = {FIX "gpt2_tiny/model.safetensors", FIX "gpt2_tiny"};
     for (int k = 0; k < 2 && ref; k++) {
-        RF_EXPECT_INT(rf_safetensors_open(ctx, paths[k], &st), RF_OK);
+        RF_EXPECT_INT(rf_safetensors_read_file(ctx, paths[k], &st), RF_OK);
         if (!st) break;
         json_t *lay = json_object_get(ref, "layout");
         RF_EXPECT_INT(st->header_size, jint(lay, "header_size"));
@@ -196,7 +196,7 @@ RF_TEST(sharded_index)
     write_file(p, idx, strlen(idx));
     rf_ctx *ctx = new_ctx();
     rf_safetensors *st = NULL;
-    RF_EXPECT_INT(rf_safetensors_open(ctx, dir, &st), RF_OK);
+    RF_EXPECT_INT(rf_safetensors_read_file(ctx, dir, &st), RF_OK);
     if (st) {
         RF_EXPECT_INT(st->n_shards, 2);
         RF_EXPECT_INT(st->n_tensors, 2);
@@ -219,7 +219,7 @@ RF_TEST(sharded_index)
                           "is not a plain file name", "missing.safetensors", "weight_map"};
     for (int i = 0; i < 5; i++) {
         write_file(p, bad[i], strlen(bad[i]));
-        rf_status s = rf_safetensors_open(ctx, p, &st);
+        rf_status s = rf_safetensors_read_file(ctx, p, &st);
         if (i == 1) { /* y is unlisted but its shard is not opened: x alone is consistent */
             RF_EXPECT_INT(s, RF_OK);
             rf_safetensors_free(ctx, st);

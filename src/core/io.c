@@ -1,4 +1,4 @@
-/* mapfile.c — bring an input file into memory for the (data, size) parsers: mmap for regular files
+/* io.c — bring an input file into memory for the (data, size) parsers: mmap for regular files
  * (POSIX mmap, read-only, private), a bounded read into a context buffer for standard input ("-")
  * and other non-regular files. Owns only the mapping; never parses, never prints. Errors name the
  * path. Known limit of mmap: a file truncated by another process while mapped raises SIGBUS. */
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/formats_int.h"
+#include "core/io.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
