@@ -107,6 +107,12 @@ typedef struct rf_gguf {
  *  *out is NULL on failure; free with rf_gguf_free. */
 rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **out);
 
+/** rf_gguf_parse of the first (or only) file of a set whose bytes the caller holds (valid until
+ *  rf_gguf_free); when its split.* keys say it is split, the other files are read beside `path`
+ *  ("NAME-0000K-of-0000N.gguf") and merged. Errors are prefixed by `path`. */
+rf_status rf_gguf_parse_set(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                            rf_gguf **out);
+
 /** Map `path` and parse it; when it is the first of split files (split.count > 1) the other shards
  *  (same name with -0000K-of-0000N) are mapped and parsed too, and checked to agree (split.no,
  *  split.count, split.tensors.count, no tensor twice). Error messages start with the path. */

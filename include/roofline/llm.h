@@ -45,6 +45,12 @@ typedef struct rf_llm_model rf_llm_model;
  *  matmul per weight. *out owned by the caller (rf_llm_free). */
 rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
 
+/** The same from the bytes of the file (`name`: its path, for messages and for the files read
+ *  beside it: config.json, split GGUF files, SafeTensors shards of an index). The bytes are only
+ *  borrowed for the call. */
+rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                       rf_llm_model **out);
+
 /** Release. Accepts NULL. */
 void rf_llm_free(rf_llm_model *m);
 
@@ -161,11 +167,6 @@ rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_n
 
 /** Release. Accepts NULL. */
 void rf_llm_result_free(rf_llm_result *r);
-
-/** rf_llm_read_file + rf_llm_build of a prefill of `seq` tokens (0 = 128) at `batch` (0 = 1): the
- *  graph `roofline profile` shows for GGUF and SafeTensors. */
-rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint64_t seq,
-                            rf_graph **out);
 
 #ifdef __cplusplus
 }

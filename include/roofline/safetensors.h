@@ -64,6 +64,12 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
 /** Open `path`: a .safetensors file, a `model.safetensors.index.json` (every shard of its
  *  weight_map is opened and validated; every tensor must be found exactly once, in the shard the
  *  map names), or a folder holding either. Errors start with the path. */
+/** A sharded checkpoint from the bytes of its `model.safetensors.index.json` (a JSON object with a
+ *  "weight_map" of tensor name -> shard file name); `ipath` is the index's path: the shards are
+ *  read beside it and named in messages. *out: rf_safetensors_free. */
+rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
+                                     const char *ipath, rf_safetensors **out);
+
 rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
 
 /** Release. Accepts NULL. */

@@ -11,6 +11,15 @@
 #include "formats/cursor.h"
 #include "roofline/ops.h"
 
+/* ---- model files (detect.c) ------------------------------------------------------------------ */
+
+/* 1 when the bytes are a SafeTensors index: a JSON object with a "weight_map" key. */
+int rf__is_st_index(const void *data, size_t size);
+
+/* The file a model path stands for: a checkpoint folder's model.safetensors.index.json when it
+ * exists, else its model.safetensors; any other path as it is. */
+rf_status rf__model_file(rf_ctx *ctx, const char *path, char *out, size_t cap);
+
 /* ---- operations lists (ops.c, ops_csv.c, ops_json.c) ----------------------------------------- */
 
 #define RF__OPS_NAME_MAX 4096 /* longest accepted operation name, in bytes */

@@ -146,13 +146,11 @@ static rf_status gg_load_split(rf_ctx *ctx, rf_gguf *g, const char *path, uint32
     return st;
 }
 
-rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out)
+/* The set whose first file is `first` (parsed; owned from here on): itself, or every split file
+ * loaded beside `path` and merged. */
+static rf_status gg_set(rf_ctx *ctx, rf_gguf *first, const char *path, rf_gguf **out)
 {
-    if (!ctx) return RF_USAGE;
-    RF_CHECK(ctx, path && out, RF_USAGE, "rf_gguf_read_file: path and out are required");
-    *out = NULL;
-    rf_gguf *first = NULL, *g = NULL;
-    RF_TRY(gg_open_one(ctx, path, &first));
+    rf_gguf *g = NULL;
     uint32_t no, count;
     uint64_t expect;
     rf_status st = gg_split_keys(ctx, first, &no, &count, &expect);
@@ -199,4 +197,26 @@ fail:
     rf_gguf_free(ctx, g);
     rf_gguf_free(ctx, first);
     return st;
+}
+
+rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out)
+{
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_gguf_read_file: path and out are required");
+    *out = NULL;
+    rf_gguf *first = NULL;
+    RF_TRY(gg_open_one(ctx, path, &first));
+    return gg_set(ctx, first, path, out);
+}
+
+rf_status rf_gguf_parse_set(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                            rf_gguf **out)
+{
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, data && path && out, RF_USAGE,
+             "rf_gguf_parse_set: data, path and out are required");
+    *out = NULL;
+    rf_gguf *first = NULL;
+    if (rf_gguf_parse(ctx, data, size, &first) != RF_OK) return rf__error_prefix(ctx, path);
+    return gg_set(ctx, first, path, out);
 }

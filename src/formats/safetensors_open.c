@@ -153,13 +153,15 @@ static rf_status st_merge(rf_ctx *ctx, const char *ipath, json_t *wm, rf_safeten
     return RF_OK;
 }
 
-static rf_status st_open_index(rf_ctx *ctx, const char *ipath, rf_safetensors **out)
+rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
+                                     const char *ipath, rf_safetensors **out)
 {
-    rf__map map;
-    RF_TRY(rf__map_file(ctx, ipath, ST_MAX_INDEX, &map));
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, data && ipath && out, RF_USAGE,
+             "rf_safetensors_parse_index: data, path and out are required");
+    *out = NULL;
     json_error_t err;
-    json_t *root = json_loadb((const char *)map.data, map.size, JSON_REJECT_DUPLICATES, &err);
-    rf__unmap_file(&map);
+    json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &err);
     json_t *wm = root ? json_object_get(root, "weight_map") : NULL;
     if (!json_is_object(wm)) {
         json_decref(root);
@@ -195,6 +197,15 @@ static rf_status st_open_index(rf_ctx *ctx, const char *ipath, rf_safetensors **
     st->n_shards = p->n_shards;
     *out = st;
     return RF_OK;
+}
+
+static rf_status st_open_index(rf_ctx *ctx, const char *ipath, rf_safetensors **out)
+{
+    rf__map map;
+    RF_TRY(rf__map_file(ctx, ipath, ST_MAX_INDEX, &map));
+    rf_status s = rf_safetensors_parse_index(ctx, map.data, map.size, ipath, out);
+    rf__unmap_file(&map);
+    return s;
 }
 
 static int st_ends_with(const char *s, const char *t)

@@ -1,7 +1,7 @@
 /* llm_ceil.c — what a built LLM graph is worth: rf_llm_cost (the cost model plus the causal-half
  * convention), the token-rate ceilings (aprender's model bytes / bandwidth / compute figures and
  * the refined per-layer sums: decode tokens/s, time to first token, prefill tokens/s, the batch
- * at which decode turns compute-bound, KV-cache bytes), and the profile entry rf_llm_load_graph.
+ * at which decode turns compute-bound, KV-cache bytes).
  * Formulas: docs/cost-model.md "LLM graphs" and "LLM ceilings". */
 #include <math.h>
 #include <string.h>
@@ -85,19 +85,4 @@ rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_g
                               (double)hp->head_dim * rf__bits(dopt->kv_bits) / 8;
     out->kv_bytes_context = out->kv_bytes_per_token * L;
     return RF_OK;
-}
-
-rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint64_t seq,
-                            rf_graph **out)
-{
-    rf_llm_model *m = NULL;
-    rf_llm_opts o = {0};
-    o.phase = RF_LLM_PREFILL;
-    o.batch = batch;
-    o.prompt = seq;
-    *out = NULL;
-    RF_TRY(rf_llm_read_file(ctx, path, &m));
-    rf_status st = rf_llm_build(ctx, m, &o, out);
-    rf_llm_free(m);
-    return st;
 }

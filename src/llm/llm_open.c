@@ -4,7 +4,6 @@
  * parse; this file only sorts what they found. rf__llm_finish (llm_check.c) checks the shapes. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "formats/formats_int.h"
 #include "llm/llm_int.h"
@@ -66,11 +65,12 @@ static rf_status rf__gguf_hparams(rf_ctx *ctx, const rf_gguf *g, rf_llm_hparams 
     return RF_OK;
 }
 
-static rf_status rf__open_gguf(rf_ctx *ctx, const char *path, rf_llm_model *m)
+static rf_status rf__open_gguf(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                               rf_llm_model *m)
 {
     rf_gguf *g = NULL;
     size_t cap = 0;
-    RF_TRY(rf_gguf_read_file(ctx, path, &g));
+    RF_TRY(rf_gguf_parse_set(ctx, data, size, path, &g));
     rf_status st = rf__gguf_hparams(ctx, g, &m->hp);
     for (uint64_t i = 0; st == RF_OK && i < g->n_tensors; i++) {
         const rf_gguf_tensor *t = &g->tensors[i];
@@ -110,14 +110,18 @@ static void rf__st_hparams(const rf_hfconfig *c, rf_llm_hparams *hp)
     hp->n_expert_used = c->num_experts_per_tok;
 }
 
-static rf_status rf__open_st(rf_ctx *ctx, const char *path, rf_llm_model *m)
+static rf_status rf__open_st(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                             int index, rf_llm_model *m)
 {
     rf_safetensors *st = NULL;
     rf_hfconfig c;
     size_t cap = 0;
     RF_TRY(rf_hfconfig_read_beside(ctx, path, &c));
     rf__st_hparams(&c, &m->hp);
-    RF_TRY(rf_safetensors_read_file(ctx, path, &st));
+    if (index)
+        RF_TRY(rf_safetensors_parse_index(ctx, data, size, path, &st));
+    else if (rf_safetensors_parse(ctx, data, size, &st) != RF_OK)
+        return rf__error_prefix(ctx, path);
     int gemma2 = strncmp(c.model_type, "gemma2", 6) == 0 || strncmp(c.model_type, "gemma3", 6) == 0;
     rf_status s = RF_OK;
     for (uint64_t i = 0; s == RF_OK && i < st->n_tensors; i++) {
@@ -139,46 +143,45 @@ static rf_status rf__open_st(rf_ctx *ctx, const char *path, rf_llm_model *m)
     return s;
 }
 
-/* GGUF or SafeTensors, by folder, content, then name. */
-static rf_status rf__detect(rf_ctx *ctx, const char *path, rf_model_format *fmt)
+rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                       rf_llm_model **out)
 {
-    struct stat sb;
-    rf__map map;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        *fmt = RF_MODEL_SAFETENSORS;
-        return RF_OK;
-    }
-    size_t n = strlen(path);
-    if (n >= 5 && strcmp(path + n - 5, ".json") == 0) {
-        *fmt = RF_MODEL_SAFETENSORS;
-        return RF_OK;
-    }
-    RF_TRY(rf__map_file(ctx, path, (uint64_t)1 << 50, &map));
-    *fmt = rf_model_detect(map.data, map.size < 16 ? map.size : 16, path);
-    rf__unmap_file(&map);
-    RF_CHECK(ctx, *fmt == RF_MODEL_GGUF || *fmt == RF_MODEL_SAFETENSORS, RF_UNSUPPORTED,
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, data && out, RF_USAGE, "rf_llm_parse: data and out are required");
+    *out = NULL;
+    name = name ? name : "model";
+    rf_model_format fmt = rf_model_detect(data, size, name);
+    int index = fmt == RF_MODEL_AUTO && rf__is_st_index(data, size);
+    RF_CHECK(ctx, fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || index, RF_UNSUPPORTED,
              "%s: not a GGUF or SafeTensors model (LLM analysis reads .gguf files and "
              "SafeTensors checkpoints with their config.json)",
-             path);
-    return RF_OK;
-}
-
-rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out)
-{
-    rf_model_format fmt;
-    *out = NULL;
-    RF_TRY(rf__detect(ctx, path, &fmt));
+             name);
     rf_llm_model *m = rf__calloc(ctx, 1, sizeof *m);
     if (!m) return RF_NOMEM_ERR(ctx);
     m->alloc = *rf_ctx_allocator(ctx);
-    rf_status st = fmt == RF_MODEL_GGUF ? rf__open_gguf(ctx, path, m) : rf__open_st(ctx, path, m);
-    if (st == RF_OK) st = rf__llm_finish(ctx, m, path);
+    rf_status st = fmt == RF_MODEL_GGUF ? rf__open_gguf(ctx, data, size, name, m)
+                                        : rf__open_st(ctx, data, size, name, index, m);
+    if (st == RF_OK) st = rf__llm_finish(ctx, m, name);
     if (st != RF_OK) {
         rf_llm_free(m);
         return st;
     }
     *out = m;
     return RF_OK;
+}
+
+rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out)
+{
+    char file[4096];
+    rf__map map;
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, path && out, RF_USAGE, "rf_llm_read_file: path and out are required");
+    *out = NULL;
+    RF_TRY(rf__model_file(ctx, path, file, sizeof file));
+    RF_TRY(rf__map_file(ctx, file, (uint64_t)1 << 50, &map));
+    rf_status st = rf_llm_parse(ctx, map.data, map.size, file, out);
+    rf__unmap_file(&map);
+    return st;
 }
 
 void rf_llm_free(rf_llm_model *m)
