@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "graph.h"
 
 #ifdef __cplusplus
@@ -60,6 +61,24 @@ rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const ch
 /** The built-in demo model (ResNet-18, torchvision architecture, batch 1, 3x224x224, weights
  *  external and absent): the bytes of an ONNX file embedded in the library. Static. */
 const void *rf_demo_model(size_t *size);
+
+/** A model profiled on a roof: its graph, costs and one result row per layer. */
+typedef struct rf_profile {
+    rf_graph *graph;     /**< owned */
+    rf_cost *cost;       /**< owned */
+    rf_result *result;   /**< one row per layer with a cost (or undefined); owned */
+    uint32_t skipped;    /**< cost-free metadata layers left out of the rows */
+    rf_allocator alloc_; /**< private */
+} rf_profile;
+
+/** Load `path` (NULL: the built-in demo) with `mo`, cost it and evaluate every layer on ceilings
+ *  `compute` / `bandwidth` of `m`. The result's title names the file, its format and opset, and
+ *  the input shapes. *out: rf_profile_free. */
+rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
+                           const rf_machine *m, size_t compute, size_t bandwidth, rf_profile **out);
+
+/** Release. Accepts NULL. */
+void rf_profile_free(rf_profile *p);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,19 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const struct rf_llm_result *r, rf_writ
 /** The layers of both phases as CSV (header, then one line per layer; RFC 4180 quoting). */
 rf_status rf_report_llm_csv(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
 
+struct rf_profile;
+
+/** Under `roofline profile`'s table: the model's totals (layers, params, weight bytes, FLOPs and
+ *  MACs, undefined layers by op type) and the `top` slowest layers (0: none). */
+rf_status rf_report_profile_summary(rf_ctx *ctx, const struct rf_profile *p, uint64_t top,
+                                    const rf_report_opts *o, rf_writer *w);
+
+/** `--compare`: layer by layer (matched by name) the intensity, bound and time of `a` and of `b`
+ *  (the same model under the input shapes `what`), and the totals' shift. */
+rf_status rf_report_profile_compare(rf_ctx *ctx, const struct rf_profile *a,
+                                    const struct rf_profile *b, const char *what,
+                                    const rf_report_opts *o, rf_writer *w);
+
 /** The chart back ends. */
 typedef enum rf_chart_format { RF_CHART_ASCII, RF_CHART_SVG, RF_CHART_HTML } rf_chart_format;
 

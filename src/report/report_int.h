@@ -43,4 +43,8 @@ double rf__time_share(const rf_result *r, const rf_row *row);
 rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
                             const char *text);
 
+/* Indices of the (up to) k rows with the longest time, longest first (ties in input order), into
+ * idx[0..k); returns how many. */
+size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx);
+
 #endif

@@ -12,22 +12,6 @@
 
 #define RF__SLOWEST 3
 
-/* Indices of the (up to) RF__SLOWEST rows with the longest time, longest first. */
-static size_t rf__slowest(const rf_result *r, size_t *idx)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_rows; i++) {
-        size_t pos = n;
-        while (pos > 0 && r->rows[idx[pos - 1]].e.time_s < r->rows[i].e.time_s) pos--;
-        if (pos >= RF__SLOWEST) continue;
-        size_t end = n < RF__SLOWEST ? n : RF__SLOWEST - 1;
-        memmove(idx + pos + 1, idx + pos, (end - pos) * sizeof *idx);
-        idx[pos] = i;
-        if (n < RF__SLOWEST) n++;
-    }
-    return n;
-}
-
 static double rf__time_at(const rf_roof *roof, double flops, double bytes)
 {
     double tc = flops / roof->peak_flops_per_s, tm = bytes / roof->bw_bytes_per_s;
@@ -96,7 +80,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
                          (unsigned long long)t->count, share));
     }
     size_t idx[RF__SLOWEST];
-    size_t n = rf__slowest(r, idx);
+    size_t n = rf__slowest_rows(r, RF__SLOWEST, idx);
     if (!n) return RF_OK;
     RF_TRY(RF_WRITE_LIT(w, "\nWhat would move it (slowest first)\n"));
     for (size_t i = 0; i < n; i++) RF_TRY(rf__advice(r, &r->rows[idx[i]], i + 1, width, w));

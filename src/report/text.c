@@ -159,3 +159,18 @@ rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_
     }
     return RF_WRITE_LIT(w, "\n");
 }
+
+size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_rows && k; i++) {
+        size_t pos = n;
+        while (pos > 0 && r->rows[idx[pos - 1]].e.time_s < r->rows[i].e.time_s) pos--;
+        if (pos >= k) continue;
+        size_t end = n < k ? n : k - 1;
+        memmove(idx + pos + 1, idx + pos, (end - pos) * sizeof *idx);
+        idx[pos] = i;
+        if (n < k) n++;
+    }
+    return n;
+}
