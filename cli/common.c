@@ -177,24 +177,15 @@ int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsign
     return RF_EXIT_OK;
 }
 
+static rf_status rf__file_write(void *user, const char *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) == size ? RF_OK : RF_IO;
+}
+
 void rf_cli_wrap(FILE *f, const char *text, int indent)
 {
-    int col = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ') p++;
-        const char *e = p;
-        while (*e && *e != ' ') e++;
-        if (e == p) break;
-        int n = (int)(e - p);
-        if (col && col + 1 + n > 78) {
-            fputc('\n', f);
-            col = 0;
-        }
-        if (!col) col = fprintf(f, "%*s", indent, "");
-        else col += fprintf(f, " ");
-        col += fprintf(f, "%.*s", n, p);
-        p = e;
-    }
-    fputc('\n', f);
+    static const char spaces[] = "                                ";
+    rf_writer w = {rf__file_write, f};
+    size_t n = indent < 0 ? 0 : (size_t)indent < sizeof spaces ? (size_t)indent : sizeof spaces - 1;
+    rf_write_wrapped(&w, 78, spaces + sizeof spaces - 1 - n, n, text);
 }

@@ -51,6 +51,12 @@ rf_status rf_writef(rf_writer *w, const char *fmt, ...)
 #endif
     ;
 
+/** Write `text` word-wrapped to `width` columns (UTF-8 code points count one column each): the
+ *  first line starts with `first` (e.g. "  1. "), the following ones with `indent` spaces (at most
+ *  32). Words are never split. Ends with a newline. */
+rf_status rf_write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
+                           const char *text);
+
 #ifdef __cplusplus
 }
 #endif

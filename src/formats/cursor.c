@@ -1,33 +1,8 @@
 /* cursor.c — the out-of-line helpers of the shared byte cursor: UTF-8 validation (RFC 3629,
  * Table 3-7 of the Unicode Standard: well-formed byte sequences) and printable excerpts of input
  * for error messages. Never allocates, never sets an error. */
+#include "core/text.h"
 #include "formats/cursor.h"
-
-/* Length of the well-formed sequence starting at s[0..n), or 0 when it is not one. */
-static size_t rf__utf8_seq(const uint8_t *s, size_t n)
-{
-    uint8_t b = s[0];
-    if (b < 0x80) return 1;
-    size_t len;
-    uint8_t lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (b >= 0xC2 && b <= 0xDF) {
-        len = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        len = 3;
-        if (b == 0xE0) lo = 0xA0; /* overlong */
-        if (b == 0xED) hi = 0x9F; /* surrogates U+D800..U+DFFF */
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        len = 4;
-        if (b == 0xF0) lo = 0x90; /* overlong */
-        if (b == 0xF4) hi = 0x8F; /* above U+10FFFF */
-    } else {
-        return 0; /* continuation byte, C0/C1 overlong lead, or F5..FF */
-    }
-    if (n < len || s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
-    return len;
-}
 
 size_t rf__utf8_check(const uint8_t *s, size_t n)
 {
@@ -37,7 +12,7 @@ size_t rf__utf8_check(const uint8_t *s, size_t n)
             i++;
             continue;
         }
-        size_t len = rf__utf8_seq(s + i, n - i);
+        size_t len = rf__utf8_decode(s + i, n - i, NULL);
         if (!len) return i;
         i += len;
     }

@@ -14,6 +14,7 @@
 #include "core/json_int.h"
 #include "core/io.h"
 #include "core/rf_int.h"
+#include "core/text.h"
 #include "roofline/hw.h"
 
 #define RF__MJ_FILE_MAX ((size_t)16 << 20) /* bytes read from a machine file at most */
@@ -269,55 +270,10 @@ rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, cons
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s[0..avail) (1-4), or 0 when it is not valid UTF-8. */
-static size_t rf__mj_utf8(const unsigned char *s, size_t avail)
-{
-    unsigned c = s[0], cp, min;
-    size_t n;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0)
-        n = 3, cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, cp = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n > avail) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-}
-
 /* Write s (at most cap bytes) as a JSON string; bytes that are not UTF-8 become U+FFFD. */
 static rf_status rf__mj_wstr(rf_writer *w, const char *s, size_t cap)
 {
-    char out[6 * RF_TEXT_MAX + 8];
-    size_t len = 0, n = strnlen(s, cap < RF_TEXT_MAX ? cap : RF_TEXT_MAX);
-    out[len++] = '"';
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t k = rf__mj_utf8((const unsigned char *)s + i, n - i);
-        if (k == 0) { /* not UTF-8: U+FFFD */
-            memcpy(out + len, "\\ufffd", 6);
-            len += 6;
-            k = 1;
-        } else if (c == '"' || c == '\\') {
-            out[len++] = '\\';
-            out[len++] = (char)c;
-        } else if (c < 0x20) {
-            len += (size_t)snprintf(out + len, 7, "\\u%04x", c);
-        } else {
-            memcpy(out + len, s + i, k);
-            len += k;
-        }
-        i += k;
-    }
-    out[len++] = '"';
-    return rf_write(w, out, len);
+    return rf__write_json_stringn(w, s, strnlen(s, cap < RF_TEXT_MAX ? cap : RF_TEXT_MAX));
 }
 
 static rf_status rf__mj_wnum(rf_ctx *ctx, rf_writer *w, double v, const char *what)

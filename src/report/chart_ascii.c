@@ -8,6 +8,7 @@
 
 #include "chart.h"
 #include "core/rf_int.h"
+#include "core/text.h"
 #include "roofline/report.h"
 
 #define RF__WIDTH_MIN 40u
@@ -38,25 +39,9 @@ typedef struct rf__ascii {
 
 static uint32_t rf__next_cp(const char *s, size_t *i)
 {
-    const unsigned char *u = (const unsigned char *)s + *i;
-    uint32_t cp = u[0], min = 0;
-    size_t n = 1;
-    if (cp >= 0xF0 && cp <= 0xF4)
-        n = 4, cp &= 0x07, min = 0x10000;
-    else if (cp >= 0xE0 && cp <= 0xEF)
-        n = 3, cp &= 0x0F, min = 0x800;
-    else if (cp >= 0xC2 && cp <= 0xDF)
-        n = 2, cp &= 0x1F, min = 0x80;
-    else if (cp >= 0x80)
-        n = 0;
-    for (size_t k = 1; k < n; k++) {
-        if ((u[k] & 0xC0) != 0x80) {
-            n = 0;
-            break;
-        }
-        cp = cp << 6 | (u[k] & 0x3F);
-    }
-    if (n == 0 || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    uint32_t cp;
+    size_t n = rf__utf8_decode((const uint8_t *)s + *i, 4, &cp); /* a NUL stops it in time */
+    if (n == 0) {
         *i += 1;
         return '?';
     }

@@ -6,13 +6,11 @@
 #include <stddef.h>
 
 #include "roofline/analysis.h"
+#include "core/text.h"
 #include "roofline/buf.h"
 
 /* Intensity with 3 significant digits ("0.25", "12.5", "2.05k", "inf", "-"). */
 char *rf__ai_text(char *buf, size_t size, double ai);
-
-/* Number of code points in s[0..n) (display columns for the text we print). */
-size_t rf__utf8_cols(const char *s, size_t n);
 
 /* Bytes of the longest prefix of s (NUL-terminated) that fits in `cols` columns, never cutting a
  * UTF-8 sequence; *used gets the columns of that prefix. */
@@ -26,22 +24,8 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right);
  * (layer paths differ at the end: "/layer1/~1.0/conv2/Conv"). */
 rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols);
 
-/* Write s as a JSON string literal (quotes included). */
-rf_status rf__write_json_string(rf_writer *w, const char *s);
-
-/* Write s as a CSV field (quoted when it holds a comma, quote, CR or LF; RFC 4180). */
-rf_status rf__write_csv_field(rf_writer *w, const char *s);
-
-/* JSON number: shortest round-trip text; null for NaN and infinities. */
-rf_status rf__write_json_number(rf_writer *w, double v);
-
 /* Share of total time as a fraction (0 when the total is 0). */
 double rf__time_share(const rf_result *r, const rf_row *row);
-
-/* Write `text` word-wrapped to `width` columns: the first line starts with `first` (e.g. "  1. "),
- * the following ones with `indent` spaces. Ends with a newline. */
-rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
-                            const char *text);
 
 /* Indices of the (up to) k rows with the longest time, longest first (ties in input order), into
  * idx[0..k); returns how many. */

@@ -63,7 +63,7 @@ static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, 
                     "it: half the FLOPs takes it from %s to %s (%.2fx).",
                     ai, r->compute.name, t0, t1, e->time_s / after);
     }
-    return rf__write_wrapped(w, width, first, 5, text);
+    return rf_write_wrapped(w, width, first, 5, text);
 }
 
 rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
@@ -98,7 +98,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
                  "Overall: halving the bytes of every memory-bound operation "
                  "saves %.1f%% of the estimated time.",
                  100 * saved / t->time_s);
-        if (r->n_rows == t->count) RF_TRY(rf__write_wrapped(w, width, "  ", 2, text));
+        if (r->n_rows == t->count) RF_TRY(rf_write_wrapped(w, width, "  ", 2, text));
     }
     if (t->count_by_bound[RF_BOUND_UNDEFINED]) {
         char text[256];
@@ -106,7 +106,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
                  "%llu operation(s) have no FLOPs and no bytes: their cost is "
                  "unknown and not in the totals.",
                  (unsigned long long)t->count_by_bound[RF_BOUND_UNDEFINED]);
-        RF_TRY(rf__write_wrapped(w, width, "  ", 2, text));
+        RF_TRY(rf_write_wrapped(w, width, "  ", 2, text));
     }
     return RF_OK;
 }

@@ -21,14 +21,6 @@ char *rf__ai_text(char *buf, size_t size, double ai)
     return buf;
 }
 
-size_t rf__utf8_cols(const char *s, size_t n)
-{
-    size_t cols = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80) cols++;
-    return cols;
-}
-
 size_t rf__utf8_fit(const char *s, size_t cols, size_t *used)
 {
     size_t i = 0, c = 0;
@@ -80,85 +72,11 @@ rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols)
     return rf_write(w, t, strlen(t));
 }
 
-rf_status rf__write_json_string(rf_writer *w, const char *s)
-{
-    RF_TRY(RF_WRITE_LIT(w, "\""));
-    const char *run = s;
-    for (const char *p = s;; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c && c >= 0x20 && c != '"' && c != '\\') continue;
-        RF_TRY(rf_write(w, run, (size_t)(p - run)));
-        if (!c) break;
-        char esc[8];
-        switch (c) {
-        case '"': RF_TRY(RF_WRITE_LIT(w, "\\\"")); break;
-        case '\\': RF_TRY(RF_WRITE_LIT(w, "\\\\")); break;
-        case '\n': RF_TRY(RF_WRITE_LIT(w, "\\n")); break;
-        case '\r': RF_TRY(RF_WRITE_LIT(w, "\\r")); break;
-        case '\t': RF_TRY(RF_WRITE_LIT(w, "\\t")); break;
-        default: snprintf(esc, sizeof esc, "\\u%04x", c); RF_TRY(rf_write(w, esc, 6));
-        }
-        run = p + 1;
-    }
-    return RF_WRITE_LIT(w, "\"");
-}
-
-rf_status rf__write_csv_field(rf_writer *w, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) return rf_write(w, s, strlen(s));
-    RF_TRY(RF_WRITE_LIT(w, "\""));
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            RF_TRY(RF_WRITE_LIT(w, "\"\""));
-        else
-            RF_TRY(rf_write(w, p, 1));
-    }
-    return RF_WRITE_LIT(w, "\"");
-}
-
-rf_status rf__write_json_number(rf_writer *w, double v)
-{
-    if (!isfinite(v)) return RF_WRITE_LIT(w, "null");
-    char buf[40];
-    rf_number_format(buf, sizeof buf, v);
-    return rf_write(w, buf, strlen(buf));
-}
-
 double rf__time_share(const rf_result *r, const rf_row *row)
 {
     return r->totals.time_s > 0 ? row->e.time_s / r->totals.time_s : 0;
 }
 
-rf_status rf__write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
-                            const char *text)
-{
-    static const char spaces[] = "                                ";
-    size_t col = rf__utf8_cols(first, strlen(first));
-    if (indent > sizeof spaces - 1) indent = sizeof spaces - 1;
-    if (width < indent + 20) width = indent + 20;
-    RF_TRY(rf_write(w, first, strlen(first)));
-    size_t line_start_col = col;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ') p++;
-        const char *e = p;
-        while (*e && *e != ' ') e++;
-        if (e == p) break;
-        size_t wc = rf__utf8_cols(p, (size_t)(e - p));
-        if (col > line_start_col && col + 1 + wc > width) {
-            RF_TRY(RF_WRITE_LIT(w, "\n"));
-            RF_TRY(rf_write(w, spaces, indent));
-            col = line_start_col = indent;
-        } else if (col > line_start_col) {
-            RF_TRY(RF_WRITE_LIT(w, " "));
-            col++;
-        }
-        RF_TRY(rf_write(w, p, (size_t)(e - p)));
-        col += wc;
-        p = e;
-    }
-    return RF_WRITE_LIT(w, "\n");
-}
 
 size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx)
 {

@@ -5,28 +5,14 @@
 #include <string.h>
 
 #include "core/rf_int.h"
+#include "core/text.h"
 #include "svg_int.h"
 
-/* Length of the UTF-8 sequence at s (1-4) and its code point, or 0 when invalid. */
+/* Length of the UTF-8 sequence at s (1-4) and its code point, or 0 when invalid (s is
+ * NUL-terminated: a NUL ends a sequence before it could be read past). */
 static size_t rf__utf8_seq(const unsigned char *s, uint32_t *cp)
 {
-    uint32_t c = s[0], min = 0;
-    size_t n;
-    if (c < 0x80) return *cp = c, 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, c &= 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, c &= 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, c &= 0x07, min = 0x10000;
-    else
-        return 0;
-    for (size_t k = 1; k < n; k++) {
-        if ((s[k] & 0xC0) != 0x80) return 0;
-        c = c << 6 | (s[k] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-    return *cp = c, n;
+    return rf__utf8_decode(s, 4, cp);
 }
 
 static int rf__xml_allowed(uint32_t cp)
