@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rf_int.h"
+#include "text.h"
 
 #define RF__ERRMSG_MAX 1024
 
@@ -168,7 +169,9 @@ rf_status rf__grow(rf_ctx *ctx, void **ptr, size_t *cap, size_t need, size_t ele
 rf_status rf__verror(rf_ctx *ctx, rf_status status, int64_t offset, const char *fmt, va_list ap)
 {
     if (!ctx) return status;
-    vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+    char raw[RF__ERRMSG_MAX];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    rf__text_escape(ctx->errmsg, sizeof ctx->errmsg, raw); /* one printable line, always */
     ctx->err_offset = offset;
     ctx->err_status = status;
     return status;
@@ -190,7 +193,7 @@ rf_status rf__error_prefix(rf_ctx *ctx, const char *prefix)
     tmp[0] = '\0';
     rf__appendf(tmp, sizeof tmp, &len, "%s: ", prefix);
     rf__appendf(tmp, sizeof tmp, &len, "%s", ctx->errmsg);
-    memcpy(ctx->errmsg, tmp, sizeof tmp);
+    rf__text_escape(ctx->errmsg, sizeof ctx->errmsg, tmp);
     return ctx->err_status;
 }
 
@@ -202,7 +205,8 @@ void rf__log(rf_ctx *ctx, rf_log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ctx->log_fn(ctx->log_user, level, msg);
+    char clean[RF__ERRMSG_MAX];
+    ctx->log_fn(ctx->log_user, level, rf__text_escape(clean, sizeof clean, msg));
 }
 
 size_t rf__strlcpy(char *dst, const char *src, size_t size)

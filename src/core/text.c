@@ -129,3 +129,60 @@ rf_status rf_write_wrapped(rf_writer *w, size_t width, const char *first, size_t
     }
     return RF_WRITE_LIT(w, "\n");
 }
+
+/* Length of the next byte sequence at s[0..n) that may reach a terminal as it is: 1 for printable
+ * ASCII, '\n' and '\t', the sequence's length for UTF-8 outside the C1 controls; 0 for what must
+ * not (C0 controls, DEL, C1 controls, bytes that are not UTF-8). */
+static size_t rf__printable(const uint8_t *s, size_t n)
+{
+    uint32_t cp;
+    if (s[0] < 0x80) return s[0] >= 0x20 ? (s[0] == 0x7F ? 0 : 1) : (s[0] == '\n' || s[0] == '\t');
+    size_t k = rf__utf8_decode(s, n, &cp);
+    return k && !(cp >= 0x80 && cp < 0xA0) ? k : 0;
+}
+
+char *rf__text_escape(char *dst, size_t cap, const char *src)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    size_t n = strlen(src), i = 0, o = 0;
+    if (!cap) return dst;
+    while (i < n) {
+        size_t k = s[i] == '\n' || s[i] == '\t' ? 0 : rf__printable(s + i, n - i);
+        if (k) {
+            if (o + k >= cap) break;
+            memcpy(dst + o, s + i, k);
+            o += k, i += k;
+        } else {
+            if (o + 4 >= cap) break;
+            snprintf(dst + o, 5, "\\x%02x", s[i]);
+            o += 4, i++;
+        }
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+/* The writer behind rf__clean_writer: runs of printable text pass, anything else becomes '?'. */
+static rf_status rf__clean_write(void *user, const char *data, size_t size)
+{
+    rf_writer *inner = user;
+    const uint8_t *s = (const uint8_t *)data;
+    size_t run = 0, i = 0;
+    while (i < size) {
+        size_t k = rf__printable(s + i, size - i);
+        if (k) {
+            i += k;
+            continue;
+        }
+        RF_TRY(rf_write(inner, data + run, i - run));
+        RF_TRY(rf_write(inner, "?", 1));
+        run = ++i;
+    }
+    return rf_write(inner, data + run, i - run);
+}
+
+rf_writer rf__clean_writer(rf_writer *inner)
+{
+    rf_writer w = {rf__clean_write, inner};
+    return w;
+}

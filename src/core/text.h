@@ -31,4 +31,14 @@ rf_status rf__write_json_number(rf_writer *w, double v);
 rf_status rf__write_csv_field(rf_writer *w, const char *s);
 
 
+/* Copy src into dst (cap bytes, always NUL-terminated, cut at a whole item) with what must not
+ * reach a terminal made visible as \xNN: C0 controls (newline and tab too), DEL, C1 controls and
+ * bytes that are not UTF-8. For one-line messages. Returns dst. */
+char *rf__text_escape(char *dst, size_t cap, const char *src);
+
+/* A writer that passes printable text (UTF-8, newline and tab included) to `inner` and writes '?'
+ * for every C0 control, DEL, C1 control and byte that is not UTF-8, so that names read from files
+ * can neither clear a screen nor forge a line of a text report. `inner` must outlive it. */
+rf_writer rf__clean_writer(rf_writer *inner);
+
 #endif

@@ -530,6 +530,8 @@ static void rf__ascii_size(rf__ascii *a, const rf_report_opts *o)
 rf_status rf_report_chart_ascii(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
                                 const rf_report_opts *o, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_chart_ascii: missing argument");
     rf__ascii a = {.ctx = ctx};
     rf__ascii_size(&a, o);

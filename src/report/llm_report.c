@@ -171,6 +171,8 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
 rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_report_opts *o,
                               rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     (void)o;
     RF_TRY(rf__header(w, r));
@@ -181,6 +183,8 @@ rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_repo
 
 rf_status rf_report_llm_csv(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     RF_TRY(RF_WRITE_LIT(w, "phase,layer,op,repeat,flops,weight_bytes,input_bytes,output_bytes,"
                            "kv_read_bytes,kv_write_bytes,bytes,ai,bound,time_s\n"));

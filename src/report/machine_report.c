@@ -33,6 +33,8 @@ static rf_status rf__ceiling_rows(const rf_machine *m, rf_writer *w)
 
 rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     RF_TRY(rf_writef(w,
                      "\nridge points (FLOP/byte): where the compute roof meets each level\n"
@@ -79,6 +81,8 @@ rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m,
                                      const rf_probe_report *sweep, const rf_report_opts *o,
                                      rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)o;
     RF_TRY(rf_writef(w, "%s\n", m->description));
     RF_TRY(rf_writef(w, "conditions: %s\n\n", m->source));
@@ -94,6 +98,8 @@ rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m,
 rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_report_opts *o,
                                  rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     (void)o;
     char v[32];
@@ -158,6 +164,8 @@ static rf_status rf__list_entry(rf_writer *w, const rf_machine *m, int json, int
 
 rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     if (json)
         RF_TRY(RF_WRITE_LIT(w, "[\n"));
     else

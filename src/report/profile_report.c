@@ -56,6 +56,8 @@ static rf_status rf__slowest(rf_ctx *ctx, rf_writer *w, const rf_result *r, uint
 rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t top,
                                     const rf_report_opts *o, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)o;
     RF_TRY(rf__model_summary(w, p));
     return rf__slowest(ctx, w, p->result, top);
@@ -64,6 +66,8 @@ rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t t
 rf_status rf_report_profile_compare(rf_ctx *ctx, const rf_profile *a, const rf_profile *b,
                                     const char *what, const rf_report_opts *o, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     (void)o;
     char x[32], y[32], t1[32], t2[32];

@@ -68,6 +68,8 @@ static rf_status rf__advice(const rf_result *r, const rf_row *row, size_t rank, 
 
 rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     size_t width = o && o->width ? o->width : 80;
     const rf_totals *t = &r->totals;

@@ -86,6 +86,8 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
 
 rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
+    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
+    w = &rf__cw;
     (void)ctx;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     char c[RF__NCOLS][24];
