@@ -2,6 +2,7 @@
  * results (the JSON of `analyze --json`, read back strictly by rf_result_read_file) as an SVG chart or
  * an interactive HTML page, several results as toggled series on shared axes. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -28,6 +29,11 @@ static int rf__plot(const rf_cli_cmd *cmd, int argc, char **argv)
     else if (fmt)
         return rf_cli_usage_error(cmd, "unknown format '%s' (svg or html)", fmt);
     if (format < 0) return rf_cli_plot_check(cmd->name, out);
+    struct stat so, si;
+    for (size_t i = 0; strcmp(out, "-") != 0 && stat(out, &so) == 0 && i < a.n_pos; i++)
+        if (stat(a.pos[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return rf_cli_usage_error(cmd, "-o %s is the input %s: the chart would replace it",
+                                      out, a.pos[i]);
 
     rf_ctx *ctx = rf_cli_ctx();
     if (!ctx) return RF_EXIT_INTERNAL;

@@ -29,8 +29,12 @@ void rf_cli_progress(rf_ctx *ctx, int on)
     rf_ctx_set_log(ctx, rf__log_stderr, NULL, on ? RF_LOG_INFO : RF_LOG_WARN);
 }
 
+/* Set once a write to stdout has failed and been reported: the line is printed once. */
+static int rf__output_failed;
+
 int rf_cli_fail(rf_ctx *ctx, rf_status st)
 {
+    if (rf__output_failed) return RF_EXIT_INTERNAL; /* already said, in one line */
     const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
     fprintf(stderr, "roofline: %s\n", msg[0] ? msg : rf_status_str(st));
     if (st == RF_OK) return RF_EXIT_OK;
@@ -59,7 +63,9 @@ rf_status rf_cli_flush(rf_ctx *ctx)
 {
     (void)ctx;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "roofline: cannot write the output (standard output closed or full)\n");
+        if (!rf__output_failed)
+            fprintf(stderr, "roofline: cannot write the output (standard output closed or full)\n");
+        rf__output_failed = 1;
         return RF_IO;
     }
     return RF_OK;

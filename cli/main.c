@@ -25,7 +25,7 @@ static void rf__usage(FILE *f)
                "  -h, --help     show this help\n  -V, --version  show the version\n");
 }
 
-int main(int argc, char **argv)
+static int rf__dispatch(int argc, char **argv)
 {
     if (argc < 2) return rf_cmd_demo.run(&rf_cmd_demo, 1, argv);
     const char *c = argv[1];
@@ -47,4 +47,13 @@ int main(int argc, char **argv)
     if (c[0] == '-' && c[1]) return rf_cmd_demo.run(&rf_cmd_demo, argc, argv);
     fprintf(stderr, "roofline: unknown command '%s' (see 'roofline --help')\n", c);
     return RF_EXIT_USAGE;
+}
+
+/* Every command's output is checked once more here: a failed write to stdout (a full disk, a
+ * closed pipe) is exit 1 with one line, whichever path wrote (help, version, man page, reports). */
+int main(int argc, char **argv)
+{
+    int rc = rf__dispatch(argc, argv);
+    if (rf_cli_flush(NULL) != RF_OK) return RF_EXIT_INTERNAL;
+    return rc;
 }

@@ -1,9 +1,13 @@
-/* plot_out.c — `--plot FILE.svg|FILE.html|-` for every command that has a result (analyze now;
- * profile, llm and peaks call the same helper): picks the back end from the file name, renders
- * into memory, then writes the file in one go so a failed render leaves no half file. One line on
- * stderr naming the file when it fails. */
+/* plot_out.c — `--plot FILE.svg|FILE.html|-` for every command that has a result (analyze,
+ * profile, llm, peaks, plot): picks the back end from the file name, renders into memory, then
+ * writes a temporary file beside the target and renames it, so a failure never leaves half a
+ * file. One line on stderr naming the file when it fails. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -37,23 +41,47 @@ int rf_cli_plot_check(const char *cmd, const char *path)
     return RF_EXIT_USAGE;
 }
 
+/* Write the chart to a temporary file beside `path`, then rename it over `path`: a full disk or a
+ * failed write leaves the old file as it was, never half a chart. */
 static int rf__write_file(const char *path, const rf_buf *b)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path, strerror(errno));
-        return RF_EXIT_USAGE;
-    }
-    size_t put = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-    int bad = put != b->len;
-    int err = bad ? errno : 0;
-    if (fclose(f) != 0 && !bad) bad = 1, err = errno;
-    if (bad) {
-        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path,
-                err ? strerror(err) : "write failed");
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        fprintf(stderr, "roofline: out of memory\n");
         return RF_EXIT_INTERNAL;
     }
-    return RF_EXIT_OK;
+    snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path, strerror(errno));
+        free(tmp);
+        return RF_EXIT_USAGE;
+    }
+    size_t done = 0;
+    int err = 0;
+    while (done < b->len && !err) {
+        ssize_t k = write(fd, b->data + done, b->len - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) err = k < 0 ? errno : EIO;
+        else done += (size_t)k;
+    }
+    if (!err && fsync(fd) != 0) err = errno;
+    if (close(fd) != 0 && !err) err = errno;
+    struct stat old;
+    mode_t um = umask(0);
+    umask(um); /* a new file gets the usual mode; one replaced keeps its own */
+    mode_t mode = stat(path, &old) == 0 ? (old.st_mode & 07777) : (0666 & ~um);
+    if (!err && chmod(tmp, mode) != 0) err = errno;
+    if (!err && rename(tmp, path) != 0) err = errno;
+    if (err) {
+        unlink(tmp);
+        fprintf(stderr, "roofline: cannot write the chart to '%s': %s (the old file, if any, is "
+                        "unchanged)\n",
+                path, strerror(err));
+    }
+    free(tmp);
+    return err ? RF_EXIT_INTERNAL : RF_EXIT_OK;
 }
 
 /* Write a rendered chart to `path` ('-': stdout). */

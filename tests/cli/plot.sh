@@ -18,4 +18,22 @@ head -c 5 "$TMP/a.svg" | grep -q "<?xml" || { echo "FAIL: a.svg is not SVG"; FAI
 # no URL but the SVG namespace: the page never fetches anything
 sed 's#xmlns="http://www.w3.org/2000/svg"##' "$TMP/two.html" | grep -q "://" &&
     { echo "FAIL: the page names a URL"; FAILS=$((FAILS + 1)); }
+# a chart never replaces its own input, and writing over a chart leaves no temporary file behind
+cp "$D/result.json" "$TMP/r.json"
+expect 2 "is the input" -- plot "$TMP/r.json" -o "$TMP/r.json"
+cmp -s "$D/result.json" "$TMP/r.json" || { echo "FAIL: plot changed its input"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- plot "$D/result.json" -o "$TMP/a.svg"
+ls "$TMP" | grep -q 'tmp-' && { echo "FAIL: a temporary file was left"; FAILS=$((FAILS + 1)); }
+# a write to a full standard output is one line and exit 1, whatever wrote (issue 11, item 5)
+if [ -w /dev/full ]; then
+    for args in "--help" "--version" "help --man" "hw list" "plot $D/result.json -o -"; do
+        # shellcheck disable=SC2086
+        "$BIN" $args >/dev/full 2>"$TMP/err"
+        rc=$?
+        if [ "$rc" -ne 1 ] || [ "$(wc -l <"$TMP/err")" -ne 1 ]; then
+            echo "FAIL: roofline $args >/dev/full: exit $rc, stderr: $(cat "$TMP/err")"
+            FAILS=$((FAILS + 1))
+        fi
+    done
+fi
 finish
