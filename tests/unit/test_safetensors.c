@@ -1,7 +1,8 @@
 /* test_safetensors.c — the SafeTensors reader and config.json (roofline/safetensors.h) against the
- * gpt2_tiny fixture in tests/data/safetensors (tensors, params, layout compared with its .ref.json through jansson),
- * hand-made headers for every refusal (message and byte offset), sharded checkpoints through an
- * index, config.json aliases and family defaults, and an out-of-memory sweep. */
+ * gpt2_tiny fixture in tests/data/safetensors (tensors, params, layout compared with its .ref.json
+ * through jansson), hand-made headers for every refusal (message and byte offset), sharded
+ * checkpoints through an index, config.json aliases and family defaults, and an out-of-memory
+ * sweep. */
 #include <jansson.h>
 #include <stdint.h>
 #include <unistd.h>
