@@ -6,6 +6,7 @@
 #   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     clang-format every C file in place; make check-format only reports (as CI)
+#   make bench      build the C programs of bench/ (the scripts in bench/ run the benchmarks)
 PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -50,6 +51,11 @@ check-source:
 
 fuzz:
 	sh scripts/fuzz-run 30
+
+bench: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DRF_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	@echo "bench programs in $(BUILD)/bench/; the benchmarks themselves: bench/README.md"
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz
