@@ -5,12 +5,14 @@
 #   make test       install missing packages, build, run the whole suite
 #   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make format     clang-format every C file in place; make check-format only reports (as CI)
+#   make bench      build the C programs of bench/ (the scripts in bench/ run the benchmarks)
 PREFIX ?= /usr/local
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test sanitize install clean format check-source fuzz bench
+.PHONY: all build deps run test sanitize install clean format check-format check-source fuzz bench
 
 all: build
 
@@ -41,11 +43,19 @@ install: build
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+check-format:
+	sh scripts/check-format
+
 check-source:
 	sh scripts/check-source
 
 fuzz:
 	sh scripts/fuzz-run 30
+
+bench: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DRF_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	@echo "bench programs in $(BUILD)/bench/; the benchmarks themselves: bench/README.md"
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz

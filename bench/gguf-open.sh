@@ -72,7 +72,10 @@ for _ in range(nt):
     params += e
 print(nt, params)
 PY
-cc -O2 -I"$here/include" "$here/bench/gguf_open.c" "$build/libroofline.a" -ljansson -lm -o "$tmp/gguf_open"
+# bench/gguf_open.c, built by CMake (RF_BENCH) against the build tree's library
+cmake -S "$here" -B "$build" -DRF_BENCH=ON >/dev/null
+cmake --build "$build" --target bench_gguf_open >/dev/null
+cp "$build/bench/gguf_open" "$tmp/gguf_open"
 echo "file: $(du -h --apparent-size "$tmp/llama7b.gguf" | cut -f1) apparent, $(du -h "$tmp/llama7b.gguf" | cut -f1) on disk"
 echo "python anchor: $(python3 "$tmp/anchor.py" "$tmp/llama7b.gguf")"
 echo "rf_gguf_read_file:  $("$tmp/gguf_open" "$tmp/llama7b.gguf")"

@@ -1,6 +1,6 @@
 /* gguf_open.c — the library half of bench/gguf-open.sh: open a GGUF file with rf_gguf_read_file and
  * print its tensor count, params and weight bytes (what `roofline profile` must do first), so the
- * header cost can be timed on its own. Built by the script against the build tree's library. */
+ * header cost can be timed on its own. Built by CMake -DRF_BENCH=ON as build/bench/gguf_open. */
 #include <stdio.h>
 
 #include "roofline/gguf.h"

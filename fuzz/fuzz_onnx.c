@@ -1,7 +1,7 @@
 /* fuzz_onnx.c — libFuzzer target for the ONNX reader (roofline/model.h): every input goes through
  * rf_onnx_parse, then shape inference and the cost model when it parsed. A refused input must
  * carry a message; a parsed graph must have every layer's tensor indices in range.
- * Corpus: fuzz/corpus/onnx/ (the shared fixtures' small files and hand-made malformed ones). */
+ * Corpus: fuzz/corpus/onnx/ (small fixtures from tests/data/onnx, hand-made malformed ones). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* roofline/core.h — the roofline model: ceilings, machines, ridge points, attainable performance,
  * bound, efficiency and estimated time (Williams, Waterman, Patterson, CACM 2009).
  * Pure arithmetic on plain structs; no I/O. Units are SI base units throughout:
- * FLOP, byte, second, FLOP/s, byte/s. See DESIGN.md, "Conventions that keep the numbers honest". */
+ * FLOP, byte, second, FLOP/s, byte/s. See docs/design.md, "Conventions". */
 #ifndef ROOFLINE_CORE_H
 #define ROOFLINE_CORE_H
 

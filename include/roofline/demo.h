@@ -16,7 +16,7 @@ extern "C" {
 
 /** Cost of a dense layer without bias at `batch`, elements of `elem_bytes` bytes:
  *  FLOPs = 2*batch*in*out; bytes = weights in*out + input batch*in + output batch*out, each times
- *  elem_bytes (DESIGN.md "Bytes": every tensor once). RF_RANGE on overflow past 2^53 or zero sizes. */
+ *  elem_bytes (docs/design.md "Bytes": every tensor once). RF_RANGE on overflow past 2^53 or zero sizes. */
 rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
                         uint64_t elem_bytes, double *flops, double *bytes);
 

@@ -3,7 +3,7 @@
  * type, count and byte offset so it can be walked on demand), the tensor infos with their ggml
  * types and true block sizes, the alignment and the data-offset checks, and split files
  * (`NAME-00001-of-0000N.gguf`). Never reads or copies tensor data. Spec: ggml docs/gguf.md,
- * summarised in the project's reference/formats.md section 5a. */
+ * summarised in docs/formats.md section 5a. */
 #ifndef ROOFLINE_GGUF_H
 #define ROOFLINE_GGUF_H
 

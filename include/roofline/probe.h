@@ -1,7 +1,7 @@
 /* roofline/probe.h — measure this machine: FLOP/s per precision and instruction set, GEMM,
  * bandwidth per memory level (plateaus of a working-set sweep), per thread count, with the
  * conditions of the run; and the per-machine cache behind `--hw measured`. Never knows about models
- * (DESIGN.md). Kernels are chosen at run time by cpuid (one portable binary); see src/probe/. */
+ * (docs/design.md). Kernels are chosen at run time by cpuid (one portable binary): src/probe/. */
 #ifndef ROOFLINE_PROBE_H
 #define ROOFLINE_PROBE_H
 

@@ -21,7 +21,7 @@ extern "C" {
 typedef struct rf_report_opts {
     unsigned width; /**< terminal columns (0 = 80) */
     int utf8;       /**< may use UTF-8 box/line characters */
-    int color;      /**< may use ANSI colours (the CLI honours NO_COLOR and isatty) */
+    int color;      /**< reserved for ANSI colours: no renderer reads it (the CLI sets it) */
     unsigned chart_height; /**< rows of the chart's plot area (0 = automatic) */
 } rf_report_opts;
 

@@ -1,6 +1,7 @@
 /* roofline/roofline.h — the whole public API of libroofline. Include this one header.
  * Modules: status and context, the core model, analysis of many operations, machines (datasheet
- * database and files), operations lists, reports. */
+ * database, files, the probe), operations lists, model readers, LLMs, reports. Which header holds
+ * what, and how the stages connect: docs/design.md ("Header map", "Data flow"). */
 #ifndef ROOFLINE_ROOFLINE_H
 #define ROOFLINE_ROOFLINE_H
 

@@ -2,7 +2,7 @@
  * the u64 header length, the JSON header (dtypes, shapes, data_offsets validated to tile the data
  * buffer exactly, `__metadata__`), sharded checkpoints through `model.safetensors.index.json`, and
  * the Hugging Face `config.json` beside them (rf_hfconfig). Never reads or copies tensor data.
- * Spec: huggingface/safetensors README "Format", summarised in reference/formats.md section 5b. */
+ * Spec: huggingface/safetensors README "Format", summarised in docs/formats.md section 5b. */
 #ifndef ROOFLINE_SAFETENSORS_H
 #define ROOFLINE_SAFETENSORS_H
 

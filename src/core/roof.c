@@ -1,5 +1,5 @@
 /* roof.c — the roofline model for one (FLOPs, bytes) pair: intensity, ridge, attainable
- * performance, bound, efficiency and time (DESIGN.md "Intensity and bound", "Performance").
+ * performance, bound, efficiency and time (docs/design.md "Intensity and bound", "Performance").
  * attainable = min(peak, AI x BW); time = max(FLOPs/peak, bytes/BW); a tie at the ridge is compute. */
 #include <math.h>
 

@@ -1,5 +1,5 @@
-/* units.c — parsing and printing of numbers and SI units (DESIGN.md "Units": SI decimal prefixes
- * for rates, binary prefixes for memory sizes, base units in JSON). Locale independent. */
+/* units.c — parsing and printing of numbers and SI units (docs/design.md "Units": SI decimal
+ * prefixes for rates, binary prefixes for memory sizes, base units in JSON). Locale independent. */
 /* strfromd (ISO/IEC TS 18661-1, C23): one exact conversion without printf's format parsing. */
 #define __STDC_WANT_IEC_60559_BFP_EXT__ 1
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* dtype.c — element types: names, block sizes, the ggml and ONNX id maps, checked byte sizes.
- * The table is RF_DTYPE_LIST in roofline/graph.h (block sizes from ggml-common.h via the shared
- * formats.md §5a; ONNX ids from onnx.in.proto TensorProto.DataType). Pure lookups; no I/O. */
+ * The table is RF_DTYPE_LIST in roofline/graph.h (block sizes from ggml-common.h via
+ * docs/formats.md §5a; ONNX ids from onnx.in.proto TensorProto.DataType). Pure lookups; no I/O. */
 #include "core/rf_int.h"
 #include "roofline/graph.h"
 

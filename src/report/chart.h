@@ -1,5 +1,5 @@
-/* chart.h — the roofline chart, laid out once and drawn by several back ends (ASCII now, SVG and
- * HTML later) through a small table of drawing functions (hwloc's lstopo.h struct draw_methods).
+/* chart.h — the roofline chart, laid out once and drawn by three back ends (ASCII, SVG, HTML)
+ * through a small table of drawing functions (hwloc's lstopo.h struct draw_methods).
  * The layout works in data space (x = log10 FLOP/byte, y = log10 FLOP/s); the walk hands the back
  * end normalised plot coordinates. Internal to src/report; never prints. See docs/chart.md. */
 #ifndef RF_REPORT_CHART_H
@@ -54,7 +54,7 @@ typedef struct rf__chart_ridge {
 
 #define RF__POINT_CLAMPED 1u /* outside the axis range: drawn on the edge */
 #define RF__POINT_INF_AI 2u  /* no bytes (AI = +inf): drawn on the right edge */
-#define RF__POINT_MEASURED 4u /* attainable is a measurement, not an estimate (set by --measure) */
+#define RF__POINT_MEASURED 4u /* a measured figure, not an estimate (no code path sets it yet) */
 
 /* One plotted row of the result. */
 typedef struct rf__chart_point {

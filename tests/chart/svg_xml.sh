@@ -2,6 +2,7 @@
 # svg_xml.sh BIN SRC OUT — draws charts with the installed binary and checks them with
 # check_svg.py: valid XML, one marker per plottable row, each at its data-ai / data-attainable
 # on the decade axes. Inputs: the golden machine and ops list, and ResNet-18 on an A100.
+# Skipped (77) without python3.
 set -u
 BIN=$1
 SRC=$2
@@ -9,6 +10,10 @@ OUT=$3/chart-tests
 mkdir -p "$OUT"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
+if ! command -v "$PY" >/dev/null 2>&1; then
+    echo "SKIPPED: python3 is not installed (scripts/install-deps installs it)"
+    exit 77
+fi
 fails=0
 run() { # name hw ops
     "$BIN" analyze --hw "$2" "$3" --plot "$OUT/$1.svg" >/dev/null 2>&1 || {

@@ -44,6 +44,17 @@ bad() {
     fi
 }
 
+# need CMD...: exit 77 (ctest reports the test as skipped, never passed) when a command the test
+# cannot do without is missing; scripts/install-deps installs them all.
+need() {
+    for c in "$@"; do
+        if ! command -v "$c" >/dev/null 2>&1; then
+            echo "SKIPPED: $c is not installed (scripts/install-deps installs it)"
+            exit 77
+        fi
+    done
+}
+
 finish() {
     echo "$PASSES passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

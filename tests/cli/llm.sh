@@ -4,6 +4,7 @@
 # params, 13.2 GFLOP of matmuls per decoded token + 4 L d ctx, 0.5 MiB of F16 KV per token, and
 # about 150 tokens/s on an A100-80GB (2039 GB/s) by the simple ceiling; JSON that parses.
 . "$(dirname "$0")/lib.sh"
+need python3
 D=$SRC/tests/golden/data
 M=$D/tiny_llama_q.gguf
 expect 2 "a model file is needed" -- llm --hw "$D/machine.json"

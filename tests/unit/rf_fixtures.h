@@ -1,6 +1,7 @@
-/* rf_fixtures.h — the shared model fixtures (../shared/fixtures beside the repository) for unit
- * tests: the path of a GGUF fixture, gunzipped once into the build tree when it is stored
- * compressed. Tests that use it call RF_NEED_FIXTURES() first (rf_test.h). */
+/* rf_fixtures.h — the model fixtures kept in the repository (tests/data/<format>/, each with its
+ * .ref.json and a README saying how it was made) for unit tests: the path of a GGUF fixture,
+ * gunzipped once into the build tree when it is stored compressed. Tests that use it call
+ * RF_NEED_FIXTURES() first (rf_test.h). */
 #ifndef RF_FIXTURES_H
 #define RF_FIXTURES_H
 
@@ -10,7 +11,7 @@
 
 #include "rf_test.h"
 
-#define RF_FIXTURES_DIR RF_SOURCE_DIR "/../shared/fixtures/"
+#define RF_FIXTURES_DIR RF_SOURCE_DIR "/tests/data/"
 
 static inline const char *rf_test_gguf_fixture(const char *name, char *buf, size_t cap)
 {

@@ -88,11 +88,15 @@ extern int rf_test_skipped;
         return;                                                                                    \
     } while (0)
 
-/* Skip when the shared model fixtures (../shared/fixtures beside the repository) are absent. */
+/* Fail (never skip) when the model fixtures are missing: they are part of the repository
+ * (tests/data/<format>/), so their absence is a broken checkout, not an unmet prerequisite. */
 #define RF_NEED_FIXTURES()                                                                         \
     do {                                                                                           \
-        FILE *rf_fx = fopen(RF_SOURCE_DIR "/../shared/fixtures/README.md", "r");                   \
-        if (!rf_fx) RF_SKIP("../shared/fixtures not found beside the repository");                 \
+        FILE *rf_fx = fopen(RF_SOURCE_DIR "/tests/data/onnx/README.md", "r");                      \
+        if (!rf_fx) {                                                                              \
+            RF_FAIL_AT("model fixtures not found in " RF_SOURCE_DIR "/tests/data");                \
+            return;                                                                                \
+        }                                                                                          \
         fclose(rf_fx);                                                                             \
     } while (0)
 

@@ -1,5 +1,5 @@
-/* test_gguf.c — the GGUF reader (roofline/gguf.h) against the shared fixtures (every figure
- * compared with the fixture's .ref.json, read here with jansson: layout, tensors, params,
+/* test_gguf.c — the GGUF reader (roofline/gguf.h) against the fixtures in tests/data/gguf (every
+ * figure compared with the fixture's .ref.json, read here with jansson: layout, tensors, params,
  * by_type, weight_bytes, bits per weight, key/values), hand-made images for every refusal (with
  * its message and byte offset), big-endian files, arrays walked on demand, split sets, and an
  * out-of-memory sweep. */
@@ -12,7 +12,7 @@
 #include "roofline/gguf.h"
 #include "gguf_build.h"
 
-#define FIX RF_SOURCE_DIR "/../shared/fixtures/gguf/"
+#define FIX RF_FIXTURES_DIR "gguf/"
 
 static rf_ctx *new_ctx(void)
 {

@@ -1,8 +1,9 @@
-/* test_llm.c — the LLM graph builder (roofline/llm.h): the shared GGUF and SafeTensors fixtures
- * (params, decode at kv_len 128 and prefill of 128 tokens compared exactly with the .ref.json
- * matmul FLOPs, bits per weight, KV bytes), a sparse Llama-2-7B-shaped GGUF (published params,
- * 13.2 GFLOP per decoded token, 0.5 MiB of F16 KV per token, ~150 tokens/s on an A100), GQA,
- * mixed blocks, MoE, tied heads, causal half, the what-if type, unknown architectures, refusals. */
+/* test_llm.c — the LLM graph builder (roofline/llm.h): the GGUF and SafeTensors fixtures in
+ * tests/data (params, decode at kv_len 128 and prefill of 128 tokens compared exactly with the
+ * .ref.json matmul FLOPs, bits per weight, KV bytes), a sparse Llama-2-7B-shaped GGUF (published
+ * params, 13.2 GFLOP per decoded token, 0.5 MiB of F16 KV per token, ~150 tokens/s on an A100),
+ * GQA, mixed blocks, MoE, tied heads, causal half, the what-if type, unknown architectures,
+ * refusals. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -13,7 +14,7 @@
 #include "rf_test.h"
 #include "roofline/roofline.h"
 
-#define FIX RF_SOURCE_DIR "/../shared/fixtures/"
+#define FIX RF_FIXTURES_DIR
 
 static rf_ctx *new_ctx(void)
 {

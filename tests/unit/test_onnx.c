@@ -1,15 +1,16 @@
-/* test_onnx.c — the ONNX reader, shape inference and cost model against the shared fixtures
- * (../shared/fixtures/onnx/NAME.onnx with NAME.ref.json: per-node Conv/Gemm/MatMul FLOPs from
- * onnx's shape inference, totals from PyTorch's profiler), and malformed inputs with their
- * status and message. Fixture tests skip with a message when ../shared is absent. */
+/* test_onnx.c — the ONNX reader, shape inference and cost model against the fixtures in
+ * tests/data/onnx (NAME.onnx with NAME.ref.json: per-node Conv/Gemm/MatMul FLOPs from onnx's
+ * shape inference, totals from PyTorch's profiler), and malformed inputs with their status and
+ * message. A missing fixture fails the test: the fixtures are part of the repository. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "rf_fixtures.h"
 #include "rf_test.h"
 #include "roofline/roofline.h"
 
-#define RF_FIX RF_SOURCE_DIR "/../shared/fixtures/onnx/"
+#define RF_FIX RF_FIXTURES_DIR "onnx/"
 
 static int fixture_missing(const char *name)
 {
@@ -20,8 +21,7 @@ static int fixture_missing(const char *name)
         fclose(f);
         return 0;
     }
-    fprintf(stderr, "SKIP: fixture %s not found (../shared/fixtures absent)\n", path);
-    rf_test_skipped++;
+    RF_FAIL_AT("fixture %s not found", path);
     return 1;
 }
 

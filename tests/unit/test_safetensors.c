@@ -1,15 +1,17 @@
 /* test_safetensors.c — the SafeTensors reader and config.json (roofline/safetensors.h) against the
- * shared gpt2_tiny fixture (tensors, params, layout compared with its .ref.json through jansson),
- * hand-made headers for every refusal (message and byte offset), sharded checkpoints through an
- * index, config.json aliases and family defaults, and an out-of-memory sweep. */
+ * gpt2_tiny fixture in tests/data/safetensors (tensors, params, layout compared with its .ref.json
+ * through jansson), hand-made headers for every refusal (message and byte offset), sharded
+ * checkpoints through an index, config.json aliases and family defaults, and an out-of-memory
+ * sweep. */
 #include <jansson.h>
 #include <stdint.h>
 #include <unistd.h>
 
+#include "rf_fixtures.h"
 #include "rf_test.h"
 #include "roofline/safetensors.h"
 
-#define FIX RF_SOURCE_DIR "/../shared/fixtures/safetensors/"
+#define FIX RF_FIXTURES_DIR "safetensors/"
 
 static rf_ctx *new_ctx(void)
 {
