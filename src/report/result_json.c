@@ -10,7 +10,7 @@
 
 #include "core/json_int.h"
 #include "core/rf_int.h"
-#include "formats/formats_int.h"
+#include "core/io.h"
 #include "roofline/report.h"
 
 #define RF__RJ_FILE_MAX ((uint64_t)1 << 30) /* bytes read from a result file at most */
