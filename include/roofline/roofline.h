@@ -18,6 +18,7 @@
 #include "model.h"
 #include "gguf.h"
 #include "safetensors.h"
+#include "apr.h"
 #include "llm.h"
 
 #endif
