@@ -20,7 +20,8 @@ typedef enum rf_model_format {
     RF_MODEL_AUTO,        /**< detect from the content (then the extension) */
     RF_MODEL_ONNX,
     RF_MODEL_GGUF,
-    RF_MODEL_SAFETENSORS
+    RF_MODEL_SAFETENSORS,
+    RF_MODEL_APR         /**< aprender / realizar .apr (apr.h), by its magic bytes */
 } rf_model_format;
 
 /** Options of rf_model_load. Zero-initialised means: detect the format, shapes from the file. */
@@ -30,6 +31,8 @@ typedef struct rf_model_opts {
     size_t n_bindings;
     uint64_t batch; /**< > 0: axis 0 of every graph input (not a weight) is set to it */
     uint64_t seq;   /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
+    int granular;   /**< transformer models: every block's layers listed on their own instead of
+                         one repeated block (rf_llm_opts.granular) */
 } rf_model_opts;
 
 /** Parse an ONNX ModelProto from memory into *out (owned by the caller, rf_graph_free).

@@ -90,14 +90,20 @@ rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_g
 rf_status rf_llm_load_graph(rf_ctx *ctx, const char *path, uint64_t batch, uint64_t seq,
                             rf_graph **out)
 {
-    rf_llm_model *m = NULL;
     rf_llm_opts o = {0};
     o.phase = RF_LLM_PREFILL;
     o.batch = batch;
     o.prompt = seq;
+    return rf_llm_load_graph_opts(ctx, path, &o, out);
+}
+
+rf_status rf_llm_load_graph_opts(rf_ctx *ctx, const char *path, const rf_llm_opts *o,
+                                 rf_graph **out)
+{
+    rf_llm_model *m = NULL;
     *out = NULL;
     RF_TRY(rf_llm_open(ctx, path, &m));
-    rf_status st = rf_llm_build(ctx, m, &o, out);
+    rf_status st = rf_llm_build(ctx, m, o, out);
     rf_llm_free(m);
     return st;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "formats/formats_int.h"
+#include "roofline/apr.h"
 #include "roofline/llm.h"
 #include "roofline/model.h"
 
@@ -31,6 +32,7 @@ rf_model_format rf_model_detect(const void *head, size_t n, const char *path)
 {
     const uint8_t *h = head;
     if (n >= 4 && memcmp(h, "GGUF", 4) == 0) return RF_MODEL_GGUF;
+    if (rf_apr_magic(h, n)) return RF_MODEL_APR;
     if (n >= 9 && h[8] == '{' && h[7] == 0 && h[6] == 0 && h[5] == 0) return RF_MODEL_SAFETENSORS;
     if (rf__ends_with(path, ".onnx")) return RF_MODEL_ONNX;
     if (rf__ends_with(path, ".gguf")) return RF_MODEL_GGUF;
@@ -98,7 +100,9 @@ static rf_status rf__llm_load(rf_ctx *ctx, const char *path, const rf_model_opts
     if (o && o->n_bindings)
         rf__log(ctx, RF_LOG_WARN, "%s: --input/--dim are ignored for GGUF and SafeTensors models "
                                   "(use --batch and --seq)", path);
-    return rf_llm_load_graph(ctx, path, o ? o->batch : 0, o ? o->seq : 0, out);
+    rf_llm_opts lo = {.phase = RF_LLM_PREFILL};
+    if (o) lo.batch = o->batch, lo.prompt = o->seq, lo.granular = o->granular;
+    return rf_llm_load_graph_opts(ctx, path, &lo, out);
 }
 
 rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts, rf_graph **out)
@@ -111,7 +115,7 @@ rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts
         return rf__llm_load(ctx, path, opts, out);
     RF_TRY(rf__map_file(ctx, path, (uint64_t)1 << 40, &m));
     rf_model_format fmt = opts && opts->format ? opts->format : rf_model_detect(m.data, m.size, path);
-    if (fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS) {
+    if (fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || fmt == RF_MODEL_APR) {
         rf__unmap_file(&m);
         return rf__llm_load(ctx, path, opts, out);
     }
