@@ -103,6 +103,12 @@ static rf_status apr_entry(rf__apr_parse *p, rf__cursor *c, const uint8_t **prev
                            (unsigned long long)a->n_tensors, (unsigned long long)at,
                            (unsigned long long)a->data_offset);
     const char *nm = rf__excerpt(ex, sizeof ex, name, nl, 64);
+    if (nl == 0 || nl > RF_APR_MAX_NAME || memchr(name, 0, nl))
+        return RF__APR_BAD(p, at, "APR tensor index entry at byte %llu: the name is %s",
+                           (unsigned long long)at,
+                           nl == 0                ? "empty"
+                           : nl > RF_APR_MAX_NAME ? "longer than 256 bytes"
+                                                  : "holding a NUL byte");
     if (nd > RF_APR_MAX_DIMS)
         return RF__APR_BAD(p, at, "APR tensor '%s' at byte %llu: %u dimensions (at most 8)", nm,
                            (unsigned long long)at, nd);

@@ -128,6 +128,8 @@ rf_status rf__apr_v1(rf__apr_parse *p)
     a->index_offset = ix;
     a->data_offset = ix + il;
     uint64_t dlen = size - 4 - a->data_offset;
+    RF_TRY(apr_v1_index(p, b + ix, il, ix, count, dlen)); /* a cut file fails here, cheaply */
+    a->tensors = a->priv->tensors;
     if (size <= RF_APR_CRC_MAX_FILE) {
         uint32_t want = apr_u32(b + size - 4), got = rf__apr_crc32(0, b, (size_t)size - 4);
         if (want != got)
@@ -137,8 +139,6 @@ rf_status rf__apr_v1(rf__apr_parse *p)
                                (unsigned long long)(size - 4), want, got);
         a->footer_checked = 1;
     }
-    RF_TRY(apr_v1_index(p, b + ix, il, ix, count, dlen));
-    a->tensors = a->priv->tensors;
     return rf__apr_meta(p, b + 8, ml, 8);
 }
 
