@@ -141,7 +141,8 @@ static rf_status apr_check(const apr_meta *m, rf_apr_hparams *hp, int heads_give
     const rf_apr_tensor *e = apr_embedding(p->a);
     if (!e) return RF_OK;
     uint64_t v = e->shape[0], h = e->shape[1];
-    if (hp->transposed) v = e->shape[1], h = e->shape[0];
+    if (hp->transposed && hp->hidden_size && h != hp->hidden_size && v == hp->hidden_size)
+        v = e->shape[1], h = e->shape[0]; /* entrenar: maybe stored [hidden, vocab] */
     if (hp->hidden_size && hp->hidden_size != h)
         return RF__APR_BAD(p, at,
                            "APR metadata at byte %llu: hidden size %llu, but the embedding "
