@@ -59,6 +59,12 @@ rf_status rf__apr_elems(rf__apr_parse *p, const rf_apr_tensor *t, uint64_t at, u
  * numbers are checked against them). */
 rf_status rf__apr_meta(rf__apr_parse *p, const uint8_t *m, uint64_t n, uint64_t at);
 
+/* Validate the JSON document s[0..n) at byte `at` without building it (apr_json.c) and return an
+ * object holding only the top-level members named in `keys` (NULL-terminated); a wanted key given
+ * twice is an error. *out: json_decref. */
+rf_status rf__apr_json_pick(rf__apr_parse *p, const uint8_t *s, uint64_t n, uint64_t at,
+                            const char *const *keys, json_t **out);
+
 /* APR1 at p->base (also inside a wrapper). */
 rf_status rf__apr_v1(rf__apr_parse *p);
 

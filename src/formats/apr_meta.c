@@ -196,22 +196,54 @@ static rf_status apr_fields(apr_meta *m, rf_apr_hparams *hp)
     return apr_check(m, hp, lg, kg, hg);
 }
 
+/* Every top-level key read above: only these are materialised (apr_json.c). */
+static const char *const apr_wanted[] = {"hidden_size",
+                                         "hidden_dim",
+                                         "model.hidden_size",
+                                         "num_hidden_layers",
+                                         "num_layers",
+                                         "model.num_layers",
+                                         "num_attention_heads",
+                                         "num_heads",
+                                         "model.num_heads",
+                                         "num_key_value_heads",
+                                         "num_kv_heads",
+                                         "model.num_kv_heads",
+                                         "intermediate_size",
+                                         "intermediate_dim",
+                                         "model.intermediate_size",
+                                         "vocab_size",
+                                         "model.vocab_size",
+                                         "max_position_embeddings",
+                                         "context_length",
+                                         "max_seq_len",
+                                         "n_ctx",
+                                         "model.max_position_embeddings",
+                                         "head_dim",
+                                         "num_experts",
+                                         "num_experts_per_tok",
+                                         "rope_theta",
+                                         "model.rope_theta",
+                                         "rms_norm_eps",
+                                         "eps",
+                                         "model.rms_norm_eps",
+                                         "architecture",
+                                         "model_type",
+                                         "model.architecture",
+                                         "name",
+                                         "tied_embeddings",
+                                         "model_config",
+                                         "format",
+                                         NULL};
+
 rf_status rf__apr_meta(rf__apr_parse *p, const uint8_t *s, uint64_t n, uint64_t at)
 {
     apr_meta m = {p, NULL, NULL, at};
     json_error_t err;
     if (n == 0)
         return RF__APR_BAD(p, at, "APR metadata at byte %llu is empty", (unsigned long long)at);
-    m.root = json_loadb((const char *)s, (size_t)n, JSON_REJECT_DUPLICATES, &err);
-    if (!m.root)
-        return RF__APR_BAD(p, at + (uint64_t)err.position,
-                           "APR metadata at byte %llu is not valid JSON (near byte %llu)",
-                           (unsigned long long)at,
-                           (unsigned long long)(at + (uint64_t)err.position));
+    RF_TRY(rf__apr_json_pick(p, s, n, at, apr_wanted, &m.root));
     p->a->priv->meta = m.root; /* released by rf_apr_parse */
-    if (!json_is_object(m.root))
-        return RF__APR_BAD(p, at, "APR metadata at byte %llu is not a JSON object",
-                           (unsigned long long)at);
     json_t *mc = json_object_get(m.root, "model_config");
     if (json_is_string(mc)) { /* entrenar checkpoints */
         m.cfg =

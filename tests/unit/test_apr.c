@@ -359,7 +359,10 @@ RF_TEST(hostile_metadata)
     static const bad cs[] = {
         {"notjson.apr", "{\"a\":", RF_FORMAT, "not valid JSON"},
         {"array.apr", "[1,2]", RF_FORMAT, "not a JSON object"},
-        {"dupkey.apr", "{\"a\":1,\"a\":2}", RF_FORMAT, "not valid JSON"},
+        {"dupkey.apr", "{\"num_heads\":2,\"num_heads\":2}", RF_FORMAT, "appears twice"},
+        {"control.apr", "{\"name\":\"a\tb\"}", RF_FORMAT, "not valid JSON"},
+        {"utf8.apr", "{\"name\":\"\xff\"}", RF_FORMAT, "not valid JSON"},
+        {"trail.apr", "{} x", RF_FORMAT, "not valid JSON"},
         {"zeroheads.apr", "{\"num_heads\":0}", RF_FORMAT, "head count is zero"},
         {"kvdiv.apr", "{\"num_heads\":2,\"num_kv_heads\":3}", RF_FORMAT, "do not divide"},
         {"hiddiv.apr", "{\"hidden_size\":128,\"num_heads\":3}", RF_FORMAT, "do not divide"},
@@ -379,6 +382,18 @@ RF_TEST(hostile_metadata)
         gb b;
         ab_v2(&b, cs[i].meta, t, n, 0x0400, AB_PAD | AB_FOOTER);
         expect_bad(ctx, b.p, b.n, cs[i].what, cs[i].st, cs[i].words);
+        gb_free(&b);
+    }
+    { /* nesting deeper than 128 */
+        char deep[512] = "{\"x\":";
+        size_t k = strlen(deep);
+        for (int d = 0; d < 200; d++) deep[k++] = '[';
+        for (int d = 0; d < 200; d++) deep[k++] = ']';
+        deep[k++] = '}';
+        deep[k] = '\0';
+        gb b;
+        ab_v2(&b, deep, t, n, 0x0400, AB_PAD | AB_FOOTER);
+        expect_bad(ctx, b.p, b.n, "deep.apr", RF_FORMAT, "not valid JSON");
         gb_free(&b);
     }
     /* aliases: realizar's keys, the model.* duplicates, an entrenar model_config string */
