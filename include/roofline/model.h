@@ -1,6 +1,6 @@
 /* roofline/model.h — model files into an rf_graph: the ONNX reader and the one dispatcher,
  * rf_model_load, that picks the reader by the file's content and runs shape inference with the
- * user's bindings. GGUF and SafeTensors go through the transformer builder (rf_model_load lives in
+ * user's bindings. GGUF, SafeTensors and APR go through the transformer builder (rf_model_load lives in
  * src/llm/model_load.c, above both formats and llm).
  * Readers never copy weights and never open external weight files. */
 #ifndef ROOFLINE_MODEL_H
