@@ -306,44 +306,12 @@ static rf_status apr_v2(rf__apr_parse *p)
     return rf__apr_meta(p, p->base + a->metadata_offset, msize, a->metadata_offset);
 }
 
-/* APRN (aprender's classical models, section 9): say what it is. */
-static rf_status apr_aprn(rf__apr_parse *p)
-{
-    static const struct {
-        uint16_t id;
-        const char *name;
-    } kinds[] = {{0x01, "LinearRegression"},
-                 {0x02, "LogisticRegression"},
-                 {0x03, "DecisionTree"},
-                 {0x04, "RandomForest"},
-                 {0x05, "GradientBoosting"},
-                 {0x06, "KMeans"},
-                 {0x07, "Pca"},
-                 {0x08, "NaiveBayes"},
-                 {0x09, "Knn"},
-                 {0x0A, "Svm"},
-                 {0x10, "NgramLm"},
-                 {0x11, "Tfidf"},
-                 {0x12, "CountVectorizer"},
-                 {0x20, "NeuralSequential"},
-                 {0x21, "NeuralCustom"},
-                 {0x30, "ContentRecommender"},
-                 {0x40, "MixtureOfExperts"},
-                 {0xFF, "Custom"}};
-    const char *kind = "unknown model type";
-    uint16_t id = p->size >= 8 ? (uint16_t)(p->base[6] | p->base[7] << 8) : 0;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (kinds[i].id == id) kind = kinds[i].name;
-    return rf__error(p->ctx, RF_UNSUPPORTED, 0, "APRN classical model (%s): no tensors to profile",
-                     kind);
-}
-
 static rf_status apr_dispatch(rf__apr_parse *p)
 {
     const uint8_t *h = p->base;
     if (!rf_apr_magic(h, (size_t)p->size))
         return RF__APR_BAD(p, 0, "not an APR file (no APR\\0, APR1, APR2 or APRN magic at byte 0)");
-    if (h[3] == 'N') return apr_aprn(p);
+    if (h[3] == 'N') return rf__apr_aprn(p);
     if (h[3] == '1') return rf__apr_v1(p);
     if (h[3] == '2') return apr_v2(p);
     if (p->size < 5)

@@ -72,6 +72,9 @@ rf_status rf__apr_v1(rf__apr_parse *p);
  * aprender-tsp layout. */
 rf_status rf__apr_wrapper(rf__apr_parse *p);
 
+/* "APRN": aprender's classical models (section 9), refused naming the model kind. */
+rf_status rf__apr_aprn(rf__apr_parse *p);
+
 /* Error with the byte offset, RF_FORMAT. */
 #define RF__APR_BAD(p, at, ...) rf__error((p)->ctx, RF_FORMAT, (int64_t)(at), __VA_ARGS__)
 

@@ -1,8 +1,9 @@
 /* apr_v1.c — aprender's older APR layouts (reference/apr-format.md section 8): "APR1" (u32-sized
  * JSON metadata, a JSON tensor index, unaligned data, a CRC32 trailer) and the "APR\0" wrapper
  * around it (compression byte 0 none, 1 LZ4 via Debian's liblz4 — one size-prefixed block, its
- * declared size bounded before anything is allocated; 2 zstd refused), and the aprender-tsp file
- * that also starts with "APR\0" (refused). Never reads tensor data beyond the trailer CRC. */
+ * declared size bounded before anything is allocated; 2 zstd refused), the aprender-tsp file
+ * that also starts with "APR\0" and aprender's APRN classical models (both refused). Never reads
+ * tensor data beyond the trailer CRC. */
 #include <lz4.h>
 #include <string.h>
 
@@ -209,4 +210,36 @@ rf_status rf__apr_wrapper(rf__apr_parse *p)
         return RF__APR_BAD(p, 13, "APR\\0 LZ4 wrapper: the block at byte 13 is %s",
                            got < 0 ? "corrupt" : "shorter than declared");
     return apr_inner(p, out, ulen, RF_APR_APR1_LZ4);
+}
+
+/* APRN (aprender's classical models, section 9): say what it is. */
+rf_status rf__apr_aprn(rf__apr_parse *p)
+{
+    static const struct {
+        uint16_t id;
+        const char *name;
+    } kinds[] = {{0x01, "LinearRegression"},
+                 {0x02, "LogisticRegression"},
+                 {0x03, "DecisionTree"},
+                 {0x04, "RandomForest"},
+                 {0x05, "GradientBoosting"},
+                 {0x06, "KMeans"},
+                 {0x07, "Pca"},
+                 {0x08, "NaiveBayes"},
+                 {0x09, "Knn"},
+                 {0x0A, "Svm"},
+                 {0x10, "NgramLm"},
+                 {0x11, "Tfidf"},
+                 {0x12, "CountVectorizer"},
+                 {0x20, "NeuralSequential"},
+                 {0x21, "NeuralCustom"},
+                 {0x30, "ContentRecommender"},
+                 {0x40, "MixtureOfExperts"},
+                 {0xFF, "Custom"}};
+    const char *kind = "unknown model type";
+    uint16_t id = p->size >= 8 ? (uint16_t)(p->base[6] | p->base[7] << 8) : 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kinds[i].id == id) kind = kinds[i].name;
+    return rf__error(p->ctx, RF_UNSUPPORTED, 0, "APRN classical model (%s): no tensors to profile",
+                     kind);
 }

@@ -178,6 +178,20 @@ static inline void ab_gguf(gb *b, const ab_t *t, size_t n, uint64_t E, uint64_t 
     gb_zeros(b, (size_t)off);
 }
 
+/* The bytes of a file (malloc), *n its size; NULL when it cannot be read. */
+static inline uint8_t *ab_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(sz > 0 ? (size_t)sz : 1);
+    *n = p ? fread(p, 1, (size_t)sz, f) : 0;
+    fclose(f);
+    return p;
+}
+
 static inline int ab_write(const char *path, const gb *b)
 {
     FILE *f = fopen(path, "wb");
