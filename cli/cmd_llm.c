@@ -14,6 +14,7 @@ static const rf_cli_opt rf__llm_opts[] = {
     {"context", 'c', "L",
      "decode: KV-cache positions attended, the new token included (default: 128)"},
     {"causal-half", 0, NULL, "count half of prefill's attention matmuls (default: the full S x S)"},
+    {"granular", 0, NULL, "list every block's layers, not the repeated block once x N"},
     {"kv-bits", 0, "BITS", "KV-cache element size: 32, 16, 8 or 4 (default: 16)"},
     {"act-bits", 0, "BITS", "activation element size: 32, 16, 8 or 4 (default: 16)"},
     {"weights", 'w', "TYPE", "what-if: store every matrix as TYPE (q4_k, q8_0, f16, ...)"},
@@ -54,6 +55,7 @@ static int rf__parse(const rf_cli_cmd *cmd, const rf_cli_args *a, rf_llm_opts *p
     po->batch = b;
     po->prompt = s;
     po->causal_half = rf_cli_get(a, "causal-half") != NULL;
+    po->granular = rf_cli_get(a, "granular") != NULL;
     if (rf__bits(cmd, a, "kv-bits", &po->kv_bits) || rf__bits(cmd, a, "act-bits", &po->act_bits))
         return RF_EXIT_USAGE;
     const char *w = rf_cli_get(a, "weights");
@@ -128,7 +130,7 @@ static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
 
 const rf_cli_cmd rf_cmd_llm = {
     "llm",
-    "llm [OPTIONS] MODEL.gguf|CHECKPOINT_DIR",
+    "llm [OPTIONS] MODEL.gguf|MODEL.apr|CHECKPOINT_DIR",
     "prefill/decode rooflines and token-rate ceilings of an LLM",
     "Reads the architecture and the weights' real types from a GGUF file or a SafeTensors "
     "checkpoint (with its config.json) and builds the per-layer graph of prefill (--prompt S "

@@ -14,6 +14,7 @@ static const rf_cli_opt rf__profile_opts[] = {
     {"dim", 'd', "SYM=N[,...]", "value of a symbolic dimension, e.g. batch=8"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
     {"top", 't', "N", "list the N slowest layers (default: 5; 0: none)"},
+    {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -71,7 +72,8 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
         rf_ctx_free(ctx);
         return rc;
     }
-    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq}, mo2 = mo;
+    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, rf_cli_get(a, "granular") != NULL},
+                  mo2 = mo;
     mo2.bindings = b2;
     mo2.n_bindings = nb2;
     rf_machine *m = NULL;
@@ -126,12 +128,12 @@ static int rf__profile(const rf_cli_cmd *cmd, int argc, char **argv)
 
 const rf_cli_cmd rf_cmd_profile = {
     "profile",
-    "profile [OPTIONS] MODEL.onnx|MODEL.gguf|MODEL.safetensors|CHECKPOINT_DIR",
+    "profile [OPTIONS] MODEL.onnx|MODEL.gguf|MODEL.safetensors|MODEL.apr|CHECKPOINT_DIR",
     "per-layer roofline analysis of a model file",
-    "Reads the model's graph (ONNX: nodes, attributes, initializer shapes; GGUF and SafeTensors: "
-    "the transformer built from the tensors present; weights are never loaded and external weight "
-    "files need not exist), infers every tensor's shape from the "
-    "inputs (--input, --dim, --batch, --seq), counts FLOPs and bytes per layer "
+    "Reads the model's graph (ONNX: nodes, attributes, initializer shapes; GGUF, SafeTensors and "
+    "aprender/realizar .apr: the transformer built from the header, --granular for every block; "
+    "weights are never loaded and external weight files need not exist), infers every tensor's "
+    "shape from the inputs (--input, --dim, --batch, --seq), counts FLOPs and bytes per layer "
     "(docs/cost-model.md) and evaluates each layer against the machine: one row per layer with "
     "its output shape, then the model's totals (FLOPs and MACs, params, weight bytes) and the "
     "slowest layers. --compare profiles again with other input shapes and shows how intensity and "

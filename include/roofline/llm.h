@@ -24,7 +24,7 @@ extern "C" {
 typedef struct rf_llm_hparams {
     char architecture[64]; /**< "llama", "qwen2", "gpt2", ... as the file names it */
     char name[128];        /**< general.name, or "" */
-    char format[16];       /**< "gguf" or "safetensors" */
+    char format[16];       /**< "gguf", "safetensors" or "apr" */
     int known;             /**< 1 when the architecture is one of the families built block by
                                 block; 0: one matmul per 2-D weight (with a warning) */
     uint64_t n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
@@ -40,7 +40,7 @@ typedef struct rf_llm_hparams {
 typedef struct rf_llm_model rf_llm_model;
 
 /** Open `path`: a GGUF file (split files too) or a SafeTensors file / index / folder with the
- *  config.json beside it. Errors name the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another
+ *  config.json beside it, or an APR file (apr.h: hyper-parameters from its metadata). Errors name the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another
  *  format). An unknown architecture is not an error: it is logged as a warning and analysed one
  *  matmul per weight. *out owned by the caller (rf_llm_free). */
 rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
@@ -76,6 +76,9 @@ typedef struct rf_llm_opts {
                             the file's types); vectors keep theirs */
     int causal_half;   /**< prefill: count half the attention matmuls (the causal triangle);
                             0 = the full S x S matmuls, as dense kernels compute them */
+    int granular;      /**< 1: every block's layers listed on their own ("blk.0", "blk.1", ...)
+                            even when all blocks are identical; 0: identical blocks are one
+                            block "blk.*" with repeat = n_layer (`apr profile --granular`) */
 } rf_llm_opts;
 
 /** Build the graph of one phase: embedding gather of B x S rows, per block norms, q/k/v/o (or

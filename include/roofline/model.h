@@ -1,6 +1,6 @@
 /* roofline/model.h — model files into an rf_graph: the ONNX reader and the one dispatcher,
  * rf_model_load, that picks the reader by the file's content and runs shape inference with the
- * user's bindings. GGUF and SafeTensors go through the transformer builder (rf_model_load lives in
+ * user's bindings. GGUF, SafeTensors and APR go through the transformer builder (rf_model_load lives in
  * src/llm/model_load.c, above both formats and llm).
  * Readers never copy weights and never open external weight files. */
 #ifndef ROOFLINE_MODEL_H
@@ -21,7 +21,8 @@ typedef enum rf_model_format {
     RF_MODEL_AUTO,        /**< detect from the content (then the extension) */
     RF_MODEL_ONNX,
     RF_MODEL_GGUF,
-    RF_MODEL_SAFETENSORS
+    RF_MODEL_SAFETENSORS,
+    RF_MODEL_APR         /**< aprender / realizar .apr (apr.h), by its magic bytes */
 } rf_model_format;
 
 /** Options of rf_model_load. Zero-initialised means: detect the format, shapes from the file. */
@@ -31,6 +32,8 @@ typedef struct rf_model_opts {
     size_t n_bindings;
     uint64_t batch; /**< > 0: axis 0 of every graph input (not a weight) is set to it */
     uint64_t seq;   /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
+    int granular;   /**< transformer models: every block's layers listed on their own instead of
+                         one repeated block (rf_llm_opts.granular) */
 } rf_model_opts;
 
 /** Parse an ONNX ModelProto from memory into *out (owned by the caller, rf_graph_free).

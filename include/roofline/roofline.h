@@ -19,6 +19,7 @@
 #include "model.h"
 #include "gguf.h"
 #include "safetensors.h"
+#include "apr.h"
 #include "llm.h"
 
 #endif

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "formats/formats_int.h"
+#include "roofline/apr.h"
 #include "roofline/model.h"
 
 static int rf__ends_with(const char *s, const char *suffix)
@@ -18,6 +19,7 @@ rf_model_format rf_model_detect(const void *head, size_t n, const char *path)
 {
     const uint8_t *h = head;
     if (n >= 4 && memcmp(h, "GGUF", 4) == 0) return RF_MODEL_GGUF;
+    if (rf_apr_magic(h, n)) return RF_MODEL_APR;
     if (n >= 9 && h[8] == '{' && h[7] == 0 && h[6] == 0 && h[5] == 0) return RF_MODEL_SAFETENSORS;
     if (rf__ends_with(path, ".onnx")) return RF_MODEL_ONNX;
     if (rf__ends_with(path, ".gguf")) return RF_MODEL_GGUF;

@@ -106,6 +106,8 @@ static rf_status rf__weights(rf__lb *b)
             t = o;
         RF_TRY(rf_graph_add_tensor(b->ctx, b->g, w->name, t, w->rank, w->dims, RF_TENSOR_WEIGHT,
                                    &b->wt[i]));
+        if (t == w->dtype && !rf__add_ok(b->g->weight_bytes, w->extra_bytes, &b->g->weight_bytes))
+            b->g->weight_bytes = UINT64_MAX;
     }
     return RF_OK;
 }
@@ -190,12 +192,13 @@ static rf_status rf__blocks(rf__lb *b)
     const rf_llm_hparams *hp = &b->m->hp;
     uint32_t x;
     RF_TRY(rf__embedding(b, &x));
-    uint64_t n = hp->uniform ? (hp->n_layer ? 1 : 0) : hp->n_layer;
-    b->repeat = hp->uniform && hp->n_layer ? hp->n_layer : 1;
+    int grouped = hp->uniform && !b->o->granular; /* --granular: every block's rows */
+    uint64_t n = grouped ? (hp->n_layer ? 1 : 0) : hp->n_layer;
+    b->repeat = grouped && hp->n_layer ? hp->n_layer : 1;
     b->in_block = 1;
     for (uint64_t i = 0; i < n; i++) {
         b->blk = (int64_t)i;
-        if (hp->uniform)
+        if (grouped)
             snprintf(b->pre, sizeof b->pre, "blk.*");
         else
             snprintf(b->pre, sizeof b->pre, "blk.%llu", (unsigned long long)i);

@@ -33,6 +33,9 @@ typedef struct rf__llm_w {
     rf_dtype dtype;
     uint32_t rank;
     int64_t dims[RF_GRAPH_MAX_RANK];
+    uint64_t extra_bytes; /* stored beyond what dtype and dims give (APR: the per-tensor scale of
+                             APR_Q8, K-quant rows padded one by one); added to the graph's
+                             weight_bytes */
 } rf__llm_w;
 
 struct rf_llm_model {

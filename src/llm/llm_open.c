@@ -1,12 +1,14 @@
-/* llm_open.c — rf_llm_read_file: a GGUF file (keys `<arch>.embedding_length` ...) or a SafeTensors
- * checkpoint with its config.json (model_type ...) into an rf_llm_model: every tensor with its
- * role (llm_names.c), type and shape, the hyper-parameters. The readers (gguf.h, safetensors.h)
- * parse; this file only sorts what they found. rf__llm_finish (llm_check.c) checks the shapes. */
+/* llm_open.c — rf_llm_parse / rf_llm_read_file: a GGUF file (keys `<arch>.embedding_length` ...),
+ * a SafeTensors checkpoint with its config.json (model_type ...) or an APR file (its JSON metadata)
+ * into an rf_llm_model: every tensor with its role (llm_names.c), type and shape, the
+ * hyper-parameters. The readers (gguf.h, safetensors.h, apr.h) parse; this file only sorts what
+ * they found. rf__llm_finish (llm_check.c) checks the shapes. */
 #include <stdio.h>
 #include <string.h>
 
 #include "formats/formats_int.h"
 #include "llm/llm_int.h"
+#include "roofline/apr.h"
 #include "roofline/gguf.h"
 #include "roofline/model.h"
 #include "roofline/safetensors.h"
@@ -143,6 +145,54 @@ static rf_status rf__open_st(rf_ctx *ctx, const void *data, size_t size, const c
     return s;
 }
 
+/* APR (aprender / realizar): hyper-parameters from the metadata, already resolved through
+ * realizar's aliases and checked against the tensors by the reader; tensor names in either style
+ * (`blk.N.attn_q.weight` or `model.layers.N.self_attn.q_proj.weight`). */
+static rf_status rf__open_apr(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                              rf_llm_model *m)
+{
+    rf_apr *a = NULL;
+    size_t cap = 0;
+    RF_TRY(rf_apr_parse(ctx, data, size, path, 0, &a));
+    const rf_apr_hparams *h = &a->hp;
+    rf_llm_hparams *hp = &m->hp;
+    rf__strlcpy(hp->architecture, h->architecture, sizeof hp->architecture);
+    rf__strlcpy(hp->name, h->name, sizeof hp->name);
+    hp->n_embd = h->hidden_size;
+    hp->n_layer = h->num_layers;
+    hp->n_head = h->num_heads;
+    hp->n_head_kv = h->num_kv_heads;
+    hp->head_dim = h->head_dim;
+    hp->n_ff = h->intermediate_size;
+    hp->n_vocab = h->vocab_size;
+    hp->n_ctx = h->max_position_embeddings;
+    hp->n_expert = h->num_experts;
+    hp->n_expert_used = h->num_experts_per_tok;
+    int gemma2 =
+        strncmp(hp->architecture, "gemma2", 6) == 0 || strncmp(hp->architecture, "gemma3", 6) == 0;
+    rf_status st = RF_OK;
+    for (uint64_t i = 0; st == RF_OK && i < a->n_tensors; i++) {
+        const rf_apr_tensor *t = &a->tensors[i];
+        rf__llm_w w = {0};
+        uint64_t plain = 0;
+        w.expert = -1;
+        w.role = rf__llm_role_gguf(t->name, &w.block);
+        if (w.role == RF__R_OTHER) w.role = rf__llm_role_hf(t->name, gemma2, &w.block, &w.expert);
+        w.dtype = t->dtype;
+        w.rank = t->rank;
+        for (uint32_t d = 0; d < t->rank; d++) w.dims[d] = (int64_t)t->shape[d];
+        if (rf_dtype_bytes(t->dtype, t->n_elements, &plain) && t->n_bytes > plain)
+            w.extra_bytes = t->n_bytes - plain;
+        st = rf__add_w(ctx, m, &cap, t->name, strlen(t->name), &w);
+    }
+    hp->params = a->params;
+    hp->weight_bytes = a->weight_bytes;
+    m->conv1d = h->transposed;
+    rf_apr_free(ctx, a);
+    rf__strlcpy(hp->format, "apr", sizeof hp->format);
+    return st;
+}
+
 rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
                        rf_llm_model **out)
 {
@@ -152,15 +202,17 @@ rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
     name = name ? name : "model";
     rf_model_format fmt = rf_model_detect(data, size, name);
     int index = fmt == RF_MODEL_AUTO && rf__is_st_index(data, size);
-    RF_CHECK(ctx, fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || index, RF_UNSUPPORTED,
-             "%s: not a GGUF or SafeTensors model (LLM analysis reads .gguf files and "
-             "SafeTensors checkpoints with their config.json)",
+    RF_CHECK(ctx, fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || fmt == RF_MODEL_APR || index,
+             RF_UNSUPPORTED,
+             "%s: not a GGUF or SafeTensors model (LLM analysis reads .gguf files, "
+             "SafeTensors checkpoints with their config.json and .apr files)",
              name);
     rf_llm_model *m = rf__calloc(ctx, 1, sizeof *m);
     if (!m) return RF_NOMEM_ERR(ctx);
     m->alloc = *rf_ctx_allocator(ctx);
-    rf_status st = fmt == RF_MODEL_GGUF ? rf__open_gguf(ctx, data, size, name, m)
-                                        : rf__open_st(ctx, data, size, name, index, m);
+    rf_status st = fmt == RF_MODEL_GGUF  ? rf__open_gguf(ctx, data, size, name, m)
+                   : fmt == RF_MODEL_APR ? rf__open_apr(ctx, data, size, name, m)
+                                         : rf__open_st(ctx, data, size, name, index, m);
     if (st == RF_OK) st = rf__llm_finish(ctx, m, name);
     if (st != RF_OK) {
         rf_llm_free(m);

@@ -1,7 +1,7 @@
 /* loader.c — the one way from a model file to an rf_graph: the file is mapped once, its format
  * detected once from the bytes (formats/detect.c), and one table of readers dispatches: ONNX to
  * its reader and shape inference with the user's bindings, GGUF and SafeTensors (file or index)
- * to the transformer builder (a prefill of --seq tokens at --batch). rf_model_load is a thin
+ * and APR to the transformer builder (a prefill of --seq tokens at --batch). rf_model_load is a thin
  * map-then-rf_model_load_mem wrapper. Also serves the embedded demo (data/resnet18.onnx). */
 #include <string.h>
 
@@ -53,6 +53,7 @@ static rf_status rf__load_llm(rf_ctx *ctx, const void *data, size_t size, const 
     lo.phase = RF_LLM_PREFILL;
     lo.batch = o->batch;
     lo.prompt = o->seq;
+    lo.granular = o->granular;
     if (o->n_bindings)
         rf__log(ctx, RF_LOG_WARN,
                 "%s: --input/--dim are ignored for GGUF and SafeTensors models "
@@ -75,6 +76,7 @@ static const rf__reader rf__readers[] = {
     {RF_MODEL_ONNX, rf__load_onnx},
     {RF_MODEL_GGUF, rf__load_llm},
     {RF_MODEL_SAFETENSORS, rf__load_llm},
+    {RF_MODEL_APR, rf__load_llm},
 };
 
 static rf_status rf__load(rf_ctx *ctx, const void *data, size_t size, const char *name,
@@ -96,7 +98,7 @@ static rf_status rf__load(rf_ctx *ctx, const void *data, size_t size, const char
     }
     return rf__error(ctx, RF_UNSUPPORTED, 0,
                      "%s: not a model file roofline reads (ONNX .onnx, GGUF .gguf, SafeTensors "
-                     ".safetensors with its config.json)",
+                     ".safetensors with its config.json, APR .apr)",
                      name);
 }
 
