@@ -8,6 +8,9 @@
 
 #include <roofline/roofline.h>
 
+/* The datasheet machine the built-in demo runs against when this one cannot be measured. */
+#define RF_DEMO_MACHINE "xeon-8480plus"
+
 /* Exit codes (DESIGN.md "The command line"). */
 enum { RF_EXIT_OK = 0, RF_EXIT_INTERNAL = 1, RF_EXIT_USAGE = 2 };
 

@@ -13,6 +13,7 @@
 #include "core.h"
 #include "ctx.h"
 #include "analysis.h"
+#include "cost.h"
 #include "graph.h"
 
 #ifdef __cplusplus

@@ -1,8 +1,8 @@
-/* roofline/model.h — model files into an rf_graph: the ONNX reader and the one dispatcher,
- * rf_model_load, that picks the reader by the file's content and runs shape inference with the
- * user's bindings. GGUF, SafeTensors and APR go through the transformer builder (rf_model_load lives in
- * src/llm/model_load.c, above both formats and llm).
- * Readers never copy weights and never open external weight files. */
+/* roofline/model.h — the one loader from a model file to an rf_graph (rf_model_load,
+ * rf_model_load_mem: the format detected once from the bytes, one table of readers; ONNX through
+ * onnx.h, GGUF, SafeTensors and APR through the transformer builder of llm.h), the profile of a
+ * model on a roof (rf_profile_model), and the embedded demo model. src/model; docs/design.md
+ * "Loader". Readers never copy weights and never open external weight files. */
 #ifndef ROOFLINE_MODEL_H
 #define ROOFLINE_MODEL_H
 
@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "cost.h"
 #include "graph.h"
+#include "shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,19 +37,6 @@ typedef struct rf_model_opts {
     int granular;   /**< transformer models: every block's layers listed on their own instead of
                          one repeated block (rf_llm_opts.granular) */
 } rf_model_opts;
-
-/** Parse an ONNX ModelProto from memory into *out (owned by the caller, rf_graph_free).
- *  `name` is used in error messages ("model.onnx: graph.node[3] 'Conv_0': ..."), may be NULL.
- *  `base_dir` is the model's folder for checking external-data paths against links leaving it
- *  (NULL: only the text of the paths is checked). Shapes are those the file states; call
- *  rf_graph_infer_shapes after. RF_FORMAT / RF_UNSUPPORTED / RF_RANGE with the byte offset on the
- *  context for malformed input; RF_NOMEM. Peak memory is bounded by a small multiple of the
- *  graph's size, not of the weights (raw_data is never copied). */
-rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                        const char *base_dir, rf_graph **out);
-
-/** Memory-map `path` and rf_onnx_parse it (base_dir = the file's folder). */
-rf_status rf_onnx_read_file(rf_ctx *ctx, const char *path, rf_graph **out);
 
 /** Detect a model file's format from its first bytes and its name. RF_MODEL_AUTO when unknown. */
 rf_model_format rf_model_detect(const void *head, size_t n, const char *path);

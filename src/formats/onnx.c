@@ -6,7 +6,7 @@
 
 #include "formats/onnx_int.h"
 #include "onnx.pb-c.h"
-#include "roofline/model.h"
+#include "roofline/onnx.h"
 
 static rf_status rf__wfail(rf__onnx *o, const rf__cursor *c, const char *why)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/rf_int.h"
-#include "roofline/demo.h"
+#include "roofline/cost.h"
 
 rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
                         uint64_t elem_bytes, double *flops, double *bytes)

@@ -7,7 +7,9 @@
 #include "core/rf_int.h"
 #include <string.h>
 
+#include "roofline/cost.h"
 #include "roofline/graph.h"
+#include "roofline/shape.h"
 
 /* The tensor at input/output slot i of layer l, or NULL when absent or omitted. */
 static inline const rf_tensor *rf__lin(const rf_graph *g, const rf_layer *l, uint32_t i)
