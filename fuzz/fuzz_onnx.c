@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "roofline/model.h"
+#include "roofline/roofline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

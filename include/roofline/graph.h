@@ -191,6 +191,13 @@ uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name);
 rf_status rf_graph_set_shape(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t rank,
                              const int64_t *dims);
 
+/** Set a tensor's element type. */
+rf_status rf_graph_set_dtype(rf_ctx *ctx, rf_graph *g, uint32_t tensor, rf_dtype dtype);
+
+/** Add RF_TENSOR_* flags to a tensor. Marking a weight RF_TENSOR_BUFFER takes its elements out of
+ *  g->params (its bytes stay in g->weight_bytes). */
+rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t flags);
+
 /** Record the symbol of unknown dim `axis` of a tensor (copied). */
 rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t axis,
                                 const char *symbol);

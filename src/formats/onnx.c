@@ -151,9 +151,9 @@ static rf_status rf__value_info(rf__onnx *o, const uint8_t *p, size_t n, uint32_
     } else {
         rf_tensor *t = &o->g->tensors[ti];
         if (t->flags & RF_TENSOR_WEIGHT) goto out; /* IR < 4: initializers listed as inputs */
-        t->flags |= flags;
-        if (t->dtype == RF_DTYPE_UNKNOWN) t->dtype = dt;
-        if (!t->shape_known && rank != UINT32_MAX) st = rf_graph_set_shape(o->ctx, o->g, ti, rank, dims);
+        st = rf_graph_add_flags(o->ctx, o->g, ti, flags);
+        if (st == RF_OK && t->dtype == RF_DTYPE_UNKNOWN) st = rf_graph_set_dtype(o->ctx, o->g, ti, dt);
+        if (st == RF_OK && !t->shape_known && rank != UINT32_MAX) st = rf_graph_set_shape(o->ctx, o->g, ti, rank, dims);
     }
     for (uint32_t i = 0; st == RF_OK && sh && i < rank; i++)
         if (dims[i] < 0 && sh->dim[i]->dim_param && *sh->dim[i]->dim_param)
@@ -280,10 +280,7 @@ static void rf__onnx_buffers(rf_graph *g)
             rf_tensor *t = &g->tensors[l->inputs[k]];
             if (!(t->flags & RF_TENSOR_WEIGHT) || (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
                 continue;
-            uint64_t n = 1;
-            for (uint32_t d = 0; d < t->rank; d++) n *= t->dims[d] > 0 ? (uint64_t)t->dims[d] : 0;
-            t->flags |= RF_TENSOR_BUFFER;
-            g->params = g->params >= n ? g->params - n : 0;
+            rf_graph_add_flags(NULL, g, l->inputs[k], RF_TENSOR_BUFFER);
         }
     }
 }

@@ -30,7 +30,7 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
             dims[i] = t->dims[i];
         }
         RF_TRY(rf__onnx_dtype(o, t->data_type, &dt));
-        g->tensors[out].dtype = dt;
+        RF_TRY(rf_graph_set_dtype(o->ctx, g, out, dt));
         RF_TRY(rf_graph_set_shape(o->ctx, g, out, (uint32_t)t->n_dims, dims));
         if (t->has_raw_data) return rf__onnx_values_raw(o, out, dt, t->raw_data.data, t->raw_data.len);
         if (t->n_int64_data && t->n_int64_data <= RF_GRAPH_MAX_VALUES)
@@ -39,13 +39,13 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
     }
     int64_t one = 1;
     if (strcmp(a->name, "value_int") == 0) {
-        g->tensors[out].dtype = RF_DTYPE_I64;
+        RF_TRY(rf_graph_set_dtype(o->ctx, g, out, RF_DTYPE_I64));
         RF_TRY(rf_graph_set_shape(o->ctx, g, out, 0, NULL));
         return rf_graph_set_values(o->ctx, g, out, &a->i, 1);
     }
     if (strcmp(a->name, "value_ints") == 0) {
         int64_t n = (int64_t)a->n_ints;
-        g->tensors[out].dtype = RF_DTYPE_I64;
+        RF_TRY(rf_graph_set_dtype(o->ctx, g, out, RF_DTYPE_I64));
         RF_TRY(rf_graph_set_shape(o->ctx, g, out, 1, &n));
         return a->n_ints <= RF_GRAPH_MAX_VALUES
                    ? rf_graph_set_values(o->ctx, g, out, a->ints, (uint32_t)a->n_ints) : RF_OK;

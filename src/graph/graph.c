@@ -247,6 +247,26 @@ rf_status rf_graph_set_shape(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t
     return RF_OK;
 }
 
+rf_status rf_graph_set_dtype(rf_ctx *ctx, rf_graph *g, uint32_t tensor, rf_dtype dtype)
+{
+    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
+    g->tensors[tensor].dtype = dtype;
+    return RF_OK;
+}
+
+rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t flags)
+{
+    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
+    rf_tensor *t = &g->tensors[tensor];
+    uint64_t n = 0;
+    /* a weight that turns out to be a buffer leaves the parameter count (still in weight_bytes) */
+    if ((flags & RF_TENSOR_BUFFER) && (t->flags & RF_TENSOR_WEIGHT) &&
+        !(t->flags & RF_TENSOR_BUFFER) && rf_tensor_elems(t, &n))
+        g->params = g->params >= n ? g->params - n : 0;
+    t->flags |= flags;
+    return RF_OK;
+}
+
 rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t axis,
                                 const char *symbol)
 {

@@ -8,6 +8,7 @@
 #include "core/io.h"
 #include "formats/formats_int.h"
 #include "roofline/llm.h"
+#include "roofline/onnx.h"
 #include "roofline/model.h"
 
 extern const unsigned char rf__demo_model[];
@@ -20,15 +21,19 @@ const void *rf_demo_model(size_t *size)
 }
 
 /* --batch / --seq: set axes of every graph input that is not a weight. */
-static void rf__apply_batch_seq(rf_graph *g, const rf_model_opts *o)
+static rf_status rf__apply_batch_seq(rf_ctx *ctx, rf_graph *g, const rf_model_opts *o)
 {
     for (uint32_t i = 0; i < g->n_tensors; i++) {
-        rf_tensor *t = &g->tensors[i];
+        const rf_tensor *t = &g->tensors[i];
         if (!(t->flags & RF_TENSOR_INPUT) || (t->flags & RF_TENSOR_WEIGHT) || !t->shape_known)
             continue;
-        if (o->batch && t->rank >= 1) t->dims[0] = (int64_t)o->batch;
-        if (o->seq && (t->rank == 2 || t->rank == 3)) t->dims[1] = (int64_t)o->seq;
+        int64_t dims[RF_GRAPH_MAX_RANK];
+        memcpy(dims, t->dims, sizeof dims);
+        if (o->batch && t->rank >= 1) dims[0] = (int64_t)o->batch;
+        if (o->seq && (t->rank == 2 || t->rank == 3)) dims[1] = (int64_t)o->seq;
+        RF_TRY(rf_graph_set_shape(ctx, g, i, t->rank, dims));
     }
+    return RF_OK;
 }
 
 /* ONNX: the graph as the file states it, then the user's shapes and inference. */
@@ -36,7 +41,7 @@ static rf_status rf__load_onnx(rf_ctx *ctx, const void *data, size_t size, const
                                const char *dir, const rf_model_opts *o, rf_graph **out)
 {
     RF_TRY(rf_onnx_parse(ctx, data, size, name, dir, out));
-    if (o->batch || o->seq) rf__apply_batch_seq(*out, o);
+    if (o->batch || o->seq) RF_TRY(rf__apply_batch_seq(ctx, *out, o));
     rf_status st = rf_graph_infer_shapes(ctx, *out, o->bindings, o->n_bindings);
     if (st != RF_OK && st != RF_USAGE) rf__error_prefix(ctx, name);
     return st;
