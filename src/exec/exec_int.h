@@ -24,7 +24,10 @@ typedef struct rf__xt {
     size_t bytes;            /* storage size */
     uint32_t alias;          /* a view of another tensor's bytes (Reshape ...), or RF__XNONE */
     int persistent;          /* own allocation for the whole run: weights, inputs, outputs */
-    int weight;              /* filled once before the passes (weights, constants, packed) */
+    int weight;              /* constant over the passes: weights, constants and their packed
+                                copies (layout copies made once, not timed) */
+    int fill;                /* a graph tensor given synthetic values before the passes (weights,
+                                constants, graph inputs) */
     int positive;            /* synthetic values must be > 0 (variances) */
     int integer;             /* synthetic values are small non-negative integers */
     int used;                /* read or written directly by a step */

@@ -312,7 +312,8 @@ static rf_status graph_tensors(rf__xplan *p)
             dnnl_memory_desc_t md;
             rf__xmd_plain(&md, x->rank, x->dims);
             rf__xt_define(p, k, &md);
-            x->weight = x->persistent = 1;
+            x->fill = x->persistent = 1;
+            x->weight = !(gt->flags & RF_TENSOR_INPUT); /* an input's layout copies are timed */
         }
     }
     return RF_OK;
@@ -328,7 +329,7 @@ rf_status rf__xplan_build(rf__xplan *p)
             if (l->kind == RF_OP_CONSTANT) {
                 for (uint32_t o = 0; o < l->n_outputs; o++) {
                     uint32_t t = l->outputs[o];
-                    p->t[t].weight = p->t[t].persistent = 1;
+                    p->t[t].weight = p->t[t].fill = p->t[t].persistent = 1;
                 }
                 rf__xnot(p, li, "constant: filled once before the run, no run-time work");
             } else {

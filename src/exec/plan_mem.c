@@ -162,7 +162,7 @@ static rf_status finalize(rf__xplan *p)
         } else {
             x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
         }
-        if (x->weight && t < g->n_tensors) {
+        if (x->fill && t < g->n_tensors) {
             uint64_t n = x->bytes / 4;
             rf_tensor_elems(&g->tensors[t], &n);
             rf__exec_synth(g, (uint32_t)t, x->positive, x->integer, x->data, n);
