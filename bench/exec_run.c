@@ -1,7 +1,9 @@
 /* exec_run.c — dev driver of the executor (rf_exec_run) for the benchmarks: loads a model, runs
  * it forward and prints one line per layer (time, kernel or the reason it was not measured),
  * the reorders the executor added, and a last line "wall_median_s=... wall_min_s=...".
- * Usage: exec_run MODEL [--threads N] [--repeat N] [--batch N] [--quiet]
+ * With --tsv, one tab-separated line per measured layer instead: name, op type, kernel,
+ * median_s, FLOPs and bytes of the cost model, and the weight shape (for picking 3x3 convs).
+ * Usage: exec_run MODEL [--threads N] [--repeat N] [--batch N] [--quiet] [--tsv]
  * Not part of the CLI (the lead wires `profile --measure`). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +19,13 @@ int main(int argc, char **argv)
     }
     rf_exec_opts o = {0};
     rf_model_opts mo = {0};
-    int quiet = 0;
+    int quiet = 0, tsv = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) o.repeat = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc) mo.batch = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        else if (!strcmp(argv[i], "--tsv")) quiet = tsv = 1;
         else {
             fprintf(stderr, "exec_run: unknown option %s\n", argv[i]);
             return 2;
@@ -39,6 +42,20 @@ int main(int argc, char **argv)
         rf_graph_free(g);
         rf_ctx_free(ctx);
         return st == RF_NOMEM ? 1 : 2;
+    }
+    rf_cost *cost = NULL;
+    if (tsv && rf_graph_cost(ctx, g, &cost) == RF_OK) {
+        for (uint32_t i = 0; i < r->n_layers; i++) {
+            const rf_layer *l = &g->layers[i];
+            char wshape[64] = "-";
+            if (l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR)
+                rf_tensor_shape_str(&g->tensors[l->inputs[1]], wshape, sizeof wshape);
+            if (r->layers[i].measured)
+                printf("%s\t%s\t%s\t%.9g\t%.17g\t%.17g\t%s\n", l->name, l->op_type,
+                       r->layers[i].kernel, r->layers[i].median_s, cost->layers[i].flops,
+                       cost->layers[i].bytes, wshape);
+        }
+        rf_cost_free(cost);
     }
     double sum = 0, extra = 0;
     unsigned not_measured = 0;
