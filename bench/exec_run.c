@@ -21,11 +21,16 @@ int main(int argc, char **argv)
     rf_model_opts mo = {0};
     int quiet = 0, tsv = 0;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) o.repeat = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--batch") && i + 1 < argc) mo.batch = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
-        else if (!strcmp(argv[i], "--tsv")) quiet = tsv = 1;
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            o.threads = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            o.repeat = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
+            mo.batch = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else if (!strcmp(argv[i], "--tsv"))
+            quiet = tsv = 1;
         else {
             fprintf(stderr, "exec_run: unknown option %s\n", argv[i]);
             return 2;
@@ -61,12 +66,14 @@ int main(int argc, char **argv)
     unsigned not_measured = 0;
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const rf_exec_layer *L = &r->layers[i];
-        if (L->measured) sum += L->median_s;
-        else not_measured++;
+        if (L->measured)
+            sum += L->median_s;
+        else
+            not_measured++;
         if (!quiet) {
             if (L->measured)
-                printf("%-48.48s %-12s %10.1f us  %-26s\n", g->layers[i].name,
-                       g->layers[i].op_type, L->median_s * 1e6, L->kernel);
+                printf("%-48.48s %-12s %10.1f us  %-26s\n", g->layers[i].name, g->layers[i].op_type,
+                       L->median_s * 1e6, L->kernel);
             else
                 printf("%-48.48s %-12s   not measured: %s\n", g->layers[i].name,
                        g->layers[i].op_type, L->reason);

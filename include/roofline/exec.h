@@ -1,7 +1,8 @@
 /* roofline/exec.h — the executor: runs a layer graph forward on this CPU with real intermediate
  * tensors (synthetic values) and times every layer with one harness (warm-up, N timed passes,
  * per-layer median/min/max, whole-pass wall time). Kernels: oneDNN primitives, plain C for the
- * shape and gather ops. It never decides bounds or prints: the caller puts the times under roofs. */
+ * shape and gather ops. It never decides bounds or prints: the caller puts the times under roofs.
+ */
 #ifndef ROOFLINE_EXEC_H
 #define ROOFLINE_EXEC_H
 
@@ -29,10 +30,10 @@ typedef struct rf_exec_opts {
 
 /** What the executor measured for one layer of the graph. */
 typedef struct rf_exec_layer {
-    int measured;            /**< 1: timed; 0: not measured, `reason` says why */
+    int measured; /**< 1: timed; 0: not measured, `reason` says why */
     char reason[RF_TEXT_MAX];
     double median_s, min_s, max_s; /**< per pass, seconds (0 when not measured) */
-    char kernel[RF_NAME_MAX]; /**< "onednn:convolution", "c:gather", "c:view", ... */
+    char kernel[RF_NAME_MAX];      /**< "onednn:convolution", "c:gather", "c:view", ... */
 } rf_exec_layer;
 
 /** A layer the executor added: a oneDNN reorder between two layouts. */
@@ -45,17 +46,17 @@ typedef struct rf_exec_extra {
 
 /** The result of rf_exec_run; free with rf_exec_result_free. */
 typedef struct rf_exec_result {
-    uint32_t n_layers;      /**< = graph->n_layers */
-    rf_exec_layer *layers;  /**< indexed like graph->layers */
+    uint32_t n_layers;     /**< = graph->n_layers */
+    rf_exec_layer *layers; /**< indexed like graph->layers */
     size_t n_extra;
     rf_exec_extra *extra;
     double wall_median_s, wall_min_s; /**< whole forward pass, seconds (layers + extras +
                                            dispatch between them) */
     unsigned runs, warmup, threads;   /**< timed passes, warm-up passes, threads used */
-    uint64_t peak_bytes;    /**< executor tensors (weights, inputs, live activations at their
-                                 peak) plus the largest oneDNN scratchpad, bytes */
+    uint64_t peak_bytes;           /**< executor tensors (weights, inputs, live activations at their
+                                        peak) plus the largest oneDNN scratchpad, bytes */
     char inputs_note[RF_TEXT_MAX]; /**< what data-dependent ops were given */
-    rf_allocator alloc_;    /**< private */
+    rf_allocator alloc_;           /**< private */
 } rf_exec_result;
 
 /** Run graph `g` (after rf_model_load / rf_graph_infer_shapes) forward `warmup + repeat` times
@@ -67,8 +68,7 @@ typedef struct rf_exec_result {
  *  *out owned by the caller. RF_NOMEM; RF_RANGE when the tensors need more memory than the
  *  machine has; RF_INTERNAL when oneDNN fails at run time. Not thread-safe (one call at a time
  *  per process: it sets the process's OpenMP/OpenBLAS thread counts). */
-rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o,
-                      rf_exec_result **out);
+rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_exec_result **out);
 
 /** Release a result. Accepts NULL. */
 void rf_exec_result_free(rf_exec_result *r);

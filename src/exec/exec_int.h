@@ -11,40 +11,40 @@
 #include "graph/graph_int.h"
 #include "roofline/exec.h"
 
-#define RF__XNONE UINT32_MAX      /* no tensor */
+#define RF__XNONE UINT32_MAX          /* no tensor */
 #define RF__XSCRATCH (UINT32_MAX - 1) /* the shared oneDNN scratchpad, as a step argument */
 
 /* An executor tensor: a graph tensor (index < g->n_tensors) or one the executor added (a copy
  * in another layout). Every tensor holds float32 elements in the layout `md`. */
 typedef struct rf__xt {
-    uint32_t rank;           /* 0 for a scalar (stored as 1 element) */
+    uint32_t rank; /* 0 for a scalar (stored as 1 element) */
     int64_t dims[RF_GRAPH_MAX_RANK];
-    int ready;               /* 1 once its shape and layout are known (produced or fed) */
-    dnnl_memory_desc_t md;   /* layout of its bytes */
-    size_t bytes;            /* storage size */
-    uint32_t alias;          /* a view of another tensor's bytes (Reshape ...), or RF__XNONE */
-    int persistent;          /* own allocation for the whole run: weights, inputs, outputs */
-    int weight;              /* constant over the passes: weights, constants and their packed
-                                copies (layout copies made once, not timed) */
-    int fill;                /* a graph tensor given synthetic values before the passes (weights,
-                                constants, graph inputs) */
-    int positive;            /* synthetic values must be > 0 (variances) */
-    int integer;             /* synthetic values are small non-negative integers */
-    int used;                /* read or written directly by a step */
-    uint32_t copy_of;        /* a copy of this tensor in another layout (a packed weight, or
-                                an activation reordered for a consumer), or RF__XNONE */
+    int ready;             /* 1 once its shape and layout are known (produced or fed) */
+    dnnl_memory_desc_t md; /* layout of its bytes */
+    size_t bytes;          /* storage size */
+    uint32_t alias;        /* a view of another tensor's bytes (Reshape ...), or RF__XNONE */
+    int persistent;        /* own allocation for the whole run: weights, inputs, outputs */
+    int weight;            /* constant over the passes: weights, constants and their packed
+                              copies (layout copies made once, not timed) */
+    int fill;              /* a graph tensor given synthetic values before the passes (weights,
+                              constants, graph inputs) */
+    int positive;          /* synthetic values must be > 0 (variances) */
+    int integer;           /* synthetic values are small non-negative integers */
+    int used;              /* read or written directly by a step */
+    uint32_t copy_of;      /* a copy of this tensor in another layout (a packed weight, or
+                              an activation reordered for a consumer), or RF__XNONE */
     dnnl_memory_desc_t copy_src_md; /* how copy_of's bytes are read for the copy */
-    int64_t first, last;     /* step indices of its first and last use (-1: none) */
-    size_t offset;           /* arena offset (non-persistent roots) */
-    void *raw;               /* persistent allocation (unaligned) */
-    float *data;             /* its elements, resolved by rf__xplan_finalize */
-    uint32_t src;            /* the graph tensor it stands for, or RF__XNONE */
+    int64_t first, last;            /* step indices of its first and last use (-1: none) */
+    size_t offset;                  /* arena offset (non-persistent roots) */
+    void *raw;                      /* persistent allocation (unaligned) */
+    float *data;                    /* its elements, resolved by rf__xplan_finalize */
+    uint32_t src;                   /* the graph tensor it stands for, or RF__XNONE */
 } rf__xt;
 
 /* A oneDNN argument of a step: the tensor and how its bytes are viewed. */
 typedef struct rf__xarg {
-    int id;                  /* DNNL_ARG_* */
-    uint32_t t;              /* tensor, or RF__XSCRATCH */
+    int id;     /* DNNL_ARG_* */
+    uint32_t t; /* tensor, or RF__XSCRATCH */
     dnnl_memory_desc_t md;
     dnnl_memory_t mem;
 } rf__xarg;
@@ -56,25 +56,25 @@ typedef void (*rf__xcfn)(const rf__xstep *s);
 /* Parameters of the C kernels (op_c.c). */
 typedef struct rf__xcop {
     int op;
-    uint32_t rank;                      /* iteration rank (output dims) */
+    uint32_t rank; /* iteration rank (output dims) */
     int64_t dims[RF_GRAPH_MAX_RANK];
-    int64_t st[3][RF_GRAPH_MAX_RANK];   /* element strides of inputs over the output dims */
-    int64_t off;                        /* element offset of input 0 */
+    int64_t st[3][RF_GRAPH_MAX_RANK]; /* element strides of inputs over the output dims */
+    int64_t off;                      /* element offset of input 0 */
     int64_t outer, inner, axis_n, n_idx;
     float value;
 } rf__xcop;
 
 /* One step of a pass: the main work of a graph layer or a reorder the executor added. */
 struct rf__xstep {
-    uint32_t layer;          /* graph layer it belongs to */
-    int32_t extra;           /* index of the extra layer (reorder) or -1 */
-    dnnl_primitive_t prim;   /* oneDNN step, or NULL */
+    uint32_t layer;        /* graph layer it belongs to */
+    int32_t extra;         /* index of the extra layer (reorder) or -1 */
+    dnnl_primitive_t prim; /* oneDNN step, or NULL */
     rf__xarg *args;
     uint32_t n_args;
-    rf__xcfn cfn;            /* C step (NULL and no prim: nothing to run, a view) */
-    uint32_t *io;            /* tensors a C step reads (first n_in) then writes */
+    rf__xcfn cfn; /* C step (NULL and no prim: nothing to run, a view) */
+    uint32_t *io; /* tensors a C step reads (first n_in) then writes */
     uint32_t n_io, n_in;
-    float **ptr;             /* resolved data of io[] */
+    float **ptr; /* resolved data of io[] */
     rf__xcop c;
 };
 
@@ -97,19 +97,19 @@ struct rf__xplan {
     const rf_graph *g;
     dnnl_engine_t eng;
     dnnl_stream_t strm;
-    dnnl_primitive_attr_t attr;  /* scratchpad mode user */
+    dnnl_primitive_attr_t attr; /* scratchpad mode user */
     rf__xt *t;
     size_t n_t, cap_t;
     rf__xstep *steps;
     size_t n_steps, cap_steps;
     rf__xextra *extra;
     size_t n_extra, cap_extra;
-    rf__xlayer *layers;          /* g->n_layers */
+    rf__xlayer *layers; /* g->n_layers */
     size_t scratch_bytes;
     void *scratch_raw, *arena_raw;
     size_t arena_bytes;
     uint64_t peak_bytes;
-    char note[RF_TEXT_MAX];      /* data-dependent inputs given */
+    char note[RF_TEXT_MAX]; /* data-dependent inputs given */
     size_t note_len;
 };
 
@@ -186,9 +186,23 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled);
 
 /* C binary ops (rf__xcop.op for the n-ary kernel). */
 enum {
-    RF__XB_ADD, RF__XB_SUB, RF__XB_MUL, RF__XB_DIV, RF__XB_POW, RF__XB_MAX, RF__XB_MIN,
-    RF__XB_EQ, RF__XB_GT, RF__XB_LT, RF__XB_GE, RF__XB_LE, RF__XB_AND, RF__XB_OR, RF__XB_XOR,
-    RF__XB_MOD, RF__XB_WHERE
+    RF__XB_ADD,
+    RF__XB_SUB,
+    RF__XB_MUL,
+    RF__XB_DIV,
+    RF__XB_POW,
+    RF__XB_MAX,
+    RF__XB_MIN,
+    RF__XB_EQ,
+    RF__XB_GT,
+    RF__XB_LT,
+    RF__XB_GE,
+    RF__XB_LE,
+    RF__XB_AND,
+    RF__XB_OR,
+    RF__XB_XOR,
+    RF__XB_MOD,
+    RF__XB_WHERE
 };
 /* ONNX op type to a C binary op, or -1. */
 int rf__xb_from_type(const char *op_type);

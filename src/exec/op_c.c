@@ -9,9 +9,23 @@
 
 int rf__xb_from_type(const char *op)
 {
-    static const char *const names[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
-                                        "Equal", "Greater", "Less", "GreaterOrEqual",
-                                        "LessOrEqual", "And", "Or", "Xor", "Mod", "Where"};
+    static const char *const names[] = {"Add",
+                                        "Sub",
+                                        "Mul",
+                                        "Div",
+                                        "Pow",
+                                        "Max",
+                                        "Min",
+                                        "Equal",
+                                        "Greater",
+                                        "Less",
+                                        "GreaterOrEqual",
+                                        "LessOrEqual",
+                                        "And",
+                                        "Or",
+                                        "Xor",
+                                        "Mod",
+                                        "Where"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(op, names[i])) return i;
     return -1;
@@ -82,8 +96,8 @@ static void nary(const rf__xstep *s)
     for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
     for (int64_t o = 0; o < outer; o++, y += n) {
         if (c->op == RF__XB_WHERE)
-            where_row(y, s->ptr[0] + off[0], c->st[0][R - 1], s->ptr[1] + off[1],
-                      c->st[1][R - 1], s->ptr[2] + off[2], c->st[2][R - 1], n);
+            where_row(y, s->ptr[0] + off[0], c->st[0][R - 1], s->ptr[1] + off[1], c->st[1][R - 1],
+                      s->ptr[2] + off[2], c->st[2][R - 1], n);
         else
             bin_row(c->op, y, s->ptr[0] + off[0], c->st[0][R - 1], s->ptr[1] + off[1],
                     c->st[1][R - 1], n);
@@ -147,28 +161,44 @@ static void unary(const rf__xstep *s)
     int64_t n = s->c.inner;
     float a = s->c.value, b = (float)s->c.off * 1e-6f;
     switch (s->c.op) {
-    case U_ERF: for (int64_t i = 0; i < n; i++) y[i] = erff(x[i]); break;
-    case U_FLOOR: for (int64_t i = 0; i < n; i++) y[i] = floorf(x[i]); break;
-    case U_CEIL: for (int64_t i = 0; i < n; i++) y[i] = ceilf(x[i]); break;
-    case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
-    case U_SOFTSIGN: for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + fabsf(x[i])); break;
+    case U_ERF:
+        for (int64_t i = 0; i < n; i++) y[i] = erff(x[i]);
+        break;
+    case U_FLOOR:
+        for (int64_t i = 0; i < n; i++) y[i] = floorf(x[i]);
+        break;
+    case U_CEIL:
+        for (int64_t i = 0; i < n; i++) y[i] = ceilf(x[i]);
+        break;
+    case U_SIGN:
+        for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0));
+        break;
+    case U_SOFTSIGN:
+        for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + fabsf(x[i]));
+        break;
     case U_HARDSIGMOID:
         for (int64_t i = 0; i < n; i++) {
             float v = a * x[i] + b;
             y[i] = v < 0 ? 0 : v > 1 ? 1 : v;
         }
         break;
-    case U_SIN: for (int64_t i = 0; i < n; i++) y[i] = sinf(x[i]); break;
-    case U_COS: for (int64_t i = 0; i < n; i++) y[i] = cosf(x[i]); break;
-    case U_NOT: for (int64_t i = 0; i < n; i++) y[i] = (float)(x[i] == 0); break;
+    case U_SIN:
+        for (int64_t i = 0; i < n; i++) y[i] = sinf(x[i]);
+        break;
+    case U_COS:
+        for (int64_t i = 0; i < n; i++) y[i] = cosf(x[i]);
+        break;
+    case U_NOT:
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(x[i] == 0);
+        break;
     default: memcpy(y, x, (size_t)n * sizeof *y); break;
     }
 }
 
 rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
 {
-    static const char *const names[] = {"Erf", "Floor", "Ceil", "Sign", "Softsign",
-                                        "HardSigmoid", "Sin", "Cos", "Not", "Cast"};
+    static const char *const names[] = {"Erf",         "Floor", "Ceil", "Sign", "Softsign",
+                                        "HardSigmoid", "Sin",   "Cos",  "Not",  "Cast"};
     const rf_layer *l = &p->g->layers[li];
     int op = -1;
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)

@@ -20,7 +20,8 @@ static void strided_copy(const rf__xstep *s)
     for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
     for (int64_t o = 0; o < outer; o++, y += n) {
         const float *row = x + off;
-        if (sx == 1) memcpy(y, row, (size_t)n * sizeof *y);
+        if (sx == 1)
+            memcpy(y, row, (size_t)n * sizeof *y);
         else
             for (int64_t i = 0; i < n; i++) y[i] = row[i * sx];
         for (int d = (int)R - 2; d >= 0; d--) {
@@ -190,8 +191,10 @@ static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
     memset(&c, 0, sizeof c);
     c.outer = c.inner = c.n_idx = 1;
     for (uint32_t i = 0; i < r; i++) {
-        if ((int64_t)i < axis) c.outer *= p->t[xu].dims[i];
-        else if ((int64_t)i > axis) c.inner *= p->t[xu].dims[i];
+        if ((int64_t)i < axis)
+            c.outer *= p->t[xu].dims[i];
+        else if ((int64_t)i > axis)
+            c.inner *= p->t[xu].dims[i];
     }
     c.axis_n = p->t[xu].dims[axis];
     for (uint32_t i = 0; i < p->t[iu].rank; i++) c.n_idx *= p->t[iu].dims[i];
@@ -220,8 +223,8 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
             memcpy(pads, t->values, (size_t)np * sizeof *pads);
         }
     }
-    if ((m && m->type == RF_ATTR_STRING && strcmp(m->s, "constant")) || np != (int)(2 * r) ||
-        !r || p->t[Y].rank != r) {
+    if ((m && m->type == RF_ATTR_STRING && strcmp(m->s, "constant")) || np != (int)(2 * r) || !r ||
+        p->t[Y].rank != r) {
         rf__xnot(p, li, "Pad mode or pads not supported (constant mode with known pads only)");
         return RF_OK;
     }
@@ -247,10 +250,10 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
 
 rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
 {
-    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
                                         "Identity", "Dropout", NULL};
-    static const char *const data[] = {"Gather", "Slice", "Split", "Expand", "Pad", "Shape",
-                                       "Size", NULL};
+    static const char *const data[] = {"Gather", "Slice", "Split", "Expand",
+                                       "Pad",    "Shape", "Size",  NULL};
     const rf_layer *l = &p->g->layers[li];
     *handled = is(l, views) || is(l, data);
     if (!*handled) return RF_OK;
@@ -300,7 +303,7 @@ rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
     c.n_idx = (int64_t)n;
     for (uint64_t i = 0; i < n; i++)
         c.dims[i] = gy->values && gy->n_values == n ? gy->values[i]
-                                                     : (i < p->t[xu].rank ? p->t[xu].dims[i] : 0);
+                                                    : (i < p->t[xu].rank ? p->t[xu].dims[i] : 0);
     if (!strcmp(l->op_type, "Size")) {
         c.dims[0] = 1;
         for (uint32_t i = 0; i < p->t[xu].rank; i++) c.dims[0] *= p->t[xu].dims[i];

@@ -33,16 +33,26 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
         dnnl_alg_kind_t alg;
         float a, b;
     } map[] = {
-        {"Relu", dnnl_eltwise_relu, 0, 0},       {"Sigmoid", dnnl_eltwise_logistic, 0, 0},
-        {"Tanh", dnnl_eltwise_tanh, 0, 0},       {"Exp", dnnl_eltwise_exp, 0, 0},
-        {"Log", dnnl_eltwise_log, 0, 0},         {"Sqrt", dnnl_eltwise_sqrt, 0, 0},
-        {"Abs", dnnl_eltwise_abs, 0, 0},         {"Gelu", dnnl_eltwise_gelu_erf, 0, 0},
-        {"Softplus", dnnl_eltwise_soft_relu, 0, 0}, {"Mish", dnnl_eltwise_mish, 0, 0},
-        {"HardSwish", dnnl_eltwise_hardswish, 0, 0}, {"Neg", dnnl_eltwise_linear, -1, 0},
-        {"Reciprocal", dnnl_eltwise_pow, 1, -1},  {"Round", dnnl_eltwise_round, 0, 0},
-        {"Swish", dnnl_eltwise_swish, 1, 0},     {"SiLU", dnnl_eltwise_swish, 1, 0},
-        {"LeakyRelu", dnnl_eltwise_relu, 0.01f, 0}, {"Elu", dnnl_eltwise_elu, 1, 0},
-        {"Clip", dnnl_eltwise_clip, 0, 0},       {"Pow", dnnl_eltwise_pow, 1, 2},
+        {"Relu", dnnl_eltwise_relu, 0, 0},
+        {"Sigmoid", dnnl_eltwise_logistic, 0, 0},
+        {"Tanh", dnnl_eltwise_tanh, 0, 0},
+        {"Exp", dnnl_eltwise_exp, 0, 0},
+        {"Log", dnnl_eltwise_log, 0, 0},
+        {"Sqrt", dnnl_eltwise_sqrt, 0, 0},
+        {"Abs", dnnl_eltwise_abs, 0, 0},
+        {"Gelu", dnnl_eltwise_gelu_erf, 0, 0},
+        {"Softplus", dnnl_eltwise_soft_relu, 0, 0},
+        {"Mish", dnnl_eltwise_mish, 0, 0},
+        {"HardSwish", dnnl_eltwise_hardswish, 0, 0},
+        {"Neg", dnnl_eltwise_linear, -1, 0},
+        {"Reciprocal", dnnl_eltwise_pow, 1, -1},
+        {"Round", dnnl_eltwise_round, 0, 0},
+        {"Swish", dnnl_eltwise_swish, 1, 0},
+        {"SiLU", dnnl_eltwise_swish, 1, 0},
+        {"LeakyRelu", dnnl_eltwise_relu, 0.01f, 0},
+        {"Elu", dnnl_eltwise_elu, 1, 0},
+        {"Clip", dnnl_eltwise_clip, 0, 0},
+        {"Pow", dnnl_eltwise_pow, 1, 2},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(l->op_type, map[i].op)) continue;
@@ -58,9 +68,14 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
             int k1 = 0, k2 = 0;
             int has_min = l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR;
             int has_max = l->n_inputs > 2 && l->inputs[2] != RF_GRAPH_NO_TENSOR;
-            *a = rf_layer_attr(l, "min") ? attr_f(l, "min", 0) : has_min ? input_scalar(p, l, 1, 0, &k1) : -3.4e38f;
-            *b = rf_layer_attr(l, "max") ? attr_f(l, "max", 0) : has_max ? input_scalar(p, l, 2, 6, &k2) : 3.4e38f;
-            if ((has_min && !k1 && !rf_layer_attr(l, "min")) || (has_max && !k2 && !rf_layer_attr(l, "max")))
+            *a = rf_layer_attr(l, "min") ? attr_f(l, "min", 0)
+                 : has_min               ? input_scalar(p, l, 1, 0, &k1)
+                                         : -3.4e38f;
+            *b = rf_layer_attr(l, "max") ? attr_f(l, "max", 0)
+                 : has_max               ? input_scalar(p, l, 2, 6, &k2)
+                                         : 3.4e38f;
+            if ((has_min && !k1 && !rf_layer_attr(l, "min")) ||
+                (has_max && !k2 && !rf_layer_attr(l, "max")))
                 rf__xnote(p, "Clip bounds given as float tensors: [0, 6] used");
         }
         if (!strcmp(l->op_type, "Pow")) {
@@ -108,11 +123,11 @@ static int bin_alg(const char *op, dnnl_alg_kind_t *alg, int *commutes)
         const char *op;
         dnnl_alg_kind_t alg;
         int commutes;
-    } map[] = {{"Add", dnnl_binary_add, 1},  {"Mul", dnnl_binary_mul, 1},
-               {"Sub", dnnl_binary_sub, 0},  {"Div", dnnl_binary_div, 0},
-               {"Max", dnnl_binary_max, 1},  {"Min", dnnl_binary_min, 1},
-               {"Equal", dnnl_binary_eq, 1}, {"Greater", dnnl_binary_gt, 0},
-               {"Less", dnnl_binary_lt, 0},  {"GreaterOrEqual", dnnl_binary_ge, 0},
+    } map[] = {{"Add", dnnl_binary_add, 1},       {"Mul", dnnl_binary_mul, 1},
+               {"Sub", dnnl_binary_sub, 0},       {"Div", dnnl_binary_div, 0},
+               {"Max", dnnl_binary_max, 1},       {"Min", dnnl_binary_min, 1},
+               {"Equal", dnnl_binary_eq, 1},      {"Greater", dnnl_binary_gt, 0},
+               {"Less", dnnl_binary_lt, 0},       {"GreaterOrEqual", dnnl_binary_ge, 0},
                {"LessOrEqual", dnnl_binary_le, 0}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(op, map[i].op)) {
@@ -162,7 +177,8 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled)
     m1 = full_b ? m0 : b_plain;
     dnnl_binary_desc_t bdsc;
     dnnl_primitive_desc_t pd;
-    if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success || !rf__xpd(p, &bdsc, &pd)) {
+    if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
+        !rf__xpd(p, &bdsc, &pd)) {
         m0 = a_plain; /* a blocked src0 with a broadcast src1: try plain, then the C kernel */
         m1 = full_b ? a_plain : b_plain;
         if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
@@ -185,9 +201,12 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled)
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
-    if (p->t[Y].rank == R) rf__xt_define(p, Y, &m0);
-    else rf__xt_define(p, Y, &a_plain); /* a scalar output: one element either way */
-    rf__xarg args[3] = {{DNNL_ARG_SRC_0, au, m0, NULL}, {DNNL_ARG_SRC_1, bu, m1, NULL},
+    if (p->t[Y].rank == R)
+        rf__xt_define(p, Y, &m0);
+    else
+        rf__xt_define(p, Y, &a_plain); /* a scalar output: one element either way */
+    rf__xarg args[3] = {{DNNL_ARG_SRC_0, au, m0, NULL},
+                        {DNNL_ARG_SRC_1, bu, m1, NULL},
                         {DNNL_ARG_DST, Y, m0, NULL}};
     rf__xmeasured(p, li, "onednn:binary");
     return rf__xstep_prim(p, li, -1, pd, args, 3);

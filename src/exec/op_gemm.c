@@ -15,9 +15,12 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
     const char *mode = ap && ap->type == RF_ATTR_STRING ? ap->s : "NOTSET";
     for (int i = 0; i < sp; i++) {
         int64_t total = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i];
-        if (!strcmp(mode, "SAME_UPPER")) pl[i] = total > 0 ? total / 2 : 0;
-        else if (!strcmp(mode, "SAME_LOWER")) pl[i] = total > 0 ? total - total / 2 : 0;
-        else pl[i] = np == 2 * sp ? pads[i] : 0;
+        if (!strcmp(mode, "SAME_UPPER"))
+            pl[i] = total > 0 ? total / 2 : 0;
+        else if (!strcmp(mode, "SAME_LOWER"))
+            pl[i] = total > 0 ? total - total / 2 : 0;
+        else
+            pl[i] = np == 2 * sp ? pads[i] : 0;
         pr[i] = total - pl[i];
     }
 }
@@ -41,8 +44,8 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
     const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
     int r = (int)x->rank, sp = r - 2;
     int64_t g = rf_layer_attr_int(l, "group", 1);
-    if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 ||
-        x->dims[1] % g || w->dims[0] % g) {
+    if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
+        w->dims[0] % g) {
         rf__xnot(p, li, "Conv shape not supported (input rank %d, group %lld)", r, (long long)g);
         return RF_OK;
     }
@@ -90,8 +93,10 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
         return st0;
     }
     rf__xt_define(p, Y, &ym);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL}, {DNNL_ARG_WEIGHTS, wu, wm, NULL},
-                     {DNNL_ARG_DST, Y, ym, NULL}, {DNNL_ARG_BIAS, bu, bm, NULL}};
+    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                     {DNNL_ARG_DST, Y, ym, NULL},
+                     {DNNL_ARG_BIAS, bu, bm, NULL}};
     rf__xmeasured(p, li, "onednn:convolution");
     return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
 }
@@ -109,12 +114,11 @@ static void md_strided(dnnl_memory_desc_t *md, int n, const dnnl_dim_t *d, const
  * weight), optional bias C viewed as cm, output Y viewed as ym. */
 static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_memory_desc_t *am,
                              uint32_t Bt, const dnnl_memory_desc_t *bm, uint32_t C,
-                             const dnnl_memory_desc_t *cm, uint32_t Y,
-                             const dnnl_memory_desc_t *ym)
+                             const dnnl_memory_desc_t *cm, uint32_t Y, const dnnl_memory_desc_t *ym)
 {
     dnnl_memory_desc_t bw = *bm;
-    if (p->t[Bt].weight) dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32,
-                                                      dnnl_format_tag_any);
+    if (p->t[Bt].weight)
+        dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
     if (dnnl_matmul_desc_init(&md, am, &bw, C != RF__XNONE ? cm : NULL, ym) != dnnl_success ||
@@ -135,8 +139,10 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
     dnnl_memory_desc_t yplain;
     rf__xmd_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
     rf__xt_define(p, Y, &yplain);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, au, *am, NULL}, {DNNL_ARG_WEIGHTS, bu, wm, NULL},
-                     {DNNL_ARG_DST, Y, *ym, NULL}, {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    rf__xarg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
+                     {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                     {DNNL_ARG_DST, Y, *ym, NULL},
+                     {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
     rf__xmeasured(p, li, "onednn:matmul");
     return rf__xstep_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
 }
@@ -165,8 +171,10 @@ rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
     if (C != RF__XNONE) {
         const rf__xt *c = &p->t[C];
         dnnl_dim_t cd[2] = {1, 1};
-        if (c->rank == 2) cd[0] = c->dims[0], cd[1] = c->dims[1];
-        else if (c->rank == 1) cd[1] = c->dims[0];
+        if (c->rank == 2)
+            cd[0] = c->dims[0], cd[1] = c->dims[1];
+        else if (c->rank == 1)
+            cd[1] = c->dims[0];
         md_strided(&cm, 2, cd, (dnnl_dim_t[]){cd[1], 1});
     }
     return matmul_step(p, li, A, &am, B, &bm, C, &cm, Y, &ym);
@@ -185,10 +193,14 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
     /* ONNX numpy.matmul: 1-D A is [1, K], 1-D B is [K, 1]; batch dims broadcast. */
     dnnl_dim_t ad[RF_GRAPH_MAX_RANK + 1], bd[RF_GRAPH_MAX_RANK + 1], yd[RF_GRAPH_MAX_RANK + 1];
     int ra = a->rank ? (int)a->rank : 1, rb = b->rank ? (int)b->rank : 1;
-    if (ra == 1) ad[0] = 1, ad[1] = a->dims[0], ra = 2;
-    else for (int i = 0; i < ra; i++) ad[i] = a->dims[i];
-    if (rb == 1) bd[0] = b->dims[0], bd[1] = 1, rb = 2;
-    else for (int i = 0; i < rb; i++) bd[i] = b->dims[i];
+    if (ra == 1)
+        ad[0] = 1, ad[1] = a->dims[0], ra = 2;
+    else
+        for (int i = 0; i < ra; i++) ad[i] = a->dims[i];
+    if (rb == 1)
+        bd[0] = b->dims[0], bd[1] = 1, rb = 2;
+    else
+        for (int i = 0; i < rb; i++) bd[i] = b->dims[i];
     int R = ra > rb ? ra : rb;
     if (R > 6) {
         rf__xnot(p, li, "MatMul of rank %d", R);

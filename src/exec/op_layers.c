@@ -35,21 +35,24 @@ rf_status rf__xop_pool(rf__xplan *p, uint32_t li)
     for (int i = 0; i < sp; i++) s[i] = !global && ns == sp ? tmp[i] : 1;
     int nd = rf__xints(l, "dilations", tmp, RF_GRAPH_MAX_RANK);
     for (int i = 0; i < sp; i++) d[i] = !global && nd == sp ? tmp[i] : 1;
-    if (global) memset(pl, 0, sizeof pl), memset(pr, 0, sizeof pr);
-    else rf__xpads(l, sp, x->dims + 2, y->dims + 2, k, s, d, pl, pr);
+    if (global)
+        memset(pl, 0, sizeof pl), memset(pr, 0, sizeof pr);
+    else
+        rf__xpads(l, sp, x->dims + 2, y->dims + 2, k, s, d, pl, pr);
     dnnl_alg_kind_t alg = dnnl_pooling_max;
     if (strstr(l->op_type, "Average"))
         alg = rf_layer_attr_int(l, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
-                                                          : dnnl_pooling_avg_exclude_padding;
+                                                           : dnnl_pooling_avg_exclude_padding;
     dnnl_dims_t ks, ss, ds, pls, prs, yd;
-    for (int i = 0; i < sp; i++) ks[i] = k[i], ss[i] = s[i], ds[i] = d[i] - 1, pls[i] = pl[i], prs[i] = pr[i];
+    for (int i = 0; i < sp; i++)
+        ks[i] = k[i], ss[i] = s[i], ds[i] = d[i] - 1, pls[i] = pl[i], prs[i] = pr[i];
     for (int i = 0; i < r; i++) yd[i] = y->dims[i];
     dnnl_memory_desc_t xm = x->md, ya;
     dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
     dnnl_pooling_v2_desc_t pdsc;
     dnnl_primitive_desc_t pd;
-    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &xm, &ya, ss, ks,
-                                          ds, pls, prs) != dnnl_success ||
+    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &xm, &ya, ss, ks, ds,
+                                          pls, prs) != dnnl_success ||
         !rf__xpd(p, &pdsc, &pd)) {
         rf__xnot(p, li, "oneDNN has no pooling for these parameters");
         return RF_OK;
@@ -103,8 +106,10 @@ rf_status rf__xop_norm(rf__xplan *p, uint32_t li)
         axis = axis < 0 ? axis + (int64_t)x->rank : axis;
         C = 1;
         for (uint32_t i = 0; i < x->rank; i++) {
-            if ((int64_t)i < axis) rows *= x->dims[i];
-            else C *= x->dims[i];
+            if ((int64_t)i < axis)
+                rows *= x->dims[i];
+            else
+                C *= x->dims[i];
         }
         md_of(&md, 2, (int64_t[]){rows, C});
         if (axis < 0 || axis >= (int64_t)x->rank || !has_in(l, 1, (uint64_t)C, p)) {
@@ -113,16 +118,16 @@ rf_status rf__xop_norm(rf__xplan *p, uint32_t li)
         }
     }
     int shift = has_in(l, 2, (uint64_t)C, p);
-    unsigned flags = dnnl_use_scale | (shift ? dnnl_use_shift : 0) |
-                     (bn ? dnnl_use_global_stats : 0);
+    unsigned flags =
+        dnnl_use_scale | (shift ? dnnl_use_shift : 0) | (bn ? dnnl_use_global_stats : 0);
     dnnl_batch_normalization_desc_t bd;
     dnnl_layer_normalization_desc_t ld;
     dnnl_primitive_desc_t pd;
-    int ok = bn ? dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_inference, &md,
-                                                             eps, flags) == dnnl_success &&
+    int ok = bn ? dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_inference, &md, eps,
+                                                             flags) == dnnl_success &&
                       rf__xpd(p, &bd, &pd)
-                : dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &md,
-                                                             NULL, eps, flags) == dnnl_success &&
+                : dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &md, NULL,
+                                                             eps, flags) == dnnl_success &&
                       rf__xpd(p, &ld, &pd);
     if (!ok) {
         rf__xnot(p, li, "oneDNN has no %s for this shape", l->op_type);
@@ -197,9 +202,12 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
         const char *op;
         dnnl_alg_kind_t alg;
         float p;
-    } map[] = {{"ReduceMean", dnnl_reduction_mean, 0}, {"ReduceSum", dnnl_reduction_sum, 0},
-               {"ReduceMax", dnnl_reduction_max, 0},   {"ReduceMin", dnnl_reduction_min, 0},
-               {"ReduceProd", dnnl_reduction_mul, 0},  {"ReduceL1", dnnl_reduction_norm_lp_sum, 1},
+    } map[] = {{"ReduceMean", dnnl_reduction_mean, 0},
+               {"ReduceSum", dnnl_reduction_sum, 0},
+               {"ReduceMax", dnnl_reduction_max, 0},
+               {"ReduceMin", dnnl_reduction_min, 0},
+               {"ReduceProd", dnnl_reduction_mul, 0},
+               {"ReduceL1", dnnl_reduction_norm_lp_sum, 1},
                {"ReduceL2", dnnl_reduction_norm_lp_sum, 2},
                {"ReduceSumSquare", dnnl_reduction_norm_lp_power_p_sum, 2}};
     const rf_layer *l = &p->g->layers[li];
@@ -345,7 +353,7 @@ rf_status rf__xop_resize(rf__xplan *p, uint32_t li)
     const rf_attr *m = rf_layer_attr(l, "mode");
     const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "nearest";
     int r = (int)x->rank;
-    dnnl_alg_kind_t alg = !strcmp(mode, "nearest") ? dnnl_resampling_nearest
+    dnnl_alg_kind_t alg = !strcmp(mode, "nearest")  ? dnnl_resampling_nearest
                           : !strcmp(mode, "linear") ? dnnl_resampling_linear
                                                     : dnnl_alg_kind_undef;
     if (r < 3 || r > 5 || y->rank != x->rank || x->dims[0] != y->dims[0] ||

@@ -75,8 +75,9 @@ rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitiv
                        p->g->layers[li].name);
         goto done;
     }
-    RF_TRY_GOTO(st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1,
-                             sizeof *p->steps), done);
+    RF_TRY_GOTO(
+        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
+        done);
     rf__xstep *s = &p->steps[p->n_steps++];
     memset(s, 0, sizeof *s);
     s->layer = li;
@@ -104,8 +105,9 @@ rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io
         goto fail;
     }
     if (n_io) memcpy(cp, io, n_io * sizeof *cp);
-    RF_TRY_GOTO(st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1,
-                             sizeof *p->steps), fail);
+    RF_TRY_GOTO(
+        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
+        fail);
     rf__xstep *s = &p->steps[p->n_steps++];
     memset(s, 0, sizeof *s);
     s->layer = li;
@@ -181,8 +183,7 @@ rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_
         return RF_OK;
     }
     dnnl_primitive_desc_t pd = NULL;
-    if (dnnl_reorder_primitive_desc_create(&pd, &v, p->eng, want, p->eng, p->attr) !=
-        dnnl_success)
+    if (dnnl_reorder_primitive_desc_create(&pd, &v, p->eng, want, p->eng, p->attr) != dnnl_success)
         return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN has no reorder for a layout",
                          p->g->layers[li].name);
     RF_TRY(rf__grow(p->ctx, (void **)&p->extra, &p->cap_extra, p->n_extra + 1, sizeof *p->extra));
@@ -217,9 +218,9 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     static const char *const pools[] = {"MaxPool", "AveragePool", "GlobalAveragePool",
                                         "GlobalMaxPool", NULL};
     static const char *const norms[] = {"BatchNormalization", "LayerNormalization", NULL};
-    static const char *const reds[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
-                                       "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
-                                       NULL};
+    static const char *const reds[] = {"ReduceMean", "ReduceSum",       "ReduceMax",
+                                       "ReduceMin",  "ReduceProd",      "ReduceL1",
+                                       "ReduceL2",   "ReduceSumSquare", NULL};
     int handled = 0;
     if (strcmp(l->op_type, "Conv") == 0) return rf__xop_conv(p, li);
     if (strcmp(l->op_type, "Gemm") == 0) return rf__xop_gemm(p, li);

@@ -32,9 +32,12 @@ void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, fl
     for (uint64_t i = 0; i < n; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         double u = (double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0; /* [-1, 1) */
-        if (integer) out[i] = (float)(i % 5);
-        else if (positive) out[i] = (float)(0.5 + fabs(u));
-        else out[i] = (float)(u * scale);
+        if (integer)
+            out[i] = (float)(i % 5);
+        else if (positive)
+            out[i] = (float)(0.5 + fabs(u));
+        else
+            out[i] = (float)(u * scale);
     }
 }
 
@@ -97,7 +100,10 @@ static rf_status place(rf__xplan *p)
     return RF_OK;
 }
 
-static void *aligned(void *raw) { return (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63); }
+static void *aligned(void *raw)
+{
+    return (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+}
 
 static rf_status check_total(rf__xplan *p)
 {
@@ -121,11 +127,11 @@ static rf_status reorder_once(rf__xplan *p, const dnnl_memory_desc_t *from, void
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t prim = NULL;
     dnnl_memory_t a = NULL, b = NULL;
-    int ok = dnnl_reorder_primitive_desc_create(&pd, from, p->eng, to, p->eng, NULL) ==
-                 dnnl_success &&
-             dnnl_primitive_create(&prim, pd) == dnnl_success &&
-             dnnl_memory_create(&a, from, p->eng, src) == dnnl_success &&
-             dnnl_memory_create(&b, to, p->eng, dst) == dnnl_success;
+    int ok =
+        dnnl_reorder_primitive_desc_create(&pd, from, p->eng, to, p->eng, NULL) == dnnl_success &&
+        dnnl_primitive_create(&prim, pd) == dnnl_success &&
+        dnnl_memory_create(&a, from, p->eng, src) == dnnl_success &&
+        dnnl_memory_create(&b, to, p->eng, dst) == dnnl_success;
     if (ok) {
         dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
         ok = dnnl_primitive_execute(prim, p->strm, 2, args) == dnnl_success &&
@@ -262,7 +268,8 @@ rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, doub
         double t0 = clock(user);
         if (st->prim) {
             uint32_t n = st->n_args < 32 ? st->n_args : 32;
-            for (uint32_t k = 0; k < n; k++) args[k] = (dnnl_exec_arg_t){st->args[k].id, st->args[k].mem};
+            for (uint32_t k = 0; k < n; k++)
+                args[k] = (dnnl_exec_arg_t){st->args[k].id, st->args[k].mem};
             if (dnnl_primitive_execute(st->prim, p->strm, (int)n, args) != dnnl_success ||
                 dnnl_stream_wait(p->strm) != dnnl_success)
                 return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN failed to run",

@@ -103,8 +103,7 @@ static rf_status summarise(rf__xplan *p, rf_exec_result *r, const double *step_s
         for (unsigned k = 0; k < r->runs; k++) {
             v[k] = 0;
             for (size_t s = 0; s < p->n_steps; s++)
-                if (p->steps[s].layer == li && p->steps[s].extra < 0)
-                    v[k] += step_s[k * ns + s];
+                if (p->steps[s].layer == li && p->steps[s].extra < 0) v[k] += step_s[k * ns + s];
         }
         stats(v, r->runs, &L->median_s, &L->min_s, &L->max_s);
     }
@@ -151,8 +150,7 @@ static rf_status result_new(rf__xplan *p, rf_exec_result **out)
     return RF_OK;
 }
 
-rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o,
-                      rf_exec_result **out)
+rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_exec_result **out)
 {
     RF_CHECK(ctx, g && out, RF_USAGE, "rf_exec_run: no graph or no result pointer");
     *out = NULL;

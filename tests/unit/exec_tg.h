@@ -37,7 +37,8 @@ static inline void tg_free(tg *t)
 #define D(...) (const int64_t[]){__VA_ARGS__}, (uint32_t)(sizeof((int64_t[]){__VA_ARGS__}) / 8)
 #define IN(...) (const uint32_t[]){__VA_ARGS__}, (uint32_t)(sizeof((uint32_t[]){__VA_ARGS__}) / 4)
 
-static inline uint32_t tens(tg *t, const char *name, uint32_t flags, const int64_t *dims, uint32_t rank)
+static inline uint32_t tens(tg *t, const char *name, uint32_t flags, const int64_t *dims,
+                            uint32_t rank)
 {
     uint32_t i = RF_GRAPH_NO_TENSOR;
     rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_F32, rank, dims, flags, &i);

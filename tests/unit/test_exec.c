@@ -25,7 +25,8 @@ static void conv_ref(const convp *q, const float *x, const float *w, const float
                                 int64_t hi = i * q->sh - q->pt + u * q->dh;
                                 int64_t wi = j * q->sw - q->pl + v * q->dw;
                                 if (hi < 0 || hi >= q->h || wi < 0 || wi >= q->w) continue;
-                                acc += (double)x[((n * q->c + grp * icg + c) * q->h + hi) * q->w + wi] *
+                                acc += (double)
+                                           x[((n * q->c + grp * icg + c) * q->h + hi) * q->w + wi] *
                                        w[((o * icg + c) * q->kh + u) * q->kw + v];
                             }
                     y[((n * q->oc + o) * q->oh + i) * q->ow + j] = (float)acc;
@@ -94,7 +95,8 @@ RF_TEST(conv_chain_layouts_and_reorders)
         conv_ref(&q, xv, wv, NULL, cv);
         for (int o = 0; o < 16; o++) {
             double acc = 0;
-            for (int i = 0; i < 64; i++) acc += (cv[o * 64 + i] > 0 ? cv[o * 64 + i] : 0) + xv[o * 64 + i];
+            for (int i = 0; i < 64; i++)
+                acc += (cv[o * 64 + i] > 0 ? cv[o * 64 + i] : 0) + xv[o * 64 + i];
             ref[o] = (float)(acc / 64);
         }
         close_all("chain", got, ref, 16);
@@ -108,7 +110,7 @@ RF_TEST(conv_chain_layouts_and_reorders)
 RF_TEST(gemm_trans_bias)
 {
     tg t = tg_new();
-    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(7, 5)); /* transA: A is K x M */
+    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(7, 5));  /* transA: A is K x M */
     uint32_t b = tens(&t, "b", RF_TENSOR_WEIGHT, D(9, 7)); /* transB: B is N x K */
     uint32_t c = tens(&t, "c", RF_TENSOR_WEIGHT, D(9));
     uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(5, 9));
@@ -186,8 +188,8 @@ static float ref_unary(const char *op, float x)
 
 RF_TEST(eltwise_ops)
 {
-    static const char *const ops[] = {"Relu", "Sigmoid", "Tanh", "Exp", "Gelu", "LeakyRelu",
-                                      "Clip", "Erf", "Neg", "Abs"};
+    static const char *const ops[] = {"Relu",      "Sigmoid", "Tanh", "Exp", "Gelu",
+                                      "LeakyRelu", "Clip",    "Erf",  "Neg", "Abs"};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         tg t = tg_new();
         uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(3, 5, 7));
@@ -260,7 +262,8 @@ RF_TEST(where_and_pow)
     if (run(&t)) {
         expect_measured(&t, l0, "c:where");
         expect_measured(&t, l1, "c:binary");
-        float *cv = vals(&t, c, 0), *xv = vals(&t, x, 0), *zv = vals(&t, z, 0), *ev = vals(&t, e, 0);
+        float *cv = vals(&t, c, 0), *xv = vals(&t, x, 0), *zv = vals(&t, z, 0),
+              *ev = vals(&t, e, 0);
         float *gy = out(&t, y), *gp = out(&t, p), ry[24], rp[24];
         for (int i = 0; i < 24; i++) {
             ry[i] = cv[i / 6] != 0 ? xv[i] : zv[i % 6];
@@ -289,8 +292,10 @@ static void pool_ref(const float *x, int64_t C, int64_t H, int64_t W, int64_t k,
                         int64_t h = i * s - pad + u, w = j * s - pad + v;
                         if (h < 0 || h >= H || w < 0 || w >= W) continue;
                         float e = x[(c * H + h) * W + w];
-                        if (max) acc = e > acc ? e : acc;
-                        else acc += e;
+                        if (max)
+                            acc = e > acc ? e : acc;
+                        else
+                            acc += e;
                         cnt++;
                     }
                 y[(c * OH + i) * OW + j] = (float)(max ? acc : acc / cnt);
@@ -324,10 +329,13 @@ RF_TEST(batchnorm_layernorm_softmax_reduce)
 {
     tg t = tg_new();
     uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 3, 4, 4));
-    uint32_t sc = tens(&t, "sc", RF_TENSOR_WEIGHT, D(3)), bi = tens(&t, "bi", RF_TENSOR_WEIGHT, D(3));
-    uint32_t me = tens(&t, "me", RF_TENSOR_WEIGHT, D(3)), va = tens(&t, "va", RF_TENSOR_WEIGHT, D(3));
+    uint32_t sc = tens(&t, "sc", RF_TENSOR_WEIGHT, D(3)),
+             bi = tens(&t, "bi", RF_TENSOR_WEIGHT, D(3));
+    uint32_t me = tens(&t, "me", RF_TENSOR_WEIGHT, D(3)),
+             va = tens(&t, "va", RF_TENSOR_WEIGHT, D(3));
     uint32_t bn = tens(&t, "bn", RF_TENSOR_OUTPUT, D(2, 3, 4, 4));
-    uint32_t g4 = tens(&t, "g4", RF_TENSOR_WEIGHT, D(4)), b4 = tens(&t, "b4", RF_TENSOR_WEIGHT, D(4));
+    uint32_t g4 = tens(&t, "g4", RF_TENSOR_WEIGHT, D(4)),
+             b4 = tens(&t, "b4", RF_TENSOR_WEIGHT, D(4));
     uint32_t ln = tens(&t, "ln", RF_TENSOR_OUTPUT, D(2, 3, 4, 4));
     uint32_t sm = tens(&t, "sm", RF_TENSOR_OUTPUT, D(2, 3, 4, 4));
     uint32_t rm = tens(&t, "rm", RF_TENSOR_OUTPUT, D(2, 1, 4, 4));
@@ -342,7 +350,8 @@ RF_TEST(batchnorm_layernorm_softmax_reduce)
         expect_measured(&t, l1, "onednn:layer_normalization");
         expect_measured(&t, l2, "onednn:softmax");
         expect_measured(&t, l3, "onednn:reduction");
-        float *xv = vals(&t, x, 0), *s = vals(&t, sc, 0), *b = vals(&t, bi, 0), *m = vals(&t, me, 0);
+        float *xv = vals(&t, x, 0), *s = vals(&t, sc, 0), *b = vals(&t, bi, 0),
+              *m = vals(&t, me, 0);
         float *v = vals(&t, va, 1), *gg = vals(&t, g4, 0), *gb = vals(&t, b4, 0);
         float rbn[96], rln[96], rsm[96], rrm[32];
         for (int i = 0; i < 96; i++) {
@@ -353,7 +362,8 @@ RF_TEST(batchnorm_layernorm_softmax_reduce)
             const float *row = xv + r * 4;
             double mu = 0, var = 0, mx = -INFINITY, se = 0;
             for (int k = 0; k < 4; k++) mu += row[k] / 4.0, mx = row[k] > mx ? row[k] : mx;
-            for (int k = 0; k < 4; k++) var += (row[k] - mu) * (row[k] - mu) / 4.0, se += exp(row[k] - mx);
+            for (int k = 0; k < 4; k++)
+                var += (row[k] - mu) * (row[k] - mu) / 4.0, se += exp(row[k] - mx);
             for (int k = 0; k < 4; k++) {
                 rln[r * 4 + k] = (float)((row[k] - mu) / sqrt(var + 1e-5) * gg[k] + gb[k]);
                 rsm[r * 4 + k] = (float)(exp(row[k] - mx) / se);

@@ -6,7 +6,8 @@
 RF_TEST(concat_transpose)
 {
     tg t = tg_new();
-    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(2, 3, 4)), b = tens(&t, "b", RF_TENSOR_INPUT, D(2, 5, 4));
+    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(2, 3, 4)),
+             b = tens(&t, "b", RF_TENSOR_INPUT, D(2, 5, 4));
     uint32_t c = tens(&t, "c", RF_TENSOR_OUTPUT, D(2, 8, 4));
     uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(4, 2, 8));
     uint32_t l0 = lay(&t, "Concat", IN(a, b), c);
@@ -21,7 +22,8 @@ RF_TEST(concat_transpose)
         for (int n = 0; n < 2; n++)
             for (int r = 0; r < 8; r++)
                 for (int k = 0; k < 4; k++)
-                    rc[(n * 8 + r) * 4 + k] = r < 3 ? av[(n * 3 + r) * 4 + k] : bv[(n * 5 + r - 3) * 4 + k];
+                    rc[(n * 8 + r) * 4 + k] =
+                        r < 3 ? av[(n * 3 + r) * 4 + k] : bv[(n * 5 + r - 3) * 4 + k];
         for (int k = 0; k < 4; k++)
             for (int n = 0; n < 2; n++)
                 for (int r = 0; r < 8; r++) ry[(k * 2 + n) * 8 + r] = rc[(n * 8 + r) * 4 + k];
@@ -40,7 +42,8 @@ RF_TEST(gather_constant_and_synthetic_indices)
     rf_graph_set_values(t.ctx, t.g, i, (const int64_t[]){3, -1, 0, 9}, 4);
     uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(2, 2, 6));
     uint32_t ids = RF_GRAPH_NO_TENSOR, z = tens(&t, "z", RF_TENSOR_OUTPUT, D(10, 5));
-    rf_graph_add_tensor(t.ctx, t.g, "ids", RF_DTYPE_I64, 1, (const int64_t[]){5}, RF_TENSOR_INPUT, &ids);
+    rf_graph_add_tensor(t.ctx, t.g, "ids", RF_DTYPE_I64, 1, (const int64_t[]){5}, RF_TENSOR_INPUT,
+                        &ids);
     uint32_t l0 = lay(&t, "Gather", IN(e, i), y);
     uint32_t l1 = lay(&t, "Gather", IN(e, ids), z);
     rf_graph_set_attr_int(t.ctx, t.g, l1, "axis", 1);
@@ -65,8 +68,10 @@ RF_TEST(slice_steps_pad_expand)
 {
     tg t = tg_new();
     uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(4, 10));
-    uint32_t st = tens(&t, "starts", RF_TENSOR_WEIGHT, D(2)), en = tens(&t, "ends", RF_TENSOR_WEIGHT, D(2));
-    uint32_t ax = tens(&t, "axes", RF_TENSOR_WEIGHT, D(2)), sp = tens(&t, "steps", RF_TENSOR_WEIGHT, D(2));
+    uint32_t st = tens(&t, "starts", RF_TENSOR_WEIGHT, D(2)),
+             en = tens(&t, "ends", RF_TENSOR_WEIGHT, D(2));
+    uint32_t ax = tens(&t, "axes", RF_TENSOR_WEIGHT, D(2)),
+             sp = tens(&t, "steps", RF_TENSOR_WEIGHT, D(2));
     rf_graph_set_values(t.ctx, t.g, st, (const int64_t[]){1, -2}, 2);
     rf_graph_set_values(t.ctx, t.g, en, (const int64_t[]){4, 0}, 2);
     rf_graph_set_values(t.ctx, t.g, ax, (const int64_t[]){0, 1}, 2);
@@ -104,7 +109,8 @@ RF_TEST(split_views_shape)
 {
     tg t = tg_new();
     uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 6));
-    uint32_t a = tens(&t, "a", RF_TENSOR_OUTPUT, D(2, 2)), b = tens(&t, "b", RF_TENSOR_OUTPUT, D(2, 4));
+    uint32_t a = tens(&t, "a", RF_TENSOR_OUTPUT, D(2, 2)),
+             b = tens(&t, "b", RF_TENSOR_OUTPUT, D(2, 4));
     uint32_t r = tens(&t, "r", 0, D(4, 3)), f = tens(&t, "f", RF_TENSOR_OUTPUT, D(12));
     uint32_t sh = tens(&t, "sh", RF_TENSOR_OUTPUT, D(2));
     uint32_t li = 0, outs[2] = {a, b};
@@ -123,8 +129,10 @@ RF_TEST(split_views_shape)
         float *gs = out(&t, sh), ra[4], rb[8], rsh[2] = {4, 3};
         for (int n = 0; n < 2; n++)
             for (int k = 0; k < 6; k++) {
-                if (k < 2) ra[n * 2 + k] = xv[n * 6 + k];
-                else rb[n * 4 + k - 2] = xv[n * 6 + k];
+                if (k < 2)
+                    ra[n * 2 + k] = xv[n * 6 + k];
+                else
+                    rb[n * 4 + k - 2] = xv[n * 6 + k];
             }
         close_all("split a", ga, ra, 4);
         close_all("split b", gb, rb, 8);

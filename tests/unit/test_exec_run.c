@@ -80,7 +80,8 @@ RF_TEST(not_measured_keeps_shapes_flowing)
     tg t = tg_new();
     uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 3));
     uint32_t m = tens(&t, "m", 0, D(2, 3)), y = tens(&t, "y", RF_TENSOR_OUTPUT, D(2, 3));
-    uint32_t u = tens(&t, "u", 0, 0, UINT32_MAX), z = tens(&t, "z", RF_TENSOR_OUTPUT, 0, UINT32_MAX);
+    uint32_t u = tens(&t, "u", 0, 0, UINT32_MAX),
+             z = tens(&t, "z", RF_TENSOR_OUTPUT, 0, UINT32_MAX);
     lay(&t, "FancyOp", IN(x), m);
     lay(&t, "Relu", IN(m), y);
     lay(&t, "Mystery", IN(x), u); /* shape unknown: so is its consumer's */
@@ -112,8 +113,10 @@ RF_TEST(usage_errors_and_oom_sweep)
         rf_ctx_fail_alloc_after(t.ctx, n, 1);
         r = NULL;
         rf_status st = rf_exec_run(t.ctx, t.g, &o, &r);
-        if (st == RF_OK) ok = 1;
-        else RF_EXPECT_INT(st, RF_NOMEM);
+        if (st == RF_OK)
+            ok = 1;
+        else
+            RF_EXPECT_INT(st, RF_NOMEM);
         rf_exec_result_free(r);
     }
     rf_ctx_fail_alloc_after(t.ctx, 0, 0);
@@ -155,7 +158,19 @@ static void fixture(const char *name, unsigned expect_unmeasured_nonconst)
     rf_ctx_free(ctx);
 }
 
-RF_TEST(fixture_tiny_cnn) { fixture("tiny_cnn", 0); }
-RF_TEST(fixture_resnet18) { fixture("resnet18", 0); }
-RF_TEST(fixture_mobilenet_v2) { fixture("mobilenet_v2", 0); }
-RF_TEST(fixture_transformer_encoder) { fixture("transformer_encoder_small", 0); }
+RF_TEST(fixture_tiny_cnn)
+{
+    fixture("tiny_cnn", 0);
+}
+RF_TEST(fixture_resnet18)
+{
+    fixture("resnet18", 0);
+}
+RF_TEST(fixture_mobilenet_v2)
+{
+    fixture("mobilenet_v2", 0);
+}
+RF_TEST(fixture_transformer_encoder)
+{
+    fixture("transformer_encoder_small", 0);
+}
