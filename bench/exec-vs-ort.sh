@@ -29,7 +29,7 @@ cc -O2 -I"$here/include" "$here/bench/exec_run.c" "$build/libroofline.a" \
     $(pkg-config --libs jansson libprotobuf-c hwloc openblas) -ldnnl -lm -lpthread -ldl \
     -o "$tmp/exec_run" || fail "cannot build bench/exec_run.c"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-echo "threads $threads, $rounds rounds of $runs passes, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "threads $threads, $rounds rounds of $runs passes, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}, load average $(cut -d" " -f1-3 /proc/loadavg)"
 printf '%-28s %12s %12s %10s\n' model exec_ms ort_ms exec/ort
 for m in resnet18 mobilenet_v2 transformer_encoder_small; do
     src="$here/tests/data/onnx/$m.onnx"

@@ -162,7 +162,12 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled)
     padded(&p->t[A], R, ad);
     padded(&p->t[B], R, bd);
     int full_a = !memcmp(ad, yd, R * sizeof *yd), full_b = !memcmp(bd, yd, R * sizeof *yd);
-    if (!full_a && full_b && commutes) {
+    dnnl_memory_desc_t pa;
+    rf__xmd_plain(&pa, p->t[A].rank, p->t[A].dims);
+    int a_plain_b_not = full_a && full_b && dnnl_memory_desc_equal(&pa, &p->t[A].md) &&
+                        p->t[B].rank == R && !dnnl_memory_desc_equal(&p->t[B].md, &pa);
+    /* src0 sets the layout: the full operand, and of two, the one not plain (no reorder) */
+    if (((!full_a && full_b) || a_plain_b_not) && commutes) {
         uint32_t t = A;
         A = B, B = t;
         memcpy(ad, bd, sizeof ad);
