@@ -251,11 +251,11 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
 rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
 {
     static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
-                                        "Identity", "Dropout", NULL};
+                                        "Identity", "Dropout", "View",    NULL};
     static const char *const data[] = {"Gather", "Slice", "Split", "Expand",
                                        "Pad",    "Shape", "Size",  NULL};
     const rf_layer *l = &p->g->layers[li];
-    *handled = is(l, views) || is(l, data);
+    *handled = (is(l, views) && l->n_outputs == 1) || is(l, data);
     if (!*handled) return RF_OK;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);

@@ -49,6 +49,7 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
         {"Round", dnnl_eltwise_round, 0, 0},
         {"Swish", dnnl_eltwise_swish, 1, 0},
         {"SiLU", dnnl_eltwise_swish, 1, 0},
+        {"Silu", dnnl_eltwise_swish, 1, 0},
         {"LeakyRelu", dnnl_eltwise_relu, 0.01f, 0},
         {"Elu", dnnl_eltwise_elu, 1, 0},
         {"Clip", dnnl_eltwise_clip, 0, 0},

@@ -304,17 +304,25 @@ static rf_status graph_tensors(rf__xplan *p)
         x->src = i;
         x->integer = is_int_dtype(gt->dtype);
         if (!rf__shape_full(gt)) continue;
+        uint64_t n = 0;
+        if (!rf_tensor_elems(gt, &n) || n > (1ull << 40))
+            return rf__error(p->ctx, RF_RANGE, -1,
+                             "tensor '%s' has too many elements for the executor to hold",
+                             gt->name);
         x->rank = gt->rank;
         memcpy(x->dims, gt->dims, sizeof x->dims);
         x->persistent = (gt->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_INPUT | RF_TENSOR_OUTPUT)) != 0;
-        int fed = (gt->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_INPUT)) != 0 ||
-                  (gt->producer < 0 && gt->values);
+        /* fed before the passes: weights, inputs, and anything no layer writes (a filled KV
+         * cache, a constant with known values) */
+        int fed = (gt->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_INPUT)) != 0 || gt->producer < 0;
+        if (fed && (gt->flags & RF_TENSOR_KV))
+            rf__xnote(p, "KV cache filled with synthetic values");
         if (fed) {
             dnnl_memory_desc_t md;
             rf__xmd_plain(&md, x->rank, x->dims);
             rf__xt_define(p, k, &md);
             x->fill = x->persistent = 1;
-            x->weight = !(gt->flags & RF_TENSOR_INPUT); /* an input's layout copies are timed */
+            x->weight = (gt->flags & RF_TENSOR_WEIGHT) || gt->values; /* else copies are timed */
         }
     }
     return RF_OK;

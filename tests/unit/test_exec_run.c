@@ -174,3 +174,24 @@ RF_TEST(fixture_transformer_encoder)
 {
     fixture("transformer_encoder_small", 0);
 }
+
+/* A tensor too big to hold is RF_RANGE with its name, before any allocation of its size. */
+RF_TEST(huge_tensor_is_range_error)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1 << 20, 1 << 20, 1 << 10));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(4));
+    lay(&t, "Relu", IN(x), y);
+    rf_exec_result *r = NULL;
+    RF_EXPECT_INT(rf_exec_run(t.ctx, t.g, NULL, &r), RF_RANGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(t.ctx), "'x'");
+    RF_EXPECT(r == NULL);
+    tg_free(&t);
+    t = tg_new(); /* 2^38 floats: within the element limit, beyond this machine's memory */
+    uint32_t w = tens(&t, "big", RF_TENSOR_INPUT, D(1 << 16, 1 << 16, 64));
+    uint32_t z = tens(&t, "z", RF_TENSOR_OUTPUT, D(1 << 16, 1 << 16, 64));
+    lay(&t, "Relu", IN(w), z);
+    RF_EXPECT_INT(rf_exec_run(t.ctx, t.g, NULL, &r), RF_RANGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(t.ctx), "GB of float32 tensors");
+    tg_free(&t);
+}
