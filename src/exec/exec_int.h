@@ -13,6 +13,7 @@
 
 #define RF__XNONE UINT32_MAX          /* no tensor */
 #define RF__XSCRATCH (UINT32_MAX - 1) /* the shared oneDNN scratchpad, as a step argument */
+#define RF__XOWNER (-2)               /* rf__xstep.extra of a step that only owns outputs */
 
 /* An executor tensor: a graph tensor (index < g->n_tensors) or one the executor added (a copy
  * in another layout). Every tensor holds float32 elements in the layout `md`. */
@@ -67,7 +68,8 @@ typedef struct rf__xcop {
 /* One step of a pass: the main work of a graph layer or a reorder the executor added. */
 struct rf__xstep {
     uint32_t layer;        /* graph layer it belongs to */
-    int32_t extra;         /* index of the extra layer (reorder) or -1 */
+    int32_t extra;         /* index of the extra layer (reorder), -1 (the layer's own work) or
+                              RF__XOWNER (no work: keeps the layer's outputs allocated) */
     dnnl_primitive_t prim; /* oneDNN step, or NULL */
     rf__xarg *args;
     uint32_t n_args;

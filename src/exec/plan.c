@@ -265,8 +265,8 @@ static int layer_ready(rf__xplan *p, uint32_t li)
     return 1;
 }
 
-/* After a builder: outputs not yet defined get a plain layout; a layer not measured gets an
- * empty step that owns its outputs, so they have storage and later layers run. */
+/* After a builder: outputs not yet defined get a plain layout, and an untimed empty step owns
+ * every output, so each has storage even when the layer was not measured (later layers run). */
 static rf_status settle(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -281,8 +281,10 @@ static rf_status settle(rf__xplan *p, uint32_t li)
         }
         if (n < 64) io[n++] = t;
     }
-    if (p->layers[li].measured || !n) return RF_OK;
-    return rf__xstep_c(p, li, NULL, io, n, 0, NULL);
+    if (!n) return RF_OK;
+    RF_TRY(rf__xstep_c(p, li, NULL, io, n, 0, NULL));
+    p->steps[p->n_steps - 1].extra = RF__XOWNER;
+    return RF_OK;
 }
 
 static int is_int_dtype(rf_dtype d)

@@ -198,7 +198,12 @@ static rf_status finalize(rf__xplan *p)
             if (dnnl_memory_create(&a->mem, &a->md, p->eng, ptr) != dnnl_success)
                 return rf__error(p->ctx, RF_INTERNAL, -1, "oneDNN could not bind a tensor");
         }
-        for (uint32_t k = 0; k < st->n_io; k++) st->ptr[k] = p->t[st->io[k]].data;
+        for (uint32_t k = 0; k < st->n_io; k++) {
+            st->ptr[k] = p->t[st->io[k]].data;
+            if (!st->ptr[k] && st->cfn)
+                return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': tensor without storage",
+                                 g->layers[st->layer].name);
+        }
     }
     return RF_OK;
 }
@@ -265,6 +270,10 @@ rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, doub
     dnnl_exec_arg_t args[32];
     for (size_t s = 0; s < p->n_steps; s++) {
         const rf__xstep *st = &p->steps[s];
+        if (st->extra == RF__XOWNER) {
+            if (step_s) step_s[s] = 0;
+            continue;
+        }
         double t0 = clock(user);
         if (st->prim) {
             uint32_t n = st->n_args < 32 ? st->n_args : 32;
