@@ -382,3 +382,41 @@ RF_TEST(batchnorm_layernorm_softmax_reduce)
     }
     tg_free(&t);
 }
+
+/* A conv's output (oneDNN's layout) plus a per-channel [C,1,1] constant, and Gemm with a full
+ * [M,N] C and no transposes. */
+RF_TEST(blocked_plus_channel_broadcast_and_gemm_full_c)
+{
+    tg t = tg_new();
+    convp q = {1, 16, 6, 6, 32, 1, 1, 1, 1, 1, 1, 1, 0, 0, 6, 6};
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 16, 6, 6));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(32, 16, 1, 1));
+    uint32_t c = tens(&t, "c", 0, D(1, 32, 6, 6)), k = tens(&t, "k", RF_TENSOR_WEIGHT, D(32, 1, 1));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 32, 6, 6));
+    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(3, 4)),
+             bb = tens(&t, "bb", RF_TENSOR_WEIGHT, D(4, 5));
+    uint32_t cc = tens(&t, "cc", RF_TENSOR_WEIGHT, D(3, 5)),
+             z = tens(&t, "z", RF_TENSOR_OUTPUT, D(3, 5));
+    lay(&t, "Conv", IN(x, w), c);
+    uint32_t l1 = lay(&t, "Add", IN(c, k), y);
+    uint32_t l2 = lay(&t, "Gemm", IN(a, bb, cc), z);
+    if (run(&t)) {
+        RF_EXPECT_INT(t.p->layers[l1].measured, 1);
+        expect_measured(&t, l2, "onednn:matmul");
+        float *xv = vals(&t, x, 0), *wv = vals(&t, w, 0), *kv = vals(&t, k, 0);
+        float *av = vals(&t, a, 0), *bv = vals(&t, bb, 0), *cv = vals(&t, cc, 0);
+        float *gy = out(&t, y), *gz = out(&t, z), ry[32 * 36], rz[15];
+        conv_ref(&q, xv, wv, NULL, ry);
+        for (int i = 0; i < 32 * 36; i++) ry[i] += kv[i / 36];
+        for (int m = 0; m < 3; m++)
+            for (int n = 0; n < 5; n++) {
+                double acc = cv[m * 5 + n];
+                for (int j = 0; j < 4; j++) acc += (double)av[m * 4 + j] * bv[j * 5 + n];
+                rz[m * 5 + n] = (float)acc;
+            }
+        close_all("conv + channel", gy, ry, 32 * 36);
+        close_all("gemm full C", gz, rz, 15);
+        free(xv), free(wv), free(kv), free(av), free(bv), free(cv), free(gy), free(gz);
+    }
+    tg_free(&t);
+}

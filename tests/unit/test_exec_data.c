@@ -142,3 +142,58 @@ RF_TEST(split_views_shape)
     }
     tg_free(&t);
 }
+
+/* Resize (nearest, 2x), LayerNormalization over two axes, Softmax at opset 11 (coerced to 2-D),
+ * ReduceSum with constant axes and keepdims 0. */
+RF_TEST(resize_layernorm_axis_softmax_opset11_reducesum)
+{
+    tg t = tg_new();
+    t.g->opset = 11;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 2, 3, 4));
+    uint32_t rs = tens(&t, "rs", RF_TENSOR_OUTPUT, D(1, 2, 6, 8));
+    uint32_t g = tens(&t, "g", RF_TENSOR_WEIGHT, D(3, 4)),
+             b = tens(&t, "b", RF_TENSOR_WEIGHT, D(3, 4));
+    uint32_t ln = tens(&t, "ln", RF_TENSOR_OUTPUT, D(1, 2, 3, 4));
+    uint32_t sm = tens(&t, "sm", RF_TENSOR_OUTPUT, D(1, 2, 3, 4));
+    uint32_t ax = tens(&t, "ax", RF_TENSOR_WEIGHT, D(2));
+    rf_graph_set_values(t.ctx, t.g, ax, (const int64_t[]){-1, 1}, 2);
+    uint32_t rd = tens(&t, "rd", RF_TENSOR_OUTPUT, D(1, 3));
+    uint32_t l0 = lay(&t, "Resize", IN(x), rs);
+    uint32_t l1 = lay(&t, "LayerNormalization", IN(x, g, b), ln);
+    rf_graph_set_attr_int(t.ctx, t.g, l1, "axis", 2);
+    uint32_t l2 = lay(&t, "Softmax", IN(x), sm); /* opset 11: axis 1, rows of 12 */
+    uint32_t l3 = lay(&t, "ReduceSum", IN(x, ax), rd);
+    rf_graph_set_attr_int(t.ctx, t.g, l3, "keepdims", 0);
+    if (run(&t)) {
+        expect_measured(&t, l0, "onednn:resampling");
+        expect_measured(&t, l1, "onednn:layer_normalization");
+        expect_measured(&t, l2, "onednn:softmax");
+        expect_measured(&t, l3, "onednn:reduction");
+        float *xv = vals(&t, x, 0), *gv = vals(&t, g, 0), *bv = vals(&t, b, 0);
+        float rrs[96], rln[24], rsm[24], rrd[3] = {0, 0, 0};
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 8; j++)
+                    rrs[(c * 6 + i) * 8 + j] = xv[(c * 3 + i / 2) * 4 + j / 2];
+        for (int c = 0; c < 2; c++) {
+            const float *row = xv + c * 12;
+            double mu = 0, var = 0;
+            for (int k = 0; k < 12; k++) mu += row[k] / 12.0;
+            for (int k = 0; k < 12; k++) var += (row[k] - mu) * (row[k] - mu) / 12.0;
+            for (int k = 0; k < 12; k++)
+                rln[c * 12 + k] = (float)((row[k] - mu) / sqrt(var + 1e-5) * gv[k] + bv[k]);
+        }
+        double mx = -INFINITY, se = 0;
+        for (int k = 0; k < 24; k++) mx = xv[k] > mx ? xv[k] : mx;
+        for (int k = 0; k < 24; k++) se += exp(xv[k] - mx);
+        for (int k = 0; k < 24; k++) rsm[k] = (float)(exp(xv[k] - mx) / se);
+        for (int k = 0; k < 24; k++) rrd[k / 4 % 3] += xv[k];
+        float *o0 = out(&t, rs), *o1 = out(&t, ln), *o2 = out(&t, sm), *o3 = out(&t, rd);
+        close_all("resize", o0, rrs, 96);
+        close_all("layernorm axis 2", o1, rln, 24);
+        close_all("softmax opset 11", o2, rsm, 24);
+        close_all("reducesum", o3, rrd, 3);
+        free(xv), free(gv), free(bv), free(o0), free(o1), free(o2), free(o3);
+    }
+    tg_free(&t);
+}
