@@ -180,6 +180,7 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li);
 rf_status rf__xop_concat(rf__xplan *p, uint32_t li);
 rf_status rf__xop_transpose(rf__xplan *p, uint32_t li);
 rf_status rf__xop_resize(rf__xplan *p, uint32_t li);
+rf_status rf__xop_rnn(rf__xplan *p, uint32_t li); /* LSTM, GRU (op_rnn.c) */
 /* Plain C ops (op_c.c, op_c_data.c): views, Gather, Slice, Pad, Where, Expand, Split, Shape,
  * unary and n-ary elementwise fallbacks. *handled = 0 when the op type is not theirs. */
 rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled);

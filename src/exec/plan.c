@@ -231,6 +231,7 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     if (!strcmp(l->op_type, "Softmax") || !strcmp(l->op_type, "LogSoftmax"))
         return rf__xop_softmax(p, li);
     if (strcmp(l->op_type, "Concat") == 0) return rf__xop_concat(p, li);
+    if (!strcmp(l->op_type, "LSTM") || !strcmp(l->op_type, "GRU")) return rf__xop_rnn(p, li);
     if (strcmp(l->op_type, "Transpose") == 0) return rf__xop_transpose(p, li);
     if (!strcmp(l->op_type, "Resize") || !strcmp(l->op_type, "Upsample"))
         return rf__xop_resize(p, li);
@@ -257,8 +258,9 @@ static int layer_ready(rf__xplan *p, uint32_t li)
             return 0;
         }
     }
-    for (uint32_t o = 0; o < l->n_outputs; o++)
-        if (!rf__shape_full(&p->g->tensors[l->outputs[o]])) {
+    for (uint32_t o = 0; o < l->n_outputs; o++) /* an omitted optional output has no name */
+        if (!rf__shape_full(&p->g->tensors[l->outputs[o]]) &&
+            p->g->tensors[l->outputs[o]].name[0]) {
             rf__xnot(p, li, "shape of output '%s' unknown", p->g->tensors[l->outputs[o]].name);
             return 0;
         }

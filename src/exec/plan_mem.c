@@ -168,6 +168,7 @@ static rf_status finalize(rf__xplan *p)
         } else {
             x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
         }
+        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes); /* zeros (RNN bias) */
         if (x->fill && t < g->n_tensors) {
             uint64_t n = x->bytes / 4;
             rf_tensor_elems(&g->tensors[t], &n);
