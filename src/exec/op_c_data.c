@@ -275,6 +275,7 @@ rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
         rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
         rf__xt_define(p, Y, &md);
         p->t[Y].alias = xu;
+        p->t[Y].weight = p->t[xu].weight; /* a view of a weight is packed once too */
         uint32_t io[2] = {xu, Y};
         rf__xmeasured(p, li, "c:view");
         return rf__xstep_c(p, li, NULL, io, 2, 1, NULL);

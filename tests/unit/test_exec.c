@@ -67,6 +67,8 @@ RF_TEST(conv_depthwise_and_plain)
 {
     conv_case((convp){1, 8, 7, 7, 8, 3, 3, 8, 1, 1, 1, 1, 1, 1, 0, 0}, 1, 1, 1);
     conv_case((convp){1, 3, 12, 10, 16, 5, 3, 1, 2, 2, 1, 1, 2, 1, 0, 0}, 2, 1, 0);
+    conv_case((convp){1, 4, 8, 8, 8, 3, 3, 1, 2, 2, 1, 1, 0, 0, 0, 0}, 0, 0,
+              1); /* last row unused */
 }
 
 /* Conv -> Relu -> Add(skip) -> GlobalAveragePool -> Flatten: blocked layouts flow between
@@ -417,6 +419,32 @@ RF_TEST(blocked_plus_channel_broadcast_and_gemm_full_c)
         close_all("conv + channel", gy, ry, 32 * 36);
         close_all("gemm full C", gz, rz, 15);
         free(xv), free(wv), free(kv), free(av), free(bv), free(cv), free(gy), free(gz);
+    }
+    tg_free(&t);
+}
+
+/* A weight reached through a Reshape is still packed once before the passes (no timed
+ * reorder), and the conv reads it right. */
+RF_TEST(weight_through_view_is_packed_once)
+{
+    tg t = tg_new();
+    convp q = {1, 8, 5, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 5, 5};
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 8, 5, 5));
+    uint32_t wf = tens(&t, "wf", RF_TENSOR_WEIGHT, D(16, 72));
+    uint32_t w = tens(&t, "w", 0, D(16, 8, 3, 3)),
+             y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 16, 5, 5));
+    lay(&t, "Reshape", IN(wf), w);
+    uint32_t li = lay(&t, "Conv", IN(x, w), y);
+    ints(&t, li, "pads", D(1, 1, 1, 1));
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:convolution");
+        for (size_t e = 0; e < t.p->n_extra; e++)
+            RF_EXPECT(strstr(t.p->extra[e].name, "reorder:w") == NULL ||
+                      !strcmp(t.p->extra[e].name, "reorder:x"));
+        float *xv = vals(&t, x, 0), *wv = vals(&t, wf, 0), *got = out(&t, y), ref[16 * 25];
+        conv_ref(&q, xv, wv, NULL, ref);
+        close_all("conv via view", got, ref, 16 * 25);
+        free(xv), free(wv), free(got);
     }
     tg_free(&t);
 }
