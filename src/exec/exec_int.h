@@ -205,7 +205,8 @@ enum {
     RF__XB_OR,
     RF__XB_XOR,
     RF__XB_MOD,
-    RF__XB_WHERE
+    RF__XB_WHERE,
+    RF__XB_PRELU
 };
 /* ONNX op type to a C binary op, or -1. */
 int rf__xb_from_type(const char *op_type);

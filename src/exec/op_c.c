@@ -25,7 +25,8 @@ int rf__xb_from_type(const char *op)
                                         "Or",
                                         "Xor",
                                         "Mod",
-                                        "Where"};
+                                        "Where",
+                                        "PRelu"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(op, names[i])) return i;
     return -1;
@@ -76,6 +77,7 @@ static void bin_row(int op, float *restrict y, const float *restrict a, int64_t 
     case RF__XB_OR: RF__ROW((float)(x != 0 || z != 0)); break;
     case RF__XB_XOR: RF__ROW((float)((x != 0) != (z != 0))); break;
     case RF__XB_MOD: RF__ROW(z != 0 ? fmodf(x, z) : 0.0f); break;
+    case RF__XB_PRELU: RF__ROW(x < 0 ? z * x : x); break;
     default: break;
     }
 }

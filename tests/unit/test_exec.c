@@ -226,12 +226,13 @@ static void binary_case(const char *op, int swap, const char *kernel)
             int j = i / 20 % 3, l = i % 5;
             float p = av[i], q = bv[j * 5 + l];
             if (swap) p = bv[j * 5 + l], q = av[i];
-            ref[i] = !strcmp(op, "Add")   ? p + q
-                     : !strcmp(op, "Sub") ? p - q
-                     : !strcmp(op, "Mul") ? p * q
-                     : !strcmp(op, "Div") ? p / q
-                     : !strcmp(op, "Max") ? (p > q ? p : q)
-                                          : powf(fabsf(p), q);
+            ref[i] = !strcmp(op, "Add")     ? p + q
+                     : !strcmp(op, "Sub")   ? p - q
+                     : !strcmp(op, "Mul")   ? p * q
+                     : !strcmp(op, "Div")   ? p / q
+                     : !strcmp(op, "Max")   ? (p > q ? p : q)
+                     : !strcmp(op, "PRelu") ? (p < 0 ? q * p : p)
+                                            : powf(fabsf(p), q);
         }
         close_all(op, got, ref, 120);
         free(av), free(bv), free(got);
@@ -248,6 +249,7 @@ RF_TEST(binary_broadcast)
     binary_case("Sub", 1, "c:binary"); /* the broadcast operand first: C */
     binary_case("Div", 1, "c:binary");
     binary_case("Max", 0, "onednn:binary");
+    binary_case("PRelu", 0, "c:binary");
 }
 
 RF_TEST(where_and_pow)
