@@ -121,4 +121,33 @@ static inline void expect_measured(const tg *t, uint32_t li, const char *kernel)
     if (!t->p->layers[li].measured) fprintf(stderr, "  reason: %s\n", t->p->layers[li].reason);
 }
 
+/* Convolution parameters and the naive NCHW reference (groups, stride, dilation, pads). */
+typedef struct convp {
+    int64_t n, c, h, w, oc, kh, kw, g, sh, sw, dh, dw, pt, pl, oh, ow;
+} convp;
+
+static inline void conv_ref(const convp *q, const float *x, const float *w, const float *b,
+                            float *y)
+{
+    int64_t icg = q->c / q->g, ocg = q->oc / q->g;
+    for (int64_t n = 0; n < q->n; n++)
+        for (int64_t o = 0; o < q->oc; o++)
+            for (int64_t i = 0; i < q->oh; i++)
+                for (int64_t j = 0; j < q->ow; j++) {
+                    double acc = b ? b[o] : 0;
+                    int64_t grp = o / ocg;
+                    for (int64_t c = 0; c < icg; c++)
+                        for (int64_t u = 0; u < q->kh; u++)
+                            for (int64_t v = 0; v < q->kw; v++) {
+                                int64_t hi = i * q->sh - q->pt + u * q->dh;
+                                int64_t wi = j * q->sw - q->pl + v * q->dw;
+                                if (hi < 0 || hi >= q->h || wi < 0 || wi >= q->w) continue;
+                                acc += (double)
+                                           x[((n * q->c + grp * icg + c) * q->h + hi) * q->w + wi] *
+                                       w[((o * icg + c) * q->kh + u) * q->kw + v];
+                            }
+                    y[((n * q->oc + o) * q->oh + i) * q->ow + j] = (float)acc;
+                }
+}
+
 #endif
