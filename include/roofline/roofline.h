@@ -24,5 +24,6 @@
 #include "safetensors.h"
 #include "apr.h"
 #include "llm.h"
+#include "exec.h"
 
 #endif

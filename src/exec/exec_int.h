@@ -1,0 +1,214 @@
+/* exec_int.h — internals of the executor (src/exec): the plan (executor tensors, steps, arena),
+ * the op builders that turn a graph layer into steps, and the hooks the unit tests use to read
+ * tensors back. Steps are oneDNN primitives or plain C kernels; none of them times itself.
+ * Never installed; never included by cli/. */
+#ifndef RF_EXEC_INT_H
+#define RF_EXEC_INT_H
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "core/rf_int.h"
+#include "graph/graph_int.h"
+#include "roofline/exec.h"
+
+#define RF__XNONE UINT32_MAX          /* no tensor */
+#define RF__XSCRATCH (UINT32_MAX - 1) /* the shared oneDNN scratchpad, as a step argument */
+#define RF__XOWNER (-2)               /* rf__xstep.extra of a step that only owns outputs */
+
+/* An executor tensor: a graph tensor (index < g->n_tensors) or one the executor added (a copy
+ * in another layout). Every tensor holds float32 elements in the layout `md`. */
+typedef struct rf__xt {
+    uint32_t rank; /* 0 for a scalar (stored as 1 element) */
+    int64_t dims[RF_GRAPH_MAX_RANK];
+    int ready;             /* 1 once its shape and layout are known (produced or fed) */
+    dnnl_memory_desc_t md; /* layout of its bytes */
+    size_t bytes;          /* storage size */
+    uint32_t alias;        /* a view of another tensor's bytes (Reshape ...), or RF__XNONE */
+    int persistent;        /* own allocation for the whole run: weights, inputs, outputs */
+    int weight;            /* constant over the passes: weights, constants and their packed
+                              copies (layout copies made once, not timed) */
+    int fill;              /* a graph tensor given synthetic values before the passes (weights,
+                              constants, graph inputs) */
+    int positive;          /* synthetic values must be > 0 (variances) */
+    int integer;           /* synthetic values are small non-negative integers */
+    int used;              /* read or written directly by a step */
+    uint32_t copy_of;      /* a copy of this tensor in another layout (a packed weight, or
+                              an activation reordered for a consumer), or RF__XNONE */
+    dnnl_memory_desc_t copy_src_md; /* how copy_of's bytes are read for the copy */
+    int64_t first, last;            /* step indices of its first and last use (-1: none) */
+    size_t offset;                  /* arena offset (non-persistent roots) */
+    void *raw;                      /* persistent allocation (unaligned) */
+    float *data;                    /* its elements, resolved by rf__xplan_finalize */
+    uint32_t src;                   /* the graph tensor it stands for, or RF__XNONE */
+} rf__xt;
+
+/* A oneDNN argument of a step: the tensor and how its bytes are viewed. */
+typedef struct rf__xarg {
+    int id;     /* DNNL_ARG_* */
+    uint32_t t; /* tensor, or RF__XSCRATCH */
+    dnnl_memory_desc_t md;
+    dnnl_memory_t mem;
+} rf__xarg;
+
+typedef struct rf__xplan rf__xplan;
+typedef struct rf__xstep rf__xstep;
+typedef void (*rf__xcfn)(const rf__xstep *s);
+
+/* Parameters of the C kernels (op_c.c). */
+typedef struct rf__xcop {
+    int op;
+    uint32_t rank; /* iteration rank (output dims) */
+    int64_t dims[RF_GRAPH_MAX_RANK];
+    int64_t st[3][RF_GRAPH_MAX_RANK]; /* element strides of inputs over the output dims */
+    int64_t off;                      /* element offset of input 0 */
+    int64_t outer, inner, axis_n, n_idx;
+    float value;
+} rf__xcop;
+
+/* One step of a pass: the main work of a graph layer or a reorder the executor added. */
+struct rf__xstep {
+    uint32_t layer;        /* graph layer it belongs to */
+    int32_t extra;         /* index of the extra layer (reorder), -1 (the layer's own work) or
+                              RF__XOWNER (no work: keeps the layer's outputs allocated) */
+    dnnl_primitive_t prim; /* oneDNN step, or NULL */
+    rf__xarg *args;
+    uint32_t n_args;
+    rf__xcfn cfn; /* C step (NULL and no prim: nothing to run, a view) */
+    uint32_t *io; /* tensors a C step reads (first n_in) then writes */
+    uint32_t n_io, n_in;
+    float **ptr; /* resolved data of io[] */
+    rf__xcop c;
+};
+
+/* An extra layer's description (its timing comes from its step). */
+typedef struct rf__xextra {
+    char name[RF_NAME_MAX];
+    uint32_t before_layer;
+    double bytes;
+} rf__xextra;
+
+/* Per graph layer: how it runs. */
+typedef struct rf__xlayer {
+    int measured;
+    char reason[RF_TEXT_MAX];
+    char kernel[RF_NAME_MAX];
+} rf__xlayer;
+
+struct rf__xplan {
+    rf_ctx *ctx;
+    const rf_graph *g;
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    dnnl_primitive_attr_t attr; /* scratchpad mode user */
+    rf__xt *t;
+    size_t n_t, cap_t;
+    rf__xstep *steps;
+    size_t n_steps, cap_steps;
+    rf__xextra *extra;
+    size_t n_extra, cap_extra;
+    rf__xlayer *layers; /* g->n_layers */
+    size_t scratch_bytes;
+    void *scratch_raw, *arena_raw;
+    size_t arena_bytes;
+    uint64_t peak_bytes;
+    char note[RF_TEXT_MAX]; /* data-dependent inputs given */
+    size_t note_len;
+};
+
+/* ---- plan.c ---- */
+/* Build the plan of `g`: every layer's steps, tensor lifetimes, the arena; weights and inputs
+ * filled with synthetic values. RF_NOMEM, RF_RANGE (too big), RF_INTERNAL (oneDNN). */
+rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
+void rf__xplan_free(rf__xplan *p);
+/* Run every step once. step_s (n_steps entries) receives each step's time when not NULL; the
+ * clock is read just before and just after each step. */
+rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, double *step_s);
+/* Copy graph tensor `t` out as plain row-major float32 (n elements). RF_USAGE when it is not
+ * alive at the end of a pass (only inputs, weights and outputs are). */
+rf_status rf__xplan_read(rf__xplan *p, uint32_t t, float *out, uint64_t n);
+/* The synthetic values of graph tensor t of g (what rf__xplan_new fills it with). */
+void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, float *out,
+                    uint64_t n);
+
+/* ---- helpers for the op builders (plan.c) ---- */
+void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims);
+/* A new executor tensor (a copy of `like`'s shape); its index in *out. */
+rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out);
+/* Make the result of layer `li` output `o` a tensor of layout md (sets its size). */
+void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md);
+/* Tensor `t`, whose bytes read as `view` (NULL: its own layout; a view has the dims of `want`),
+ * in layout `want`: itself when view equals want, else a copy made by a reorder (a timed extra
+ * step before layer li; for weights, once before the run). Copies are shared between
+ * consumers. */
+rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
+                       const dnnl_memory_desc_t *want, uint32_t *use);
+/* Tensor `t` in plain row-major layout. */
+rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use);
+/* Create a oneDNN primitive descriptor for op_desc with the plan's attributes; 0 when oneDNN
+ * has no implementation (the caller falls back), 1 on success. */
+int rf__xpd(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd);
+/* Append a step running primitive pd (consumed) with args; the scratchpad is added. */
+rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
+                         const rf__xarg *args, uint32_t n_args);
+/* Append a C step over tensors io (n_in inputs first). */
+rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io, uint32_t n_io,
+                      uint32_t n_in, const rf__xcop *c);
+/* Mark layer li measured with `kernel`, or not measured with a reason. */
+void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel);
+void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...) RF__PRINTF(3, 4);
+/* Add a phrase to the inputs note (once per distinct text). */
+void rf__xnote(rf__xplan *p, const char *text);
+/* Attribute ints of a layer (count, or -1 when absent). */
+int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max);
+
+/* Left and right pads of a conv or pool over `sp` spatial dims (op_gemm.c): explicit `pads` or
+ * auto_pad, the right side completed so the output has its inferred size (covers ceil_mode). */
+void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out, const int64_t *k,
+               const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr);
+
+/* ---- the op builders: each returns RF_OK after adding steps or marking the layer not measured;
+ * errors are only RF_NOMEM / RF_INTERNAL. ---- */
+rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
+rf_status rf__xop_gemm(rf__xplan *p, uint32_t li);
+rf_status rf__xop_matmul(rf__xplan *p, uint32_t li);
+rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_pool(rf__xplan *p, uint32_t li);
+rf_status rf__xop_norm(rf__xplan *p, uint32_t li);
+rf_status rf__xop_softmax(rf__xplan *p, uint32_t li);
+rf_status rf__xop_reduce(rf__xplan *p, uint32_t li);
+rf_status rf__xop_concat(rf__xplan *p, uint32_t li);
+rf_status rf__xop_transpose(rf__xplan *p, uint32_t li);
+rf_status rf__xop_resize(rf__xplan *p, uint32_t li);
+rf_status rf__xop_rnn(rf__xplan *p, uint32_t li); /* LSTM, GRU (op_rnn.c) */
+/* Plain C ops (op_c.c, op_c_data.c): views, Gather, Slice, Pad, Where, Expand, Split, Shape,
+ * unary and n-ary elementwise fallbacks. *handled = 0 when the op type is not theirs. */
+rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op);
+rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled);
+
+/* C binary ops (rf__xcop.op for the n-ary kernel). */
+enum {
+    RF__XB_ADD,
+    RF__XB_SUB,
+    RF__XB_MUL,
+    RF__XB_DIV,
+    RF__XB_POW,
+    RF__XB_MAX,
+    RF__XB_MIN,
+    RF__XB_EQ,
+    RF__XB_GT,
+    RF__XB_LT,
+    RF__XB_GE,
+    RF__XB_LE,
+    RF__XB_AND,
+    RF__XB_OR,
+    RF__XB_XOR,
+    RF__XB_MOD,
+    RF__XB_WHERE,
+    RF__XB_PRELU
+};
+/* ONNX op type to a C binary op, or -1. */
+int rf__xb_from_type(const char *op_type);
+
+#endif

@@ -1,0 +1,259 @@
+/* op_c.c — the executor's plain C kernels, for what oneDNN has no primitive for: n-ary
+ * elementwise with NumPy broadcasting (Pow, Where, Mod, logic, and broadcasts oneDNN refuses)
+ * and unary math (Erf, Floor, ...). Inner loops are unit-stride or broadcast so the compiler
+ * vectorises them. Views, Gather, Slice, Pad and the other data ops are in op_c_data.c. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+int rf__xb_from_type(const char *op)
+{
+    static const char *const names[] = {"Add",
+                                        "Sub",
+                                        "Mul",
+                                        "Div",
+                                        "Pow",
+                                        "Max",
+                                        "Min",
+                                        "Equal",
+                                        "Greater",
+                                        "Less",
+                                        "GreaterOrEqual",
+                                        "LessOrEqual",
+                                        "And",
+                                        "Or",
+                                        "Xor",
+                                        "Mod",
+                                        "Where",
+                                        "PRelu"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(op, names[i])) return i;
+    return -1;
+}
+
+/* y[i] = a[i*sa] OP b[i*sb]; sa, sb in {0, 1} or any stride. */
+#define RF__ROW(EXPR)                                                                              \
+    do {                                                                                           \
+        if (sa == 1 && sb == 1)                                                                    \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                float x = a[i], z = b[i];                                                          \
+                y[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        else if (sa == 1 && sb == 0)                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                float x = a[i], z = b[0];                                                          \
+                y[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        else if (sa == 0 && sb == 1)                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                float x = a[0], z = b[i];                                                          \
+                y[i] = (EXPR);                                                                     \
+            }                                                                                      \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                float x = a[i * sa], z = b[i * sb];                                                \
+                y[i] = (EXPR);                                                                     \
+            }                                                                                      \
+    } while (0)
+
+static void bin_row(int op, float *restrict y, const float *restrict a, int64_t sa,
+                    const float *restrict b, int64_t sb, int64_t n)
+{
+    switch (op) {
+    case RF__XB_ADD: RF__ROW(x + z); break;
+    case RF__XB_SUB: RF__ROW(x - z); break;
+    case RF__XB_MUL: RF__ROW(x * z); break;
+    case RF__XB_DIV: RF__ROW(x / z); break;
+    case RF__XB_POW: RF__ROW(powf(x, z)); break;
+    case RF__XB_MAX: RF__ROW(x > z ? x : z); break;
+    case RF__XB_MIN: RF__ROW(x < z ? x : z); break;
+    case RF__XB_EQ: RF__ROW((float)(x == z)); break;
+    case RF__XB_GT: RF__ROW((float)(x > z)); break;
+    case RF__XB_LT: RF__ROW((float)(x < z)); break;
+    case RF__XB_GE: RF__ROW((float)(x >= z)); break;
+    case RF__XB_LE: RF__ROW((float)(x <= z)); break;
+    case RF__XB_AND: RF__ROW((float)(x != 0 && z != 0)); break;
+    case RF__XB_OR: RF__ROW((float)(x != 0 || z != 0)); break;
+    case RF__XB_XOR: RF__ROW((float)((x != 0) != (z != 0))); break;
+    case RF__XB_MOD: RF__ROW(z != 0 ? fmodf(x, z) : 0.0f); break;
+    case RF__XB_PRELU: RF__ROW(x < 0 ? z * x : x); break;
+    default: break;
+    }
+}
+
+static void where_row(float *restrict y, const float *c, int64_t sc, const float *a, int64_t sa,
+                      const float *b, int64_t sb, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = c[i * sc] != 0 ? a[i * sa] : b[i * sb];
+}
+
+/* The n-ary broadcast kernel: output dims c.dims (rank c.rank), input k at stride c.st[k]. */
+static void nary(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    uint32_t R = c->rank, nin = s->n_in;
+    float *y = s->ptr[nin];
+    int64_t n = c->dims[R - 1], idx[RF_GRAPH_MAX_RANK] = {0}, off[3] = {0, 0, 0}, outer = 1;
+    for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
+    for (int64_t o = 0; o < outer; o++, y += n) {
+        if (c->op == RF__XB_WHERE)
+            where_row(y, s->ptr[0] + off[0], c->st[0][R - 1], s->ptr[1] + off[1], c->st[1][R - 1],
+                      s->ptr[2] + off[2], c->st[2][R - 1], n);
+        else
+            bin_row(c->op, y, s->ptr[0] + off[0], c->st[0][R - 1], s->ptr[1] + off[1],
+                    c->st[1][R - 1], n);
+        for (int d = (int)R - 2; d >= 0; d--) { /* next outer index, offsets follow */
+            idx[d]++;
+            for (uint32_t k = 0; k < nin; k++) off[k] += c->st[k][d];
+            if (idx[d] < c->dims[d]) break;
+            for (uint32_t k = 0; k < nin; k++) off[k] -= c->st[k][d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* Element strides of tensor t over output dims yd[R] (0 where t broadcasts). */
+void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
+void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st)
+{
+    int64_t acc = 1;
+    for (int i = (int)R - 1; i >= 0; i--) {
+        int k = i - (int)(R - t->rank);
+        int64_t d = k >= 0 ? t->dims[k] : 1;
+        st[i] = d == 1 && yd[i] != 1 ? 0 : acc;
+        acc *= d;
+    }
+}
+
+rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t nin = op == RF__XB_WHERE ? 3 : 2, io[4];
+    if (l->n_inputs != nin) {
+        rf__xnot(p, li, "%s with %u inputs", l->op_type, l->n_inputs);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    uint32_t Y = l->outputs[0];
+    c.rank = p->t[Y].rank ? p->t[Y].rank : 1;
+    for (uint32_t i = 0; i < c.rank; i++) c.dims[i] = p->t[Y].rank ? p->t[Y].dims[i] : 1;
+    for (uint32_t k = 0; k < nin; k++) {
+        if (l->inputs[k] == RF_GRAPH_NO_TENSOR) {
+            rf__xnot(p, li, "%s with an omitted input", l->op_type);
+            return RF_OK;
+        }
+        RF_TRY(rf__xplain(p, li, l->inputs[k], &io[k]));
+        rf__xbstrides(&p->t[io[k]], c.rank, c.dims, c.st[k]);
+    }
+    io[nin] = Y;
+    rf__xmeasured(p, li, op == RF__XB_WHERE ? "c:where" : "c:binary");
+    return rf__xstep_c(p, li, nary, io, nin + 1, nin, &c);
+}
+
+/* ---- unary C kernels ---- */
+
+/* exp(x) for x <= 0 in plain arithmetic so the loop vectorises (no libm call): 2^n by the
+ * exponent bits, e^r by a degree-6 polynomial on |r| <= ln2/2; relative error ~2e-7. */
+static inline float exp_neg(float x)
+{
+    x = x < -87.0f ? -87.0f : x;
+    float n = x * 1.44269504f, fl = (float)(int32_t)n;
+    fl = fl > n ? fl - 1.0f : fl;             /* floor */
+    float k = n - fl > 0.5f ? fl + 1.0f : fl; /* nearest */
+    float r = x - k * 0.693145752f - k * 1.42860677e-6f;
+    float q = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f +
+                                                  r * (0.0416666418f + r * (0.00833336543f +
+                                                                            r * 0.00138828356f)))));
+    int32_t bits = ((int32_t)k + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return q * scale;
+}
+
+/* erf by Abramowitz and Stegun 7.1.26 (absolute error <= 1.5e-7), vectorisable. */
+static inline float erf_fast(float x)
+{
+    float a = fabsf(x), t = 1.0f / (1.0f + 0.3275911f * a);
+    float y =
+        1.0f -
+        t *
+            (0.254829592f +
+             t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f)))) *
+            exp_neg(-a * a);
+    return x < 0 ? -y : y;
+}
+enum { U_ERF, U_FLOOR, U_CEIL, U_SIGN, U_SOFTSIGN, U_HARDSIGMOID, U_SIN, U_COS, U_NOT, U_COPY };
+
+static void unary(const rf__xstep *s)
+{
+    const float *restrict x = s->ptr[0];
+    float *restrict y = s->ptr[1];
+    int64_t n = s->c.inner;
+    float a = s->c.value, b = (float)s->c.off * 1e-6f;
+    switch (s->c.op) {
+    case U_ERF:
+        for (int64_t i = 0; i < n; i++) y[i] = erf_fast(x[i]);
+        break;
+    case U_FLOOR:
+        for (int64_t i = 0; i < n; i++) y[i] = floorf(x[i]);
+        break;
+    case U_CEIL:
+        for (int64_t i = 0; i < n; i++) y[i] = ceilf(x[i]);
+        break;
+    case U_SIGN:
+        for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0));
+        break;
+    case U_SOFTSIGN:
+        for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + fabsf(x[i]));
+        break;
+    case U_HARDSIGMOID:
+        for (int64_t i = 0; i < n; i++) {
+            float v = a * x[i] + b;
+            y[i] = v < 0 ? 0 : v > 1 ? 1 : v;
+        }
+        break;
+    case U_SIN:
+        for (int64_t i = 0; i < n; i++) y[i] = sinf(x[i]);
+        break;
+    case U_COS:
+        for (int64_t i = 0; i < n; i++) y[i] = cosf(x[i]);
+        break;
+    case U_NOT:
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(x[i] == 0);
+        break;
+    default: memcpy(y, x, (size_t)n * sizeof *y); break;
+    }
+}
+
+rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
+{
+    static const char *const names[] = {"Erf",         "Floor", "Ceil", "Sign", "Softsign",
+                                        "HardSigmoid", "Sin",   "Cos",  "Not",  "Cast"};
+    const rf_layer *l = &p->g->layers[li];
+    int op = -1;
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(l->op_type, names[i])) op = i;
+    *handled = op >= 0;
+    if (op < 0) return RF_OK;
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "%s without input", l->op_type);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    uint32_t io[2];
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &io[0]));
+    io[1] = l->outputs[0];
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < p->t[io[0]].rank; i++) n *= (uint64_t)p->t[io[0]].dims[i];
+    c.inner = (int64_t)n;
+    const rf_attr *a = rf_layer_attr(l, "alpha"), *b = rf_layer_attr(l, "beta");
+    c.value = a && a->type == RF_ATTR_FLOAT ? (float)a->f : 0.2f;
+    c.off = (int64_t)((b && b->type == RF_ATTR_FLOAT ? b->f : 0.5) * 1e6);
+    rf__xmeasured(p, li, op == U_COPY ? "c:cast" : "c:unary");
+    return rf__xstep_c(p, li, unary, io, 2, 1, &c);
+}

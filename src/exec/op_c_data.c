@@ -1,0 +1,315 @@
+/* op_c_data.c — the executor's data-movement ops in plain C: views (Reshape, Flatten, Squeeze,
+ * Unsqueeze, Identity, Dropout: the output shares its input's bytes), Gather (indices wrap
+ * modulo the axis size: the values are synthetic), Slice, Split, Expand, Pad (constant), Shape
+ * and Size. Copies run row by row (memcpy when a row is contiguous). */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
+
+/* y (contiguous over c.dims) = x at offset c.off with element strides c.st[0]. */
+static void strided_copy(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    uint32_t R = c->rank;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t n = c->dims[R - 1], sx = c->st[0][R - 1], idx[RF_GRAPH_MAX_RANK] = {0}, off = c->off;
+    int64_t outer = 1;
+    for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
+    for (int64_t o = 0; o < outer; o++, y += n) {
+        const float *row = x + off;
+        if (sx == 1)
+            memcpy(y, row, (size_t)n * sizeof *y);
+        else
+            for (int64_t i = 0; i < n; i++) y[i] = row[i * sx];
+        for (int d = (int)R - 2; d >= 0; d--) {
+            idx[d]++;
+            off += c->st[0][d];
+            if (idx[d] < c->dims[d]) break;
+            off -= c->st[0][d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static void gather(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0], *ind = s->ptr[1];
+    float *y = s->ptr[2];
+    size_t row = (size_t)c->inner * sizeof *y;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t j = 0; j < c->n_idx; j++) {
+            int64_t k = (int64_t)ind[j] % c->axis_n;
+            if (k < 0) k += c->axis_n;
+            memcpy(y + (o * c->n_idx + j) * c->inner, x + (o * c->axis_n + k) * c->inner, row);
+        }
+}
+
+/* Pad: fill, then copy x (dims c.dims) into y at offset c.off with y's strides c.st[0]. */
+static void pad(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[1];
+    for (int64_t i = 0; i < c->n_idx; i++) y[i] = c->value;
+    uint32_t R = c->rank;
+    int64_t n = c->dims[R - 1], idx[RF_GRAPH_MAX_RANK] = {0}, off = c->off, outer = 1;
+    for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
+    for (int64_t o = 0; o < outer; o++, x += n) {
+        memcpy(y + off, x, (size_t)n * sizeof *x);
+        for (int d = (int)R - 2; d >= 0; d--) {
+            idx[d]++;
+            off += c->st[0][d];
+            if (idx[d] < c->dims[d]) break;
+            off -= c->st[0][d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static void fill_values(const rf__xstep *s)
+{
+    for (int64_t i = 0; i < s->c.n_idx; i++) s->ptr[s->n_in][i] = (float)s->c.dims[i];
+}
+
+static int is(const rf_layer *l, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(l->op_type, *names)) return 1;
+    return 0;
+}
+
+static void out_dims(const rf__xt *y, rf__xcop *c)
+{
+    c->rank = y->rank ? y->rank : 1;
+    for (uint32_t i = 0; i < c->rank; i++) c->dims[i] = y->rank ? y->dims[i] : 1;
+}
+
+static void plain_strides(const rf__xt *x, int64_t *st)
+{
+    int64_t acc = 1;
+    for (int i = (int)x->rank - 1; i >= 0; i--) st[i] = acc, acc *= x->dims[i];
+}
+
+/* Slice (opset >= 10 inputs, else attributes): starts, axes and steps; the output dims come
+ * from shape inference. Unknown starts are taken as 0 (noted). */
+static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    int64_t xs[RF_GRAPH_MAX_RANK], start[RF_GRAPH_MAX_RANK] = {0}, step[RF_GRAPH_MAX_RANK];
+    int64_t sv[RF_GRAPH_MAX_RANK], av[RF_GRAPH_MAX_RANK], tv[RF_GRAPH_MAX_RANK];
+    plain_strides(x, xs);
+    for (uint32_t i = 0; i < x->rank; i++) step[i] = 1;
+    int ns = -1, na = -1, nt = -1;
+    const rf_tensor *ts[4] = {NULL, NULL, NULL, NULL};
+    for (uint32_t k = 1; k < l->n_inputs && k <= 4; k++)
+        if (l->inputs[k] != RF_GRAPH_NO_TENSOR) ts[k - 1] = &p->g->tensors[l->inputs[k]];
+    if (l->n_inputs > 1) {
+        if (ts[0] && ts[0]->values && ts[0]->n_values <= RF_GRAPH_MAX_RANK)
+            ns = (int)ts[0]->n_values, memcpy(sv, ts[0]->values, (size_t)ns * 8);
+        if (ts[2] && ts[2]->values && ts[2]->n_values <= RF_GRAPH_MAX_RANK)
+            na = (int)ts[2]->n_values, memcpy(av, ts[2]->values, (size_t)na * 8);
+        if (ts[3] && ts[3]->values && ts[3]->n_values <= RF_GRAPH_MAX_RANK)
+            nt = (int)ts[3]->n_values, memcpy(tv, ts[3]->values, (size_t)nt * 8);
+    } else {
+        ns = rf__xints(l, "starts", sv, RF_GRAPH_MAX_RANK);
+        na = rf__xints(l, "axes", av, RF_GRAPH_MAX_RANK);
+    }
+    if (ns < 0) rf__xnote(p, "Slice starts not known: 0 used");
+    for (int i = 0; i < ns; i++) {
+        int64_t a = na == ns ? av[i] : i;
+        a = a < 0 ? a + (int64_t)x->rank : a;
+        if (a < 0 || a >= (int64_t)x->rank) continue;
+        int64_t d = x->dims[a], st = nt == ns ? tv[i] : 1, s0 = sv[i];
+        if (st == 0) st = 1;
+        s0 = s0 < 0 ? s0 + d : s0;
+        s0 = st > 0 ? (s0 < 0 ? 0 : s0 > d ? d : s0) : (s0 < 0 ? -1 : s0 > d - 1 ? d - 1 : s0);
+        start[a] = s0 < 0 ? 0 : s0;
+        step[a] = st;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    out_dims(&p->t[l->outputs[0]], &c);
+    if (c.rank != (x->rank ? x->rank : 1)) {
+        rf__xnot(p, li, "Slice output rank differs from its input");
+        return RF_OK;
+    }
+    for (uint32_t i = 0; i < x->rank; i++) {
+        c.st[0][i] = xs[i] * step[i];
+        c.off += start[i] * xs[i];
+        if (c.dims[i] && start[i] + (c.dims[i] - 1) * step[i] >= x->dims[i]) {
+            rf__xnot(p, li, "Slice bounds not known");
+            return RF_OK;
+        }
+    }
+    uint32_t io[2] = {xu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:slice");
+    return rf__xstep_c(p, li, strided_copy, io, 2, 1, &c);
+}
+
+static rf_status split(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int64_t axis = rf_layer_attr_int(l, "axis", 0), xs[RF_GRAPH_MAX_RANK], at = 0;
+    uint32_t r = p->t[xu].rank;
+    axis = axis < 0 ? axis + (int64_t)r : axis;
+    if (axis < 0 || axis >= (int64_t)r) {
+        rf__xnot(p, li, "Split axis out of range");
+        return RF_OK;
+    }
+    plain_strides(&p->t[xu], xs);
+    for (uint32_t o = 0; o < l->n_outputs; o++) {
+        rf__xcop c;
+        memset(&c, 0, sizeof c);
+        out_dims(&p->t[l->outputs[o]], &c);
+        memcpy(c.st[0], xs, sizeof xs);
+        c.off = at * xs[axis];
+        at += c.dims[axis];
+        uint32_t io[2] = {xu, l->outputs[o]};
+        RF_TRY(rf__xstep_c(p, li, strided_copy, io, 2, 1, &c));
+    }
+    rf__xmeasured(p, li, "c:split");
+    return RF_OK;
+}
+
+static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t iu, r = p->t[xu].rank;
+    int64_t axis = rf_layer_attr_int(l, "axis", 0);
+    axis = axis < 0 ? axis + (int64_t)r : axis;
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR || axis < 0 || axis >= (int64_t)r) {
+        rf__xnot(p, li, "Gather axis or indices not supported");
+        return RF_OK;
+    }
+    RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.outer = c.inner = c.n_idx = 1;
+    for (uint32_t i = 0; i < r; i++) {
+        if ((int64_t)i < axis)
+            c.outer *= p->t[xu].dims[i];
+        else if ((int64_t)i > axis)
+            c.inner *= p->t[xu].dims[i];
+    }
+    c.axis_n = p->t[xu].dims[axis];
+    for (uint32_t i = 0; i < p->t[iu].rank; i++) c.n_idx *= p->t[iu].dims[i];
+    if (c.axis_n <= 0) {
+        rf__xnot(p, li, "Gather from an empty axis");
+        return RF_OK;
+    }
+    if (!p->g->tensors[l->inputs[1]].values)
+        rf__xnote(p, "Gather indices synthetic (small integers, wrapped modulo the axis size)");
+    uint32_t io[3] = {xu, iu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:gather");
+    return rf__xstep_c(p, li, gather, io, 3, 2, &c);
+}
+
+static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf_attr *m = rf_layer_attr(l, "mode");
+    uint32_t Y = l->outputs[0], r = p->t[xu].rank;
+    int64_t pads[2 * RF_GRAPH_MAX_RANK], ys[RF_GRAPH_MAX_RANK];
+    int np = rf__xints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
+    if (np < 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR) {
+        const rf_tensor *t = &p->g->tensors[l->inputs[1]];
+        if (t->values && t->n_values <= 2 * RF_GRAPH_MAX_RANK) {
+            np = (int)t->n_values;
+            memcpy(pads, t->values, (size_t)np * sizeof *pads);
+        }
+    }
+    if ((m && m->type == RF_ATTR_STRING && strcmp(m->s, "constant")) || np != (int)(2 * r) || !r ||
+        p->t[Y].rank != r) {
+        rf__xnot(p, li, "Pad mode or pads not supported (constant mode with known pads only)");
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.rank = r;
+    plain_strides(&p->t[Y], ys);
+    c.n_idx = 1;
+    for (uint32_t i = 0; i < r; i++) {
+        if (pads[i] < 0 || pads[r + i] < 0) {
+            rf__xnot(p, li, "Pad with negative pads");
+            return RF_OK;
+        }
+        c.dims[i] = p->t[xu].dims[i];
+        c.st[0][i] = ys[i];
+        c.off += pads[i] * ys[i];
+        c.n_idx *= p->t[Y].dims[i];
+    }
+    uint32_t io[2] = {xu, Y};
+    rf__xmeasured(p, li, "c:pad");
+    return rf__xstep_c(p, li, pad, io, 2, 1, &c);
+}
+
+rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
+{
+    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
+                                        "Identity", "Dropout", "View",    NULL};
+    static const char *const data[] = {"Gather", "Slice", "Split", "Expand",
+                                       "Pad",    "Shape", "Size",  NULL};
+    const rf_layer *l = &p->g->layers[li];
+    *handled = (is(l, views) && l->n_outputs == 1) || is(l, data);
+    if (!*handled) return RF_OK;
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
+        rf__xnot(p, li, "%s without input", l->op_type);
+        return RF_OK;
+    }
+    uint32_t xu, Y = l->outputs[0];
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
+    if (is(l, views)) {
+        uint64_t nx = 1, ny = 1;
+        for (uint32_t i = 0; i < p->t[xu].rank; i++) nx *= (uint64_t)p->t[xu].dims[i];
+        for (uint32_t i = 0; i < p->t[Y].rank; i++) ny *= (uint64_t)p->t[Y].dims[i];
+        if (nx != ny) {
+            rf__xnot(p, li, "%s changes the element count", l->op_type);
+            return RF_OK;
+        }
+        dnnl_memory_desc_t md;
+        rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
+        rf__xt_define(p, Y, &md);
+        p->t[Y].alias = xu;
+        p->t[Y].weight = p->t[xu].weight; /* a view of a weight is packed once too */
+        uint32_t io[2] = {xu, Y};
+        rf__xmeasured(p, li, "c:view");
+        return rf__xstep_c(p, li, NULL, io, 2, 1, NULL);
+    }
+    if (!strcmp(l->op_type, "Gather")) return gather_op(p, li, xu);
+    if (!strcmp(l->op_type, "Slice")) return slice(p, li, xu);
+    if (!strcmp(l->op_type, "Split")) return split(p, li, xu);
+    if (!strcmp(l->op_type, "Pad")) return pad_op(p, li, xu);
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    if (!strcmp(l->op_type, "Expand")) {
+        out_dims(&p->t[Y], &c);
+        rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
+        uint32_t io[2] = {xu, Y};
+        rf__xmeasured(p, li, "c:expand");
+        return rf__xstep_c(p, li, strided_copy, io, 2, 1, &c);
+    }
+    /* Shape / Size: the input's dims (or the values shape inference found). */
+    const rf_tensor *gy = &p->g->tensors[Y];
+    uint64_t n = 1;
+    rf_tensor_elems(gy, &n);
+    if (n > RF_GRAPH_MAX_RANK) {
+        rf__xnot(p, li, "%s output too long", l->op_type);
+        return RF_OK;
+    }
+    c.n_idx = (int64_t)n;
+    for (uint64_t i = 0; i < n; i++)
+        c.dims[i] = gy->values && gy->n_values == n ? gy->values[i]
+                                                    : (i < p->t[xu].rank ? p->t[xu].dims[i] : 0);
+    if (!strcmp(l->op_type, "Size")) {
+        c.dims[0] = 1;
+        for (uint32_t i = 0; i < p->t[xu].rank; i++) c.dims[0] *= p->t[xu].dims[i];
+    }
+    uint32_t io[2] = {xu, Y};
+    rf__xmeasured(p, li, "c:shape");
+    return rf__xstep_c(p, li, fill_values, io, 2, 1, &c);
+}

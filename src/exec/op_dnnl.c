@@ -1,0 +1,219 @@
+/* op_dnnl.c — the executor's per-element and broadcast layers on oneDNN: eltwise (ReLU, Clip,
+ * GELU, Sigmoid, Tanh, Exp, ...), binary with broadcasting (Add, Sub, Mul, Div, Max, Min,
+ * comparisons). They run in whatever layout their input arrived in (a conv's blocked layout
+ * stays blocked). A broadcast oneDNN cannot do falls back to the C kernel (op_c.c). */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+static float attr_f(const rf_layer *l, const char *name, float def)
+{
+    const rf_attr *a = rf_layer_attr(l, name);
+    if (!a) return def;
+    return a->type == RF_ATTR_FLOAT ? (float)a->f : a->type == RF_ATTR_INT ? (float)a->i : def;
+}
+
+/* The single known value of a layer input (a scalar with integer contents), or def. */
+static float input_scalar(const rf__xplan *p, const rf_layer *l, uint32_t i, float def, int *known)
+{
+    *known = 0;
+    if (i >= l->n_inputs || l->inputs[i] == RF_GRAPH_NO_TENSOR) return def;
+    const rf_tensor *t = &p->g->tensors[l->inputs[i]];
+    if (t->values && t->n_values == 1) {
+        *known = 1;
+        return (float)t->values[0];
+    }
+    return def;
+}
+
+static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float *a, float *b)
+{
+    static const struct {
+        const char *op;
+        dnnl_alg_kind_t alg;
+        float a, b;
+    } map[] = {
+        {"Relu", dnnl_eltwise_relu, 0, 0},
+        {"Sigmoid", dnnl_eltwise_logistic, 0, 0},
+        {"Tanh", dnnl_eltwise_tanh, 0, 0},
+        {"Exp", dnnl_eltwise_exp, 0, 0},
+        {"Log", dnnl_eltwise_log, 0, 0},
+        {"Sqrt", dnnl_eltwise_sqrt, 0, 0},
+        {"Abs", dnnl_eltwise_abs, 0, 0},
+        {"Gelu", dnnl_eltwise_gelu_erf, 0, 0},
+        {"Softplus", dnnl_eltwise_soft_relu, 0, 0},
+        {"Mish", dnnl_eltwise_mish, 0, 0},
+        {"HardSwish", dnnl_eltwise_hardswish, 0, 0},
+        {"Neg", dnnl_eltwise_linear, -1, 0},
+        {"Reciprocal", dnnl_eltwise_pow, 1, -1},
+        {"Round", dnnl_eltwise_round, 0, 0},
+        {"Swish", dnnl_eltwise_swish, 1, 0},
+        {"SiLU", dnnl_eltwise_swish, 1, 0},
+        {"Silu", dnnl_eltwise_swish, 1, 0},
+        {"LeakyRelu", dnnl_eltwise_relu, 0.01f, 0},
+        {"Elu", dnnl_eltwise_elu, 1, 0},
+        {"Clip", dnnl_eltwise_clip, 0, 0},
+        {"Pow", dnnl_eltwise_pow, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (strcmp(l->op_type, map[i].op)) continue;
+        *alg = map[i].alg, *a = map[i].a, *b = map[i].b;
+        if (!strcmp(l->op_type, "LeakyRelu") || !strcmp(l->op_type, "Elu"))
+            *a = attr_f(l, "alpha", *a);
+        if (!strcmp(l->op_type, "Gelu")) {
+            const rf_attr *ap = rf_layer_attr(l, "approximate");
+            if (ap && ap->type == RF_ATTR_STRING && !strcmp(ap->s, "tanh"))
+                *alg = dnnl_eltwise_gelu_tanh;
+        }
+        if (!strcmp(l->op_type, "Clip")) {
+            int k1 = 0, k2 = 0;
+            int has_min = l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR;
+            int has_max = l->n_inputs > 2 && l->inputs[2] != RF_GRAPH_NO_TENSOR;
+            *a = rf_layer_attr(l, "min") ? attr_f(l, "min", 0)
+                 : has_min               ? input_scalar(p, l, 1, 0, &k1)
+                                         : -3.4e38f;
+            *b = rf_layer_attr(l, "max") ? attr_f(l, "max", 0)
+                 : has_max               ? input_scalar(p, l, 2, 6, &k2)
+                                         : 3.4e38f;
+            if ((has_min && !k1 && !rf_layer_attr(l, "min")) ||
+                (has_max && !k2 && !rf_layer_attr(l, "max")))
+                rf__xnote(p, "Clip bounds given as float tensors: [0, 6] used");
+        }
+        if (!strcmp(l->op_type, "Pow")) {
+            uint64_t n = 0;
+            if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
+                !rf_tensor_elems(&p->g->tensors[l->inputs[1]], &n) || n != 1)
+                return 0; /* a tensor exponent: the C kernel */
+            int k = 0;
+            *b = input_scalar(p, l, 1, 2, &k);
+            if (!k) rf__xnote(p, "Pow exponents given as float tensors: 2 used");
+        }
+        return 1;
+    }
+    return 0;
+}
+
+rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled)
+{
+    const rf_layer *l = &p->g->layers[li];
+    dnnl_alg_kind_t alg;
+    float a, b;
+    *handled = 0;
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !elt_alg(p, l, &alg, &a, &b))
+        return RF_OK;
+    *handled = 1;
+    uint32_t X = l->inputs[0], Y = l->outputs[0];
+    dnnl_memory_desc_t md = p->t[X].md;
+    dnnl_eltwise_desc_t ed;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, alg, &md, a, b) !=
+            dnnl_success ||
+        !rf__xpd(p, &ed, &pd)) {
+        rf__xnot(p, li, "oneDNN has no eltwise for '%s'", l->op_type);
+        return RF_OK;
+    }
+    rf__xt_define(p, Y, &md);
+    rf__xarg args[2] = {{DNNL_ARG_SRC, X, md, NULL}, {DNNL_ARG_DST, Y, md, NULL}};
+    rf__xmeasured(p, li, "onednn:eltwise");
+    return rf__xstep_prim(p, li, -1, pd, args, 2);
+}
+
+static int bin_alg(const char *op, dnnl_alg_kind_t *alg, int *commutes)
+{
+    static const struct {
+        const char *op;
+        dnnl_alg_kind_t alg;
+        int commutes;
+    } map[] = {{"Add", dnnl_binary_add, 1},       {"Mul", dnnl_binary_mul, 1},
+               {"Sub", dnnl_binary_sub, 0},       {"Div", dnnl_binary_div, 0},
+               {"Max", dnnl_binary_max, 1},       {"Min", dnnl_binary_min, 1},
+               {"Equal", dnnl_binary_eq, 1},      {"Greater", dnnl_binary_gt, 0},
+               {"Less", dnnl_binary_lt, 0},       {"GreaterOrEqual", dnnl_binary_ge, 0},
+               {"LessOrEqual", dnnl_binary_le, 0}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(op, map[i].op)) {
+            *alg = map[i].alg, *commutes = map[i].commutes;
+            return 1;
+        }
+    return 0;
+}
+
+/* dims of tensor t right-aligned to rank R (leading 1s). */
+static void padded(const rf__xt *t, uint32_t R, int64_t *d)
+{
+    for (uint32_t i = 0; i < R; i++) d[i] = i < R - t->rank ? 1 : t->dims[i - (R - t->rank)];
+}
+
+rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled)
+{
+    const rf_layer *l = &p->g->layers[li];
+    dnnl_alg_kind_t alg;
+    int commutes;
+    *handled = 0;
+    int b = rf__xb_from_type(l->op_type);
+    if (b < 0) return RF_OK;
+    *handled = 1;
+    if (l->n_inputs != 2 || l->inputs[0] == RF_GRAPH_NO_TENSOR ||
+        l->inputs[1] == RF_GRAPH_NO_TENSOR || !bin_alg(l->op_type, &alg, &commutes))
+        return rf__xop_cbinary(p, li, b);
+    uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
+    uint32_t R = p->t[Y].rank ? p->t[Y].rank : 1;
+    int64_t ad[RF_GRAPH_MAX_RANK], bd[RF_GRAPH_MAX_RANK], yd[RF_GRAPH_MAX_RANK];
+    padded(&p->t[Y], R, yd);
+    padded(&p->t[A], R, ad);
+    padded(&p->t[B], R, bd);
+    int full_a = !memcmp(ad, yd, R * sizeof *yd), full_b = !memcmp(bd, yd, R * sizeof *yd);
+    dnnl_memory_desc_t pa;
+    rf__xmd_plain(&pa, p->t[A].rank, p->t[A].dims);
+    int a_plain_b_not = full_a && full_b && dnnl_memory_desc_equal(&pa, &p->t[A].md) &&
+                        p->t[B].rank == R && !dnnl_memory_desc_equal(&p->t[B].md, &pa);
+    /* src0 sets the layout: the full operand, and of two, the one not plain (no reorder) */
+    if (((!full_a && full_b) || a_plain_b_not) && commutes) {
+        uint32_t t = A;
+        A = B, B = t;
+        memcpy(ad, bd, sizeof ad);
+        padded(&p->t[B], R, bd);
+        full_a = 1, full_b = !memcmp(bd, yd, R * sizeof *yd);
+    }
+    if (!full_a) return rf__xop_cbinary(p, li, b);
+    dnnl_memory_desc_t m0, m1, a_plain, b_plain;
+    rf__xmd_plain(&a_plain, R, ad);
+    rf__xmd_plain(&b_plain, R, bd);
+    m0 = p->t[A].rank == R ? p->t[A].md : a_plain;
+    m1 = full_b ? m0 : b_plain;
+    dnnl_binary_desc_t bdsc;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
+        !rf__xpd(p, &bdsc, &pd)) {
+        m0 = a_plain; /* a blocked src0 with a broadcast src1: try plain, then the C kernel */
+        m1 = full_b ? a_plain : b_plain;
+        if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
+            !rf__xpd(p, &bdsc, &pd))
+            return rf__xop_cbinary(p, li, b);
+    }
+    uint32_t au = A, bu = B;
+    rf_status st = RF_OK;
+    if (!dnnl_memory_desc_equal(&m0, &p->t[A].md)) {
+        st = rf__xplain(p, li, A, &au);
+        if (st == RF_OK && !dnnl_memory_desc_equal(&m0, &a_plain))
+            st = rf__xconvert(p, li, au, &a_plain, &m0, &au);
+    }
+    if (st == RF_OK && !dnnl_memory_desc_equal(&m1, &p->t[B].md)) {
+        st = rf__xplain(p, li, B, &bu);
+        if (st == RF_OK && !dnnl_memory_desc_equal(&m1, &b_plain))
+            st = rf__xconvert(p, li, bu, &b_plain, &m1, &bu);
+    }
+    if (st != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    if (p->t[Y].rank == R)
+        rf__xt_define(p, Y, &m0);
+    else
+        rf__xt_define(p, Y, &a_plain); /* a scalar output: one element either way */
+    rf__xarg args[3] = {{DNNL_ARG_SRC_0, au, m0, NULL},
+                        {DNNL_ARG_SRC_1, bu, m1, NULL},
+                        {DNNL_ARG_DST, Y, m0, NULL}};
+    rf__xmeasured(p, li, "onednn:binary");
+    return rf__xstep_prim(p, li, -1, pd, args, 3);
+}

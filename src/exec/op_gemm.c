@@ -1,0 +1,230 @@
+/* op_gemm.c — the executor's matrix layers on oneDNN: Conv (1-D to 3-D, groups, depthwise,
+ * stride, dilation, explicit or automatic pads) with the layouts oneDNN picks (format `any`),
+ * Gemm (transA/transB, bias) and MatMul (batched, broadcast batch dims) as oneDNN matmul.
+ * Weights are packed once before the passes; activations are reordered by timed extra steps. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out, const int64_t *k,
+               const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr)
+{
+    int64_t pads[2 * RF_GRAPH_MAX_RANK] = {0};
+    int np = rf__xints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
+    const rf_attr *ap = rf_layer_attr(l, "auto_pad");
+    const char *mode = ap && ap->type == RF_ATTR_STRING ? ap->s : "NOTSET";
+    for (int i = 0; i < sp; i++) {
+        int64_t total = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i];
+        if (!strcmp(mode, "SAME_UPPER"))
+            pl[i] = total > 0 ? total / 2 : 0;
+        else if (!strcmp(mode, "SAME_LOWER"))
+            pl[i] = total > 0 ? total - total / 2 : 0;
+        else
+            pl[i] = np == 2 * sp ? pads[i] : 0;
+        pr[i] = total - pl[i];
+    }
+}
+
+static void spatial_attr(const rf_layer *l, const char *name, int sp, int64_t def, int64_t *v)
+{
+    int64_t tmp[RF_GRAPH_MAX_RANK];
+    int n = rf__xints(l, name, tmp, RF_GRAPH_MAX_RANK);
+    for (int i = 0; i < sp; i++) v[i] = n == sp ? tmp[i] : def;
+}
+
+rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "Conv without weights");
+        return RF_OK;
+    }
+    uint32_t X = l->inputs[0], W = l->inputs[1], Y = l->outputs[0];
+    uint32_t B = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
+    const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
+    int r = (int)x->rank, sp = r - 2;
+    int64_t g = rf_layer_attr_int(l, "group", 1);
+    if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
+        w->dims[0] % g) {
+        rf__xnot(p, li, "Conv shape not supported (input rank %d, group %lld)", r, (long long)g);
+        return RF_OK;
+    }
+    int64_t k[3], s[3], d[3], pl[3], pr[3];
+    for (int i = 0; i < sp; i++) k[i] = w->dims[2 + i];
+    spatial_attr(l, "strides", sp, 1, s);
+    spatial_attr(l, "dilations", sp, 1, d);
+    rf__xpads(l, sp, x->dims + 2, y->dims + 2, k, s, d, pl, pr);
+    dnnl_dims_t xd, wd, yd, st, dl, pdl, pdr;
+    for (int i = 0; i < r; i++) xd[i] = x->dims[i], yd[i] = y->dims[i];
+    int wr = g > 1 ? r + 1 : r;
+    if (g > 1) {
+        wd[0] = g, wd[1] = w->dims[0] / g, wd[2] = w->dims[1];
+        for (int i = 0; i < sp; i++) wd[3 + i] = k[i];
+    } else {
+        for (int i = 0; i < r; i++) wd[i] = w->dims[i];
+    }
+    for (int i = 0; i < sp; i++) st[i] = s[i], dl[i] = d[i] - 1, pdl[i] = pl[i], pdr[i] = pr[i];
+    dnnl_memory_desc_t xa, wa, ya, bm, wplain;
+    dnnl_memory_desc_init_by_tag(&xa, r, xd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wa, wr, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
+    rf__xmd_plain(&bm, 1, (const int64_t[]){w->dims[0]});
+    int64_t wdims[RF_GRAPH_MAX_RANK + 1];
+    for (int i = 0; i < wr; i++) wdims[i] = wd[i];
+    rf__xmd_plain(&wplain, (uint32_t)wr, wdims);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_dilated_convolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
+            B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
+        !rf__xpd(p, &cd, &pd)) {
+        rf__xnot(p, li, "oneDNN has no convolution for these parameters");
+        return RF_OK;
+    }
+    dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    uint32_t xu, wu, bu = 0;
+    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
+    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, &wplain, &wm, &wu);
+    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
+    if (st0 != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st0;
+    }
+    rf__xt_define(p, Y, &ym);
+    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                     {DNNL_ARG_DST, Y, ym, NULL},
+                     {DNNL_ARG_BIAS, bu, bm, NULL}};
+    rf__xmeasured(p, li, "onednn:convolution");
+    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+}
+
+/* Strided 2-D (or batched) view of a plain tensor's bytes: dims d[n], element strides s[n]. */
+static void md_strided(dnnl_memory_desc_t *md, int n, const dnnl_dim_t *d, const dnnl_dim_t *s)
+{
+    dnnl_dims_t dd = {0}, ss = {0};
+    for (int i = 0; i < n; i++) dd[i] = d[i], ss[i] = s[i];
+    memset(md, 0, sizeof *md);
+    dnnl_memory_desc_init_by_strides(md, n, dd, dnnl_f32, ss);
+}
+
+/* A oneDNN matmul step: A viewed as am (plain bytes of tensor A), B as bm (packed when a
+ * weight), optional bias C viewed as cm, output Y viewed as ym. */
+static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_memory_desc_t *am,
+                             uint32_t Bt, const dnnl_memory_desc_t *bm, uint32_t C,
+                             const dnnl_memory_desc_t *cm, uint32_t Y, const dnnl_memory_desc_t *ym)
+{
+    dnnl_memory_desc_t bw = *bm;
+    if (p->t[Bt].weight)
+        dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_matmul_desc_init(&md, am, &bw, C != RF__XNONE ? cm : NULL, ym) != dnnl_success ||
+        !rf__xpd(p, &md, &pd)) {
+        rf__xnot(p, li, "oneDNN has no matmul for these shapes");
+        return RF_OK;
+    }
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    uint32_t au, bu, cu = 0;
+    rf_status st = rf__xplain(p, li, A, &au);
+    if (st == RF_OK) st = rf__xplain(p, li, Bt, &bu);
+    if (st == RF_OK && !dnnl_memory_desc_equal(&wm, bm)) st = rf__xconvert(p, li, bu, bm, &wm, &bu);
+    if (st == RF_OK && C != RF__XNONE) st = rf__xplain(p, li, C, &cu);
+    if (st != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    dnnl_memory_desc_t yplain;
+    rf__xmd_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
+    rf__xt_define(p, Y, &yplain);
+    rf__xarg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
+                     {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                     {DNNL_ARG_DST, Y, *ym, NULL},
+                     {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    rf__xmeasured(p, li, "onednn:matmul");
+    return rf__xstep_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
+}
+
+rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "Gemm without B");
+        return RF_OK;
+    }
+    uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
+    uint32_t C = l->n_inputs > 2 && l->inputs[2] != RF_GRAPH_NO_TENSOR ? l->inputs[2] : RF__XNONE;
+    const rf__xt *a = &p->t[A], *b = &p->t[B], *y = &p->t[Y];
+    if (a->rank != 2 || b->rank != 2 || y->rank != 2) {
+        rf__xnot(p, li, "Gemm operands are not 2-D");
+        return RF_OK;
+    }
+    int ta = rf_layer_attr_int(l, "transA", 0) != 0, tb = rf_layer_attr_int(l, "transB", 0) != 0;
+    dnnl_dim_t M = y->dims[0], N = y->dims[1], K = ta ? a->dims[0] : a->dims[1];
+    dnnl_memory_desc_t am, bm, cm, ym;
+    memset(&cm, 0, sizeof cm);
+    md_strided(&am, 2, (dnnl_dim_t[]){M, K}, ta ? (dnnl_dim_t[]){1, M} : (dnnl_dim_t[]){K, 1});
+    md_strided(&bm, 2, (dnnl_dim_t[]){K, N}, tb ? (dnnl_dim_t[]){1, K} : (dnnl_dim_t[]){N, 1});
+    md_strided(&ym, 2, (dnnl_dim_t[]){M, N}, (dnnl_dim_t[]){N, 1});
+    if (C != RF__XNONE) {
+        const rf__xt *c = &p->t[C];
+        dnnl_dim_t cd[2] = {1, 1};
+        if (c->rank == 2)
+            cd[0] = c->dims[0], cd[1] = c->dims[1];
+        else if (c->rank == 1)
+            cd[1] = c->dims[0];
+        md_strided(&cm, 2, cd, (dnnl_dim_t[]){cd[1], 1});
+    }
+    return matmul_step(p, li, A, &am, B, &bm, C, &cm, Y, &ym);
+}
+
+rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_inputs < 2 || l->inputs[0] == RF_GRAPH_NO_TENSOR ||
+        l->inputs[1] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "MatMul without two operands");
+        return RF_OK;
+    }
+    uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
+    const rf__xt *a = &p->t[A], *b = &p->t[B];
+    /* ONNX numpy.matmul: 1-D A is [1, K], 1-D B is [K, 1]; batch dims broadcast. */
+    dnnl_dim_t ad[RF_GRAPH_MAX_RANK + 1], bd[RF_GRAPH_MAX_RANK + 1], yd[RF_GRAPH_MAX_RANK + 1];
+    int ra = a->rank ? (int)a->rank : 1, rb = b->rank ? (int)b->rank : 1;
+    if (ra == 1)
+        ad[0] = 1, ad[1] = a->dims[0], ra = 2;
+    else
+        for (int i = 0; i < ra; i++) ad[i] = a->dims[i];
+    if (rb == 1)
+        bd[0] = b->dims[0], bd[1] = 1, rb = 2;
+    else
+        for (int i = 0; i < rb; i++) bd[i] = b->dims[i];
+    int R = ra > rb ? ra : rb;
+    if (R > 6) {
+        rf__xnot(p, li, "MatMul of rank %d", R);
+        return RF_OK;
+    }
+    dnnl_dim_t A2[8] = {0}, B2[8] = {0}, as[8], bs[8], ys[8];
+    for (int i = 0; i < R; i++) {
+        A2[i] = i < R - ra ? 1 : ad[i - (R - ra)];
+        B2[i] = i < R - rb ? 1 : bd[i - (R - rb)];
+    }
+    for (int i = 0; i < R - 2; i++) yd[i] = A2[i] > B2[i] ? A2[i] : B2[i];
+    yd[R - 2] = A2[R - 2], yd[R - 1] = B2[R - 1];
+    if (A2[R - 1] != B2[R - 2]) {
+        rf__xnot(p, li, "MatMul inner dimensions differ");
+        return RF_OK;
+    }
+    dnnl_dim_t acc[3] = {1, 1, 1};
+    for (int i = R - 1; i >= 0; i--) {
+        as[i] = acc[0], bs[i] = acc[1], ys[i] = acc[2];
+        acc[0] *= A2[i], acc[1] *= B2[i], acc[2] *= yd[i];
+    }
+    dnnl_memory_desc_t am, bm, ym;
+    md_strided(&am, R, A2, as);
+    md_strided(&bm, R, B2, bs);
+    md_strided(&ym, R, yd, ys);
+    return matmul_step(p, li, A, &am, B, &bm, RF__XNONE, NULL, Y, &ym);
+}

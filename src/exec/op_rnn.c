@@ -1,0 +1,128 @@
+/* op_rnn.c — the executor's recurrent layers on oneDNN: ONNX LSTM and GRU (forward, reverse,
+ * bidirectional; linear_before_reset GRU as oneDNN's LBR GRU). The ONNX weight bytes are viewed
+ * in oneDNN's gate order (i, f, c, o for LSTM; u, r, o for GRU) and packed once: the same work
+ * as ONNX's order, and the values are synthetic anyway. Bidirectional outputs come out
+ * concatenated per step ([T, N, 2H] bytes in Y's [T, 2, N, H] storage). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+static void md_s(dnnl_memory_desc_t *md, int n, const int64_t *d, const int64_t *s)
+{
+    dnnl_dims_t dd = {0}, ss = {0};
+    for (int i = 0; i < n; i++) dd[i] = d[i], ss[i] = s[i];
+    memset(md, 0, sizeof *md);
+    dnnl_memory_desc_init_by_strides(md, n, dd, dnnl_f32, ss);
+}
+
+static uint32_t opt_in(const rf_layer *l, uint32_t i)
+{
+    return i < l->n_inputs ? l->inputs[i] : RF_GRAPH_NO_TENSOR;
+}
+
+static uint32_t opt_out(const rf__xplan *p, const rf_layer *l, uint32_t i)
+{
+    if (i >= l->n_outputs) return RF_GRAPH_NO_TENSOR;
+    uint32_t t = l->outputs[i];
+    return p->g->tensors[t].name[0] ? t : RF_GRAPH_NO_TENSOR;
+}
+
+rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int lstm = !strcmp(l->op_type, "LSTM");
+    int lbr = !lstm && rf_layer_attr_int(l, "linear_before_reset", 0) != 0;
+    int64_t G = lstm ? 4 : 3;
+    uint32_t X = opt_in(l, 0), W = opt_in(l, 1), R = opt_in(l, 2), B = opt_in(l, 3);
+    uint32_t H0 = opt_in(l, 5), C0 = lstm ? opt_in(l, 6) : RF_GRAPH_NO_TENSOR;
+    uint32_t Y = opt_out(p, l, 0), YH = opt_out(p, l, 1),
+             YC = lstm ? opt_out(p, l, 2) : RF_GRAPH_NO_TENSOR;
+    if (X == RF_GRAPH_NO_TENSOR || W == RF_GRAPH_NO_TENSOR || R == RF_GRAPH_NO_TENSOR ||
+        Y == RF_GRAPH_NO_TENSOR || p->t[X].rank != 3 || p->t[W].rank != 3 ||
+        rf_layer_attr_int(l, "layout", 0) != 0 || rf_layer_attr(l, "activations")) {
+        rf__xnot(p, li, "%s without Y, batch-first, or with custom activations", l->op_type);
+        return RF_OK;
+    }
+    int64_t T = p->t[X].dims[0], N = p->t[X].dims[1], I = p->t[X].dims[2];
+    int64_t D = p->t[W].dims[0], Hd = p->t[W].dims[1] / G;
+    const rf_attr *da = rf_layer_attr(l, "direction");
+    const char *dir = da && da->type == RF_ATTR_STRING ? da->s : "forward";
+    dnnl_rnn_direction_t dn = !strcmp(dir, "reverse")         ? dnnl_unidirectional_right2left
+                              : !strcmp(dir, "bidirectional") ? dnnl_bidirectional_concat
+                                                              : dnnl_unidirectional_left2right;
+    if (p->t[W].dims[1] != G * Hd || D != (dn == dnnl_bidirectional_concat ? 2 : 1)) {
+        rf__xnot(p, li, "%s weights do not match its direction", l->op_type);
+        return RF_OK;
+    }
+    if (opt_in(l, 4) != RF_GRAPH_NO_TENSOR)
+        rf__xnote(p, "RNN sequence_lens ignored: every sequence runs its full length");
+    int iter = H0 != RF_GRAPH_NO_TENSOR && (!lstm || C0 != RF_GRAPH_NO_TENSOR);
+    int diter = YH != RF_GRAPH_NO_TENSOR && (!lstm || YC != RF_GRAPH_NO_TENSOR);
+    int64_t gb = lbr ? 4 : G;
+    dnnl_memory_desc_t src, dst, si, wl_view, wi_view, wl_any, wi_any, bias;
+    md_s(&src, 3, (int64_t[]){T, N, I}, (int64_t[]){N * I, I, 1});
+    md_s(&dst, 3, (int64_t[]){T, N, D * Hd}, (int64_t[]){N * D * Hd, D * Hd, 1});
+    md_s(&si, 4, (int64_t[]){1, D, N, Hd}, (int64_t[]){D * N * Hd, N * Hd, Hd, 1});
+    md_s(&wl_view, 5, (int64_t[]){1, D, I, G, Hd},
+         (int64_t[]){D * G * Hd * I, G * Hd * I, 1, Hd * I, I});
+    md_s(&wi_view, 5, (int64_t[]){1, D, Hd, G, Hd},
+         (int64_t[]){D * G * Hd * Hd, G * Hd * Hd, 1, Hd * Hd, Hd});
+    md_s(&bias, 4, (int64_t[]){1, D, gb, Hd}, (int64_t[]){D * 2 * G * Hd, 2 * G * Hd, Hd, 1});
+    dnnl_memory_desc_init_by_tag(&wl_any, 5, wl_view.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wi_any, 5, wi_view.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_t bdense; /* oneDNN 2.6 wants a dense bias, always given */
+    md_s(&bdense, 4, (int64_t[]){1, D, gb, Hd}, (int64_t[]){D * gb * Hd, gb * Hd, Hd, 1});
+    const dnnl_memory_desc_t *bp = &bdense;
+    dnnl_rnn_desc_t rd;
+    dnnl_status_t ds;
+    if (lstm)
+        ds = dnnl_lstm_forward_desc_init(&rd, dnnl_forward_inference, dn, &src, iter ? &si : NULL,
+                                         iter ? &si : NULL, &wl_any, &wi_any, bp, &dst,
+                                         diter ? &si : NULL, diter ? &si : NULL, 0);
+    else if (lbr)
+        ds =
+            dnnl_lbr_gru_forward_desc_init(&rd, dnnl_forward_inference, dn, &src, iter ? &si : NULL,
+                                           &wl_any, &wi_any, bp, &dst, diter ? &si : NULL, 0);
+    else
+        ds = dnnl_gru_forward_desc_init(&rd, dnnl_forward_inference, dn, &src, iter ? &si : NULL,
+                                        &wl_any, &wi_any, bp, &dst, diter ? &si : NULL, 0);
+    dnnl_primitive_desc_t pd;
+    if (ds != dnnl_success || !rf__xpd(p, &rd, &pd)) {
+        rf__xnot(p, li, "oneDNN has no %s for these shapes", l->op_type);
+        return RF_OK;
+    }
+    dnnl_memory_desc_t wl = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_desc_t wi = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
+    rf__xarg a[9];
+    uint32_t n = 0, u;
+    rf_status st = rf__xplain(p, li, X, &u);
+    a[n++] = (rf__xarg){DNNL_ARG_SRC_LAYER, u, src, NULL};
+    if (st == RF_OK) st = rf__xconvert(p, li, W, &wl_view, &wl, &u);
+    a[n++] = (rf__xarg){DNNL_ARG_WEIGHTS_LAYER, u, wl, NULL};
+    if (st == RF_OK) st = rf__xconvert(p, li, R, &wi_view, &wi, &u);
+    a[n++] = (rf__xarg){DNNL_ARG_WEIGHTS_ITER, u, wi, NULL};
+    if (st == RF_OK && B != RF_GRAPH_NO_TENSOR) st = rf__xconvert(p, li, B, &bias, &bdense, &u);
+    if (st == RF_OK && B == RF_GRAPH_NO_TENSOR) { /* zeros, made once */
+        rf__xt like = {0};
+        st = rf__xt_add(p, &like, &u);
+        if (st == RF_OK) {
+            p->t[u].weight = p->t[u].fill = p->t[u].persistent = 1;
+            rf__xt_define(p, u, &bdense);
+        }
+    }
+    a[n++] = (rf__xarg){DNNL_ARG_BIAS, u, bdense, NULL};
+    if (st == RF_OK && iter)
+        st = rf__xplain(p, li, H0, &u), a[n++] = (rf__xarg){DNNL_ARG_SRC_ITER, u, si, NULL};
+    if (st == RF_OK && iter && lstm)
+        st = rf__xplain(p, li, C0, &u), a[n++] = (rf__xarg){DNNL_ARG_SRC_ITER_C, u, si, NULL};
+    if (st != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    a[n++] = (rf__xarg){DNNL_ARG_DST_LAYER, Y, dst, NULL};
+    if (diter) a[n++] = (rf__xarg){DNNL_ARG_DST_ITER, YH, si, NULL};
+    if (diter && lstm) a[n++] = (rf__xarg){DNNL_ARG_DST_ITER_C, YC, si, NULL};
+    rf__xmeasured(p, li, lstm ? "onednn:lstm" : lbr ? "onednn:lbr_gru" : "onednn:gru");
+    return rf__xstep_prim(p, li, -1, pd, a, n);
+}

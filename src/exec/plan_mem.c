@@ -1,0 +1,308 @@
+/* plan_mem.c — the executor's memory and one pass: tensor lifetimes over the steps, one arena
+ * where a tensor's space is reused after its last consumer, weights and inputs filled with
+ * synthetic values and packed once, oneDNN memory objects bound, and running every step once.
+ * It never times more than one step at a time and never repeats passes (run.c does). */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/exec_int.h"
+
+rf_status rf__xplan_build(rf__xplan *p);
+
+static uint32_t root(const rf__xplan *p, uint32_t t)
+{
+    while (p->t[t].alias != RF__XNONE) t = p->t[t].alias;
+    return t;
+}
+
+void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, float *out,
+                    uint64_t n)
+{
+    const rf_tensor *gt = &g->tensors[t];
+    if (gt->values && gt->n_values == n) {
+        for (uint64_t i = 0; i < n; i++) out[i] = (float)gt->values[i];
+        return;
+    }
+    double scale = 1.0;
+    if ((gt->flags & RF_TENSOR_WEIGHT) && gt->rank >= 2 && gt->dims[0] > 0 &&
+        n / (uint64_t)gt->dims[0] > 0)
+        scale = sqrt(3.0 / (double)(n / (uint64_t)gt->dims[0]));
+    uint64_t s = 0x9E3779B97F4A7C15ull * (t + 1) + 0x2545F4914F6CDD1Dull;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0; /* [-1, 1) */
+        if (integer)
+            out[i] = (float)(i % 5);
+        else if (positive)
+            out[i] = (float)(0.5 + fabs(u));
+        else
+            out[i] = (float)(u * scale);
+    }
+}
+
+/* First and last step of every tensor's storage (aliases count for the tensor they view). */
+static void lifetimes(rf__xplan *p)
+{
+    for (size_t s = 0; s < p->n_steps; s++) {
+        const rf__xstep *st = &p->steps[s];
+        uint32_t n = st->prim ? st->n_args : st->n_io;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t t = st->prim ? st->args[k].t : st->io[k];
+            if (t == RF__XSCRATCH) continue;
+            p->t[t].used = 1;
+            uint32_t r = root(p, t);
+            p->t[r].used = 1;
+            if (p->t[r].first < 0) p->t[r].first = (int64_t)s;
+            p->t[r].last = (int64_t)s;
+        }
+    }
+    for (size_t t = 0; t < p->n_t; t++) /* a view that is a graph output keeps its bytes */
+        if (p->t[t].persistent && p->t[t].alias != RF__XNONE) p->t[root(p, t)].persistent = 1;
+}
+
+/* First-fit placement of the non-persistent roots, in order of first use. */
+static rf_status place(rf__xplan *p)
+{
+    size_t n = 0, *order = rf__calloc(p->ctx, 2 * p->n_t + 1, sizeof *order);
+    if (!order) return RF_NOMEM_ERR(p->ctx);
+    for (size_t t = 0; t < p->n_t; t++)
+        if (p->t[t].ready && !p->t[t].persistent && p->t[t].alias == RF__XNONE &&
+            p->t[t].first >= 0)
+            order[n++] = t;
+    for (size_t i = 1; i < n; i++) /* insertion sort by first use (already nearly sorted) */
+        for (size_t j = i; j > 0 && p->t[order[j - 1]].first > p->t[order[j]].first; j--) {
+            size_t tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    size_t *live = order + n; /* second half of the buffer */
+    for (size_t i = 0; i < n; i++) {
+        rf__xt *x = &p->t[order[i]];
+        size_t size = (x->bytes + 63) & ~(size_t)63, off = 0, m = 0;
+        for (size_t j = 0; j < i; j++) /* placed tensors still alive, by offset */
+            if (p->t[order[j]].last >= x->first) {
+                size_t k = m++;
+                for (; k > 0 && p->t[live[k - 1]].offset > p->t[order[j]].offset; k--)
+                    live[k] = live[k - 1];
+                live[k] = order[j];
+            }
+        for (size_t j = 0; j < m; j++) { /* lowest gap that fits */
+            const rf__xt *y = &p->t[live[j]];
+            if (off + size <= y->offset) break;
+            size_t end = y->offset + ((y->bytes + 63) & ~(size_t)63);
+            if (end > off) off = end;
+        }
+        x->offset = off;
+        if (off + size > p->arena_bytes) p->arena_bytes = off + size;
+    }
+    rf__free(p->ctx, order);
+    return RF_OK;
+}
+
+static void *aligned(void *raw)
+{
+    return (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+}
+
+static rf_status check_total(rf__xplan *p)
+{
+    double total = (double)p->arena_bytes + (double)p->scratch_bytes;
+    for (size_t t = 0; t < p->n_t; t++)
+        if (p->t[t].ready && p->t[t].persistent && p->t[t].alias == RF__XNONE)
+            total += (double)p->t[t].bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double phys = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
+    if (phys > 0 && total > 0.75 * phys)
+        return rf__error(p->ctx, RF_RANGE, -1,
+                         "the executor needs %.3g GB of float32 tensors; this machine has %.3g GB",
+                         total / 1e9, phys / 1e9);
+    return RF_OK;
+}
+
+/* Run a reorder once, outside the passes (weight packing, reading a tensor back). */
+static rf_status reorder_once(rf__xplan *p, const dnnl_memory_desc_t *from, void *src,
+                              const dnnl_memory_desc_t *to, void *dst)
+{
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t prim = NULL;
+    dnnl_memory_t a = NULL, b = NULL;
+    int ok =
+        dnnl_reorder_primitive_desc_create(&pd, from, p->eng, to, p->eng, NULL) == dnnl_success &&
+        dnnl_primitive_create(&prim, pd) == dnnl_success &&
+        dnnl_memory_create(&a, from, p->eng, src) == dnnl_success &&
+        dnnl_memory_create(&b, to, p->eng, dst) == dnnl_success;
+    if (ok) {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
+        ok = dnnl_primitive_execute(prim, p->strm, 2, args) == dnnl_success &&
+             dnnl_stream_wait(p->strm) == dnnl_success;
+    }
+    if (a) dnnl_memory_destroy(a);
+    if (b) dnnl_memory_destroy(b);
+    if (prim) dnnl_primitive_destroy(prim);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return ok ? RF_OK : rf__error(p->ctx, RF_INTERNAL, -1, "oneDNN reorder failed");
+}
+
+/* Allocate, fill and pack; bind the steps' arguments to their bytes. */
+static rf_status finalize(rf__xplan *p)
+{
+    const rf_graph *g = p->g;
+    RF_TRY(check_total(p));
+    p->arena_raw = rf__malloc(p->ctx, p->arena_bytes + 64);
+    p->scratch_raw = rf__malloc(p->ctx, p->scratch_bytes + 64);
+    if (!p->arena_raw || !p->scratch_raw) return RF_NOMEM_ERR(p->ctx);
+    p->peak_bytes = p->arena_bytes + p->scratch_bytes;
+    for (size_t t = 0; t < p->n_t; t++) {
+        rf__xt *x = &p->t[t];
+        if (!x->ready || x->alias != RF__XNONE) continue;
+        int needed = x->used || x->persistent;
+        for (size_t k = g->n_tensors; k < p->n_t && !needed; k++)
+            needed = p->t[k].copy_of == t && p->t[k].weight;
+        if (!needed) continue;
+        if (x->persistent) {
+            x->raw = rf__malloc(p->ctx, x->bytes + 64);
+            if (!x->raw) return RF_NOMEM_ERR(p->ctx);
+            x->data = aligned(x->raw);
+            if (x->used || t >= g->n_tensors) p->peak_bytes += x->bytes;
+        } else {
+            x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
+        }
+        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes); /* zeros (RNN bias) */
+        if (x->fill && t < g->n_tensors) {
+            uint64_t n = x->bytes / 4;
+            rf_tensor_elems(&g->tensors[t], &n);
+            rf__exec_synth(g, (uint32_t)t, x->positive, x->integer, x->data, n);
+        }
+    }
+    for (size_t t = 0; t < p->n_t; t++)
+        if (p->t[t].alias != RF__XNONE) p->t[t].data = p->t[root(p, (uint32_t)t)].data;
+    for (size_t t = g->n_tensors; t < p->n_t; t++) { /* pack weights, then drop unused plains */
+        rf__xt *x = &p->t[t];
+        if (x->weight && x->copy_of != RF__XNONE && x->data)
+            RF_TRY(reorder_once(p, &x->copy_src_md, p->t[x->copy_of].data, &x->md, x->data));
+    }
+    for (size_t t = 0; t < g->n_tensors; t++) {
+        rf__xt *x = &p->t[t];
+        if (x->raw && !x->used && !(g->tensors[t].flags & RF_TENSOR_OUTPUT)) {
+            rf__free(p->ctx, x->raw);
+            x->raw = NULL;
+            x->data = NULL;
+        }
+    }
+    void *scratch = aligned(p->scratch_raw);
+    for (size_t s = 0; s < p->n_steps; s++) {
+        rf__xstep *st = &p->steps[s];
+        for (uint32_t k = 0; k < st->n_args; k++) {
+            rf__xarg *a = &st->args[k];
+            void *ptr = a->t == RF__XSCRATCH ? scratch : (void *)p->t[a->t].data;
+            if (dnnl_memory_create(&a->mem, &a->md, p->eng, ptr) != dnnl_success)
+                return rf__error(p->ctx, RF_INTERNAL, -1, "oneDNN could not bind a tensor");
+        }
+        for (uint32_t k = 0; k < st->n_io; k++) {
+            st->ptr[k] = p->t[st->io[k]].data;
+            if (!st->ptr[k] && st->cfn)
+                return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': tensor without storage",
+                                 g->layers[st->layer].name);
+        }
+    }
+    return RF_OK;
+}
+
+rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
+{
+    rf_status st = RF_OK;
+    *out = NULL;
+    rf__xplan *p = rf__calloc(ctx, 1, sizeof *p);
+    if (!p) return RF_NOMEM_ERR(ctx);
+    p->ctx = ctx;
+    p->g = g;
+    p->layers = rf__calloc(ctx, g->n_layers ? g->n_layers : 1, sizeof *p->layers);
+    if (!p->layers) {
+        st = RF_NOMEM_ERR(ctx);
+        goto fail;
+    }
+    if (dnnl_engine_create(&p->eng, dnnl_cpu, 0) != dnnl_success ||
+        dnnl_stream_create(&p->strm, p->eng, dnnl_stream_default_flags) != dnnl_success ||
+        dnnl_primitive_attr_create(&p->attr) != dnnl_success ||
+        dnnl_primitive_attr_set_scratchpad_mode(p->attr, dnnl_scratchpad_mode_user) !=
+            dnnl_success) {
+        st = rf__error(ctx, RF_INTERNAL, -1, "oneDNN: no CPU engine");
+        goto fail;
+    }
+    RF_TRY_GOTO(st, rf__xplan_build(p), fail);
+    lifetimes(p);
+    RF_TRY_GOTO(st, place(p), fail);
+    RF_TRY_GOTO(st, finalize(p), fail);
+    *out = p;
+    return RF_OK;
+fail:
+    rf__xplan_free(p);
+    return st;
+}
+
+void rf__xplan_free(rf__xplan *p)
+{
+    if (!p) return;
+    for (size_t s = 0; s < p->n_steps; s++) {
+        rf__xstep *st = &p->steps[s];
+        for (uint32_t k = 0; k < st->n_args; k++)
+            if (st->args[k].mem) dnnl_memory_destroy(st->args[k].mem);
+        if (st->prim) dnnl_primitive_destroy(st->prim);
+        rf__free(p->ctx, st->args);
+        rf__free(p->ctx, st->io);
+        rf__free(p->ctx, st->ptr);
+    }
+    for (size_t t = 0; t < p->n_t; t++) rf__free(p->ctx, p->t[t].raw);
+    rf__free(p->ctx, p->steps);
+    rf__free(p->ctx, p->t);
+    rf__free(p->ctx, p->extra);
+    rf__free(p->ctx, p->layers);
+    rf__free(p->ctx, p->arena_raw);
+    rf__free(p->ctx, p->scratch_raw);
+    if (p->attr) dnnl_primitive_attr_destroy(p->attr);
+    if (p->strm) dnnl_stream_destroy(p->strm);
+    if (p->eng) dnnl_engine_destroy(p->eng);
+    rf__free(p->ctx, p);
+}
+
+rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, double *step_s)
+{
+    dnnl_exec_arg_t args[32];
+    for (size_t s = 0; s < p->n_steps; s++) {
+        const rf__xstep *st = &p->steps[s];
+        if (st->extra == RF__XOWNER) {
+            if (step_s) step_s[s] = 0;
+            continue;
+        }
+        double t0 = clock(user);
+        if (st->prim) {
+            uint32_t n = st->n_args < 32 ? st->n_args : 32;
+            for (uint32_t k = 0; k < n; k++)
+                args[k] = (dnnl_exec_arg_t){st->args[k].id, st->args[k].mem};
+            if (dnnl_primitive_execute(st->prim, p->strm, (int)n, args) != dnnl_success ||
+                dnnl_stream_wait(p->strm) != dnnl_success)
+                return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN failed to run",
+                                 p->g->layers[st->layer].name);
+        } else if (st->cfn) {
+            st->cfn(st);
+        }
+        double t1 = clock(user);
+        if (step_s) step_s[s] = t1 - t0;
+    }
+    return RF_OK;
+}
+
+rf_status rf__xplan_read(rf__xplan *p, uint32_t t, float *out, uint64_t n)
+{
+    RF_CHECK(p->ctx, t < p->g->n_tensors, RF_USAGE, "tensor %u out of range", t);
+    const rf__xt *x = &p->t[t];
+    uint32_t r = root(p, t);
+    RF_CHECK(p->ctx, x->ready && p->t[r].persistent && x->data, RF_USAGE,
+             "tensor '%s' is not kept after a pass", p->g->tensors[t].name);
+    dnnl_memory_desc_t plain;
+    rf__xmd_plain(&plain, x->rank, x->dims);
+    RF_CHECK(p->ctx, dnnl_memory_desc_get_size(&plain) == n * 4, RF_USAGE,
+             "tensor '%s' has not %llu elements", p->g->tensors[t].name, (unsigned long long)n);
+    return reorder_once(p, &x->md, x->data, &plain, out);
+}

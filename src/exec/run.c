@@ -1,0 +1,192 @@
+/* run.c — the executor's one timing harness (STYLE.md: kernels never time themselves): thread
+ * counts for oneDNN (OpenMP) and OpenBLAS, warm-up passes, the number of timed passes, and the
+ * per-layer median/min/max and whole-pass wall time. Kernels and memory are the plan's. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/exec_int.h"
+
+/* OpenBLAS's own thread controls (cblas.h of the Debian build declares them). */
+void openblas_set_num_threads(int n);
+int openblas_get_num_threads(void);
+
+/* oneDNN's Debian build runs on OpenMP: its thread count is OpenMP's. The OpenMP runtime comes
+ * in with libdnnl, so its controls are looked up rather than linked (no -fopenmp anywhere). */
+typedef struct omp_fns {
+    int (*get_max)(void);
+    void (*set)(int);
+    int (*procs)(void);
+} omp_fns;
+
+static omp_fns omp_lookup(void)
+{
+    omp_fns f;
+    *(void **)&f.get_max = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    *(void **)&f.set = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    *(void **)&f.procs = dlsym(RTLD_DEFAULT, "omp_get_num_procs");
+    return f;
+}
+
+static double mono_clock(void *user)
+{
+    (void)user;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median (mean of the two middle values for an even count), min and max of v[n]; sorts v. */
+static void stats(double *v, size_t n, double *med, double *min, double *max)
+{
+    qsort(v, n, sizeof *v, cmp_dbl);
+    *min = v[0];
+    *max = v[n - 1];
+    *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Passes and their times: warm-up, then `runs` timed passes into step_s[runs][n_steps] and
+ * wall[runs]. */
+static rf_status passes(rf__xplan *p, const rf_exec_opts *o, rf_exec_result *r, double **step_out,
+                        double **wall_out)
+{
+    double (*clk)(void *) = o && o->clock ? o->clock : mono_clock;
+    void *user = o ? o->clock_user : NULL;
+    size_t ns = p->n_steps ? p->n_steps : 1;
+    double best = 0;
+    for (unsigned w = 0; w < r->warmup; w++) {
+        double t0 = clk(user);
+        RF_TRY(rf__xplan_pass(p, clk, user, NULL));
+        double d = clk(user) - t0;
+        if (w == 0 || d < best) best = d;
+    }
+    unsigned runs = o ? o->repeat : 0;
+    if (!runs) {
+        double want = best > 0 ? 2.5 / best : 1000;
+        runs = want < 5 ? 5 : want > 1000 ? 1000 : (unsigned)want;
+    }
+    r->runs = runs;
+    double *step_s = rf__calloc(p->ctx, (size_t)runs * ns, sizeof *step_s);
+    double *wall = rf__calloc(p->ctx, runs, sizeof *wall);
+    if (!step_s || !wall) {
+        rf__free(p->ctx, step_s);
+        rf__free(p->ctx, wall);
+        return RF_NOMEM_ERR(p->ctx);
+    }
+    *step_out = step_s;
+    *wall_out = wall;
+    for (unsigned k = 0; k < runs; k++) {
+        double t0 = clk(user);
+        RF_TRY(rf__xplan_pass(p, clk, user, step_s + (size_t)k * ns));
+        wall[k] = clk(user) - t0;
+    }
+    return RF_OK;
+}
+
+/* Per layer and per extra: sum its steps within each pass, then median/min/max over passes. */
+static rf_status summarise(rf__xplan *p, rf_exec_result *r, const double *step_s, double *wall)
+{
+    size_t ns = p->n_steps ? p->n_steps : 1;
+    double *v = rf__calloc(p->ctx, r->runs, sizeof *v);
+    if (!v) return RF_NOMEM_ERR(p->ctx);
+    for (uint32_t li = 0; li < r->n_layers; li++) {
+        rf_exec_layer *L = &r->layers[li];
+        if (!L->measured) continue;
+        for (unsigned k = 0; k < r->runs; k++) {
+            v[k] = 0;
+            for (size_t s = 0; s < p->n_steps; s++)
+                if (p->steps[s].layer == li && p->steps[s].extra < 0) v[k] += step_s[k * ns + s];
+        }
+        stats(v, r->runs, &L->median_s, &L->min_s, &L->max_s);
+    }
+    for (size_t e = 0; e < r->n_extra; e++) {
+        for (unsigned k = 0; k < r->runs; k++) {
+            v[k] = 0;
+            for (size_t s = 0; s < p->n_steps; s++)
+                if (p->steps[s].extra == (int32_t)e) v[k] += step_s[k * ns + s];
+        }
+        double mn, mx;
+        stats(v, r->runs, &r->extra[e].median_s, &mn, &mx);
+    }
+    double mx;
+    stats(wall, r->runs, &r->wall_median_s, &r->wall_min_s, &mx);
+    rf__free(p->ctx, v);
+    return RF_OK;
+}
+
+static rf_status result_new(rf__xplan *p, rf_exec_result **out)
+{
+    rf_exec_result *r = rf__calloc(p->ctx, 1, sizeof *r);
+    if (!r) return RF_NOMEM_ERR(p->ctx);
+    r->alloc_ = *rf_ctx_allocator(p->ctx);
+    *out = r;
+    r->n_layers = p->g->n_layers;
+    r->layers = rf__calloc(p->ctx, r->n_layers ? r->n_layers : 1, sizeof *r->layers);
+    r->extra = rf__calloc(p->ctx, p->n_extra ? p->n_extra : 1, sizeof *r->extra);
+    if (!r->layers || !r->extra) return RF_NOMEM_ERR(p->ctx);
+    for (uint32_t li = 0; li < r->n_layers; li++) {
+        rf_exec_layer *L = &r->layers[li];
+        L->measured = p->layers[li].measured;
+        rf__strlcpy(L->reason, p->layers[li].reason, sizeof L->reason);
+        rf__strlcpy(L->kernel, p->layers[li].kernel, sizeof L->kernel);
+    }
+    r->n_extra = p->n_extra;
+    for (size_t e = 0; e < p->n_extra; e++) {
+        rf__strlcpy(r->extra[e].name, p->extra[e].name, sizeof r->extra[e].name);
+        r->extra[e].before_layer = p->extra[e].before_layer;
+        r->extra[e].bytes = p->extra[e].bytes;
+    }
+    r->peak_bytes = p->peak_bytes;
+    rf__strlcpy(r->inputs_note, p->note[0] ? p->note : "synthetic float32 values everywhere",
+                sizeof r->inputs_note);
+    return RF_OK;
+}
+
+rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_exec_result **out)
+{
+    RF_CHECK(ctx, g && out, RF_USAGE, "rf_exec_run: no graph or no result pointer");
+    *out = NULL;
+    omp_fns omp = omp_lookup();
+    int omp_before = omp.get_max ? omp.get_max() : 0, blas_before = openblas_get_num_threads();
+    long procs = omp.procs ? omp.procs() : sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = o && o->threads ? o->threads : procs > 0 ? (unsigned)procs : 1;
+    if (omp.set) omp.set((int)threads);
+    openblas_set_num_threads((int)threads);
+    rf__xplan *p = NULL;
+    rf_exec_result *r = NULL;
+    double *step_s = NULL, *wall = NULL;
+    rf_status st;
+    RF_TRY_GOTO(st, rf__xplan_new(ctx, g, &p), done);
+    RF_TRY_GOTO(st, result_new(p, &r), done);
+    r->threads = threads;
+    r->warmup = o && o->warmup ? o->warmup : 2;
+    RF_TRY_GOTO(st, passes(p, o, r, &step_s, &wall), done);
+    RF_TRY_GOTO(st, summarise(p, r, step_s, wall), done);
+    *out = r;
+    r = NULL;
+done:
+    rf__free(ctx, step_s);
+    rf__free(ctx, wall);
+    rf_exec_result_free(r);
+    rf__xplan_free(p);
+    if (omp.set && omp_before > 0) omp.set(omp_before);
+    openblas_set_num_threads(blas_before);
+    return st;
+}
+
+void rf_exec_result_free(rf_exec_result *r)
+{
+    if (!r) return;
+    rf_allocator a = r->alloc_;
+    rf__free_with(&a, r->layers);
+    rf__free_with(&a, r->extra);
+    rf__free_with(&a, r);
+}
