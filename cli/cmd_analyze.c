@@ -10,7 +10,8 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
-    {"sort", 's', "time|ai|name|input", "order of the rows (default: input, or time with --top)"},
+    {"sort", 's', "time|ai|name|input|lost",
+     "order of the rows (default: input, or time with --top); lost: time lost to the roof"},
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
@@ -27,7 +28,9 @@ typedef struct rf__feed {
 static rf_status rf__on_row(void *user, const rf_op_row *row)
 {
     rf__feed *f = user;
-    return rf_analysis_add(f->a, row->name, row->name_len, NULL, row->flops, row->bytes);
+    rf_measured m = {row->time_s, 0, 0, 1};
+    return rf_analysis_add_measured(f->a, row->name, row->name_len, NULL, NULL, 0, row->flops,
+                                    row->bytes, row->has_time ? &m : NULL);
 }
 
 static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
@@ -88,7 +91,10 @@ const rf_cli_cmd rf_cmd_analyze = {
     "Reads operations from a CSV file (header name,flops,bytes; memory_bytes is accepted for "
     "bytes) or a JSON array of objects with the same keys ('-' reads standard input), and prints "
     "for each its arithmetic intensity, attainable FLOP/s, bound, efficiency and estimated time "
-    "on the machine, then the totals and the share of time per bound.",
+    "on the machine, then the totals and the share of time per bound. An optional time column "
+    "(seconds per pass; JSON key time_s) adds the measured figures: achieved FLOP/s and B/s, "
+    "utilization of the roof, measured/estimated time, points above their roof with the likely "
+    "reason, and the rows ranked by time lost to the roof.",
     rf__analyze_opts,
     rf__analyze,
 };
