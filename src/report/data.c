@@ -27,6 +27,7 @@ static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceilin
                      c->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s",
                      rf_provenance_name(c->provenance)));
     RF_TRY(rf__write_json_string(w, c->source));
+    if (c->provisional) RF_TRY(RF_WRITE_LIT(w, ", \"provisional\": true"));
     return RF_WRITE_LIT(w, "}");
 }
 
