@@ -103,11 +103,10 @@ char *rf__above_text(char *buf, size_t size, const rf_achieved *a, const char *r
     size_t len = 0;
     buf[0] = '\0';
     if (a->why & RF_ABOVE_FASTER_LEVEL)
-        rf__appendf(buf, size, &len, "its bytes fit %s (faster than %s)", a->level, roof_bw);
+        rf__appendf(buf, size, &len, "bytes fit %s (faster than %s)", a->level, roof_bw);
     if (a->why & RF_ABOVE_PROVISIONAL)
-        rf__appendf(buf, size, &len, "%sprovisional roof (measured in a disturbed run)",
-                    len ? "; " : "");
+        rf__appendf(buf, size, &len, "%sprovisional roof", len ? "; " : "");
     if (a->why & RF_ABOVE_MISCOUNT)
-        rf__appendf(buf, size, &len, "%sFLOPs or bytes miscounted for this op?", len ? "; " : "");
+        rf__appendf(buf, size, &len, "%sFLOPs or bytes miscounted?", len ? "; " : "");
     return buf;
 }

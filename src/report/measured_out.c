@@ -137,6 +137,19 @@ static rf_status rf__table_measured_totals(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
+/* Width of the name column of the lists: the longest name shown, at most 30 columns. */
+static size_t rf__list_name_w(const rf_result *r, int above_only)
+{
+    size_t w = 4;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const rf_row *row = &r->rows[i];
+        if (!row->measured.has || (above_only && !row->measured.above)) continue;
+        size_t n = rf__utf8_cols(row->name, strlen(row->name));
+        if (n > w) w = n;
+    }
+    return w < 30 ? w : 30;
+}
+
 /* Rows above their roof, each with its likely reason (the printed rows only). */
 static rf_status rf__table_above(const rf_result *r, rf_writer *w)
 {
@@ -144,14 +157,14 @@ static rf_status rf__table_above(const rf_result *r, rf_writer *w)
     RF_TRY(rf_writef(w, "above the roof (%llu): measured faster than the roof allows\n",
                      (unsigned long long)r->totals.count_above));
     char why[256];
-    size_t shown = 0;
+    size_t shown = 0, nw = rf__list_name_w(r, 1);
     for (size_t i = 0; i < r->n_rows && shown < 10; i++) {
         const rf_achieved *a = &r->rows[i].measured;
         if (!a->has || !a->above) continue;
         shown++;
         RF_TRY(RF_WRITE_LIT(w, "  "));
-        RF_TRY(rf__write_name_cell(w, r->rows[i].name, 30));
-        RF_TRY(rf_writef(w, " %5.0f%% of its roof: %s\n", 100 * a->utilization,
+        RF_TRY(rf__write_name_cell(w, r->rows[i].name, nw));
+        RF_TRY(rf_writef(w, "  %.0f%% of its roof: %s\n", 100 * a->utilization,
                          rf__above_text(why, sizeof why, a, r->bandwidth.name)));
     }
     return RF_OK;
@@ -177,12 +190,13 @@ static rf_status rf__table_lost(const rf_result *r, rf_writer *w)
     }
     if (!n) return RF_OK;
     RF_TRY(RF_WRITE_LIT(w, "time lost to the roof (measured - estimated), most first\n"));
+    size_t nw = rf__list_name_w(r, 0);
     for (size_t k = 0; k < n; k++) {
         const rf_row *row = &r->rows[pick[k]];
         char a[32], b[32], c[32];
         RF_TRY(rf_writef(w, "  %zu. ", k + 1));
-        RF_TRY(rf__write_name_cell(w, row->name, 30));
-        RF_TRY(rf_writef(w, " %9s lost: %s measured, %s on its roof (%.0f%% of it)\n",
+        RF_TRY(rf__write_name_cell(w, row->name, nw));
+        RF_TRY(rf_writef(w, " %8s lost: %s measured, %s on its roof (%.0f%%)\n",
                          rf_time_format(a, sizeof a, row->measured.lost_s, 3),
                          rf_time_format(b, sizeof b, row->measured.m.time_s, 3),
                          rf_time_format(c, sizeof c, row->e.time_s, 3),

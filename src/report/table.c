@@ -76,8 +76,13 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
                      rf_provenance_name(r->provenance)));
     rf_si_format(a, sizeof a, r->roof.peak_flops_per_s, 3, "FLOP/s");
     rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
-    return rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n\n", r->compute.name, a,
-                     r->bandwidth.name, b, r->ridge_ai);
+    RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
+                     r->bandwidth.name, b, r->ridge_ai));
+    if (r->compute.provisional || r->bandwidth.provisional)
+        RF_TRY(rf_writef(w, "         provisional: %s was measured in a disturbed run ('roofline "
+                            "peaks --refresh'\n         measures it again)\n",
+                         r->compute.provisional ? r->compute.name : r->bandwidth.name));
+    return RF_WRITE_LIT(w, "\n");
 }
 
 static rf_status rf__totals(const rf_result *r, rf_writer *w)
