@@ -33,7 +33,8 @@ void rf__achieved_totals_add(rf_totals *t, const rf_eval *e, const rf_achieved *
 int rf__achieved_cmp_lost(const rf_row *x, const rf_row *y);
 
 /* Words for the reasons in `why` (RF_ABOVE_* bits): "bytes fit L2 (faster than DRAM); provisional
- * roof; FLOPs or bytes miscounted?". Writes into buf[size]; returns buf. `roof_bw` names the roof's bandwidth ceiling. */
+ * roof; FLOPs or bytes miscounted?". Writes into buf[size]; returns buf. `roof_bw` names the roof's
+ * bandwidth ceiling. */
 char *rf__above_text(char *buf, size_t size, const rf_achieved *a, const char *roof_bw);
 
 #endif

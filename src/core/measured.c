@@ -1,7 +1,8 @@
 /* measured.c — a measured time held against a row's estimate: achieved FLOP/s and bytes/s,
  * utilization of the roof at the row's AI (DESIGN.md "Performance"), measured/estimated ratio,
  * time lost to the roof, and why a point may sit above its roof (a faster memory level holds its
- * bytes, a provisional roof, or a miscounted op). Pure arithmetic; never prints, never allocates. */
+ * bytes, a provisional roof, or a miscounted op). Pure arithmetic; never prints, never allocates.
+ */
 #include <math.h>
 #include <string.h>
 
@@ -22,8 +23,8 @@ rf_status rf__measured_check(rf_ctx *ctx, const rf_measured *m, const char *what
              "%s: the measured min and max must be finite and positive, got %g s and %g s", what,
              m->min_s, m->max_s);
     RF_CHECK(ctx, m->min_s <= m->time_s && m->time_s <= m->max_s, RF_RANGE,
-             "%s: the measured time %g s is not between its min %g s and max %g s", what,
-             m->time_s, m->min_s, m->max_s);
+             "%s: the measured time %g s is not between its min %g s and max %g s", what, m->time_s,
+             m->min_s, m->max_s);
     return RF_OK;
 }
 
@@ -39,7 +40,8 @@ static const rf__level *rf__holding_level(const rf__level *lv, size_t n, double 
 
 /* Reasons for a point above its roof. A memory-bound point is explained by a faster level when
  * its bytes fit one whose roof at this AI is at least what was achieved; otherwise, unless the
- * roof is provisional (which alone may explain it), the op's FLOPs or bytes are likely miscounted. */
+ * roof is provisional (which alone may explain it), the op's FLOPs or bytes are likely miscounted.
+ */
 static void rf__above_why(const rf_eval *e, const rf_roof *roof, int provisional,
                           const rf__level *lv, size_t n, rf_achieved *a)
 {

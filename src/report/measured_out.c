@@ -89,9 +89,9 @@ rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w)
 {
     const rf_achieved *a = &row->measured;
     if (!a->has) return RF_WRITE_LIT(w, ",,,,,,,,,,,,");
-    const double v[9] = {a->m.time_s,    a->m.min_s,     a->m.max_s,
+    const double v[9] = {a->m.time_s,       a->m.min_s,     a->m.max_s,
                          (double)a->m.runs, a->flops_per_s, a->bytes_per_s,
-                         a->utilization,   a->ratio,       a->lost_s};
+                         a->utilization,    a->ratio,       a->lost_s};
     char num[40], why[64];
     for (size_t k = 0; k < 9; k++) {
         RF_TRY(RF_WRITE_LIT(w, ","));
@@ -130,8 +130,9 @@ static rf_status rf__table_measured_totals(const rf_result *r, rf_writer *w)
             RF_TRY(rf_writef(w, "%s (%.1f%%) between them is dispatch overhead\n",
                              rf_time_format(c, sizeof c, gap, 3), 100 * gap / t->wall_s));
         else
-            RF_TRY(rf_writef(w, "the layers sum to %s more than the pass (overlap or timing "
-                                "overhead in the layer timings)\n",
+            RF_TRY(rf_writef(w,
+                             "the layers sum to %s more than the pass (overlap or timing "
+                             "overhead in the layer timings)\n",
                              rf_time_format(c, sizeof c, -gap, 3)));
     }
     return RF_OK;
