@@ -4,6 +4,7 @@
 #include "rf_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <roofline/roofline.h>
@@ -17,11 +18,11 @@ static rf_machine *machine(rf_ctx *c, int provisional)
     m->ceilings[1].provisional = provisional;
     memset(&ce, 0, sizeof ce);
     ce.kind = RF_CEILING_BANDWIDTH;
-    strcpy(ce.name, "L2");
+    snprintf(ce.name, sizeof ce.name, "L2");
     ce.value = 100e9;
     ce.capacity_bytes = 1 << 20;
     rf_machine_add(c, m, &ce);
-    strcpy(ce.name, "L1");
+    snprintf(ce.name, sizeof ce.name, "L1");
     ce.value = 400e9;
     ce.capacity_bytes = 32 << 10;
     rf_machine_add(c, m, &ce);
