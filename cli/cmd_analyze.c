@@ -18,6 +18,8 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {"plot", 0, "FILE.svg|FILE.html|-", "also draw the roofline chart as SVG or an interactive "
                                         "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    {"wall", 0, "SECONDS", "measured wall time of the whole pass, beside the per-row times "
+                           "(the gap to their sum is dispatch overhead)"},
     {0, 0, 0, 0},
 };
 
@@ -66,6 +68,11 @@ static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
         goto fail;
     if ((st = rf_cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
+    if (rf_cli_get(&a, "wall")) {
+        double wall;
+        if ((st = rf_si_parse(ctx, rf_cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
+        if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
+    }
     rf__feed feed = {an};
     if ((st = rf_ops_read_file(ctx, a.pos[0], infmt, rf__on_row, &feed)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;

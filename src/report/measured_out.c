@@ -115,27 +115,25 @@ static rf_status rf__table_measured_totals(const rf_result *r, rf_writer *w)
     RF_TRY(RF_WRITE_LIT(w, "columns  measured: time per pass; achieved: FLOP/s; util.: achieved / "
                            "roof at its AI\n         (^ above its roof); x est: measured / "
                            "estimated time\n"));
-    RF_TRY(rf_writef(w, "measured %llu of %llu operations: %s measured vs %s estimated (x%.2f)",
+    RF_TRY(rf_writef(w, "measured %llu of %llu operations: %s measured vs %s estimated (x%.2f),\n",
                      (unsigned long long)t->count_measured, (unsigned long long)t->count,
                      rf_time_format(a, sizeof a, t->measured_s, 3),
                      rf_time_format(b, sizeof b, t->measured_est_s, 3),
                      t->measured_est_s > 0 ? t->measured_s / t->measured_est_s : 0.0));
-    RF_TRY(rf_writef(w, ", %s lost to the roofs\n", rf_time_format(c, sizeof c, t->lost_s, 3)));
-    if (t->wall_s > 0) {
-        double gap = t->wall_s - t->measured_s;
-        RF_TRY(rf_writef(w, "wall     %s for the whole pass; sum of layers %s; ",
-                         rf_time_format(a, sizeof a, t->wall_s, 3),
-                         rf_time_format(b, sizeof b, t->measured_s, 3)));
-        if (gap >= 0)
-            RF_TRY(rf_writef(w, "%s (%.1f%%) between them is dispatch overhead\n",
-                             rf_time_format(c, sizeof c, gap, 3), 100 * gap / t->wall_s));
-        else
-            RF_TRY(rf_writef(w,
-                             "the layers sum to %s more than the pass (overlap or timing "
-                             "overhead in the layer timings)\n",
-                             rf_time_format(c, sizeof c, -gap, 3)));
-    }
-    return RF_OK;
+    RF_TRY(
+        rf_writef(w, "         %s lost to the roofs\n", rf_time_format(c, sizeof c, t->lost_s, 3)));
+    if (!(t->wall_s > 0)) return RF_OK;
+    double gap = t->wall_s - t->measured_s;
+    RF_TRY(rf_writef(w, "wall     %s for the whole pass, %s in the layers:\n",
+                     rf_time_format(a, sizeof a, t->wall_s, 3),
+                     rf_time_format(b, sizeof b, t->measured_s, 3)));
+    if (gap >= 0)
+        return rf_writef(w, "         %s (%.1f%%) between them is dispatch overhead\n",
+                         rf_time_format(c, sizeof c, gap, 3), 100 * gap / t->wall_s);
+    return rf_writef(w,
+                     "         the layers sum to %s more than the pass (overlap, or overhead "
+                     "in the layer timings)\n",
+                     rf_time_format(c, sizeof c, -gap, 3));
 }
 
 /* Width of the name column of the lists: the longest name shown, at most 30 columns. */
