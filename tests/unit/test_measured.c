@@ -1,13 +1,17 @@
 /* test_measured.c — measured rows of an analysis: achieved rates, utilization, ratio and time lost;
  * the above-roof flag and its reasons (a faster level by capacity, a provisional roof, a miscount);
- * totals with a wall time; --sort lost; bad times; the JSON result read back with its fields. */
+ * totals with a wall time; --sort lost; bad times; the JSON result read back with its fields; the
+ * time column of ops lists; the chart layout of measured points. */
 #include "rf_test.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <roofline/roofline.h>
+
+#include "report/chart.h"
 
 /* 100 GFLOP/s, DRAM 10 GB/s (ridge 10), L2 100 GB/s holding 1 MiB, L1 400 GB/s holding 32 KiB. */
 static rf_machine *machine(rf_ctx *c, int provisional)
@@ -270,5 +274,41 @@ RF_TEST(ops_time_column)
     const char zero[] = "[{\"name\":\"a\",\"flops\":1,\"bytes\":2,\"time_s\":0}]";
     RF_EXPECT_INT(rf_ops_parse(c, zero, sizeof zero - 1, RF_OPS_JSON, on_row, &ts), RF_RANGE);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "ops[0], key 'time_s'");
+    rf_ctx_free(c);
+}
+
+/* ---- the chart layout: a measured point after the estimates, paired with its estimate ---------
+ */
+
+RF_TEST(chart_layout_measured_points)
+{
+    rf_ctx *c = NULL;
+    rf_ctx_new(&c, NULL);
+    rf_result *r = analyse(c, 0, RF_SORT_INPUT);
+    rf__chart ch;
+    RF_EXPECT_INT(rf__chart_layout(c, r, NULL, &ch), RF_OK);
+    /* five estimates (every row has FLOPs), four measurements */
+    RF_EXPECT_INT(ch.n_points, 9);
+    RF_EXPECT_INT(ch.n_measured, 4);
+    for (size_t i = 0; i < 5; i++) {
+        const rf__chart_point *e = &ch.points[i];
+        RF_EXPECT(e->flags & RF__POINT_HOLLOW);
+        RF_EXPECT(!(e->flags & RF__POINT_MEASURED));
+        if (strcmp(e->name, "plain") == 0) {
+            RF_EXPECT(e->pair == SIZE_MAX);
+            continue;
+        }
+        RF_EXPECT(e->pair >= 5 && e->pair < 9);
+        const rf__chart_point *m = &ch.points[e->pair];
+        RF_EXPECT(m->flags & RF__POINT_MEASURED);
+        RF_EXPECT_INT(m->pair, i);
+        RF_EXPECT_DBL(m->x, e->x); /* same AI */
+        RF_EXPECT_INT(m->glyph, e->glyph);
+        RF_EXPECT_DBL(m->attainable_flops_per_s, r->rows[e->row].measured.flops_per_s);
+    }
+    /* "l2" lies at 4x its roof: the y axis reaches above it, nothing is clamped */
+    RF_EXPECT_INT(ch.n_clamped, 0);
+    rf__chart_free(c, &ch);
+    rf_result_free(r);
     rf_ctx_free(c);
 }
