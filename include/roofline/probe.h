@@ -103,8 +103,9 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
  *  higher figure, so repeated disturbed runs converge on the best figures seen. */
 rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m);
 
-/** The machine behind `--hw measured`: the cached full run, else the cached quick run, else a quick
- *  run now (stored in the cache). */
+/** The machine behind `--hw measured`: the cached full run, else the cached quick run (neither
+ *  when provisional), else a quick run now, stored in the cache; a provisional run gives the best
+ *  figures of it and the earlier provisional cache. */
 rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out);
 
 #ifdef __cplusplus

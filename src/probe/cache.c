@@ -149,6 +149,14 @@ rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out)
         rf__log(ctx, RF_LOG_WARN, "%s", rf_ctx_errmsg(ctx));
         rf_ctx_clear_error(ctx);
     }
+    char path[1024];
+    if (st == RF_OK && rf_machine_provisional(r->machine) &&
+        rf_probe_cache_path(ctx, &o, path, sizeof path) == RF_OK &&
+        rf_machine_load(ctx, path, out) == RF_OK) { /* the best of this run and earlier ones */
+        rf_probe_report_free(r);
+        return RF_OK;
+    }
+    rf_ctx_clear_error(ctx);
     *out = r->machine;
     r->machine = NULL;
     rf_probe_report_free(r);
