@@ -38,10 +38,9 @@ enum {
     RF_ABOVE_PROVISIONAL = 4u   /**< the roof was measured in a disturbed run (provisional) */
 };
 
-/** What a measurement says about a row (all zero when the row has none, `has` = 0). Every figure
- *  is derived from `m` and the row's estimate (rf_eval) by the analysis. */
+/** What a measurement says about a row. Every figure is derived from `m` and the row's estimate
+ *  (rf_eval) by the analysis. */
 typedef struct rf_achieved {
-    int has;                 /**< non-zero: the row carries a measured time */
     rf_measured m;           /**< as given */
     double flops_per_s;      /**< achieved: flops / m.time_s */
     double bytes_per_s;      /**< achieved: bytes / m.time_s */
@@ -62,7 +61,8 @@ typedef struct rf_row {
     char *detail;   /**< e.g. the output shape "1x64x112x112" (profile), or NULL */
     uint64_t index; /**< 0-based position in the input */
     rf_eval e;      /**< FLOPs, bytes, AI, attainable, bound, efficiency, time */
-    rf_achieved measured; /**< the measurement, when the row has one (measured.has) */
+    rf_achieved *measured; /**< the measurement, or NULL when the row has none; owned by the
+                                result (kept apart so rows without one stay small) */
 } rf_row;
 
 /** Sums over every operation given (not only the printed ones). */

@@ -144,6 +144,7 @@ static void rf__row_release(rf_analysis *a, rf_row *r)
     rf__free_with(&a->a, r->name);
     rf__free_with(&a->a, r->op);
     rf__free_with(&a->a, r->detail);
+    rf__free_with(&a->a, r->measured);
 }
 
 static char *rf__dup_with(rf_analysis *a, const char *s, size_t n)
@@ -180,6 +181,7 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
                                    double bytes, const rf_measured *m)
 {
     rf_row row;
+    rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
     RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
     if (m) {
@@ -189,11 +191,12 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
                  name);
         RF_TRY(rf__measured_check(a->ctx, m, what, &ok));
         rf__achieved_eval(&row.e, &a->head.roof, a->provisional, a->levels, a->n_levels, &ok,
-                          &row.measured);
+                          &ach);
+        row.measured = &ach;
     }
     row.index = a->next_index++;
     rf__totals_add(&a->head.totals, &row.e);
-    rf__achieved_totals_add(&a->head.totals, &row.e, &row.measured);
+    rf__achieved_totals_add(&a->head.totals, &row.e, row.measured);
     if (row.e.bound == RF_BOUND_UNDEFINED && !quiet && a->n_undefined_logged++ < 10)
         rf__log(a->ctx, RF_LOG_WARN, "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
                 "listed as undefined", (int)(name_len > 200 ? 200 : name_len), name);
@@ -204,7 +207,8 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
     row.name = rf__dup_with(a, name, name_len);
     row.op = op ? rf__dup_with(a, op, strlen(op)) : NULL;
     row.detail = detail ? rf__dup_with(a, detail, strlen(detail)) : NULL;
-    if (!row.name || (op && !row.op) || (detail && !row.detail)) {
+    if (m && (row.measured = rf__malloc(a->ctx, sizeof ach)) != NULL) *row.measured = ach;
+    if (!row.name || (op && !row.op) || (detail && !row.detail) || (m && !row.measured)) {
         rf__row_release(a, &row);
         return RF_NOMEM_ERR(a->ctx);
     }
@@ -286,6 +290,7 @@ void rf_result_free(rf_result *r)
         rf__free_with(&r->alloc_, r->rows[i].name);
         rf__free_with(&r->alloc_, r->rows[i].op);
         rf__free_with(&r->alloc_, r->rows[i].detail);
+        rf__free_with(&r->alloc_, r->rows[i].measured);
     }
     rf__free_with(&r->alloc_, r->rows);
     rf_allocator al = r->alloc_;

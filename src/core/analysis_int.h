@@ -25,7 +25,7 @@ void rf__achieved_eval(const rf_eval *e, const rf_roof *roof, int provisional,
                        const rf__level *levels, size_t n_levels, const rf_measured *m,
                        rf_achieved *out);
 
-/* Add a measured row to the measured totals. */
+/* Add a measured row to the measured totals (nothing when `a` is NULL). */
 void rf__achieved_totals_add(rf_totals *t, const rf_eval *e, const rf_achieved *a);
 
 /* Order of two rows by time lost to the roof: measured rows first, most lost first; the others by

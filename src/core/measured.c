@@ -65,7 +65,6 @@ void rf__achieved_eval(const rf_eval *e, const rf_roof *roof, int provisional,
                        rf_achieved *out)
 {
     memset(out, 0, sizeof *out);
-    out->has = 1;
     out->m = *m;
     const double t = m->time_s;
     out->flops_per_s = e->flops / t;
@@ -84,7 +83,7 @@ void rf__achieved_eval(const rf_eval *e, const rf_roof *roof, int provisional,
 
 void rf__achieved_totals_add(rf_totals *t, const rf_eval *e, const rf_achieved *a)
 {
-    if (!a->has) return;
+    if (!a) return;
     t->count_measured++;
     t->count_above += a->above != 0;
     t->measured_s += a->m.time_s;
@@ -94,9 +93,9 @@ void rf__achieved_totals_add(rf_totals *t, const rf_eval *e, const rf_achieved *
 
 int rf__achieved_cmp_lost(const rf_row *x, const rf_row *y)
 {
-    int xm = x->measured.has != 0, ym = y->measured.has != 0;
+    int xm = x->measured != NULL, ym = y->measured != NULL;
     if (xm != ym) return xm ? -1 : 1;
-    double a = xm ? x->measured.lost_s : x->e.time_s, b = xm ? y->measured.lost_s : y->e.time_s;
+    double a = xm ? x->measured->lost_s : x->e.time_s, b = xm ? y->measured->lost_s : y->e.time_s;
     return (a > b) ? -1 : (a < b);
 }
 

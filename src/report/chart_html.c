@@ -189,7 +189,7 @@ static rf_status rf__html_head_row(rf_writer *w, int series, int op, int meas)
 static rf_status rf__html_measured(rf_writer *w, const rf_achieved *a)
 {
     char t[48];
-    if (!a->has) return RF_WRITE_LIT(w, "<td data-v=\"\">-</td><td data-v=\"\">-</td>"
+    if (!a) return RF_WRITE_LIT(w, "<td data-v=\"\">-</td><td data-v=\"\">-</td>"
                                         "<td data-v=\"\">-</td>");
     RF_TRY(rf__td_num(w, a->m.time_s, rf_time_format(t, sizeof t, a->m.time_s, 3)));
     RF_TRY(rf__td_num(w, a->flops_per_s, rf_si_format(t, sizeof t, a->flops_per_s, 3, "FLOP/s")));
@@ -235,7 +235,7 @@ static rf_status rf__html_row(rf_writer *w, const rf_result *const *results, siz
     double share = r->totals.time_s > 0 ? e->time_s / r->totals.time_s : 0;
     snprintf(t, sizeof t, "%.1f%%", 100 * share);
     RF_TRY(rf__td_num(w, share, t));
-    if (meas) RF_TRY(rf__html_measured(w, &row->measured));
+    if (meas) RF_TRY(rf__html_measured(w, row->measured));
     return RF_WRITE_LIT(w, "</tr>\n");
 }
 

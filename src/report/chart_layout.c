@@ -138,8 +138,8 @@ static void rf__layout_measured(const rf_result *r, rf__chart *c)
     size_t n = c->n_points;
     for (size_t i = 0; i < n; i++) {
         rf__chart_point *est = &c->points[i];
-        const rf_achieved *a = &r->rows[est->row].measured;
-        if (!a->has || !isfinite(a->flops_per_s) || !(a->flops_per_s > 0)) continue;
+        const rf_achieved *a = r->rows[est->row].measured;
+        if (!a || !isfinite(a->flops_per_s) || !(a->flops_per_s > 0)) continue;
         rf__chart_point *p = &c->points[c->n_points];
         *p = *est;
         p->attainable_flops_per_s = a->flops_per_s;

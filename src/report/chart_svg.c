@@ -271,10 +271,10 @@ static rf_status rf__svg_point_data(rf__svg *s, const rf__chart_point *p)
     RF_TRY(rf_writef(w, " data-series=\"%zu\"", s->series));
     if (p->flags & RF__POINT_CLAMPED) RF_TRY(RF_WRITE_LIT(w, " data-clamped=\"1\""));
     if (!s->charts[s->series].n_measured) return RF_OK;
-    const rf_achieved *a = &row->measured;
+    const rf_achieved *a = row->measured;
     RF_TRY(rf_writef(w, " data-kind=\"%s\"",
                      p->flags & RF__POINT_MEASURED ? "measured" : "estimate"));
-    if (!a->has) return RF_OK;
+    if (!a) return RF_OK;
     RF_TRY(rf__svg_num(w, "data-measured", a->m.time_s));
     RF_TRY(rf__svg_num(w, "data-achieved", a->flops_per_s));
     if (!isnan(a->utilization)) RF_TRY(rf__svg_num(w, "data-util", a->utilization));
@@ -296,8 +296,8 @@ static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
                      rf_bound_name(p->bound)));
     if (p->flags & RF__POINT_MEASURED) {
         RF_TRY(rf_writef(w, "measured %s, %.0f%% of its roof%s</title>",
-                         rf_time_format(t, sizeof t, row->measured.m.time_s, 3),
-                         100 * row->measured.utilization, row->measured.above ? ", above it" : ""));
+                         rf_time_format(t, sizeof t, row->measured->m.time_s, 3),
+                         100 * row->measured->utilization, row->measured->above ? ", above it" : ""));
         return RF_OK;
     }
     RF_TRY(rf_writef(w, "%s (%.1f%% of the time)%s</title>",

@@ -17,7 +17,7 @@ int rf__result_has_measured(const rf_result *r)
 {
     if (r->totals.count_measured || r->totals.wall_s > 0) return 1;
     for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].measured.has) return 1;
+        if (r->rows[i].measured) return 1;
     return 0;
 }
 
@@ -34,8 +34,8 @@ static rf_status rf__jnum(rf_writer *w, const char *key, double v, int last)
 
 rf_status rf__json_row_measured(const rf_row *row, rf_writer *w)
 {
-    const rf_achieved *a = &row->measured;
-    if (!a->has) return RF_OK;
+    const rf_achieved *a = row->measured;
+    if (!a) return RF_OK;
     RF_TRY(RF_WRITE_LIT(w, ", \"measured\": {"));
     RF_TRY(rf__jnum(w, "time_s", a->m.time_s, 0));
     RF_TRY(rf__jnum(w, "min_s", a->m.min_s, 0));
@@ -87,8 +87,8 @@ const char rf__csv_measured_header[] =
 
 rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w)
 {
-    const rf_achieved *a = &row->measured;
-    if (!a->has) return RF_WRITE_LIT(w, ",,,,,,,,,,,,");
+    const rf_achieved *a = row->measured;
+    if (!a) return RF_WRITE_LIT(w, ",,,,,,,,,,,,");
     const double v[9] = {a->m.time_s,       a->m.min_s,     a->m.max_s,
                          (double)a->m.runs, a->flops_per_s, a->bytes_per_s,
                          a->utilization,    a->ratio,       a->lost_s};
@@ -142,7 +142,7 @@ static size_t rf__list_name_w(const rf_result *r, int above_only)
     size_t w = 4;
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
-        if (!row->measured.has || (above_only && !row->measured.above)) continue;
+        if (!row->measured || (above_only && !row->measured->above)) continue;
         size_t n = rf__utf8_cols(row->name, strlen(row->name));
         if (n > w) w = n;
     }
@@ -158,8 +158,8 @@ static rf_status rf__table_above(const rf_result *r, rf_writer *w)
     char why[256];
     size_t shown = 0, nw = rf__list_name_w(r, 1);
     for (size_t i = 0; i < r->n_rows && shown < 10; i++) {
-        const rf_achieved *a = &r->rows[i].measured;
-        if (!a->has || !a->above) continue;
+        const rf_achieved *a = r->rows[i].measured;
+        if (!a || !a->above) continue;
         shown++;
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_name_cell(w, r->rows[i].name, nw));
@@ -175,7 +175,7 @@ static rf_status rf__table_lost(const rf_result *r, rf_writer *w)
     size_t pick[RF__LOST_LIST], n = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
-        if (!row->measured.has || !(row->measured.lost_s > 0)) continue;
+        if (!row->measured || !(row->measured->lost_s > 0)) continue;
         size_t k = n < RF__LOST_LIST ? n++ : RF__LOST_LIST;
         if (k == RF__LOST_LIST) {
             if (rf__achieved_cmp_lost(row, &r->rows[pick[k - 1]]) >= 0) continue;
@@ -196,10 +196,10 @@ static rf_status rf__table_lost(const rf_result *r, rf_writer *w)
         RF_TRY(rf_writef(w, "  %zu. ", k + 1));
         RF_TRY(rf__write_name_cell(w, row->name, nw));
         RF_TRY(rf_writef(w, " %8s lost: %s measured, %s on its roof (%.0f%%)\n",
-                         rf_time_format(a, sizeof a, row->measured.lost_s, 3),
-                         rf_time_format(b, sizeof b, row->measured.m.time_s, 3),
+                         rf_time_format(a, sizeof a, row->measured->lost_s, 3),
+                         rf_time_format(b, sizeof b, row->measured->m.time_s, 3),
                          rf_time_format(c, sizeof c, row->e.time_s, 3),
-                         100 * row->measured.utilization));
+                         100 * row->measured->utilization));
     }
     return RF_OK;
 }

@@ -177,8 +177,10 @@ static rf_status rf__rj_measured(rf_ctx *ctx, const rf_result *r, json_t *v, con
     json_t *above = json_object_get(v, "above_roof");
     RF_CHECK(ctx, above && json_is_boolean(above), RF_FORMAT,
              "%s: 'above_roof' must be true or false", where);
-    rf__achieved_eval(&row->e, &r->roof, 0, NULL, 0, &ok, &row->measured);
-    return rf__rj_reasons(ctx, v, where, &row->measured);
+    row->measured = rf__malloc(ctx, sizeof *row->measured);
+    if (!row->measured) return RF_NOMEM_ERR(ctx);
+    rf__achieved_eval(&row->e, &r->roof, 0, NULL, 0, &ok, row->measured);
+    return rf__rj_reasons(ctx, v, where, row->measured);
 }
 
 static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)

@@ -40,9 +40,9 @@ static const char *const rf__mhdr[RF__MCOLS] = {"measured", "achieved", "B/s", "
 
 static void rf__mcells(const rf_row *row, char c[][24])
 {
-    const rf_achieved *a = &row->measured;
+    const rf_achieved *a = row->measured;
     for (int k = 0; k < RF__MCOLS; k++) snprintf(c[k], 24, "-");
-    if (!a->has) return;
+    if (!a) return;
     rf_time_format(c[0], 24, a->m.time_s, 3);
     rf_si_format_compact(c[1], 24, a->flops_per_s, "");
     rf_si_format_compact(c[2], 24, a->bytes_per_s, "");
