@@ -10,13 +10,16 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
-    {"sort", 's', "time|ai|name|input", "order of the rows (default: input, or time with --top)"},
+    {"sort", 's', "time|ai|name|input|lost",
+     "order of the rows (default: input, or time with --top); lost: time lost to the roof"},
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
     {"plot", 0, "FILE.svg|FILE.html|-", "also draw the roofline chart as SVG or an interactive "
                                         "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    {"wall", 0, "SECONDS", "measured wall time of the whole pass, beside the per-row times "
+                           "(the gap to their sum is dispatch overhead)"},
     {0, 0, 0, 0},
 };
 
@@ -27,7 +30,9 @@ typedef struct rf__feed {
 static rf_status rf__on_row(void *user, const rf_op_row *row)
 {
     rf__feed *f = user;
-    return rf_analysis_add(f->a, row->name, row->name_len, NULL, row->flops, row->bytes);
+    rf_measured m = {row->time_s, 0, 0, 1};
+    return rf_analysis_add_measured(f->a, row->name, row->name_len, NULL, NULL, 0, row->flops,
+                                    row->bytes, row->has_time ? &m : NULL);
 }
 
 static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
@@ -63,6 +68,11 @@ static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
         goto fail;
     if ((st = rf_cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
+    if (rf_cli_get(&a, "wall")) {
+        double wall;
+        if ((st = rf_si_parse(ctx, rf_cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
+        if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
+    }
     rf__feed feed = {an};
     if ((st = rf_ops_read_file(ctx, a.pos[0], infmt, rf__on_row, &feed)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
@@ -88,7 +98,10 @@ const rf_cli_cmd rf_cmd_analyze = {
     "Reads operations from a CSV file (header name,flops,bytes; memory_bytes is accepted for "
     "bytes) or a JSON array of objects with the same keys ('-' reads standard input), and prints "
     "for each its arithmetic intensity, attainable FLOP/s, bound, efficiency and estimated time "
-    "on the machine, then the totals and the share of time per bound.",
+    "on the machine, then the totals and the share of time per bound. An optional time column "
+    "(seconds per pass; JSON key time_s) adds the measured figures: achieved FLOP/s and B/s, "
+    "utilization of the roof, measured/estimated time, points above their roof with the likely "
+    "reason, and the rows ranked by time lost to the roof.",
     rf__analyze_opts,
     rf__analyze,
 };

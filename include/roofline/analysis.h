@@ -19,8 +19,40 @@ typedef enum rf_sort {
     RF_SORT_INPUT, /**< as given */
     RF_SORT_TIME,  /**< estimated time, longest first */
     RF_SORT_AI,    /**< arithmetic intensity, lowest first (most memory-starved first) */
-    RF_SORT_NAME   /**< name, byte order */
+    RF_SORT_NAME,  /**< name, byte order */
+    RF_SORT_LOST   /**< time lost to the roof (measured - estimated), most first; rows without a
+                        measurement after every measured one, by estimated time */
 } rf_sort;
+
+/** A time measured for one operation (one pass), in seconds: the median of `runs` timed passes
+ *  and their spread (min_s = max_s = time_s for a single figure; runs 0 = unknown count). */
+typedef struct rf_measured {
+    double time_s, min_s, max_s;
+    uint32_t runs;
+} rf_measured;
+
+/** Why a measured point lies above its roof (bits; several may hold). */
+enum {
+    RF_ABOVE_FASTER_LEVEL = 1u, /**< its bytes fit a faster memory level than the roof's (`level`) */
+    RF_ABOVE_MISCOUNT = 2u,     /**< no level explains it: FLOPs or bytes miscounted for the op */
+    RF_ABOVE_PROVISIONAL = 4u   /**< the roof was measured in a disturbed run (provisional) */
+};
+
+/** What a measurement says about a row. Every figure is derived from `m` and the row's estimate
+ *  (rf_eval) by the analysis. */
+typedef struct rf_achieved {
+    rf_measured m;           /**< as given */
+    double flops_per_s;      /**< achieved: flops / m.time_s */
+    double bytes_per_s;      /**< achieved: bytes / m.time_s */
+    double utilization;      /**< achieved FLOP/s / attainable at the row's AI (fasterbench's
+                                  util%); for a row without FLOPs, achieved B/s / bandwidth */
+    double ratio;            /**< m.time_s / estimated time (1 = on its roof; < 1 above it) */
+    double lost_s;           /**< m.time_s - estimated time: time lost to the roof (< 0 above) */
+    int above;               /**< non-zero: faster than its roof allows (utilization > 1) */
+    unsigned why;            /**< RF_ABOVE_* bits when `above` */
+    char level[16];          /**< RF_ABOVE_FASTER_LEVEL: the ceiling whose capacity holds the
+                                  row's bytes ("L2"); else "" */
+} rf_achieved;
 
 /** One evaluated operation. */
 typedef struct rf_row {
@@ -29,6 +61,8 @@ typedef struct rf_row {
     char *detail;   /**< e.g. the output shape "1x64x112x112" (profile), or NULL */
     uint64_t index; /**< 0-based position in the input */
     rf_eval e;      /**< FLOPs, bytes, AI, attainable, bound, efficiency, time */
+    rf_achieved *measured; /**< the measurement, or NULL when the row has none; owned by the
+                                result (kept apart so rows without one stay small) */
 } rf_row;
 
 /** Sums over every operation given (not only the printed ones). */
@@ -41,6 +75,15 @@ typedef struct rf_totals {
     uint64_t count_by_bound[3]; /**< indexed by rf_bound */
     double time_by_bound_s[3];  /**< indexed by rf_bound */
     double flops_by_bound[3];   /**< indexed by rf_bound */
+    /* Measurements (all 0 when no row carries one). */
+    uint64_t count_measured;    /**< rows with a measured time */
+    uint64_t count_above;       /**< measured rows above their roof */
+    double measured_s;          /**< sum of the measured times of those rows (s) */
+    double measured_est_s;      /**< sum of the estimated times of the same rows (s) */
+    double lost_s;              /**< sum of their time lost to the roof (measured - estimated) */
+    double wall_s;              /**< measured wall time of the whole pass (s), 0 = not given
+                                     (rf_analysis_set_wall); wall_s - measured_s is dispatch
+                                     overhead between the layers */
 } rf_totals;
 
 /** The outcome of an analysis: the machine and roof used, the printed rows and the totals. */
@@ -81,6 +124,21 @@ rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, con
 rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len, const char *op,
                                  const char *detail, int quiet, double flops, double bytes);
 
+/** rf_analysis_add_detail with a measured time `m` (may be NULL: same as without). The row gets
+ *  the measured fields (rf_achieved): achieved FLOP/s and bytes/s, utilization of its roof, the
+ *  measured/estimated ratio, the time lost to the roof, and an above-roof flag with its likely
+ *  reason (its bytes fit a faster level of the machine given to rf_analysis_new — a bandwidth
+ *  ceiling with a capacity — a miscounted op, or a provisional roof). m->time_s must be finite and
+ *  > 0, min_s <= time_s <= max_s (0 for both: taken as time_s); RF_RANGE otherwise, naming the
+ *  row. A row with no cost (undefined) keeps its measured time and no derived figures. */
+rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
+                                   const char *op, const char *detail, int quiet, double flops,
+                                   double bytes, const rf_measured *m);
+
+/** Record the measured wall time of the whole pass (seconds, finite and > 0, else RF_RANGE): the
+ *  totals then set the sum of the measured layers against it (the gap is dispatch overhead). */
+rf_status rf_analysis_set_wall(rf_analysis *a, double seconds);
+
 /** Finish: sort the kept rows and hand over the result (*out owned by the caller). The accumulator
  *  can then only be freed. */
 rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out);
@@ -91,7 +149,7 @@ void rf_analysis_free(rf_analysis *a);
 /** Release a result. Accepts NULL. */
 void rf_result_free(rf_result *r);
 
-/** Parse "time", "ai", "name", "input" into *out; RF_USAGE otherwise. */
+/** Parse "time", "ai", "name", "input", "lost" into *out; RF_USAGE otherwise. */
 rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out);
 
 #ifdef __cplusplus

@@ -48,6 +48,11 @@ typedef struct rf_ceiling {
     char source[RF_TEXT_MAX]; /**< document, file or method the figure comes from */
     char note[RF_TEXT_MAX];   /**< e.g. "derived: 56 cores x 2.0 GHz x 32 FLOP/cycle"; may be "" */
     rf_ceiling_stats stats;   /**< measured ceilings only */
+    double capacity_bytes;    /**< bandwidth ceilings: bytes the level holds (the probe fills it
+                                   from hwloc's cache sizes; 0 = unknown or unbounded, e.g. DRAM) */
+    int provisional;          /**< non-zero: measured in a disturbed run (other processes, a
+                                   spread over repetitions or a falling clock); `--hw measured`
+                                   measures such a machine again. 0 for every other figure. */
 } rf_ceiling;
 
 /** A machine: a set of named ceilings plus the pair the analysis uses unless told otherwise.
@@ -134,6 +139,9 @@ rf_status rf_machine_set_value(rf_ctx *ctx, rf_machine *m, size_t index, double 
 rf_status rf_machine_simple(rf_ctx *ctx, const char *name, double peak_flops_per_s,
                             double bw_bytes_per_s, rf_provenance prov, const char *source,
                             rf_machine **out);
+
+/** Non-zero when any ceiling of `m` is provisional (measured in a disturbed run). */
+int rf_machine_provisional(const rf_machine *m);
 
 /** Index of the ceiling called exactly `name` (case-insensitive), or -1. */
 long rf_machine_find(const rf_machine *m, const char *name);

@@ -1,5 +1,6 @@
 /* roofline/ops.h — reader of operations lists: CSV (header name,flops,bytes; memory_bytes accepted
- * for bytes; RFC 4180 quoting) or JSON (an array of objects with the same keys, or {"ops": [...]}).
+ * for bytes; an optional time column; RFC 4180 quoting) or JSON (an array of objects with the same
+ * keys, time_s for the time, or {"ops": [...]}).
  * Streamed: each row goes to a callback as soon as it is parsed; nothing is kept. */
 #ifndef ROOFLINE_OPS_H
 #define ROOFLINE_OPS_H
@@ -20,6 +21,9 @@ typedef struct rf_op_row {
     double flops; /**< FLOP, finite, >= 0 */
     double bytes; /**< byte, finite, >= 0 */
     uint64_t row; /**< 1-based number of the data row (CSV: not counting the header) */
+    int has_time; /**< non-zero when the row carries a measured time (CSV column `time`, JSON key
+                       `time_s`; an empty CSV cell is no time) */
+    double time_s; /**< measured time of one pass, second, finite and > 0 when has_time */
 } rf_op_row;
 
 /** Called once per row; a non-OK return stops the parse and is returned as is. */

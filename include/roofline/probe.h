@@ -64,10 +64,21 @@ typedef struct rf_probe_report {
     rf_probe_level levels[RF_PROBE_MAX_LEVELS]; /**< detected plateaus, smallest first */
     size_t n_levels;
     char levels_note[RF_TEXT_MAX]; /**< how the plateaus compare with hwloc's cache sizes */
+    unsigned attempts;             /**< measuring attempts: a disturbed quick run is measured
+                                        again within a small time budget, the best repeatable
+                                        figure of each ceiling kept */
+    int provisional;               /**< non-zero: some ceilings stayed disturbed (their
+                                        `provisional` is set; `--hw measured` measures again) */
+    char disturbed[RF_TEXT_MAX];   /**< what disturbed the run, in words ("" when quiet) */
     rf_allocator alloc_;           /**< private */
 } rf_probe_report;
 
 /** Measure this machine. Progress goes to the context's log at RF_LOG_INFO (one line per step).
+ *  A disturbed run (other processes' CPU share, spread over repetitions, a clock that fell) is
+ *  measured again while the next attempt fits a small time budget (quick: 8 s in all; a full run
+ *  is not repeated), keeping each ceiling's best repeatable figure; ceilings that stay disturbed
+ *  are marked provisional and one warning line says so through the log (RF_LOG_WARN). Bandwidth
+ *  ceilings get their capacity from hwloc's cache sizes (all cores' private caches together).
  *  RF_USAGE for an unknown or unsupported `isa`. *out owned by the caller. Not thread-safe: it
  *  starts and pins its own threads. */
 rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report **out);
@@ -83,15 +94,18 @@ rf_status rf_probe_isa(rf_ctx *ctx, const char *isa, const char **name_out);
  *  and ISA) under $XDG_CACHE_HOME/roofline/, else $HOME/.cache/roofline/. RF_RANGE if too long. */
 rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf, size_t size);
 
-/** Load the cached machine for `opts`: RF_OK with *out NULL when there is none. */
+/** Load the cached machine for `opts`: RF_OK with *out NULL when there is none, or when the cached
+ *  machine is provisional (measured in a disturbed run: it is to be measured again). */
 rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out);
 
 /** Store `m` as the cached machine for `opts` (creating the folders; written to a temporary file
- *  and renamed). */
+ *  and renamed). A provisional `m` is merged with the cached machine first, keeping each ceiling's
+ *  higher figure, so repeated disturbed runs converge on the best figures seen. */
 rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m);
 
-/** The machine behind `--hw measured`: the cached full run, else the cached quick run, else a quick
- *  run now (stored in the cache). */
+/** The machine behind `--hw measured`: the cached full run, else the cached quick run (neither
+ *  when provisional), else a quick run now, stored in the cache; a provisional run gives the best
+ *  figures of it and the earlier provisional cache. */
 rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out);
 
 #ifdef __cplusplus

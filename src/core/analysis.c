@@ -2,11 +2,15 @@
  * only the rows that will be printed (all, or the top N by the sort key in a bounded heap, so memory
  * is O(N) and time O(n log N) for a million rows). Produces the rf_result the renderers draw. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "rf_int.h"
 #include "roofline/analysis.h"
+
+#define RF__LEVELS_MAX 8 /* memory levels with a capacity kept for the above-roof reasons */
 
 struct rf_analysis {
     rf_ctx *ctx;
@@ -18,6 +22,9 @@ struct rf_analysis {
     size_t n, cap;
     uint64_t next_index;
     uint64_t n_undefined_logged;
+    rf__level levels[RF__LEVELS_MAX]; /* bandwidth ceilings with a capacity, for rf_achieved */
+    size_t n_levels;
+    int provisional; /* the roof (either ceiling) is provisional */
 };
 
 /* Output order: negative when x is printed before y. Ties keep input order. */
@@ -36,6 +43,7 @@ static int rf__row_cmp(rf_sort sort, const rf_row *x, const rf_row *y)
         break;
     }
     case RF_SORT_NAME: c = strcmp(x->name, y->name); break;
+    case RF_SORT_LOST: c = rf__achieved_cmp_lost(x, y); break;
     case RF_SORT_INPUT: break;
     }
     if (c) return c < 0 ? -1 : 1;
@@ -48,13 +56,13 @@ rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out)
         const char *name;
         rf_sort sort;
     } t[] = {{"time", RF_SORT_TIME}, {"ai", RF_SORT_AI}, {"name", RF_SORT_NAME},
-             {"input", RF_SORT_INPUT}};
+             {"input", RF_SORT_INPUT}, {"lost", RF_SORT_LOST}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (rf__strcasecmp(text, t[i].name) == 0) {
             *out = t[i].sort;
             return RF_OK;
         }
-    return rf__error(ctx, RF_USAGE, -1, "unknown sort key '%s' (use time, ai, name or input)",
+    return rf__error(ctx, RF_USAGE, -1, "unknown sort key '%s' (use time, ai, name, input or lost)",
                      text);
 }
 
@@ -81,6 +89,15 @@ rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size
     h->ridge_ai = roof.peak_flops_per_s / roof.bw_bytes_per_s;
     h->sort = sort;
     h->top = top;
+    a->provisional = h->compute.provisional || h->bandwidth.provisional;
+    for (size_t i = 0; i < m->n_ceilings && a->n_levels < RF__LEVELS_MAX; i++) {
+        const rf_ceiling *c = &m->ceilings[i];
+        if (c->kind != RF_CEILING_BANDWIDTH || !(c->capacity_bytes > 0)) continue;
+        rf__level *l = &a->levels[a->n_levels++];
+        rf__strlcpy(l->name, c->name, sizeof l->name);
+        l->bytes_per_s = c->value;
+        l->capacity_bytes = c->capacity_bytes;
+    }
     *out = a;
     return RF_OK;
 }
@@ -127,6 +144,7 @@ static void rf__row_release(rf_analysis *a, rf_row *r)
     rf__free_with(&a->a, r->name);
     rf__free_with(&a->a, r->op);
     rf__free_with(&a->a, r->detail);
+    rf__free_with(&a->a, r->measured);
 }
 
 static char *rf__dup_with(rf_analysis *a, const char *s, size_t n)
@@ -147,11 +165,38 @@ rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, con
 rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len, const char *op,
                                  const char *detail, int quiet, double flops, double bytes)
 {
+    return rf_analysis_add_measured(a, name, name_len, op, detail, quiet, flops, bytes, NULL);
+}
+
+rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
+{
+    RF_CHECK(a->ctx, isfinite(seconds) && seconds > 0, RF_RANGE,
+             "the wall time of the pass must be finite and positive, got %g s", seconds);
+    a->head.totals.wall_s = seconds;
+    return RF_OK;
+}
+
+rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
+                                   const char *op, const char *detail, int quiet, double flops,
+                                   double bytes, const rf_measured *m)
+{
     rf_row row;
+    rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
     RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
+    if (m) {
+        char what[240];
+        rf_measured ok;
+        snprintf(what, sizeof what, "operation '%.*s'", (int)(name_len > 200 ? 200 : name_len),
+                 name);
+        RF_TRY(rf__measured_check(a->ctx, m, what, &ok));
+        rf__achieved_eval(&row.e, &a->head.roof, a->provisional, a->levels, a->n_levels, &ok,
+                          &ach);
+        row.measured = &ach;
+    }
     row.index = a->next_index++;
     rf__totals_add(&a->head.totals, &row.e);
+    rf__achieved_totals_add(&a->head.totals, &row.e, row.measured);
     if (row.e.bound == RF_BOUND_UNDEFINED && !quiet && a->n_undefined_logged++ < 10)
         rf__log(a->ctx, RF_LOG_WARN, "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
                 "listed as undefined", (int)(name_len > 200 ? 200 : name_len), name);
@@ -162,7 +207,8 @@ rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_l
     row.name = rf__dup_with(a, name, name_len);
     row.op = op ? rf__dup_with(a, op, strlen(op)) : NULL;
     row.detail = detail ? rf__dup_with(a, detail, strlen(detail)) : NULL;
-    if (!row.name || (op && !row.op) || (detail && !row.detail)) {
+    if (m && (row.measured = rf__malloc(a->ctx, sizeof ach)) != NULL) *row.measured = ach;
+    if (!row.name || (op && !row.op) || (detail && !row.detail) || (m && !row.measured)) {
         rf__row_release(a, &row);
         return RF_NOMEM_ERR(a->ctx);
     }
@@ -244,6 +290,7 @@ void rf_result_free(rf_result *r)
         rf__free_with(&r->alloc_, r->rows[i].name);
         rf__free_with(&r->alloc_, r->rows[i].op);
         rf__free_with(&r->alloc_, r->rows[i].detail);
+        rf__free_with(&r->alloc_, r->rows[i].measured);
     }
     rf__free_with(&r->alloc_, r->rows);
     rf_allocator al = r->alloc_;

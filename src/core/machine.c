@@ -52,6 +52,13 @@ rf_status rf_machine_clone(rf_ctx *ctx, const rf_machine *src, rf_machine **out)
     return RF_OK;
 }
 
+int rf_machine_provisional(const rf_machine *m)
+{
+    for (size_t i = 0; m && i < m->n_ceilings; i++)
+        if (m->ceilings[i].provisional) return 1;
+    return 0;
+}
+
 long rf_machine_find(const rf_machine *m, const char *name)
 {
     for (size_t i = 0; i < m->n_ceilings; i++)

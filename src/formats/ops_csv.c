@@ -10,7 +10,8 @@
 
 #include "formats/formats_int.h"
 
-enum { COL_NAME, COL_FLOPS, COL_BYTES, COL_COUNT };
+/* name, flops and bytes are required; time (seconds measured, optional) may follow in any order. */
+enum { COL_NAME, COL_FLOPS, COL_BYTES, COL_TIME, COL_COUNT, COL_REQUIRED = COL_TIME };
 
 /* One field as found in the input. */
 typedef struct csv_field {
@@ -25,6 +26,7 @@ typedef struct csv {
     rf__cursor *cur;
     rf__ops_sink *sink;
     uint64_t row;                 /* number of the data row being read; 0 while in the header */
+    int n_cols;                   /* columns in the header: COL_REQUIRED, or COL_COUNT with time */
     int kind_at[COL_COUNT];       /* what column i of the header holds (COL_*) */
     const char *label[COL_COUNT]; /* how each kind is named in messages ("bytes", "memory_bytes") */
     char *scratch; /* RF__OPS_NAME_MAX bytes for unescaped names; made on first use */
@@ -164,7 +166,9 @@ static int csv_column_kind(const uint8_t *p, size_t n, const char **label)
     } known[] = {{"name", COL_NAME},
                  {"flops", COL_FLOPS},
                  {"bytes", COL_BYTES},
-                 {"memory_bytes", COL_BYTES}};
+                 {"memory_bytes", COL_BYTES},
+                 {"time", COL_TIME},
+                 {"time_s", COL_TIME}};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         if (n == strlen(known[i].name) && rf__strncasecmp((const char *)p, known[i].name, n) == 0) {
             *label = known[i].name;
@@ -186,7 +190,8 @@ static rf_status csv_header_column(csv *c, const csv_field *f, int col, int seen
     int kind = csv_column_kind(p, n, &label);
     if (kind < 0)
         return csv_err(c, RF_FORMAT, f->off, -1,
-                       ": unknown column '%s' (expected name, flops, and bytes or memory_bytes)",
+                       ": unknown column '%s' (expected name, flops, bytes or memory_bytes, and "
+                       "optionally time)",
                        rf__excerpt(ex, sizeof ex, p, n, 40));
     if (seen[kind] && strcmp(label, c->label[kind]) != 0)
         return csv_err(c, RF_FORMAT, f->off, -1, ": duplicate column '%s' (same as '%s')", label,
@@ -201,16 +206,17 @@ static rf_status csv_header_column(csv *c, const csv_field *f, int col, int seen
 /* The header: the first non-blank line. */
 static rf_status csv_header(csv *c)
 {
-    static const char *const required[COL_COUNT] = {"name", "flops", "bytes"};
+    static const char *const required[COL_REQUIRED] = {"name", "flops", "bytes"};
     int seen[COL_COUNT] = {0};
     size_t start = rf__cursor_offset(c->cur);
     int more = 1;
     for (int col = 0; more; col++) {
         csv_field f;
         RF_TRY(csv_field_read(c, &f, col, &more));
-        RF_TRY(csv_header_column(c, &f, col, seen)); /* a 4th column is unknown or a duplicate */
+        RF_TRY(csv_header_column(c, &f, col, seen)); /* a 5th column is unknown or a duplicate */
+        c->n_cols = col + 1;
     }
-    for (int k = 0; k < COL_COUNT; k++)
+    for (int k = 0; k < COL_REQUIRED; k++)
         if (!seen[k]) return csv_err(c, RF_FORMAT, start, -1, ": missing column '%s'", required[k]);
     return RF_OK;
 }
@@ -257,6 +263,20 @@ static rf_status csv_number(csv *c, const csv_field *f, int col, double *out)
     if (st == RF_OK) return RF_OK;
     if (st == RF_FORMAT) why = csv_number_why(p, n, why);
     return csv_err(c, st, f->off, col, ": \"%s\" is %s", rf__excerpt(ex, sizeof ex, p, n, 40), why);
+}
+
+/* The time field: empty (no measurement for this row) or a number of seconds, finite and > 0. */
+static rf_status csv_time(csv *c, const csv_field *f, int col, rf_op_row *row)
+{
+    const uint8_t *p;
+    size_t n;
+    csv_trim(f, &p, &n);
+    if (n == 0) return RF_OK;
+    RF_TRY(csv_number(c, f, col, &row->time_s));
+    if (!(row->time_s > 0))
+        return csv_err(c, RF_RANGE, f->off, col, ": a measured time must be positive, got 0");
+    row->has_time = 1;
+    return RF_OK;
 }
 
 /* Copy a quoted name into the scratch buffer, each "" becoming ". Returns the length, or
@@ -319,14 +339,15 @@ static rf_status csv_row(csv *c)
     csv_field f[COL_COUNT];
     size_t count, start = rf__cursor_offset(c->cur);
     RF_TRY(csv_record(c, f, &count));
-    if (count != COL_COUNT)
+    if (count != (size_t)c->n_cols)
         return csv_err(c, RF_FORMAT, start, -1, ": %zu field%s, the header has %d", count,
-                       count == 1 ? "" : "s", COL_COUNT);
-    rf_op_row row = {NULL, 0, 0, 0, c->row};
-    for (int i = 0; i < COL_COUNT; i++) {
+                       count == 1 ? "" : "s", c->n_cols);
+    rf_op_row row = {NULL, 0, 0, 0, c->row, 0, 0};
+    for (int i = 0; i < c->n_cols; i++) {
         switch (c->kind_at[i]) {
         case COL_NAME: RF_TRY(csv_name(c, &f[i], i, &row)); break;
         case COL_FLOPS: RF_TRY(csv_number(c, &f[i], i, &row.flops)); break;
+        case COL_TIME: RF_TRY(csv_time(c, &f[i], i, &row)); break;
         default: RF_TRY(csv_number(c, &f[i], i, &row.bytes)); break;
         }
     }

@@ -21,7 +21,8 @@
 #define JS_ELEMENT_FLAGS (JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL)
 #define JS_SCALAR_FLAGS (JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY)
 
-enum { KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_COUNT };
+/* name, flops and bytes are required; time_s (seconds measured) is optional. */
+enum { KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_TIME, KEY_COUNT, KEY_REQUIRED = KEY_TIME };
 
 typedef struct js {
     rf_ctx *ctx;
@@ -166,9 +167,9 @@ static rf_status js_name(js *j, const json_t *v, const char *where, size_t off, 
 /* Which key this is (KEY_*), and its spelling; -1 when unknown. */
 static int js_key_kind(const char *key, const char **label)
 {
-    static const char *const names[] = {"name", "flops", "bytes", "memory_bytes"};
-    static const int kinds[] = {KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_BYTES};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = {"name", "flops", "bytes", "memory_bytes", "time_s"};
+    static const int kinds[] = {KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_BYTES, KEY_TIME};
+    for (int i = 0; i < 5; i++)
         if (strcmp(key, names[i]) == 0) {
             *label = names[i];
             return kinds[i];
@@ -180,17 +181,17 @@ static int js_key_kind(const char *key, const char **label)
  * obj. */
 static rf_status js_row(js *j, json_t *obj, const char *where, size_t off, rf_op_row *row)
 {
-    static const char *const required[KEY_COUNT] = {"name", "flops", "bytes"};
-    json_t *val, *have[KEY_COUNT] = {NULL, NULL, NULL};
-    const char *key, *label[KEY_COUNT] = {NULL, NULL, NULL}, *spelled = NULL;
+    static const char *const required[KEY_REQUIRED] = {"name", "flops", "bytes"};
+    json_t *val, *have[KEY_COUNT] = {NULL, NULL, NULL, NULL};
+    const char *key, *label[KEY_COUNT] = {NULL, NULL, NULL, NULL}, *spelled = NULL;
     char ex[96];
     json_object_foreach(obj, key, val)
     {
         int kind = js_key_kind(key, &spelled);
         if (kind < 0)
             return rf__error(j->ctx, RF_FORMAT, (int64_t)off,
-                             "%s: unknown key '%s' (expected name, flops, and bytes or "
-                             "memory_bytes)",
+                             "%s: unknown key '%s' (expected name, flops, bytes or "
+                             "memory_bytes, and optionally time_s)",
                              where, rf__excerpt(ex, sizeof ex, key, strlen(key), 40));
         if (have[kind])
             return rf__error(j->ctx, RF_FORMAT, (int64_t)off, "%s: keys '%s' and '%s' both given",
@@ -198,13 +199,20 @@ static rf_status js_row(js *j, json_t *obj, const char *where, size_t off, rf_op
         have[kind] = val;
         label[kind] = spelled;
     }
-    for (int k = 0; k < KEY_COUNT; k++)
+    for (int k = 0; k < KEY_REQUIRED; k++)
         if (!have[k])
             return rf__error(j->ctx, RF_FORMAT, (int64_t)off, "%s: missing key '%s'", where,
                              required[k]);
     RF_TRY(js_name(j, have[KEY_NAME], where, off, row));
     RF_TRY(js_number(j, have[KEY_FLOPS], where, label[KEY_FLOPS], off, &row->flops));
-    return js_number(j, have[KEY_BYTES], where, label[KEY_BYTES], off, &row->bytes);
+    RF_TRY(js_number(j, have[KEY_BYTES], where, label[KEY_BYTES], off, &row->bytes));
+    if (!have[KEY_TIME]) return RF_OK;
+    RF_TRY(js_number(j, have[KEY_TIME], where, "time_s", off, &row->time_s));
+    if (!(row->time_s > 0))
+        return rf__error(j->ctx, RF_RANGE, (int64_t)off,
+                         "%s, key 'time_s': a measured time must be positive, got 0", where);
+    row->has_time = 1;
+    return RF_OK;
 }
 
 /* One element of the ops array: decode, check, deliver, release. */
@@ -218,7 +226,7 @@ static rf_status js_element(js *j)
                          js_found(j, found, sizeof found));
     json_t *obj;
     RF_TRY(js_value(j, JS_ELEMENT_FLAGS, where, &obj));
-    rf_op_row row = {NULL, 0, 0, 0, j->count + 1};
+    rf_op_row row = {NULL, 0, 0, 0, j->count + 1, 0, 0};
     rf_status st = js_row(j, obj, where, off, &row);
     if (st == RF_OK) {
         j->count++;

@@ -29,8 +29,9 @@ static const char *const rf__mj_full_keys[] = {
     "schema",     "name",   "description",     "kind",
     "provenance", "source", "default_compute", "default_bandwidth",
     "ceilings",   NULL};
-static const char *const rf__mj_ceiling_keys[] = {"name",   "kind", "value", "unit", "provenance",
-                                                  "source", "note", "stats", NULL};
+static const char *const rf__mj_ceiling_keys[] = {
+    "name", "kind", "value", "unit", "provenance", "source", "note", "stats", "capacity_bytes",
+    "provisional", NULL};
 static const char *const rf__mj_stats_keys[] = {"threads", "repetitions", "min", "median",
                                                 "max",     "date",        NULL};
 
@@ -146,6 +147,24 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
     return RF_OK;
 }
 
+/* The optional keys of a ceiling: "capacity_bytes" (a bandwidth level's size, byte, > 0) and
+ * "provisional" (true: measured in a disturbed run; measured again by `--hw measured`). */
+static rf_status rf__mj_optional(rf_ctx *ctx, json_t *v, const char *where, rf_ceiling *c)
+{
+    int present = 0;
+    RF_TRY(rf__json_num(ctx, v, "capacity_bytes", where, &c->capacity_bytes, &present));
+    RF_CHECK(ctx, !present || (c->capacity_bytes > 0 && c->capacity_bytes <= RF__MJ_VALUE_MAX),
+             RF_RANGE, "%s: 'capacity_bytes' must be a positive number of bytes, got %.17g", where,
+             c->capacity_bytes);
+    RF_CHECK(ctx, !present || c->kind == RF_CEILING_BANDWIDTH, RF_FORMAT,
+             "%s: 'capacity_bytes' is for bandwidth ceilings only", where);
+    json_t *p = json_object_get(v, "provisional");
+    RF_CHECK(ctx, !p || json_is_boolean(p), RF_FORMAT, "%s: 'provisional' must be true or false",
+             where);
+    c->provisional = p && json_is_true(p);
+    return RF_OK;
+}
+
 static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i, const char *src)
 {
     char where[RF_NAME_MAX + 16];
@@ -167,6 +186,7 @@ static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i,
     RF_TRY(rf__json_str(ctx, v, "note", where, c.note, sizeof c.note, 0));
     json_t *stats = json_object_get(v, "stats");
     if (stats) RF_TRY(rf__mj_stats(ctx, stats, c.name, &c.stats));
+    RF_TRY(rf__mj_optional(ctx, v, where, &c));
     return rf_machine_add(ctx, m, &c);
 }
 
@@ -331,6 +351,11 @@ static rf_status rf__mj_wceiling(rf_ctx *ctx, rf_writer *w, const rf_ceiling *c,
     RF_TRY(rf_writef(w, "      \"note\": "));
     RF_TRY(rf__mj_wstr(w, c->note, sizeof c->note));
     if (rf__mj_has_stats(c)) RF_TRY(rf__mj_wstats(ctx, w, c));
+    if (c->capacity_bytes > 0) { /* optional keys: only when set, so older files stay the same */
+        RF_TRY(rf_writef(w, ",\n      \"capacity_bytes\": "));
+        RF_TRY(rf__mj_wnum(ctx, w, c->capacity_bytes, "a capacity"));
+    }
+    if (c->provisional) RF_TRY(rf_writef(w, ",\n      \"provisional\": true"));
     return rf_writef(w, "\n    }%s\n", last ? "" : ",");
 }
 

@@ -11,7 +11,7 @@
 #include "probe/probe_int.h"
 
 /* Revision of what the probe measures (see rf__cache_key). */
-#define RF__PROBE_REVISION "probe-2"
+#define RF__PROBE_REVISION "probe-3" /* 3: disturbed runs retried, provisional ceilings */
 #include "roofline/buf.h"
 #include "roofline/hw.h"
 
@@ -72,6 +72,12 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
         rf__log(ctx, RF_LOG_WARN, "ignoring the cache file %s: %s", path, rf_ctx_errmsg(ctx));
         rf_ctx_clear_error(ctx);
         *out = NULL;
+    } else if (rf_machine_provisional(*out)) {
+        /* Measured in a disturbed run: measure again (rf_probe_cache_store keeps the best). */
+        rf__log(ctx, RF_LOG_INFO, "peaks: the cached %s was measured in a disturbed run "
+                "(provisional): measuring again", path);
+        rf_machine_free(*out);
+        *out = NULL;
     }
     return RF_OK;
 }
@@ -99,6 +105,15 @@ rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_
     *strrchr(dir, '/') = '\0';
     RF_TRY(rf__mkdirs(ctx, dir));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    rf_machine *merged = NULL;
+    if (rf_machine_provisional(m)) { /* keep the best of this run and the cached one */
+        rf_machine *old = NULL;
+        if (rf_machine_read_file(ctx, path, &old) == RF_OK && rf_machine_clone(ctx, m, &merged) == RF_OK)
+            rf__merge_best(merged, old);
+        rf_ctx_clear_error(ctx);
+        rf_machine_free(old);
+        if (merged) m = merged;
+    }
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
     rf_status st = rf_machine_write_json(ctx, m, 0, &w);
@@ -113,6 +128,7 @@ rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_
         }
     }
     rf_buf_free(&b);
+    rf_machine_free(merged);
     return st;
 }
 
@@ -133,6 +149,14 @@ rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out)
         rf__log(ctx, RF_LOG_WARN, "%s", rf_ctx_errmsg(ctx));
         rf_ctx_clear_error(ctx);
     }
+    char path[1024];
+    if (st == RF_OK && rf_machine_provisional(r->machine) &&
+        rf_probe_cache_path(ctx, &o, path, sizeof path) == RF_OK &&
+        rf_machine_read_file(ctx, path, out) == RF_OK) { /* the best of this run and earlier ones */
+        rf_probe_report_free(r);
+        return RF_OK;
+    }
+    rf_ctx_clear_error(ctx);
     *out = r->machine;
     r->machine = NULL;
     rf_probe_report_free(r);

@@ -39,13 +39,15 @@ static size_t rf__thread_counts(const rf__probe_run *run, unsigned *out)
     return k;
 }
 
-/* Clock in Hz per core under each ISA at `threads` threads (0 when not measured). */
-static rf_status rf__clocks(rf__probe_run *run, rf__team *team, double *ghz)
+/* Clock in GHz per core under each ISA at the team's threads (0 when not measured); with `only`
+ * >= 0, under that ISA only. */
+static rf_status rf__clocks(rf__probe_run *run, rf__team *team, double *ghz, int only)
 {
     rf__flop_job *j = rf__calloc(run->ctx, 1, sizeof *j);
     if (!j) return RF_NOMEM_ERR(run->ctx);
     rf_status st = RF_OK;
     for (int isa = 0; isa <= run->isa && st == RF_OK; isa++) {
+        if (only >= 0 && isa != only) continue;
         ghz[isa] = 0;
         if (!rf__clock_kernels[isa] || (run->opts->quick && isa != run->isa)) continue;
         j->clock = rf__clock_kernels[isa];
@@ -114,6 +116,9 @@ static rf_status rf__add_compute(rf__probe_run *run, const rf__flop_kernel *k, c
         rf__appendf(note, sizeof note, &len, "%.1f FLOP/cycle at %.2f GHz; ",
                     f->s[0].best / tc[0] / (f->ghz[0] * 1e9), f->ghz[0]);
     }
+    if (k->flops_per_cycle > 0 && f->ghz[0] > 0 && strcmp(k->precision, "fp32") == 0 &&
+        strcmp(k->op, "fma") == 0 && k->isa == run->isa) /* the default roof: for disturb.c */
+        run->q.limit_fraction = f->s[0].best / (k->flops_per_cycle * f->ghz[0] * 1e9 * tc[0]);
     rf__appendf(note, sizeof note, &len, "CV %.1f%%", 100 * f->s[0].cv);
     if (f->s[0].disturbed)
         rf__appendf(note, sizeof note, &len, " (%u of %u repetitions disturbed)", f->s[0].disturbed,
@@ -168,12 +173,18 @@ rf_status rf__probe_compute(rf__probe_run *run)
         snprintf(what, sizeof what, "clock per instruction set, %u thread%s", tc[t],
                  tc[t] > 1 ? "s" : "");
         rf__progress(run, what);
-        st = rf__clocks(run, team, ghz);
+        st = rf__clocks(run, team, ghz, -1);
+        if (t == 0) run->q.clock_before_ghz = ghz[run->isa];
         for (size_t i = 0; i < nk && st == RF_OK; i++) {
             snprintf(what, sizeof what, "%s, %u thread%s", ks[i]->id, tc[t], tc[t] > 1 ? "s" : "");
             rf__progress(run, what);
             st = rf__measure_kernel(run, team, ks[i], &figs[i].s[t]);
             figs[i].ghz[t] = ghz[strstr(ks[i]->id, "scalar") ? RF__ISA_GENERIC : ks[i]->isa];
+        }
+        if (st == RF_OK && t == 0) { /* the clock again: did it fall while the kernels ran? */
+            double after[RF__ISA_COUNT] = {0};
+            st = rf__clocks(run, team, after, run->isa);
+            run->q.clock_after_ghz = after[run->isa];
         }
         rf__team_free(run->ctx, team);
     }

@@ -1,6 +1,7 @@
 /* probe.c — one measuring run (rf_probe_run): the conditions (CPU, ISA, hypervisor, compiler, date,
  * load from other processes before and during the run), then compute, bandwidth and GEMM ceilings
  * gathered into a machine with provenance `measured`. Progress goes to the log, never to a file. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,9 @@
 #include <unistd.h>
 
 #include "probe/probe_int.h"
+
+#define RF__QUICK_BUDGET_S 8.0 /* a disturbed quick run is measured again while this holds */
+#define RF__ATTEMPTS_MAX 3
 
 #if defined(__clang__)
 #define RF__COMPILER "clang " __clang_version__
@@ -81,6 +85,10 @@ rf_status rf__probe_add(rf__probe_run *run, const char *name, rf_ceiling_kind ki
     c.stats.median = s->median;
     c.stats.max = s->max;
     rf__strlcpy(c.stats.date, run->rep->date, sizeof c.stats.date);
+    unsigned bits = rf__figure_disturbed(s);
+    c.provisional = bits != 0; /* the whole attempt may make it provisional too (rf_probe_run) */
+    run->disturbed |= bits;
+    if (s->cv > run->q.worst_cv) run->q.worst_cv = s->cv;
     RF_CHECK(run->ctx, s->best > 0, RF_INTERNAL, "probe: %s measured no throughput", name);
     return rf_machine_add(run->ctx, run->rep->machine, &c);
 }
@@ -165,7 +173,96 @@ static rf_status rf__probe_init(rf_ctx *ctx, const rf_probe_opts *o, rf__probe_r
     gmtime_r(&now, &tm);
     strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     r->load_before = rf__loadavg();
-    return rf_machine_new(ctx, "measured", &r->machine);
+    return RF_OK;
+}
+
+/* Capacity of each cache level from hwloc (per instance): private L1 and L2 once per thread used,
+ * shared L3 and L4 once. DRAM and unknown levels stay 0. */
+static void rf__fill_capacities(rf_machine *m, unsigned threads)
+{
+    uint64_t hw[4];
+    rf__cache_sizes(hw);
+    static const char *const names[4] = {"L1", "L2", "L3", "L4"};
+    for (int i = 0; i < 4; i++) {
+        long k = rf_machine_find(m, names[i]);
+        if (k >= 0 && hw[i]) m->ceilings[k].capacity_bytes = (double)hw[i] * (i < 2 ? threads : 1);
+    }
+}
+
+/* One attempt: compute, bandwidth (and GEMM for a full run) into a fresh machine; its figures for
+ * the disturbed-run judgement go to run->q and run->disturbed. */
+static rf_status rf__attempt(rf__probe_run *run)
+{
+    rf_probe_report *r = run->rep;
+    rf__free_with(&r->alloc_, r->sweep);
+    r->sweep = NULL;
+    r->n_sweep = r->n_levels = 0;
+    run->disturbed = 0;
+    double best_clock = fmax(run->q.clock_best_ghz, run->q.clock_before_ghz);
+    memset(&run->q, 0, sizeof run->q);
+    run->q.clock_best_ghz = best_clock;
+    run->q.cpus = r->cpus;
+    run->q.threads = run->threads;
+    run->q.load_before = rf__loadavg();
+    RF_TRY(rf_machine_new(run->ctx, "measured", &r->machine));
+    rf__cpu_times c0 = rf__cpu_times_now();
+    RF_TRY(rf__probe_compute(run));
+    RF_TRY(rf__probe_bandwidth(run));
+    if (!run->opts->quick) RF_TRY(rf__probe_gemm(run));
+    rf__cpu_times c1 = rf__cpu_times_now();
+    run->q.busy_other = -1;
+    if (c0.ok && c1.ok && c1.total > c0.total) {
+        double other = (c1.busy - c0.busy) - (c1.self - c0.self);
+        run->q.busy_other = fmin(1, fmax(0, other / (c1.total - c0.total)));
+    }
+    unsigned whole = rf__run_disturbed(&run->q);
+    run->disturbed |= whole;
+    if (whole) /* the attempt as a whole: every figure it gave is in doubt */
+        for (size_t i = 0; i < r->machine->n_ceilings; i++) r->machine->ceilings[i].provisional = 1;
+    return RF_OK;
+}
+
+/* Attempts while disturbed and the next one fits the budget (quick runs only); the best figure of
+ * each ceiling is kept in *best (owned by the caller). */
+static rf_status rf__attempts(rf__probe_run *run, double t0, rf_machine **best, char *why,
+                              size_t why_size)
+{
+    rf_probe_report *r = run->rep;
+    for (;;) {
+        double a0 = rf__now_s();
+        r->attempts++;
+        RF_TRY(rf__attempt(run));
+        if (run->disturbed) rf__disturb_text(why, why_size, run->disturbed, &run->q);
+        if (!*best) {
+            *best = r->machine;
+        } else {
+            rf__merge_best(*best, r->machine);
+            rf_machine_free(r->machine);
+        }
+        r->machine = NULL;
+        double now = rf__now_s(), took = now - a0;
+        if (!rf_machine_provisional(*best) || !run->opts->quick) return RF_OK;
+        if (r->attempts >= RF__ATTEMPTS_MAX || now + took - t0 > RF__QUICK_BUDGET_S) return RF_OK;
+        rf__log(run->ctx, RF_LOG_INFO, "peaks: disturbed (%s): measuring again", why);
+    }
+}
+
+static void rf__warn_provisional(rf__probe_run *run, const char *why)
+{
+    rf_probe_report *r = run->rep;
+    size_t n = 0;
+    for (size_t i = 0; i < r->machine->n_ceilings; i++) n += r->machine->ceilings[i].provisional != 0;
+    r->provisional = n > 0;
+    if (!n) {
+        r->disturbed[0] = '\0';
+        return;
+    }
+    rf__strlcpy(r->disturbed, why, sizeof r->disturbed);
+    rf__log(run->ctx, RF_LOG_WARN,
+            "peaks: the machine was busy (%s): %zu of %zu ceilings are provisional after %u "
+            "attempt%s (a provisional cache is measured again by the next --hw measured)",
+            why[0] ? why : "disturbed", n, r->machine->n_ceilings, r->attempts,
+            r->attempts == 1 ? "" : "s");
 }
 
 rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report **out)
@@ -179,19 +276,23 @@ rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report *
     r->alloc_ = *rf_ctx_allocator(ctx);
     rf__probe_run run;
     memset(&run, 0, sizeof run);
+    rf_machine *best = NULL;
+    char why[RF_TEXT_MAX] = "";
     rf_status st = rf__probe_init(ctx, o, &run, r);
     double t0 = rf__now_s();
     rf__cpu_times c0 = rf__cpu_times_now();
     r->elapsed_s = t0; /* progress lines count from here until rf__conditions sets the duration */
-    if (st == RF_OK) st = rf__probe_compute(&run);
-    if (st == RF_OK) st = rf__probe_bandwidth(&run);
-    if (st == RF_OK && !o->quick) st = rf__probe_gemm(&run);
+    if (st == RF_OK) st = rf__attempts(&run, t0, &best, why, sizeof why);
     if (st != RF_OK) {
+        rf_machine_free(best);
         rf_probe_report_free(r);
         return st;
     }
+    r->machine = best;
     rf__conditions(&run, t0, &c0);
     rf__set_defaults(r->machine, r->isa);
+    rf__fill_capacities(r->machine, r->threads);
+    rf__warn_provisional(&run, why);
     *out = r;
     return RF_OK;
 }

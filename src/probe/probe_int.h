@@ -167,6 +167,38 @@ size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
                               size_t max_levels);
 void rf__cache_sizes(uint64_t sizes[4]); /* L1d, L2, L3, L4 per instance, byte */
 
+/* ---- disturb.c: was a run disturbed? (pure functions of figures the run gathered) ---- */
+#define RF__DISTURB_BUSY 0.10  /* other processes' share of the CPU time beyond which a run is */
+#define RF__DISTURB_CV 0.10    /* a figure's CV over repetitions beyond which it is disturbed */
+#define RF__DISTURB_CLOCK 0.10 /* a clock that fell by more than this share */
+enum {
+    RF__DISTURB_OTHERS = 1u,     /* other processes took CPU time (or the load average says so) */
+    RF__DISTURB_SPREAD = 2u,     /* a figure's CV over repetitions is too high */
+    RF__DISTURB_PREEMPTED = 4u,  /* repetitions kept although a worker lost its CPU */
+    RF__DISTURB_CLOCK_FELL = 8u, /* the clock fell during the run (or against an earlier one) */
+    RF__DISTURB_LIMIT = 16u      /* a compute figure the measured clock cannot explain */
+};
+/* What one attempt of a run saw. Unknown figures are negative (busy_other, load_before) or 0. */
+typedef struct rf__disturb_in {
+    double busy_other;  /* share of the CPU time other processes used during the attempt, 0..1 */
+    double load_before; /* 1-minute load average before it */
+    unsigned cpus, threads;
+    double worst_cv;         /* the highest CV of the attempt's figures (for the words) */
+    double clock_before_ghz; /* clock under the chosen ISA before the compute kernels */
+    double clock_after_ghz;  /* the same after them */
+    double clock_best_ghz;   /* the best clock an earlier attempt measured */
+    double limit_fraction;   /* fp32 FMA figure / (FLOP/cycle x clock x threads) */
+} rf__disturb_in;
+/* Bits for one figure from its statistics (spread, preempted repetitions). */
+unsigned rf__figure_disturbed(const rf__stats *s);
+/* Bits for the whole attempt (others, clock, limit). */
+unsigned rf__run_disturbed(const rf__disturb_in *in);
+/* The reasons in words: "other processes used 68% of the CPU time, CV up to 69% ...". */
+char *rf__disturb_text(char *buf, size_t size, unsigned bits, const rf__disturb_in *in);
+/* Keep in `best` each ceiling's higher figure of the two attempts; provisional only when it was
+ * in both. Ceilings of `again` missing from `best` are ignored. */
+void rf__merge_best(rf_machine *best, const rf_machine *again);
+
 /* ---- compute.c, bandwidth.c, gemm.c: add measured ceilings to the report's machine ---- */
 typedef struct rf__probe_run {
     rf_ctx *ctx;
@@ -178,6 +210,8 @@ typedef struct rf__probe_run {
     double min_time_s;
     unsigned reps;
     size_t step, steps; /* progress */
+    rf__disturb_in q;   /* what the current attempt saw (compute.c fills the clocks and limit) */
+    unsigned disturbed; /* RF__DISTURB_* bits of the figures added so far in this attempt */
 } rf__probe_run;
 void rf__progress(rf__probe_run *run, const char *what);
 rf_status rf__probe_compute(rf__probe_run *run);

@@ -54,7 +54,8 @@ typedef struct rf__chart_ridge {
 
 #define RF__POINT_CLAMPED 1u /* outside the axis range: drawn on the edge */
 #define RF__POINT_INF_AI 2u  /* no bytes (AI = +inf): drawn on the right edge */
-#define RF__POINT_MEASURED 4u /* a measured figure, not an estimate (no code path sets it yet) */
+#define RF__POINT_MEASURED 4u /* attainable is a measurement (achieved FLOP/s), not an estimate */
+#define RF__POINT_HOLLOW 8u   /* an estimate in a chart with measurements: drawn hollow */
 
 /* One plotted row of the result. */
 typedef struct rf__chart_point {
@@ -69,6 +70,7 @@ typedef struct rf__chart_point {
     unsigned flags;           /* RF__POINT_* */
     char ai_text[24];         /* "12.3", "2k", "inf" */
     char attainable_text[32]; /* "1.23 TFLOP/s" */
+    size_t pair; /* a measured point: its estimate; an estimate: its measurement; else SIZE_MAX */
 } rf__chart_point;
 
 /* Why a row is not plotted. */
@@ -91,8 +93,9 @@ typedef struct rf__chart {
     size_t n_roofs;
     rf__chart_ridge *ridges; /* one per bandwidth roof; primary first */
     size_t n_ridges;
-    rf__chart_point *points; /* in row order */
+    rf__chart_point *points; /* estimates in row order, then the measured points in row order */
     size_t n_points;
+    size_t n_measured; /* measured points (the last n_measured of `points`) */
     rf__chart_unplotted *unplotted; /* in row order */
     size_t n_unplotted, n_undefined, n_no_flops, n_clamped;
 } rf__chart;
@@ -127,6 +130,7 @@ typedef enum rf__line_style {
     RF__LINE_GRID_Y,    /* a decade of y, horizontal, full width */
     RF__LINE_COMPUTE,   /* a compute roof (flat) */
     RF__LINE_BANDWIDTH, /* a bandwidth roof (sloped) */
+    RF__LINE_LINK,      /* thin line from an estimate to its measurement (same AI: vertical) */
     RF__LINE_PRIMARY = 0x100
 } rf__line_style;
 
@@ -169,7 +173,8 @@ typedef struct rf__draw_methods {
 } rf__draw_methods;
 
 /* Walk the chart: begin; axes and decade grid lines; tick labels and titles; secondary roofs then
- * primary roofs; ridges (primary last); points in row order; roof labels (last, so a back end can
+ * primary roofs; ridges (primary last); points in row order, then each measured point after a
+ * RF__LINE_LINK line from its estimate; roof labels (last, so a back end can
  * put them only where nothing is drawn yet); end. Returns the first error of the back end. */
 rf_status rf__chart_draw(const rf__chart *c, const rf__draw_methods *dm, void *user);
 

@@ -4,6 +4,7 @@
  * rf__chart_draw. Output depends only on its input (no time, no locale, no colour). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chart.h"
@@ -235,10 +236,20 @@ static void rf__roof_line(rf__ascii *a, double x0, double y0, double x1, double 
     }
 }
 
+/* The link from an estimate to its measurement: ':' in the cells between them (same column). */
+static void rf__link_line(rf__ascii *a, double x0, double y0, double y1)
+{
+    long col = rf__col(a, x0), r0 = rf__row(a, y0), r1 = rf__row(a, y1);
+    for (long r = (r0 < r1 ? r0 : r1) + 1; r < (r0 < r1 ? r1 : r0); r++)
+        rf__put(a, r, col, ':', RF__L_ROOF2);
+}
+
 static rf_status rf__a_line(void *user, double x0, double y0, double x1, double y1, unsigned style)
 {
     rf__ascii *a = user;
     unsigned kind = style & ~(unsigned)RF__LINE_PRIMARY;
+    (void)x1;
+    if (kind == RF__LINE_LINK) rf__link_line(a, x0, y0, y1);
     if (kind == RF__LINE_COMPUTE || kind == RF__LINE_BANDWIDTH)
         rf__roof_line(a, x0, y0, x1, y1, style);
     else if (kind == RF__LINE_GRID_X || kind == RF__LINE_GRID_Y || kind == RF__LINE_AXIS)
@@ -258,11 +269,16 @@ static rf_status rf__a_marker(void *user, double x, double y, const rf__mark *mk
     }
     rf__cell *cl = rf__at(a, row, col);
     if (!cl) return RF_OK;
-    if (cl->point >= 0) {
+    const rf__chart_point *p = &a->c->points[mk->index];
+    int own = cl->point >= 0 && p->pair == (size_t)cl->point; /* on its own estimate: replace */
+    if (cl->point >= 0 && !own) {
         a->same_as[mk->index] = (size_t)cl->point;
         return RF_OK;
     }
-    cl->ch = (unsigned char)mk->glyph;
+    /* An estimate with a measurement is 'o' (hollow); its measurement carries the letter. */
+    uint32_t hollow = a->utf8 ? 0x25CB : 'o';
+    cl->ch = (mk->flags & RF__POINT_HOLLOW) && p->pair != SIZE_MAX ? hollow
+                                                                    : (unsigned char)mk->glyph;
     cl->layer = RF__L_POINT;
     cl->point = (int32_t)mk->index;
     return RF_OK;
@@ -468,9 +484,20 @@ static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_
     rf__line_pad(l, l->cols + 2 + tw - strlen(rate));
     rf__line_text(l, rate, SIZE_MAX);
     rf__line_pad(l, l->cols + 2);
+    size_t bound_at = l->cols;
     rf__line_text(l, rf_bound_name(p->bound), SIZE_MAX);
     if (p->flags & RF__POINT_CLAMPED) rf__line_maybe(l, "  (off scale)");
-    if (a->same_as[i] != SIZE_MAX) {
+    if (p->pair != SIZE_MAX) { /* its measurement, on the same line */
+        const rf__chart_point *m = &a->c->points[p->pair];
+        char buf[80];
+        rf__rate_text(rate, sizeof rate, m, compact);
+        rf__line_pad(l, bound_at + 7);
+        snprintf(buf, sizeof buf, "  measured %s (%.0f%%)%s", rate,
+                 100 * m->attainable_flops_per_s / p->attainable_flops_per_s,
+                 m->flags & RF__POINT_CLAMPED ? " off scale" : "");
+        rf__line_maybe(l, buf);
+    }
+    if (a->same_as[i] != SIZE_MAX && !(p->flags & RF__POINT_MEASURED)) {
         char s[] = "  (at the same place as ?)";
         s[sizeof s - 3] = a->c->points[a->same_as[i]].glyph;
         rf__line_maybe(l, s);
@@ -489,10 +516,17 @@ static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
     if (compact) rest = 3 + rf__point_rest(c, 1, &aw, &tw);
     if (nw + rest > a->width) nw = a->width > rest + 8 ? a->width - rest : 8;
     for (size_t i = 0; i < c->n_points; i++) {
+        if (c->points[i].flags & RF__POINT_MEASURED) continue; /* on its estimate's line */
         rf__point_line(a, l, i, nw, aw, tw, compact);
         RF_TRY(rf__line_flush(l, w));
     }
-    return RF_OK;
+    if (!c->n_measured) return RF_OK;
+    rf__line_text(l, a->utf8 ? "letter: measured; \xE2\x97\x8B: its estimate on the roof; ':' joins them; "
+                               "(%) of the roof"
+                             : "letter: measured; o: its estimate on the roof; ':' joins them; (%) "
+                               "of the roof",
+                  SIZE_MAX);
+    return rf__line_flush(l, w);
 }
 
 static rf_status rf__legend(rf__ascii *a, rf__line *l, rf_writer *w)

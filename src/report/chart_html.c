@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/rf_int.h"
+#include "report_int.h"
 #include "roofline/report.h"
 #include "svg_int.h"
 
@@ -79,9 +80,20 @@ static const char rf__html_js[] =
     "    line('bound: ' + d.bound + (d.clamped ? ' (off scale)' : ''));\n"
     "    line('time: ' + time(num(d.time)) + ' (' + (100 * num(d.share)).toFixed(1) +\n"
     "         '% of the total)');\n"
+    "    if (d.kind === 'measured')\n"
+    "      line('measured (filled marker): ' + time(num(d.measured)) + ', ' +\n"
+    "           si(num(d.achieved), 'FLOP/s') + (d.util ? ', ' + (100 * num(d.util)).toFixed(0) +\n"
+    "           '% of its roof' : ''));\n"
+    "    else if (d.kind === 'estimate')\n"
+    "      line('estimate (hollow marker), on its roof' + (d.measured ? '; measured ' +\n"
+    "           time(num(d.measured)) : ''));\n"
+    "    if (d.above && d.kind === 'measured') line('above its roof: ' + d.above);\n"
     "    tip.hidden = false;\n"
     "    move(ev);\n"
     "  }\n"
+    ;
+/* The rest of the script (split: C99 compilers need only take 4095-byte string literals). */
+static const char rf__html_js2[] =
     "  function move(ev) {\n"
     "    var x = ev.clientX + 14, y = ev.clientY + 14, r = tip.getBoundingClientRect();\n"
     "    if (x + r.width > window.innerWidth) x = ev.clientX - r.width - 14;\n"
@@ -156,21 +168,40 @@ static rf_status rf__td_text(rf_writer *w, const char *cls, const char *s)
     return RF_WRITE_LIT(w, "</td>");
 }
 
-static rf_status rf__html_head_row(rf_writer *w, int series, int op)
+static rf_status rf__html_head_row(rf_writer *w, int series, int op, int meas)
 {
     RF_TRY(RF_WRITE_LIT(w, "<table id=\"rf-table\">\n<thead><tr><th data-type=\"num\">#</th>"));
     if (series) RF_TRY(RF_WRITE_LIT(w, "<th class=\"text\">series</th>"));
     RF_TRY(RF_WRITE_LIT(w, "<th class=\"text\">name</th>"));
     if (op) RF_TRY(RF_WRITE_LIT(w, "<th class=\"text\">op</th>"));
-    return RF_WRITE_LIT(w, "<th data-type=\"num\">FLOPs</th><th data-type=\"num\">bytes</th>"
+    RF_TRY(RF_WRITE_LIT(w, "<th data-type=\"num\">FLOPs</th><th data-type=\"num\">bytes</th>"
                            "<th data-type=\"num\">AI (FLOP/B)</th><th data-type=\"num\">"
                            "attainable</th><th class=\"text\">bound</th><th data-type=\"num\">"
                            "efficiency</th><th data-type=\"num\">time</th><th data-type=\"num\">"
-                           "share</th></tr></thead>\n<tbody>\n");
+                           "share</th>"));
+    if (meas)
+        RF_TRY(RF_WRITE_LIT(w, "<th data-type=\"num\">measured</th><th data-type=\"num\">"
+                               "achieved</th><th data-type=\"num\">of its roof</th>"));
+    return RF_WRITE_LIT(w, "</tr></thead>\n<tbody>\n");
+}
+
+/* The measured cells of a row ("-" when it has none). */
+static rf_status rf__html_measured(rf_writer *w, const rf_achieved *a)
+{
+    char t[48];
+    if (!a) return RF_WRITE_LIT(w, "<td data-v=\"\">-</td><td data-v=\"\">-</td>"
+                                        "<td data-v=\"\">-</td>");
+    RF_TRY(rf__td_num(w, a->m.time_s, rf_time_format(t, sizeof t, a->m.time_s, 3)));
+    RF_TRY(rf__td_num(w, a->flops_per_s, rf_si_format(t, sizeof t, a->flops_per_s, 3, "FLOP/s")));
+    if (isnan(a->utilization))
+        snprintf(t, sizeof t, "-");
+    else
+        snprintf(t, sizeof t, "%.0f%%%s", 100 * a->utilization, a->above ? " (above)" : "");
+    return rf__td_num(w, a->utilization, t);
 }
 
 static rf_status rf__html_row(rf_writer *w, const rf_result *const *results, size_t n, size_t k,
-                              size_t i, size_t seq, int op)
+                              size_t i, size_t seq, int op, int meas)
 {
     const rf_result *r = results[k];
     int series = n > 1;
@@ -204,6 +235,7 @@ static rf_status rf__html_row(rf_writer *w, const rf_result *const *results, siz
     double share = r->totals.time_s > 0 ? e->time_s / r->totals.time_s : 0;
     snprintf(t, sizeof t, "%.1f%%", 100 * share);
     RF_TRY(rf__td_num(w, share, t));
+    if (meas) RF_TRY(rf__html_measured(w, row->measured));
     return RF_WRITE_LIT(w, "</tr>\n");
 }
 
@@ -212,11 +244,13 @@ static rf_status rf__html_table(const rf_result *const *results, size_t n, rf_wr
     int op = 0;
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < results[k]->n_rows && !op; i++) op = results[k]->rows[i].op != NULL;
-    RF_TRY(rf__html_head_row(w, n > 1, op));
+    int meas = 0;
+    for (size_t k = 0; k < n; k++) meas |= rf__result_has_measured(results[k]);
+    RF_TRY(rf__html_head_row(w, n > 1, op, meas));
     size_t seq = 0;
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < results[k]->n_rows; i++)
-            RF_TRY(rf__html_row(w, results, n, k, i, seq++, op));
+            RF_TRY(rf__html_row(w, results, n, k, i, seq++, op, meas));
     return RF_WRITE_LIT(w, "</tbody>\n</table>\n");
 }
 
@@ -243,5 +277,6 @@ rf_status rf_report_chart_html(rf_ctx *ctx, const rf_result *const *results, siz
     RF_TRY(rf__html_table(results, n_results, w));
     RF_TRY(RF_WRITE_LIT(w, "</main>\n"));
     RF_TRY(rf_write(w, rf__html_js, sizeof rf__html_js - 1));
+    RF_TRY(rf_write(w, rf__html_js2, sizeof rf__html_js2 - 1));
     return RF_WRITE_LIT(w, "</body>\n</html>\n");
 }

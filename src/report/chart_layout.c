@@ -3,6 +3,7 @@
  * bound"), and the walk that hands it to a back end in normalised plot space (chart.h,
  * docs/chart.md). Never prints, never rasterises: back ends do. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,12 +131,34 @@ static char rf__glyph(size_t i)
     return '*';
 }
 
+/* A measured point for every plotted row with a measured time (achieved FLOP/s finite and > 0),
+ * after the estimates; every estimate is then drawn hollow. */
+static void rf__layout_measured(const rf_result *r, rf__chart *c)
+{
+    size_t n = c->n_points;
+    for (size_t i = 0; i < n; i++) {
+        rf__chart_point *est = &c->points[i];
+        const rf_achieved *a = r->rows[est->row].measured;
+        if (!a || !isfinite(a->flops_per_s) || !(a->flops_per_s > 0)) continue;
+        rf__chart_point *p = &c->points[c->n_points];
+        *p = *est;
+        p->attainable_flops_per_s = a->flops_per_s;
+        p->y = log10(a->flops_per_s);
+        p->flags = (est->flags & RF__POINT_INF_AI) | RF__POINT_MEASURED;
+        p->pair = i;
+        rf_si_format(p->attainable_text, sizeof p->attainable_text, a->flops_per_s, 3, "FLOP/s");
+        est->pair = c->n_points++;
+        c->n_measured++;
+    }
+    for (size_t i = 0; c->n_measured && i < n; i++) c->points[i].flags |= RF__POINT_HOLLOW;
+}
+
 /* One point per row with a finite attainable > 0; the others are listed as not plotted. Points
  * get their raw data-space position here; rf__clamp_points moves them inside the axes. */
 static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c)
 {
     if (!r->n_rows) return RF_OK;
-    c->points = rf__calloc(ctx, r->n_rows, sizeof *c->points);
+    c->points = rf__calloc(ctx, 2 * r->n_rows, sizeof *c->points); /* estimates + measurements */
     c->unplotted = rf__calloc(ctx, r->n_rows, sizeof *c->unplotted);
     if (!c->points || !c->unplotted) return RF_NOMEM_ERR(ctx);
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -166,10 +189,12 @@ static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c
         p->flags = isinf(e->ai) ? RF__POINT_INF_AI : 0;
         p->x = isinf(e->ai) ? 0 : log10(e->ai);
         p->y = log10(e->attainable_flops_per_s);
+        p->pair = SIZE_MAX;
         rf_si_format_compact(p->ai_text, sizeof p->ai_text, e->ai, "");
         rf_si_format(p->attainable_text, sizeof p->attainable_text, e->attainable_flops_per_s, 3,
                      "FLOP/s");
     }
+    rf__layout_measured(r, c);
     return RF_OK;
 }
 
@@ -253,9 +278,10 @@ static void rf__layout_y(rf__chart *c)
         rlo = fmin(rlo, log10(c->roofs[i].value));
         rhi = fmax(rhi, log10(c->roofs[i].value));
     }
-    double lo = rlo;
+    double lo = rlo, hi = rhi; /* a measured point may lie above every roof */
     for (size_t i = 0; i < c->n_points; i++) lo = fmin(lo, c->points[i].y);
-    double a = rf__dec_lo(lo), b = rf__dec_hi(rhi);
+    for (size_t i = 0; i < c->n_points; i++) hi = fmax(hi, c->points[i].y);
+    double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
     a = fmin(a, floor(c->x.lo + log10(c->roofs[1].value) + RF__EPS));
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), b, RF__CHART_Y_DECADES_MAX);
     rf__dec_min(&a, &b, 3);
@@ -400,6 +426,11 @@ rf_status rf__chart_draw_points(const rf__chart *c, const rf__draw_methods *dm, 
 {
     for (size_t i = 0; i < c->n_points; i++) {
         const rf__chart_point *p = &c->points[i];
+        if ((p->flags & RF__POINT_MEASURED) && p->pair < c->n_points) {
+            const rf__chart_point *e = &c->points[p->pair];
+            RF_TRY(dm->line(user, rf__chart_nx(c, e->x), rf__chart_ny(c, e->y),
+                            rf__chart_nx(c, p->x), rf__chart_ny(c, p->y), RF__LINE_LINK));
+        }
         rf__mark mk = {0, i, p->glyph, p->bound, 0, p->flags, p->share};
         RF_TRY(dm->marker(user, rf__chart_nx(c, p->x), rf__chart_ny(c, p->y), &mk));
     }

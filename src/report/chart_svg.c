@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/analysis_int.h"
 #include "core/rf_int.h"
 #include "roofline/report.h"
 #include "svg_int.h"
@@ -101,6 +102,23 @@ static const char rf__svg_style[] =
     "patternTransform=\"rotate(45)\"><rect class=\"hatch-bg\" width=\"5\" height=\"5\"/>"
     "<line class=\"hatch-fg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"5\"/></pattern></defs>\n";
 
+/* Only charts with measured points get these rules, so the others stay as they were: estimates
+ * hollow, measurements filled, a thin dashed line from each estimate to its measurement. */
+static const char rf__svg_style_measured[] =
+    "<style>\n"
+    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.6}\n"
+    ".link{stroke:#718096;stroke-width:1;stroke-dasharray:3 2}\n"
+    ".swatch.hollow{fill:none}\n"
+    "@media (prefers-color-scheme:dark){.link{stroke:#a0aec0}}\n"
+    "</style>\n";
+
+static int rf__svg_any_measured(const rf__svg *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (s->charts[k].n_measured) return 1;
+    return 0;
+}
+
 /* Every marker, ridge and roof of every series becomes an obstacle for the roof labels. */
 static rf_status rf__svg_obstacles(rf__svg *s)
 {
@@ -146,6 +164,8 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
     RF_TRY(rf__xml_text(w, s->charts[0].title, 0));
     RF_TRY(RF_WRITE_LIT(w, "</title>\n"));
     RF_TRY(rf_write(w, rf__svg_style, sizeof rf__svg_style - 1));
+    if (rf__svg_any_measured(s))
+        RF_TRY(rf_write(w, rf__svg_style_measured, sizeof rf__svg_style_measured - 1));
     RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
     return rf__svg_obstacles(s);
 }
@@ -173,6 +193,11 @@ static rf_status rf__svg_line(void *user, double x0, double y0, double x1, doubl
     unsigned kind = style & ~(unsigned)RF__LINE_PRIMARY;
     const double X0 = rf__svg_px(s, x0), Y0 = rf__svg_py(s, y0);
     const double X1 = rf__svg_px(s, x1), Y1 = rf__svg_py(s, y1);
+    if (kind == RF__LINE_LINK)
+        return rf_writef(w,
+                         "<line class=\"link\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                         "y2=\"%.2f\"/>\n",
+                         X0, Y0, X1, Y1);
     if (kind == RF__LINE_AXIS || kind == RF__LINE_GRID_X || kind == RF__LINE_GRID_Y) {
         const char *cls = kind == RF__LINE_AXIS     ? "axis"
                           : kind == RF__LINE_GRID_X ? "grid grid-x"
@@ -245,7 +270,19 @@ static rf_status rf__svg_point_data(rf__svg *s, const rf__chart_point *p)
     RF_TRY(rf__svg_num(w, "data-share", p->share));
     RF_TRY(rf_writef(w, " data-series=\"%zu\"", s->series));
     if (p->flags & RF__POINT_CLAMPED) RF_TRY(RF_WRITE_LIT(w, " data-clamped=\"1\""));
-    return RF_OK;
+    if (!s->charts[s->series].n_measured) return RF_OK;
+    const rf_achieved *a = row->measured;
+    RF_TRY(rf_writef(w, " data-kind=\"%s\"",
+                     p->flags & RF__POINT_MEASURED ? "measured" : "estimate"));
+    if (!a) return RF_OK;
+    RF_TRY(rf__svg_num(w, "data-measured", a->m.time_s));
+    RF_TRY(rf__svg_num(w, "data-achieved", a->flops_per_s));
+    if (!isnan(a->utilization)) RF_TRY(rf__svg_num(w, "data-util", a->utilization));
+    if (!a->above) return RF_OK;
+    char why[256];
+    RF_TRY(RF_WRITE_LIT(w, " data-above=\""));
+    RF_TRY(rf__xml_text(w, rf__above_text(why, sizeof why, a, r->bandwidth.name), 0));
+    return RF_WRITE_LIT(w, "\"");
 }
 
 static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
@@ -257,8 +294,15 @@ static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
     RF_TRY(rf__xml_text(w, p->name, 120));
     RF_TRY(rf_writef(w, ": AI %s FLOP/byte, %s, %s-bound, ", p->ai_text, p->attainable_text,
                      rf_bound_name(p->bound)));
-    RF_TRY(rf_writef(w, "%s (%.1f%% of the time)</title>",
-                     rf_time_format(t, sizeof t, row->e.time_s, 3), 100 * p->share));
+    if (p->flags & RF__POINT_MEASURED) {
+        RF_TRY(rf_writef(w, "measured %s, %.0f%% of its roof%s</title>",
+                         rf_time_format(t, sizeof t, row->measured->m.time_s, 3),
+                         100 * row->measured->utilization, row->measured->above ? ", above it" : ""));
+        return RF_OK;
+    }
+    RF_TRY(rf_writef(w, "%s (%.1f%% of the time)%s</title>",
+                     rf_time_format(t, sizeof t, row->e.time_s, 3), 100 * p->share,
+                     p->flags & RF__POINT_HOLLOW ? ", estimate" : ""));
     return RF_OK;
 }
 
@@ -277,7 +321,9 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
         s->group_open = 1;
     }
     const rf__chart_point *p = &s->charts[s->series].points[mk->index];
-    const char *kind = mk->flags & RF__POINT_MEASURED ? "measured" : "estimate";
+    const char *kind = mk->flags & RF__POINT_MEASURED  ? "measured"
+                       : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
+                                                      : "estimate";
     double r = rf__svg_radius(mk->share);
     if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
         double h = r * sqrt(3.14159265358979323846) / 2;

@@ -92,8 +92,11 @@ static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *u
     for (size_t k = 0; k < s->n; k++) {
         const rf__chart *c = &s->charts[k];
         for (size_t i = 0; i < c->n_points; i++) {
+            if (c->points[i].flags & RF__POINT_MEASURED) { /* counted with its estimate */
+                *measured = 1;
+                continue;
+            }
             *(c->points[i].bound == RF_BOUND_COMPUTE ? cmp : mem) += 1;
-            if (c->points[i].flags & RF__POINT_MEASURED) *measured = 1;
         }
         *undef += c->n_undefined, *noflops += c->n_no_flops, *clamped += c->n_clamped;
     }
@@ -108,7 +111,7 @@ double rf__svg_legend_height(const rf__svg *s)
     double h = 2 * RF__LEG_LINE + (double)c->n_roofs * (RF__LEG_LINE + RF__LEG_NOTE);
     h += RF__LEG_LINE * (double)(c->n_ridges > 1 ? 2 : 1) + RF__LEG_LINE; /* ridges, header */
     h += 2 * RF__LEG_LINE + (undef > 0) * RF__LEG_LINE + (noflops > 0) * RF__LEG_LINE;
-    h += (clamped > 0) * RF__LEG_NOTE + 2 * RF__LEG_NOTE;
+    h += (clamped > 0) * RF__LEG_NOTE + 2 * RF__LEG_NOTE + (measured != 0) * RF__LEG_NOTE;
     if (s->n > 1) h += RF__LEG_LINE * (double)(s->n + 1);
     return h;
 }
@@ -199,11 +202,12 @@ static rf_status rf__leg_points(rf__svg *s, double x, double *y)
     RF_TRY(rf__leg_bound(s, x, y, "compute", cmp, "compute-bound"));
     if (undef) RF_TRY(rf__leg_bound(s, x, y, "undefined", undef, "undefined, not plotted"));
     if (noflops) RF_TRY(rf__leg_bound(s, x, y, "noflops", noflops, "no FLOPs, not plotted"));
-    const char *notes[3] = {clamped ? "some points off scale: drawn on the edge" : NULL,
+    const char *notes[4] = {clamped ? "some points off scale: drawn on the edge" : NULL,
                             "marker area \xE2\x88\x9D share of the time",
-                            measured ? "thick outline: measured; thin: estimate"
-                                     : "all points: model estimates"};
-    for (size_t k = 0; k < 3; k++) {
+                            measured ? "filled: measured; hollow: estimate"
+                                     : "all points: model estimates",
+                            measured ? "dashed line: from estimate to measured" : NULL};
+    for (size_t k = 0; k < 4; k++) {
         if (!notes[k]) continue;
         *y += RF__LEG_NOTE;
         RF_TRY(rf_writef(w, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">%s</text>\n", x, *y,

@@ -27,12 +27,13 @@ static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceilin
                      c->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s",
                      rf_provenance_name(c->provenance)));
     RF_TRY(rf__write_json_string(w, c->source));
+    if (c->provisional) RF_TRY(RF_WRITE_LIT(w, ", \"provisional\": true"));
     return RF_WRITE_LIT(w, "}");
 }
 
 static rf_status rf__json_head(const rf_result *r, rf_writer *w)
 {
-    static const char *sorts[] = {"input", "time", "ai", "name"};
+    static const char *sorts[] = {"input", "time", "ai", "name", "lost"};
     RF_TRY(rf_writef(
         w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ", RF_RESULT_SCHEMA));
     RF_TRY(rf__write_json_string(w, r->title));
@@ -72,6 +73,7 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
     RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
     RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
     RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), 1));
+    RF_TRY(rf__json_row_measured(row, w));
     return RF_WRITE_LIT(w, "}");
 }
 
@@ -90,7 +92,9 @@ static rf_status rf__json_totals(const rf_totals *t, rf_writer *w)
         RF_TRY(rf__json_key_num(w, "time_s", t->time_by_bound_s[k], 1));
         RF_TRY(k < 2 ? RF_WRITE_LIT(w, "}, ") : RF_WRITE_LIT(w, "}"));
     }
-    return RF_WRITE_LIT(w, "}}\n}\n");
+    RF_TRY(RF_WRITE_LIT(w, "}"));
+    RF_TRY(rf__json_totals_measured(t, w));
+    return RF_WRITE_LIT(w, "}\n}\n");
 }
 
 rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
@@ -116,10 +120,12 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
         with_op |= r->rows[i].op != NULL;
         with_sh |= r->rows[i].detail != NULL;
     }
+    int meas = rf__result_has_measured(r);
     RF_TRY(rf_writef(w,
                      "name,%s%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
-                     "time_share\n",
-                     with_op ? "op," : "", with_sh ? "shape," : ""));
+                     "time_share%s\n",
+                     with_op ? "op," : "", with_sh ? "shape," : "",
+                     meas ? rf__csv_measured_header : ""));
     char num[40];
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
@@ -148,7 +154,12 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
             len += n;
             line[len++] = k < 7 ? ',' : '\n';
         }
+        if (meas) len--; /* the measured cells go before the line end */
         RF_TRY(rf_write(w, line, len));
+        if (meas) {
+            RF_TRY(rf__csv_row_measured(row, w));
+            RF_TRY(RF_WRITE_LIT(w, "\n"));
+        }
     }
     return RF_OK;
 }

@@ -31,4 +31,23 @@ double rf__time_share(const rf_result *r, const rf_row *row);
  * idx[0..k); returns how many. */
 size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx);
 
+/* ---- measured fields (measured_out.c): written only when the result has measurements ---- */
+
+/* Non-zero when a row carries a measured time or the totals a wall time. */
+int rf__result_has_measured(const rf_result *r);
+
+/* ", "measured": {...}" of a row (nothing when the row has no measurement). */
+rf_status rf__json_row_measured(const rf_row *row, rf_writer *w);
+
+/* ", "measured": {...}" of the totals (nothing without measurements). */
+rf_status rf__json_totals_measured(const rf_totals *t, rf_writer *w);
+
+/* The extra CSV header columns (starting with a comma), and a row's cells (empty when none). */
+extern const char rf__csv_measured_header[];
+rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w);
+
+/* The table's lines under the totals: measured vs estimated and wall time, the rows above their
+ * roof with the reason, the rows losing the most time to their roof. */
+rf_status rf__table_measured(const rf_result *r, rf_writer *w);
+
 #endif

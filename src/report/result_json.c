@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "core/analysis_int.h"
 #include "core/json_int.h"
 #include "core/rf_int.h"
 #include "core/io.h"
@@ -19,13 +20,19 @@ static const char *const rf__rj_top_keys[] = {"schema", "kind", "title", "machin
                                               "sort",   "top",  "rows",  "totals",  NULL};
 static const char *const rf__rj_machine_keys[] = {"name", "description", "provenance", NULL};
 static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth", "ridge_ai", NULL};
-static const char *const rf__rj_ceiling_keys[] = {"name",       "value",  "unit",
-                                                  "provenance", "source", NULL};
+static const char *const rf__rj_ceiling_keys[] = {"name",   "value",       "unit", "provenance",
+                                                  "source", "provisional", NULL};
 static const char *const rf__rj_row_keys[] = {
-    "name",  "op",         "index",  "flops",      "bytes", "ai", "attainable_flops_per_s",
-    "bound", "efficiency", "time_s", "time_share", NULL};
-static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes", "ai",
-                                                 "time_s", "by_bound", NULL};
+    "name",  "op",         "shape",  "index",      "flops",    "bytes", "ai",
+    "attainable_flops_per_s", "bound", "efficiency", "time_s", "time_share", "measured", NULL};
+static const char *const rf__rj_measured_keys[] = {
+    "time_s",    "min_s",       "max_s",    "runs",       "achieved_flops_per_s",
+    "achieved_bytes_per_s", "utilization", "ratio", "lost_s", "above_roof", "reasons", "level",
+    NULL};
+static const char *const rf__rj_tmeasured_keys[] = {
+    "count", "count_above", "time_s", "estimated_s", "lost_s", "wall_s", "overhead_s", NULL};
+static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes",    "ai",
+                                                 "time_s", "by_bound", "measured", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
 
 /* Number `key`: finite and >= 0; null allowed (NaN) when `nullable`. */
@@ -82,6 +89,10 @@ static rf_status rf__rj_ceiling(rf_ctx *ctx, json_t *roof, const char *key, rf_c
     const char *want = kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s";
     RF_CHECK(ctx, strcmp(unit, want) == 0, RF_FORMAT, "%s: 'unit' must be \"%s\"", where, want);
     RF_TRY(rf__rj_prov(ctx, v, where, &c->provenance));
+    json_t *p = json_object_get(v, "provisional");
+    RF_CHECK(ctx, !p || json_is_boolean(p), RF_FORMAT, "%s: 'provisional' must be true or false",
+             where);
+    c->provisional = p && json_is_true(p);
     return rf__json_str(ctx, v, "source", where, c->source, sizeof c->source, 0);
 }
 
@@ -119,6 +130,59 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
     return rf__rj_uint(ctx, root, "top", "top level", &r->top);
 }
 
+/* The reasons of a point above its roof, as rf_report_json names them. */
+static rf_status rf__rj_reasons(rf_ctx *ctx, json_t *v, const char *where, rf_achieved *a)
+{
+    static const char *const names[3] = {"faster_level", "miscount", "provisional"};
+    json_t *rs = json_object_get(v, "reasons"), *e;
+    size_t i;
+    a->why = 0;
+    RF_CHECK(ctx, !rs || json_is_array(rs), RF_FORMAT, "%s: 'reasons' must be an array", where);
+    json_array_foreach(rs, i, e)
+    {
+        unsigned bit = 0;
+        for (unsigned k = 0; k < 3; k++)
+            if (json_is_string(e) && strcmp(json_string_value(e), names[k]) == 0) bit = 1u << k;
+        RF_CHECK(ctx, bit, RF_FORMAT,
+                 "%s: reasons[%zu] must be \"faster_level\", \"miscount\" or \"provisional\"",
+                 where, i);
+        a->why |= bit;
+    }
+    if (!a->above) a->why = 0;
+    if (a->above && !a->why) a->why = RF_ABOVE_MISCOUNT;
+    a->level[0] = '\0';
+    if (a->why & RF_ABOVE_FASTER_LEVEL)
+        RF_TRY(rf__json_str(ctx, v, "level", where, a->level, sizeof a->level, 1));
+    return RF_OK;
+}
+
+/* A row's measured time; the derived figures are computed again (the machine's levels are not in
+ * the file, so the reasons are taken as written). */
+static rf_status rf__rj_measured(rf_ctx *ctx, const rf_result *r, json_t *v, const char *row_where,
+                                 rf_row *row)
+{
+    char where[64];
+    snprintf(where, sizeof where, "%s.measured", row_where);
+    RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object", where);
+    RF_TRY(rf__json_keys(ctx, v, rf__rj_measured_keys, where));
+    rf_measured m, ok;
+    uint64_t runs;
+    RF_TRY(rf__rj_num(ctx, v, "time_s", where, 0, &m.time_s));
+    RF_TRY(rf__rj_num(ctx, v, "min_s", where, 0, &m.min_s));
+    RF_TRY(rf__rj_num(ctx, v, "max_s", where, 0, &m.max_s));
+    RF_TRY(rf__rj_uint(ctx, v, "runs", where, &runs));
+    RF_CHECK(ctx, runs <= UINT32_MAX, RF_RANGE, "%s: 'runs' is too large", where);
+    m.runs = (uint32_t)runs;
+    RF_TRY(rf__measured_check(ctx, &m, where, &ok));
+    json_t *above = json_object_get(v, "above_roof");
+    RF_CHECK(ctx, above && json_is_boolean(above), RF_FORMAT,
+             "%s: 'above_roof' must be true or false", where);
+    row->measured = rf__malloc(ctx, sizeof *row->measured);
+    if (!row->measured) return RF_NOMEM_ERR(ctx);
+    rf__achieved_eval(&row->e, &r->roof, 0, NULL, 0, &ok, row->measured);
+    return rf__rj_reasons(ctx, v, where, row->measured);
+}
+
 static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
 {
     char where[48], bound[16];
@@ -126,8 +190,11 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
     RF_TRY(rf__json_keys(ctx, v, rf__rj_row_keys, where));
     rf_row *row = &r->rows[i];
     json_t *name = json_object_get(v, "name"), *op = json_object_get(v, "op");
+    json_t *shape = json_object_get(v, "shape");
     RF_CHECK(ctx, name && json_is_string(name), RF_FORMAT, "%s: 'name' must be a string", where);
     RF_CHECK(ctx, !op || json_is_string(op), RF_FORMAT, "%s: 'op' must be a string", where);
+    RF_CHECK(ctx, !shape || json_is_string(shape), RF_FORMAT, "%s: 'shape' must be a string",
+             where);
     RF_TRY(rf__rj_uint(ctx, v, "index", where, &row->index));
     double flops, bytes, ignored;
     RF_TRY(rf__rj_num(ctx, v, "flops", where, 0, &flops));
@@ -142,8 +209,11 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
              rf_bound_name(row->e.bound));
     row->name = rf__strndup(ctx, json_string_value(name), json_string_length(name));
     row->op = op ? rf__strndup(ctx, json_string_value(op), json_string_length(op)) : NULL;
-    if (!row->name || (op && !row->op)) return RF_NOMEM_ERR(ctx);
-    return RF_OK;
+    row->detail =
+        shape ? rf__strndup(ctx, json_string_value(shape), json_string_length(shape)) : NULL;
+    if (!row->name || (op && !row->op) || (shape && !row->detail)) return RF_NOMEM_ERR(ctx);
+    json_t *meas = json_object_get(v, "measured");
+    return meas ? rf__rj_measured(ctx, r, meas, where, row) : RF_OK;
 }
 
 static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
@@ -172,6 +242,17 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
         RF_TRY(rf__rj_num(ctx, b, "flops", where, 0, &o->flops_by_bound[k]));
         RF_TRY(rf__rj_num(ctx, b, "time_s", where, 0, &o->time_by_bound_s[k]));
     }
+    json_t *m = json_object_get(t, "measured");
+    if (!m) return RF_OK;
+    RF_CHECK(ctx, json_is_object(m), RF_FORMAT, "totals.measured: expected an object");
+    RF_TRY(rf__json_keys(ctx, m, rf__rj_tmeasured_keys, "totals.measured"));
+    RF_TRY(rf__rj_uint(ctx, m, "count", "totals.measured", &o->count_measured));
+    RF_TRY(rf__rj_uint(ctx, m, "count_above", "totals.measured", &o->count_above));
+    RF_TRY(rf__rj_num(ctx, m, "time_s", "totals.measured", 0, &o->measured_s));
+    RF_TRY(rf__rj_num(ctx, m, "estimated_s", "totals.measured", 0, &o->measured_est_s));
+    o->lost_s = o->measured_s - o->measured_est_s; /* may be negative: not read as a figure */
+    if (json_object_get(m, "wall_s")) RF_TRY(rf__rj_num(ctx, m, "wall_s", "totals.measured", 0,
+                                                         &o->wall_s));
     return RF_OK;
 }
 

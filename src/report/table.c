@@ -33,6 +33,24 @@ static const char *const rf__hdr[RF__NCOLS] = {"#",     "FLOPs", "bytes", "AI", 
  * "100.0%", "1.23 us"/"999 ms". */
 static const size_t rf__widest[RF__NCOLS] = {0, 6, 6, 7, 6, 9, 6, 7, 6};
 
+/* Measured columns, only when the result has measurements: time, achieved FLOP/s and B/s,
+ * utilization of the roof ("^": above it), measured / estimated time. */
+enum { RF__MCOLS = 5 };
+static const char *const rf__mhdr[RF__MCOLS] = {"measured", "achieved", "B/s", "util.", "x est"};
+
+static void rf__mcells(const rf_row *row, char c[][24])
+{
+    const rf_achieved *a = row->measured;
+    for (int k = 0; k < RF__MCOLS; k++) snprintf(c[k], 24, "-");
+    if (!a) return;
+    rf_time_format(c[0], 24, a->m.time_s, 3);
+    rf_si_format_compact(c[1], 24, a->flops_per_s, "");
+    rf_si_format_compact(c[2], 24, a->bytes_per_s, "");
+    if (!isnan(a->utilization)) snprintf(c[3], 24, "%.0f%%%s", 100 * a->utilization,
+                                         a->above ? "^" : "");
+    if (!isnan(a->ratio)) snprintf(c[4], 24, "%.2f", a->ratio);
+}
+
 /* The text of each numeric cell of a row. */
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
@@ -58,8 +76,13 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
                      rf_provenance_name(r->provenance)));
     rf_si_format(a, sizeof a, r->roof.peak_flops_per_s, 3, "FLOP/s");
     rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
-    return rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n\n", r->compute.name, a,
-                     r->bandwidth.name, b, r->ridge_ai);
+    RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
+                     r->bandwidth.name, b, r->ridge_ai));
+    if (r->compute.provisional || r->bandwidth.provisional)
+        RF_TRY(rf_writef(w, "         provisional: %s was measured in a disturbed run ('roofline "
+                            "peaks --refresh'\n         measures it again)\n",
+                         r->compute.provisional ? r->compute.name : r->bandwidth.name));
+    return RF_WRITE_LIT(w, "\n");
 }
 
 static rf_status rf__totals(const rf_result *r, rf_writer *w)
@@ -90,8 +113,11 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     w = &rf__cw;
     (void)ctx;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
-    char c[RF__NCOLS][24];
+    size_t mcol[RF__MCOLS];
+    char c[RF__NCOLS][24], mc[RF__MCOLS][24];
+    const int meas = rf__result_has_measured(r);
     for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
+    for (int k = 0; k < RF__MCOLS; k++) mcol[k] = meas ? strlen(rf__mhdr[k]) : 0;
     /* Long tables take the widest a cell can be instead of formatting every number twice. */
     int measure = r->n_rows <= RF__MEASURED_ROWS;
     if (!measure)
@@ -105,6 +131,11 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
             for (int k = 0; k < RF__NCOLS; k++)
                 if (strlen(c[k]) > wcol[k]) wcol[k] = strlen(c[k]);
         }
+        if (meas) {
+            rf__mcells(row, mc);
+            for (int k = 0; k < RF__MCOLS; k++)
+                if (strlen(mc[k]) > mcol[k]) mcol[k] = strlen(mc[k]);
+        }
         size_t nw = rf__utf8_cols(row->name, strlen(row->name));
         if (nw > name_w) name_w = nw;
         if (row->op && strlen(row->op) > op_w) op_w = strlen(row->op);
@@ -116,6 +147,7 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     /* The name column takes what the others leave, at least 20 columns. */
     size_t fixed = 0;
     for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
+    for (int k = 0; k < RF__MCOLS; k++) fixed += meas ? mcol[k] + 2 : 0;
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
     size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
@@ -137,6 +169,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, rf__hdr[k], wcol[k], k != RF__COL_BOUND));
     }
+    for (int k = 0; meas && k < RF__MCOLS; k++) {
+        RF_TRY(RF_WRITE_LIT(w, "  "));
+        RF_TRY(rf__write_cell(w, rf__mhdr[k], mcol[k], 1));
+    }
     RF_TRY(RF_WRITE_LIT(w, "\n"));
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_row *row = &r->rows[i];
@@ -156,8 +192,15 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, c[k], wcol[k], k != RF__COL_BOUND));
         }
+        if (meas) rf__mcells(row, mc);
+        for (int k = 0; meas && k < RF__MCOLS; k++) {
+            RF_TRY(RF_WRITE_LIT(w, "  "));
+            RF_TRY(rf__write_cell(w, mc[k], mcol[k], 1));
+        }
         RF_TRY(RF_WRITE_LIT(w, "\n"));
     }
     RF_TRY(RF_WRITE_LIT(w, "\n"));
-    return rf__totals(r, w);
+    RF_TRY(rf__totals(r, w));
+    if (meas) RF_TRY(rf__table_measured(r, w));
+    return RF_OK;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # browser.sh BIN SRC BUILD — the interactive HTML chart in headless Chromium (browser_test.py):
-# ResNet-18 on an A100 and two series on shared axes. Screenshots stay in
+# ResNet-18 on an A100, two series on shared axes, and measured points. Screenshots stay in
 # BUILD/chart-tests/screenshots/ for a person to look at. Skipped (77) without /usr/bin/chromium.
 set -u
 BIN=$1
@@ -24,6 +24,11 @@ g=$SRC/tests/golden/data
 "$BIN" plot "$OUT/s1.json" "$OUT/s2.json" --hw "$g/machine.json" -o "$OUT/two.html" ||
     fails=$((fails + 1))
 "$PY" "$SRC/tests/chart/browser_test.py" "$OUT/two.html" "$OUT/screenshots/two-series" ||
+    fails=$((fails + 1))
+# measured times: filled measurements, hollow estimates, the tooltip says which is which
+"$BIN" analyze --hw "$g/machine_caps.json" "$g/ops_measured.csv" --plot "$OUT/measured.html" \
+    >/dev/null 2>&1 || fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/measured.html" "$OUT/screenshots/measured" ||
     fails=$((fails + 1))
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -129,6 +129,22 @@ def run_checks(page, outdir):
           f"tooltip after hovering '{name}': {tip!r}")
     page.screenshot(os.path.join(outdir, "chart-hover.png"))
     page.mouse("mouseMoved", 5, 5)
+    # measured points: the tooltip says which marker is the measurement, which the estimate
+    if page.eval("document.querySelectorAll('svg .pt.measured').length"):
+        for kind, words in (("measured", "measured (filled marker)"),
+                            ("hollow", "estimate (hollow marker)")):
+            x, y = rect_centre(page, "svg .pt." + kind)
+            page.mouse("mouseMoved", x, y)
+            got = page.eval("(function(){var t=document.getElementById('rf-tip');"
+                            "return t.hidden ? null : t.textContent;})()")
+            top = page.eval(f"document.elementFromPoint({x}, {y}).closest('.pt').classList"
+                            f".contains('{kind}')")
+            check(not top or (got is not None and words in got),
+                  f"tooltip of a {kind} marker: {got!r}")
+            page.mouse("mouseMoved", 5, 5)
+        check(page.eval("document.querySelectorAll('svg line.link').length") ==
+              page.eval("document.querySelectorAll('svg .pt.measured').length"),
+              "one line from each estimate to its measurement")
     check(page.eval("document.getElementById('rf-tip').hidden"), "tooltip stays after leaving")
     # legend: hide the memory-bound class, then show it again
     visible = ("(function(b){return Array.prototype.filter.call(document.querySelectorAll("

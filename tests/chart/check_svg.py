@@ -62,14 +62,23 @@ def main():
         for row in doc["rows"]:
             if row["bound"] != "undefined" and row["flops"] > 0:
                 expected.append((k, row))
+                if "measured" in row:  # a filled marker at the achieved FLOP/s, and a link
+                    expected.append((k, dict(row, kind="measured")))
     if len(marks) != len(expected):
         fail(f"{len(marks)} markers for {len(expected)} plottable rows")
     by_key = {}
     for k, row in expected:
-        by_key.setdefault((str(k), row["name"]), []).append(row)
+        by_key.setdefault((str(k), row["name"], row.get("kind", "estimate")), []).append(row)
+    n_measured = sum(1 for _, row in expected if row.get("kind") == "measured")
+    links = [e for e in root.iter(NS + "line") if "link" in classes(e)]
+    if len(links) != n_measured:
+        fail(f"{len(links)} estimate-to-measurement lines for {n_measured} measured points")
     for m in marks:
         name, series = m.get("data-name"), m.get("data-series")
-        rows = by_key.get((series, name))
+        kind = "measured" if "measured" in classes(m) else "estimate"
+        if n_measured and kind == "estimate" and "hollow" not in classes(m):
+            fail(f"marker '{name}': an estimate in a chart with measurements must be hollow")
+        rows = by_key.get((series, name, kind))
         if not rows:
             fail(f"marker '{name}' (series {series}) matches no row")
             continue
@@ -93,6 +102,10 @@ def main():
             cx = float(m.get("x")) + float(m.get("width")) / 2
             cy = float(m.get("y")) + float(m.get("height")) / 2
         ex = xmax if math.isinf(ai) else fx(math.log10(ai))
+        if kind == "measured":
+            att = row["measured"]["achieved_flops_per_s"]
+            if abs(num(m.get("data-achieved")) - att) > 1e-9 * att:
+                fail(f"marker '{name}': data-achieved differs from the row")
         ey = fy(math.log10(att))
         if m.get("data-clamped"):
             ex, ey = min(max(ex, xmin), xmax), min(max(ey, ymin), ymax)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # svg_xml.sh BIN SRC OUT — draws charts with the installed binary and checks them with
-# check_svg.py: valid XML, one marker per plottable row, each at its data-ai / data-attainable
-# on the decade axes. Inputs: the golden machine and ops list, and ResNet-18 on an A100.
+# check_svg.py: valid XML, one marker per plottable row (two with a measured time), each at its
+# data-ai / data-attainable (measured: data-achieved) on the decade axes. Inputs: the golden
+# machine and ops list (also with measured times), and ResNet-18 on an A100.
 # Skipped (77) without python3.
 set -u
 BIN=$1
@@ -24,6 +25,8 @@ run() { # name hw ops
 run golden "$SRC/tests/golden/data/machine.json" "$SRC/tests/golden/data/ops.csv"
 run golden_simple "$SRC/tests/golden/data/simple.json" "$SRC/tests/golden/data/ops.json"
 run resnet18 a100-sxm4-80gb "$SRC/docs/resnet18_ops.csv"
+# measured times: a filled marker per measured row at its achieved FLOP/s, joined to its estimate
+run measured "$SRC/tests/golden/data/machine_caps.json" "$SRC/tests/golden/data/ops_measured.csv"
 # two results on shared axes: one machine's DRAM roof and its L1 roof
 "$BIN" analyze --hw "$SRC/tests/golden/data/machine.json" --memory L1 \
     "$SRC/tests/golden/data/ops.csv" --json >"$OUT/golden_l1.json" 2>/dev/null

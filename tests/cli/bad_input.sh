@@ -29,6 +29,19 @@ bad nan.json '[{"name":"a","flops":NaN,"bytes":2}]' ''
 bad neg.json '[{"name":"a","flops":1,"bytes":-2}]' 'bytes'
 bad unknown_key.json '[{"name":"a","flops":1,"bytes":2,"x":1}]' "'x'"
 
+# Measured times (optional column time / key time_s): NaN, negative, zero, overflow, text.
+T='name,flops,bytes,time\n'
+bad time_nan.csv "${T}a,1,2,0.1\nb,1,2,nan\n" "row 2, field 'time'"
+bad time_negative.csv "${T}a,1,2,-0.5\n" "row 1, field 'time'"
+bad time_zero.csv "${T}a,1,2,0\n" "row 1, field 'time'"
+bad time_huge.csv "${T}a,1,2,1e400\n" "row 1, field 'time'"
+bad time_inf.csv "${T}a,1,2,inf\n" "row 1, field 'time'"
+bad time_text.csv "${T}a,1,2,fast\n" "row 1, field 'time'"
+bad time_neg.json '[{"name":"a","flops":1,"bytes":2,"time_s":-1}]' "time_s"
+bad time_zero.json '[{"name":"a","flops":1,"bytes":2,"time_s":0}]' "time_s"
+bad time_huge.json '[{"name":"a","flops":1,"bytes":2,"time_s":1e999}]' "ops[0]"
+bad time_str.json '[{"name":"a","flops":1,"bytes":2,"time_s":"1ms"}]' "time_s"
+
 # Files that are not there, folders, usage errors.
 expect 2 'no-such.csv' -- analyze --peak-flops 1T --peak-bw 100G no-such.csv
 expect 2 "$TMP" -- analyze --peak-flops 1T --peak-bw 100G "$TMP"

@@ -237,8 +237,10 @@ RF_TEST(csv_header_only)
 
 RF_TEST(csv_unknown_column)
 {
-    EXPECT_ERR_AT("name,flops,bytes,time\na,1,2,3\n", RF_OPS_CSV, RF_FORMAT,
-                  "header: unknown column 'time'", 17);
+    EXPECT_ERR_AT("name,flops,bytes,latency\na,1,2,3\n", RF_OPS_CSV, RF_FORMAT,
+                  "header: unknown column 'latency'", 17);
+    EXPECT_ERR("name,flops,bytes,time,time_s\n", RF_OPS_CSV, RF_FORMAT,
+               "duplicate column 'time_s' (same as 'time')");
     EXPECT_ERR("name,flop,bytes\n", RF_OPS_CSV, RF_FORMAT, "unknown column 'flop'");
     EXPECT_ERR("name,,flops,bytes\n", RF_OPS_CSV, RF_FORMAT, "header, column 2 has no name");
 }
