@@ -14,6 +14,10 @@ static const rf_cli_opt rf__profile_opts[] = {
     {"dim", 'd', "SYM=N[,...]", "value of a symbolic dimension, e.g. batch=8"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
     {"top", 't', "N", "list the N slowest layers (default: 5; 0: none)"},
+    {"measure", 'm', NULL, "run the model on this CPU and put every layer's measured point under "
+                            "its roof (achieved FLOP/s, utilization)"},
+    {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
+    {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
@@ -62,6 +66,13 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
         return RF_EXIT_USAGE;
     if (rf_cli_get(a, "top") && rf_cli_uint(cmd, "top", rf_cli_get(a, "top"), 0, 1ULL << 30, &top))
         return RF_EXIT_USAGE;
+    unsigned long long repeat = 0, threads = 0;
+    if (rf_cli_get(a, "repeat") &&
+        rf_cli_uint(cmd, "repeat", rf_cli_get(a, "repeat"), 1, 100000, &repeat))
+        return RF_EXIT_USAGE;
+    if (rf_cli_get(a, "threads") &&
+        rf_cli_uint(cmd, "threads", rf_cli_get(a, "threads"), 1, 1024, &threads))
+        return RF_EXIT_USAGE;
     rf_ctx *ctx = rf_cli_ctx();
     if (!ctx) return RF_EXIT_INTERNAL;
     int rc = rf__bindings(cmd, ctx, "input", rf_cli_get(a, "input"), 0, b, 16, &nb);
@@ -83,6 +94,13 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
     if (st != RF_OK && fallback_machine && !rf_cli_get(a, "hw"))
         st = rf_cli_machine(ctx, a, RF_DEMO_MACHINE, &m, &ci, &bi);
     if (st == RF_OK) st = rf_profile_model(ctx, path, &mo, m, ci, bi, &p1);
+    if (st == RF_OK && rf_cli_get(a, "measure")) {
+        rf_exec_opts eo = {0};
+        eo.repeat = (unsigned)repeat;
+        eo.threads = (unsigned)threads;
+        fprintf(stderr, "roofline: measuring: running the model on this CPU...\n");
+        st = rf_profile_measure(ctx, p1, m, ci, bi, &eo);
+    }
     if (st == RF_OK && rf_cli_get(a, "compare"))
         st = rf_profile_model(ctx, path, &mo2, m, ci, bi, &p2);
     if (st == RF_OK) {

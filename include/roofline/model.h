@@ -60,6 +60,7 @@ typedef struct rf_profile {
     rf_cost *cost;       /**< owned */
     rf_result *result;   /**< one row per layer with a cost (or undefined); owned */
     uint32_t skipped;    /**< cost-free metadata layers left out of the rows */
+    struct rf_exec_result *exec; /**< after rf_profile_measure: the executor's timings; owned */
     rf_allocator alloc_; /**< private */
 } rf_profile;
 
@@ -68,6 +69,15 @@ typedef struct rf_profile {
  *  the input shapes. *out: rf_profile_free. */
 rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
                            const rf_machine *m, size_t compute, size_t bandwidth, rf_profile **out);
+
+/** Run the profiled model forward on this CPU (rf_exec_run with `eo`, may be NULL: defaults) and
+ *  rebuild its rows on ceilings `compute` / `bandwidth` of `m` with every layer's measured time
+ *  (median, min, max over the timed passes), the oneDNN reorders the executor added as rows of
+ *  their own, and the whole pass's wall time. Layers the executor could not run keep their
+ *  estimate only; p->exec says why. */
+struct rf_exec_opts;
+rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
+                             size_t bandwidth, const struct rf_exec_opts *eo);
 
 /** Release. Accepts NULL. */
 void rf_profile_free(rf_profile *p);

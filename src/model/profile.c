@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/rf_int.h"
+#include "roofline/exec.h"
 #include "roofline/model.h"
 
 /* "PATH (FORMAT, opset N) input=1x3x224x224 ..." */
@@ -70,8 +71,80 @@ void rf_profile_free(rf_profile *p)
 {
     if (!p) return;
     rf_allocator a = p->alloc_;
+    rf_exec_result_free(p->exec);
     rf_result_free(p->result);
     rf_cost_free(p->cost);
     rf_graph_free(p->graph);
     rf__free_with(&a, p);
+}
+
+/* Output shape of layer `l` as text ("?" when it has none or it is unknown). */
+static const char *rf__out_shape(const rf_graph *g, const rf_layer *l, char *buf, size_t cap)
+{
+    if (!l->n_outputs || l->outputs[0] >= g->n_tensors) {
+        rf__strlcpy(buf, "?", cap);
+        return buf;
+    }
+    return rf_tensor_shape_str(&g->tensors[l->outputs[0]], buf, cap);
+}
+
+/* The reorders the executor ran just before layer `i`, as rows of their own. */
+static rf_status rf__add_reorders(rf_analysis *an, const rf_exec_result *x, uint32_t i)
+{
+    for (size_t k = 0; k < x->n_extra; k++) {
+        const rf_exec_extra *e = &x->extra[k];
+        if (e->before_layer != i || !(e->median_s > 0)) continue;
+        rf_measured m = {e->median_s, 0, 0, x->runs};
+        RF_TRY(rf_analysis_add_measured(an, e->name, strlen(e->name), "Reorder", NULL, 1, 0,
+                                        e->bytes, &m));
+    }
+    return RF_OK;
+}
+
+/* The profile's rows again, each layer with its measured time where the executor timed it. */
+static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
+{
+    const rf_graph *g = p->graph;
+    const rf_exec_result *x = p->exec;
+    char shape[128];
+    for (uint32_t i = 0; i < g->n_layers && i < p->cost->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        const rf_layer_cost *c = &p->cost->layers[i];
+        const rf_exec_layer *e = i < x->n_layers ? &x->layers[i] : NULL;
+        RF_TRY(rf__add_reorders(an, x, i));
+        if (c->known && c->flops == 0 && c->bytes == 0) continue; /* metadata: not listed */
+        double f = c->known ? c->flops : 0, b = c->known ? c->bytes : 0;
+        rf__out_shape(g, l, shape, sizeof shape);
+        if (e && e->measured && e->median_s > 0) {
+            rf_measured m = {e->median_s, e->min_s, e->max_s, x->runs};
+            RF_TRY(rf_analysis_add_measured(an, l->name, strlen(l->name), l->op_type, shape, 1, f,
+                                            b, &m));
+        } else {
+            RF_TRY(rf_analysis_add_detail(an, l->name, strlen(l->name), l->op_type, shape, 1, f,
+                                          b));
+        }
+    }
+    (void)ctx;
+    return x->wall_median_s > 0 ? rf_analysis_set_wall(an, x->wall_median_s) : RF_OK;
+}
+
+rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
+                             size_t bandwidth, const rf_exec_opts *eo)
+{
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, p && p->graph && p->cost && p->result && m, RF_USAGE,
+             "rf_profile_measure: a profile and a machine are required");
+    rf_exec_result_free(p->exec);
+    p->exec = NULL;
+    RF_TRY(rf_exec_run(ctx, p->graph, eo, &p->exec));
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    RF_TRY(rf_analysis_new(ctx, m, compute, bandwidth, RF_SORT_INPUT, 0, &an));
+    rf_status st = rf__measured_rows(ctx, p, an);
+    if (st == RF_OK) st = rf_analysis_finish(an, p->result->title, &r);
+    rf_analysis_free(an);
+    if (st != RF_OK) return st;
+    rf_result_free(p->result);
+    p->result = r;
+    return RF_OK;
 }

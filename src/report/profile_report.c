@@ -6,6 +6,7 @@
 
 #include "core/rf_int.h"
 #include "report_int.h"
+#include "roofline/exec.h"
 #include "roofline/model.h"
 #include "roofline/report.h"
 
@@ -53,6 +54,47 @@ static rf_status rf__slowest(rf_ctx *ctx, rf_writer *w, const rf_result *r, uint
     return st;
 }
 
+/* --measure: how the model was run, and each layer the executor could not run with its reason
+ * (one line per op type: the first reason, and how many layers). */
+static rf_status rf__measured(rf_writer *w, const rf_profile *p)
+{
+    const rf_exec_result *x = p->exec;
+    char t[32], b[32];
+    uint32_t n = 0, timed = 0;
+    for (uint32_t i = 0; i < x->n_layers && i < p->cost->n_layers; i++) {
+        const rf_layer_cost *c = &p->cost->layers[i];
+        if (c->known && c->flops == 0 && c->bytes == 0) continue;
+        n++;
+        timed += x->layers[i].measured;
+    }
+    RF_TRY(rf_writef(w,
+                     "measured: %u of %u layers on this CPU, %u thread%s, median of %u timed "
+                     "passes after %u warm-up;\n          whole pass %s (wall), executor memory "
+                     "%sB at peak\n",
+                     timed, n, x->threads, x->threads == 1 ? "" : "s", x->runs, x->warmup,
+                     rf_time_format(t, sizeof t, x->wall_median_s, 3),
+                     rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, "")));
+    if (x->inputs_note[0]) RF_TRY(rf_writef(w, "          inputs: %s\n", x->inputs_note));
+    for (uint32_t i = 0; i < x->n_layers && i < p->graph->n_layers; i++) {
+        const rf_layer_cost *c = &p->cost->layers[i];
+        const char *op = p->graph->layers[i].op_type;
+        if (x->layers[i].measured || (c->known && c->flops == 0 && c->bytes == 0)) continue;
+        uint32_t same = 0, first = 1;
+        for (uint32_t k = 0; k < x->n_layers && k < p->graph->n_layers; k++) {
+            const rf_layer_cost *ck = &p->cost->layers[k];
+            if (x->layers[k].measured || (ck->known && ck->flops == 0 && ck->bytes == 0) ||
+                strcmp(p->graph->layers[k].op_type, op) != 0)
+                continue;
+            if (k < i) first = 0;
+            same++;
+        }
+        if (first)
+            RF_TRY(rf_writef(w, "          not measured: %u %s layer%s: %s\n", same, op,
+                             same == 1 ? "" : "s", x->layers[i].reason));
+    }
+    return RF_OK;
+}
+
 rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t top,
                                     const rf_report_opts *o, rf_writer *w)
 {
@@ -60,6 +102,7 @@ rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t t
     w = &rf__cw;
     (void)o;
     RF_TRY(rf__model_summary(w, p));
+    if (p->exec) RF_TRY(rf__measured(w, p));
     return rf__slowest(ctx, w, p->result, top);
 }
 

@@ -1,0 +1,21 @@
+#!/bin/sh
+# measure.sh — `profile --measure` runs the model on this CPU and every layer's row carries its
+# measured time: the table's measured columns, the JSON's "measured" objects (read back by plot),
+# the executor's summary line, and the usage errors of its options (issue 10). No timing
+# assertions: only that the figures are there, finite and positive.
+. "$(dirname "$0")/lib.sh"
+D=$SRC/tests/golden/data
+M=$SRC/tests/data/onnx/tiny_cnn.onnx
+expect 0 "" -- profile "$M" --hw "$D/machine.json" --measure --repeat 3
+for w in "measured" "achieved" "util." "whole pass"; do
+    grep -qF "$w" "$TMP/out" || { echo "FAIL: the measured table lacks '$w'"; FAILS=$((FAILS + 1)); }
+done
+expect 0 "" -- profile "$M" --hw "$D/machine.json" --measure --repeat 2 --threads 1 --json
+cp "$TMP/out" "$TMP/r.json"
+n=$(grep -c '"measured": {"time_s": [0-9]' "$TMP/r.json")
+[ "$n" -ge 5 ] || { echo "FAIL: $n measured rows in the JSON"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- plot "$TMP/r.json" -o "$TMP/m.svg"
+grep -q 'data-measured' "$TMP/m.svg" || { echo "FAIL: no measured marker in the chart"; FAILS=$((FAILS + 1)); }
+expect 2 "--repeat" -- profile "$M" --hw "$D/machine.json" --measure --repeat 0
+expect 2 "--threads" -- profile "$M" --hw "$D/machine.json" --measure --threads x
+finish
