@@ -19,5 +19,6 @@
 #include "gguf.h"
 #include "safetensors.h"
 #include "llm.h"
+#include "region.h"
 
 #endif
