@@ -10,6 +10,14 @@
 #include "core/rf_int.h"
 #include "region_int.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define RF__HAVE_TSC 1
+#else
+#define RF__HAVE_TSC 0
+#endif
+
 static pthread_mutex_t rf__list_lock = PTHREAD_MUTEX_INITIALIZER;
 static rf__rthread *rf__list, **rf__tail = &rf__list; /* first-seen thread first */
 static atomic_uint rf__generation = 1;
@@ -17,15 +25,61 @@ static pthread_once_t rf__once = PTHREAD_ONCE_INIT;
 static uint64_t (*rf__clock_fn)(void *);
 static void *rf__clock_user;
 
-static _Thread_local rf__rthread *rf__tls;
-static _Thread_local unsigned rf__tls_gen;
+/* initial-exec: a plain offset from the thread pointer, no __tls_get_addr call per marker (a few
+ * bytes of the static TLS surplus glibc keeps for libraries loaded later). */
+#define RF__TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static RF__TLS rf__rthread *rf__tls;
+static RF__TLS unsigned rf__tls_gen;
+
+/* The clock: an invariant TSC where the CPU has one (a few ns; clock_gettime costs 100 ns under
+ * kvm-clock), converted to ns when the records are read, against CLOCK_MONOTONIC over the same
+ * interval; else CLOCK_MONOTONIC itself. */
+static int rf__use_tsc;
+static uint64_t rf__tsc0, rf__mono0;
+
+static uint64_t rf__mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t rf__now(void)
 {
     if (rf__clock_fn) return rf__clock_fn(rf__clock_user);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#if RF__HAVE_TSC
+    if (rf__use_tsc) return __rdtsc();
+#endif
+    return rf__mono_ns();
+}
+
+static void rf__clock_init(void)
+{
+#if RF__HAVE_TSC
+    unsigned a, b, c, d;
+    /* CPUID 0x80000007 EDX bit 8: invariant TSC (constant rate, runs in every C-state) */
+    if (__get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8))) {
+        rf__tsc0 = __rdtsc();
+        rf__mono0 = rf__mono_ns();
+        rf__use_tsc = 1;
+    }
+#endif
+}
+
+double rf__regions_ns_per_tick(void)
+{
+    if (rf__clock_fn || !rf__use_tsc) return 1.0;
+#if RF__HAVE_TSC
+    uint64_t t1 = __rdtsc(), m1 = rf__mono_ns();
+    /* a short interval measures the rate badly: stretch it to 20 ms */
+    while (m1 - rf__mono0 < 20000000u) {
+        t1 = __rdtsc();
+        m1 = rf__mono_ns();
+    }
+    return t1 > rf__tsc0 ? (double)(m1 - rf__mono0) / (double)(t1 - rf__tsc0) : 1.0;
+#else
+    return 1.0;
+#endif
 }
 
 void rf_regions_set_clock(uint64_t (*now_ns)(void *user), void *user)
@@ -44,6 +98,7 @@ static void rf__at_exit(void)
 
 static void rf__register_exit(void)
 {
+    rf__clock_init();
     atexit(rf__at_exit);
 }
 

@@ -12,8 +12,8 @@
 typedef struct rf__rentry {
     char *name; /* malloc'd copy */
     uint64_t hash;
-    uint64_t calls, total_ns, min_ns, max_ns;
-    uint64_t seen; /* calls offered to the reservoir */
+    uint64_t calls, total_ns, min_ns, max_ns; /* in clock ticks (rf__regions_ns_per_tick) */
+    uint64_t seen;                            /* calls offered to the reservoir */
     uint64_t unmatched;
     double flops, bytes;
     uint64_t *samples; /* per-call times, ns */
@@ -36,6 +36,9 @@ typedef struct rf__rthread {
     uint64_t rng;      /* xorshift state for the reservoir */
     struct rf__rthread *next;
 } rf__rthread;
+
+/* Nanoseconds per tick of the markers' clock (1 for CLOCK_MONOTONIC and the test hook). */
+double rf__regions_ns_per_tick(void);
 
 /* Walk every thread record under the list lock; `fn` is called with the record's lock held. */
 void rf__regions_each(void (*fn)(void *user, const rf__rthread *t), void *user);

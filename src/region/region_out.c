@@ -94,6 +94,7 @@ rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out)
     RF_CHECK(ctx, out, RF_USAGE, "rf_regions_snapshot: missing argument");
     *out = NULL;
     rf__merge m = {ctx, NULL, 0, 0, RF_OK};
+    double ns = rf__regions_ns_per_tick();
     rf__regions_each(rf__merge_thread, &m);
     rf_status st = m.st;
     rf_regions *r = NULL;
@@ -104,16 +105,16 @@ rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out)
             rf_region_stats *s = &r->items[r->n++];
             *s = it->s;
             it->s.name = NULL;
-            s->total_s = (double)it->total_ns / 1e9;
-            s->min_s = (double)it->min_ns / 1e9;
-            s->max_s = (double)it->max_ns / 1e9;
+            s->total_s = (double)it->total_ns * ns / 1e9;
+            s->min_s = (double)it->min_ns * ns / 1e9;
+            s->max_s = (double)it->max_ns * ns / 1e9;
             if (it->n_samples) {
                 qsort(it->samples, it->n_samples, sizeof *it->samples, rf__cmp_u64);
                 size_t h = it->n_samples / 2;
                 double mid = it->n_samples % 2
                                  ? (double)it->samples[h]
                                  : ((double)it->samples[h - 1] + (double)it->samples[h]) / 2;
-                s->median_s = mid / 1e9;
+                s->median_s = mid * ns / 1e9;
             }
         }
         rf__free(ctx, it->s.name);
