@@ -100,6 +100,28 @@ rf_status rf_regions_read_file(rf_ctx *ctx, const char *path, rf_regions **out);
 rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_result *r,
                             const rf_report_opts *o, rf_writer *w);
 
+/** Hardware counters this process could count a region's FLOPs and bytes with. */
+typedef struct rf_perf_counters {
+    unsigned fp;         /**< floating-point events that opened */
+    unsigned mem;        /**< memory events that opened */
+    char fp_events[160]; /**< their names, comma-separated */
+    char mem_events[96];
+    char why[160]; /**< when either kind is missing: why, in a few words */
+} rf_perf_counters;
+
+/** Opens one counter for this process: returns >= 0 on success (and closes it), -errno on
+ *  failure. `type` and `config` as in struct perf_event_attr. */
+typedef int (*rf_perf_open_fn)(void *user, uint32_t type, uint64_t config);
+
+/** Try the x86 floating-point retirement events of this CPU's vendor and the last-level-cache
+ *  misses through `open_fn` (NULL: perf_event_open on this process; tests pass a stand-in, which
+ *  is offered every event). Always RF_OK unless `out` is NULL; the outcome is in *out. */
+rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user, rf_perf_counters *out);
+
+/** One sentence for `roofline run`: which counters, or that none are available and why, and that
+ *  the rf_region_add counts are used. Returns buf. */
+const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size);
+
 /** Forget every record (tests). No thread may be inside a marker call meanwhile. */
 void rf_regions_reset(void);
 

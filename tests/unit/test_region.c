@@ -226,3 +226,43 @@ RF_TEST(write_unset)
     RF_EXPECT_INT(rf_regions_write(ctx, NULL), RF_OK); /* nothing written, nothing to say */
     rf_ctx_free(ctx);
 }
+
+static int open_ok(void *user, uint32_t type, uint64_t config)
+{
+    (void)type;
+    (void)config;
+    ++*(int *)user;
+    return 3;
+}
+
+static int open_enoent(void *user, uint32_t type, uint64_t config)
+{
+    (void)user;
+    (void)type;
+    (void)config;
+    return -2; /* ENOENT: what a VM without a virtual PMU answers */
+}
+
+RF_TEST(perf_detect_both_ways)
+{
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_perf_counters c;
+    char line[512];
+    int opened = 0;
+    RF_EXPECT_INT(rf_perf_detect(ctx, open_ok, &opened, &c), RF_OK);
+    RF_EXPECT(c.fp >= 1 && c.mem == 1);
+    RF_EXPECT(opened >= 2);
+    RF_EXPECT_CONTAINS(c.fp_events, "fp_arith_inst_retired");
+    RF_EXPECT_CONTAINS(rf_perf_describe(&c, line, sizeof line), "hardware counters available");
+    RF_EXPECT_CONTAINS(line, "cache-misses");
+    RF_EXPECT_INT(rf_perf_detect(ctx, open_enoent, NULL, &c), RF_OK);
+    RF_EXPECT_INT(c.fp + c.mem, 0);
+    RF_EXPECT_CONTAINS(rf_perf_describe(&c, line, sizeof line), "no floating-point and memory");
+    RF_EXPECT_CONTAINS(line, "rf_region_add counts");
+    RF_EXPECT_CONTAINS(line, "hypervisor");
+    /* the real interface answers one way or the other, without failing */
+    RF_EXPECT_INT(rf_perf_detect(ctx, NULL, NULL, &c), RF_OK);
+    RF_EXPECT(strlen(rf_perf_describe(&c, line, sizeof line)) > 20);
+    rf_ctx_free(ctx);
+}
