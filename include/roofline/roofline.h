@@ -20,5 +20,6 @@
 #include "safetensors.h"
 #include "llm.h"
 #include "region.h"
+#include "op_cost.h"
 
 #endif
