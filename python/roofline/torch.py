@@ -308,7 +308,7 @@ class RooflineAnalyzer:
         total_f = sum(r.flops for r in self.results)
         m = self.machine
         lines = ["roofline of %s on %s [%s]: %s %.3g GFLOP/s, %s %.3g GB/s, ridge %.3g FLOP/B"
-                 % (type(self.model).__name__, m.description or m.name, m.provenance,
+                 % (type(self.model).__name__, " ".join((m.description or m.name).split()), m.provenance,
                     m.compute["name"], m.peak_flops_per_s / 1e9, m.memory["name"],
                     m.bw_bytes_per_s / 1e9, m.ridge_ai),
                  "%-28s %-18s %10s %10s %8s %9s %7s" % ("module", "type", "time", "GFLOP/s", "AI",
