@@ -11,11 +11,14 @@
 #include "core/rf_int.h"
 #include "region_int.h"
 #include "report/report_int.h"
-#include "roofline/demo.h"
 #include "roofline/hw.h"
 #include "roofline/probe.h"
 
 #define RF__REGIONS_FILE_MAX ((uint64_t)1 << 28)
+
+/* The roof of a regions file when neither $ROOFLINE_HW nor a measurement names one: the CLI's
+ * demo machine (a datasheet entry), only so the file is a complete result for `roofline plot`. */
+#define RF__REGIONS_FALLBACK_MACHINE "xeon-8480plus"
 
 /* One merged name with its samples, while merging. */
 typedef struct rf__merge_item {
@@ -207,7 +210,7 @@ static rf_status rf__default_machine(rf_ctx *ctx, rf_machine **m)
         o.quick = quick;
         if (rf_probe_cache_load(ctx, &o, m) != RF_OK) *m = NULL;
     }
-    return *m ? RF_OK : rf_hwdb_find(ctx, RF_DEMO_MACHINE, m);
+    return *m ? RF_OK : rf_hwdb_find(ctx, RF__REGIONS_FALLBACK_MACHINE, m);
 }
 
 static rf_status rf__file_write(void *user, const char *data, size_t size)
