@@ -53,6 +53,8 @@ static uint64_t rf__now(void)
     return rf__mono_ns();
 }
 
+static void rf__register_exit(void);
+
 static void rf__clock_init(void)
 {
 #if RF__HAVE_TSC
@@ -68,6 +70,7 @@ static void rf__clock_init(void)
 
 double rf__regions_ns_per_tick(void)
 {
+    pthread_once(&rf__once, rf__register_exit); /* the clock's state, set once, seen here */
     if (rf__clock_fn || !rf__use_tsc) return 1.0;
 #if RF__HAVE_TSC
     uint64_t t1 = __rdtsc(), m1 = rf__mono_ns();

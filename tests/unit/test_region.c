@@ -266,3 +266,33 @@ RF_TEST(perf_detect_both_ways)
     RF_EXPECT(strlen(rf_perf_describe(&c, line, sizeof line)) > 20);
     rf_ctx_free(ctx);
 }
+
+static void *worker_new_names(void *arg)
+{
+    char name[16];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "n%d", i % 50); /* new names while the merge reads */
+        rf_region_begin(name);
+        rf_region_end(name);
+    }
+    return arg;
+}
+
+RF_TEST(snapshot_while_recording)
+{
+    rf_regions_reset();
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker_new_names, NULL);
+    for (int k = 0; k < 20; k++) rf_regions_free(snap(ctx)); /* records change meanwhile */
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    rf_regions *r = snap(ctx);
+    RF_EXPECT_INT(r ? r->n : 0, 50);
+    uint64_t calls = 0;
+    for (size_t i = 0; r && i < r->n; i++) calls += r->items[i].calls;
+    RF_EXPECT_INT(calls, 400);
+    rf_regions_free(r);
+    rf_ctx_free(ctx);
+    rf_regions_reset();
+}
