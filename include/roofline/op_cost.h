@@ -17,9 +17,11 @@ extern "C" {
 /** One input of the operation. `dtype` RF_DTYPE_UNKNOWN marks an omitted optional input. */
 typedef struct rf_op_input {
     rf_dtype dtype;
-    uint32_t rank;       /**< <= RF_GRAPH_MAX_RANK */
-    const int64_t *dims; /**< rank dims, each >= 0; outermost first */
-    int weight;          /**< non-zero: a stored parameter (counted as weight bytes and params) */
+    uint32_t rank;         /**< <= RF_GRAPH_MAX_RANK */
+    const int64_t *dims;   /**< rank dims, each >= 0; outermost first */
+    int weight;            /**< non-zero: a stored parameter (counted as weight bytes and params) */
+    const int64_t *values; /**< known integer contents (e.g. Resize's sizes), or NULL */
+    uint32_t n_values;     /**< how many (at most RF_GRAPH_MAX_VALUES are kept) */
 } rf_op_input;
 
 /** Cost `op_type` (ONNX spelling: "Conv", "Gemm", "MatMul", "BatchNormalization", "Relu",

@@ -268,7 +268,8 @@ def _attr(name, v, keep):
 
 def op_cost(op_type, inputs, attrs=None, dtype="F32"):
     """Cost one operation: `op_type` in ONNX spelling ("Conv", "Gemm", "Relu", ...), `inputs` a
-    list of shapes, or of (shape, dtype, is_weight) tuples, None for an omitted optional input;
+    list of shapes, or of (shape, dtype, is_weight[, values]) tuples (values: known integer
+    contents, e.g. Resize's sizes), None for an omitted optional input;
     `attrs` a dict of ONNX attributes (int, float, str, list of int or of float)."""
     keep = []
     ins = (OpInput * max(1, len(inputs)))()
@@ -276,14 +277,20 @@ def op_cost(op_type, inputs, attrs=None, dtype="F32"):
         if spec is None:
             ins[i].dtype = 0
             continue
-        if isinstance(spec, tuple) and len(spec) == 3 and isinstance(spec[1], str):
-            shape, dt, weight = spec
+        values = None
+        if isinstance(spec, tuple) and len(spec) in (3, 4) and isinstance(spec[1], str):
+            shape, dt, weight = spec[:3]
+            values = spec[3] if len(spec) == 4 else None
         else:
             shape, dt, weight = spec, dtype, i > 0 and op_type not in _NO_WEIGHTS
         dims = (c_int64 * max(1, len(shape)))(*[int(d) for d in shape])
         keep.append(dims)
         ins[i].dtype, ins[i].rank, ins[i].dims, ins[i].weight = _dtype(dt), len(shape), dims, \
             int(bool(weight))
+        if values is not None:  # known integer contents (Resize's sizes)
+            vals = (c_int64 * max(1, len(values)))(*[int(v) for v in values])
+            keep.append(vals)
+            ins[i].values, ins[i].n_values = vals, len(values)
     attrs = attrs or {}
     at = (Attr * max(1, len(attrs)))(*[_attr(k, v, keep) for k, v in attrs.items()])
     c = LayerCost()

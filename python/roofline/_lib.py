@@ -40,7 +40,7 @@ class Attr(ctypes.Structure):  # rf_attr
 
 class OpInput(ctypes.Structure):  # rf_op_input
     _fields_ = [("dtype", c_int), ("rank", c_uint32), ("dims", POINTER(c_int64)),
-                ("weight", c_int)]
+                ("weight", c_int), ("values", POINTER(c_int64)), ("n_values", c_uint32)]
 
 
 class LayerCost(ctypes.Structure):  # rf_layer_cost

@@ -5,6 +5,8 @@ through the library's rf_op_cost from its kind, shapes, dtypes and attributes (d
 convolutions, linear, normalisations, activations, pooling, embedding, attention; dropout,
 identity and flatten cost nothing (bound "none"). Functional calls made inside a module's forward
 (F.relu, +) are not modules and are not seen, as with any module hook. Never prints.
+Upsample (Resize, to the output's shape) and the padding layers (Pad) move data by the rules of
+"Resize" and "Data movement".
 """
 import statistics
 import time
@@ -156,10 +158,32 @@ def _mha(m, args, kwargs):
 _MATRIX = ("Conv", "ConvTranspose", "Gemm", "MatMul")
 
 
-def module_ops(m, args, kwargs=None):
-    """The operations (op_type, inputs, attrs) one call of module `m` on `args` performs, in the
-    cost model's terms; [] for modules that cost nothing; None when the kind is not known."""
+def _pad(m, x):
+    p = list(m.padding) if isinstance(m.padding, (tuple, list)) else [m.padding] * 2 * (x.dim() - 2)
+    k = len(p) // 2  # torch: (last_begin, last_end, second-to-last_begin, ...)
+    begin, end = [0] * x.dim(), [0] * x.dim()
+    for j in range(k):
+        begin[x.dim() - 1 - j], end[x.dim() - 1 - j] = p[2 * j], p[2 * j + 1]
+    return [("Pad", [_t(x)], {"pads": begin + end})]
+
+
+def _resize(m, x, out):
+    mode = {"nearest": "nearest", "linear": "linear", "bilinear": "linear",
+            "trilinear": "linear", "bicubic": "cubic"}.get(m.mode, "nearest")
+    shape = tuple(out.shape)
+    return [("Resize", [_t(x), None, None, ((len(shape),), "I64", False, shape)], {"mode": mode})]
+
+
+def module_ops(m, args, kwargs=None, out=None):
+    """The operations (op_type, inputs, attrs) one call of module `m` on `args` (giving `out`)
+    performs, in the cost model's terms; [] for modules that cost nothing; None when the kind is
+    not known."""
     x = args[0] if args else None
+    if isinstance(m, nn.Upsample) and torch.is_tensor(out):
+        return _resize(m, x, out)
+    if isinstance(m, (nn.modules.padding._ConstantPadNd, nn.modules.padding._ReflectionPadNd,
+                      nn.modules.padding._ReplicationPadNd)):
+        return _pad(m, x)
     if isinstance(m, nn.MultiheadAttention):
         return _mha(m, args, kwargs or {})
     if isinstance(m, _FREE):
@@ -187,9 +211,9 @@ def module_ops(m, args, kwargs=None):
     return None
 
 
-def cost_call(m, args, kwargs=None):
+def cost_call(m, args, kwargs=None, out=None):
     """(flops, bytes, matmul_flops, known) of one call, summed over its operations."""
-    ops = module_ops(m, args, kwargs)
+    ops = module_ops(m, args, kwargs, out)
     if ops is None:
         return 0.0, 0.0, 0.0, False
     f = b = mm = 0.0
@@ -252,7 +276,7 @@ class RooflineAnalyzer:
                 sync()
                 times[name][-1] += time.perf_counter() - starts.pop(name, time.perf_counter())
                 if record[0]:
-                    calls[name].append(cost_call(mod, args))
+                    calls[name].append(cost_call(mod, args, None, out))
             return hook
 
         record = [False]

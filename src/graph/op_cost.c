@@ -49,6 +49,8 @@ static rf_status rf__op_build(rf_ctx *ctx, rf_graph *g, const char *op_type, con
         uint32_t flags = in[i].weight ? RF_TENSOR_WEIGHT : RF_TENSOR_INPUT;
         RF_TRY(
             rf_graph_add_tensor(ctx, g, name, in[i].dtype, in[i].rank, in[i].dims, flags, &idx[i]));
+        if (in[i].values && in[i].n_values) /* e.g. Resize's sizes, for shape inference */
+            RF_TRY(rf_graph_set_values(ctx, g, idx[i], in[i].values, in[i].n_values));
     }
     rf_dtype dt = n_in && in[0].dtype != RF_DTYPE_UNKNOWN ? in[0].dtype : RF_DTYPE_F32;
     RF_TRY(rf_graph_add_tensor(ctx, g, "out", dt, UINT32_MAX, NULL, RF_TENSOR_OUTPUT, &out));

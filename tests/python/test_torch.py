@@ -123,5 +123,16 @@ an2 = compare(enc, torch.randn(10, 2, 64), "encoder")
 mha = next(r for r in an2.results if r.type == "MultiheadAttention")
 check("MHA = in_proj + QK^T + AV + out_proj", mha.matmul_flops == 655360 + 51200)
 
+# Upsample and padding: the cost model's "Resize" and "Data movement" (torch.profiler counts none)
+x = torch.randn(1, 3, 8, 8)
+seq = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear"), nn.ZeroPad2d((1, 2, 3, 4)),
+                    nn.Upsample(scale_factor=2))
+up = {r.name: r for r in RooflineAnalyzer(seq, x, peaks="a100-sxm4-80gb").profile(warmup=0,
+                                                                                  steps=1)}
+check("bilinear upsample: 2*2^2 per output element", up["0"].flops == 8 * 3 * 16 * 16)
+check("padding: no FLOPs, input + output bytes", up["1"].flops == 0
+      and up["1"].bytes_moved == 4 * (3 * 16 * 16 + 3 * 23 * 19) and up["1"].bound != "undefined")
+check("nearest upsample: no FLOPs, bytes moved", up["2"].flops == 0 and up["2"].bytes_moved > 0)
+
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)
