@@ -74,8 +74,9 @@ void rf_regions_free(rf_regions *r);
 /** Write the regions recorded so far to `path` (NULL: $ROOFLINE_OUTPUT; nothing is written and
  *  RF_OK returned when that is unset or empty) as rf_regions_write_json against the machine named
  *  by $ROOFLINE_HW (a datasheet name or machine file), else the cached measurement of this
- *  machine, else the datasheet xeon-8480plus (the demo's) — the roof only matters to `roofline plot` on the
- *  file; `roofline run` evaluates the regions again. Called at exit automatically. */
+ *  machine, else the datasheet xeon-8480plus (the demo's) — the roof only matters to
+ *  `roofline plot` on the file; `roofline run` evaluates the regions again. Called at exit
+ *  automatically. */
 rf_status rf_regions_write(rf_ctx *ctx, const char *path);
 
 /** The saved result of `regions` under the default roof of `m` (rf_report_json: one row per

@@ -96,7 +96,8 @@ def _norm(m, x):
 
 def _pool(m, x):
     n = x.dim() - 2
-    if isinstance(m, (nn.modules.pooling._AdaptiveAvgPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)):
+    if isinstance(m, (nn.modules.pooling._AdaptiveAvgPoolNd,
+                      nn.modules.pooling._AdaptiveMaxPoolNd)):
         avg = isinstance(m, nn.modules.pooling._AdaptiveAvgPoolNd)
         out = [o if o is not None else i
                for o, i in zip(_pair(m.output_size, n), x.shape[2:])]
@@ -332,7 +333,8 @@ class RooflineAnalyzer:
         total_f = sum(r.flops for r in self.results)
         m = self.machine
         lines = ["roofline of %s on %s [%s]: %s %.3g GFLOP/s, %s %.3g GB/s, ridge %.3g FLOP/B"
-                 % (type(self.model).__name__, " ".join((m.description or m.name).split()), m.provenance,
+                 % (type(self.model).__name__, " ".join((m.description or m.name).split()),
+                    m.provenance,
                     m.compute["name"], m.peak_flops_per_s / 1e9, m.memory["name"],
                     m.bw_bytes_per_s / 1e9, m.ridge_ai),
                  "%-28s %-18s %10s %10s %8s %9s %7s" % ("module", "type", "time", "GFLOP/s", "AI",
@@ -343,7 +345,8 @@ class RooflineAnalyzer:
                 r.name[-28:], r.type[:18], r.time_s * 1e3, r.achieved_gflops,
                 r.arithmetic_intensity if r.arithmetic_intensity != float("inf") else 0.0,
                 r.bound, r.utilization_pct))
-        lines.append("total: %d modules, %.3g GFLOP, %.3f ms measured (sum of modules), %.2f GFLOP/s"
+        lines.append("total: %d modules, %.3g GFLOP, %.3f ms measured (sum of modules), "
+                     "%.2f GFLOP/s"
                      % (len(self.results), total_f / 1e9, total_t * 1e3,
                         total_f / total_t / 1e9 if total_t else 0.0))
         return "\n".join(lines)

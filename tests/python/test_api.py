@@ -62,7 +62,8 @@ c = roofline.op_cost("Conv", [(1, 3, 224, 224), (64, 3, 7, 7)],
                      {"kernel_shape": [7, 7], "strides": [2, 2], "pads": [3, 3, 3, 3]})
 check("conv1 FLOPs 236,027,904", c.flops == 236027904 and c.output_shape == (1, 64, 112, 112))
 g = roofline.op_cost("Gemm", [(8, 512), (1000, 512), (1000,)], {"transB": 1})
-check("Gemm with bias", g.flops == 2 * 8 * 512 * 1000 + 8000 and g.matmul_flops == 2 * 8 * 512 * 1000)
+check("Gemm with bias",
+      g.flops == 2 * 8 * 512 * 1000 + 8000 and g.matmul_flops == 2 * 8 * 512 * 1000)
 check("unknown op is not known", not roofline.op_cost("NoSuchOp", [(4,)]).known)
 try:
     roofline.op_cost("Relu", [(-1,)])

@@ -116,7 +116,8 @@ check("a block calls its relu twice: both calls counted",
       next(r for r in an.results if r.name == "layer1.0.relu").calls == 2)
 summ = an.summary(top=5).splitlines()  # the slowest 5 depend on the machine's load: count them
 check("summary: header, column names, 5 modules, total",
-      len(summ) == 8 and summ[0].startswith("roofline of ResNet18") and summ[-1].startswith("total"))
+      len(summ) == 8 and summ[0].startswith("roofline of ResNet18")
+      and summ[-1].startswith("total"))
 
 enc = nn.TransformerEncoderLayer(64, 4, 128)  # batch_first=False: the module path, not the fast one
 an2 = compare(enc, torch.randn(10, 2, 64), "encoder")
