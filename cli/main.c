@@ -8,10 +8,11 @@
 
 extern const rf_cli_cmd rf_cmd_analyze, rf_cmd_hw, rf_cmd_demo, rf_cmd_peaks, rf_cmd_plot,
     rf_cmd_profile, rf_cmd_llm;
+extern const rf_cli_cmd cli_cmd_run;
 
 const rf_cli_cmd *const rf_cli_commands[] = {&rf_cmd_analyze, &rf_cmd_hw, &rf_cmd_demo,
                                               &rf_cmd_peaks, &rf_cmd_plot, &rf_cmd_profile,
-                                              &rf_cmd_llm};
+                                              &rf_cmd_llm, &cli_cmd_run};
 const size_t rf_cli_n_commands = sizeof rf_cli_commands / sizeof *rf_cli_commands;
 
 static void rf__usage(FILE *f)

@@ -25,5 +25,7 @@
 #include "apr.h"
 #include "llm.h"
 #include "exec.h"
+#include "region.h"
+#include "op_cost.h"
 
 #endif

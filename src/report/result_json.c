@@ -16,8 +16,10 @@
 
 #define RF__RJ_FILE_MAX ((uint64_t)1 << 30) /* bytes read from a result file at most */
 
-static const char *const rf__rj_top_keys[] = {"schema", "kind", "title", "machine", "roof",
-                                              "sort",   "top",  "rows",  "totals",  NULL};
+/* "regions": the marker API's measured figures (rf_regions_parse_json reads them) */
+static const char *const rf__rj_top_keys[] = {"schema", "kind", "title",  "machine", "roof",
+                                              "sort",   "top",  "rows",   "totals",  "regions",
+                                              NULL};
 static const char *const rf__rj_machine_keys[] = {"name", "description", "provenance", NULL};
 static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth", "ridge_ai", NULL};
 static const char *const rf__rj_ceiling_keys[] = {"name",   "value",       "unit", "provenance",

@@ -1,0 +1,176 @@
+/* cmd_run.c — `roofline run [OPTIONS] -- PROGRAM ARGS...`: runs a program instrumented with the
+ * marker API (roofline/region.h) with ROOFLINE_OUTPUT at a temporary file, then evaluates each
+ * region against the machine and prints the usual report plus the regions' measured points. The
+ * program's stdout and stderr pass through untouched; its failure status is ours. Process
+ * handling and printing only: the regions, counters and renderers are the library's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+extern char **environ;
+
+static const rf_cli_opt cli_run_opts[] = {
+    RF_CLI_MACHINE_OPTS,
+    {"format", 'f', "table|json|csv", "output format (default: table)"},
+    {"json", 0, NULL, "same as --format json (the saved result with the regions' measured times)"},
+    {"csv", 0, NULL, "same as --format csv"},
+    {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
+    {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"plot", 0, "FILE.svg|FILE.html", "also draw the roofline chart as SVG or an HTML page"},
+    {"output", 'o', "FILE", "keep the regions file the program wrote (a saved result)"},
+    {0, 0, 0, 0},
+};
+
+/* Run argv with ROOFLINE_OUTPUT=out; *status gets the wait status. Returns 0, or a usage error
+ * (exit 2) when the program cannot be started. An exec failure is reported through a pipe. */
+static int cli_run_child(const rf_cli_cmd *cmd, char **argv, const char *out, int *status)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return rf_cli_usage_error(cmd, "cannot create a pipe: %s", strerror(errno));
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fflush(NULL); /* nothing of ours may be written twice or after the child's output */
+    pid_t pid = fork();
+    if (pid < 0) return rf_cli_usage_error(cmd, "cannot fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        if (setenv("ROOFLINE_OUTPUT", out, 1) == 0) execvp(argv[0], argv);
+        int e = errno;
+        if (write(fds[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(fds[1]);
+    int e = 0;
+    ssize_t n;
+    while ((n = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR) {
+    }
+    close(fds[0]);
+    /* a terminal's ^C goes to the program; we only wait for it */
+    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+    }
+    signal(SIGINT, old_int);
+    if (n == (ssize_t)sizeof e)
+        return rf_cli_usage_error(cmd, "cannot run '%s': %s", argv[0], strerror(e));
+    return 0;
+}
+
+/* The report once the program has run: regions from `path` against the machine. */
+static int cli_run_report(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *path,
+                          const char *title)
+{
+    const char *format = rf_cli_format(cmd, a), *plot = rf_cli_get(a, "plot");
+    if (!format) return RF_EXIT_USAGE;
+    rf_ctx *ctx = rf_cli_ctx();
+    if (!ctx) return RF_EXIT_INTERNAL;
+    rf_regions *regs = NULL;
+    rf_machine *m = NULL;
+    rf_result *r = NULL;
+    size_t ci, bi;
+    int rc = RF_EXIT_OK;
+    rf_status st = rf_regions_read_file(ctx, path, &regs);
+    if (st == RF_IO) {
+        fprintf(stderr,
+                "roofline run: %s wrote no regions (build it with -DROOFLINE_MARKERS and mark "
+                "regions with RF_REGION_BEGIN/END)\n",
+                title);
+        rf_ctx_free(ctx);
+        return RF_EXIT_USAGE;
+    }
+    if (st == RF_OK) st = rf_cli_machine(ctx, a, "measured", &m, &ci, &bi);
+    if (st == RF_OK) st = rf_regions_analyze(ctx, regs, m, ci, bi, title, &r);
+    if (st != RF_OK) {
+        rc = rf_cli_fail(ctx, st);
+        goto out;
+    }
+    rf_writer w = rf_cli_stdout();
+    rf_report_opts o = rf_cli_report_opts();
+    if (strcmp(format, "json") == 0) {
+        st = rf_regions_write_json(ctx, regs, m, title, &w);
+        rc = st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+    } else if (strcmp(format, "csv") == 0) {
+        rc = rf_cli_print_result(ctx, r, m, format, 0, 0);
+    } else {
+        rf_perf_counters pc;
+        char line[512];
+        rf_perf_detect(ctx, NULL, NULL, &pc);
+        rf_writef(&w, "counters  %s\n\n", rf_perf_describe(&pc, line, sizeof line));
+        rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(a, "chart") != NULL,
+                                 !rf_cli_get(a, "no-summary"));
+        if (rc == RF_EXIT_OK) {
+            st = rf_write(&w, "\n", 1);
+            if (st == RF_OK) st = rf_report_regions(ctx, regs, r, &o, &w);
+            if (st != RF_OK || rf_cli_flush(ctx) != RF_OK) rc = RF_EXIT_INTERNAL;
+        }
+    }
+    if (rc == RF_EXIT_OK && plot) rc = rf_cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
+out:
+    rf_result_free(r);
+    rf_machine_free(m);
+    rf_regions_free(regs);
+    rf_ctx_free(ctx);
+    return rc;
+}
+
+static int cli_run(const rf_cli_cmd *cmd, int argc, char **argv)
+{
+    int dd = 1;
+    while (dd < argc && strcmp(argv[dd], "--") != 0) dd++;
+    rf_cli_args a;
+    int done, rc = rf_cli_parse(cmd, dd, argv, &a, &done);
+    if (rc || done) return rc;
+    if (a.n_pos) return rf_cli_usage_error(cmd, "put the program after '--': run -- %s", a.pos[0]);
+    if (dd + 1 >= argc) return rf_cli_usage_error(cmd, "missing '-- PROGRAM [ARGS...]'");
+    const char *plot = rf_cli_get(&a, "plot");
+    if (plot && (strcmp(plot, "-") == 0 || rf_cli_plot_check(cmd->name, plot)))
+        return plot && strcmp(plot, "-") == 0
+                   ? rf_cli_usage_error(cmd, "--plot needs a file name (stdout is the program's)")
+                   : RF_EXIT_USAGE;
+    if (!rf_cli_format(cmd, &a)) return RF_EXIT_USAGE;
+    const char *keep = rf_cli_get(&a, "output");
+    char tmp[4096];
+    if (keep) {
+        snprintf(tmp, sizeof tmp, "%s", keep);
+    } else {
+        const char *dir = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/roofline-run-XXXXXX", dir && dir[0] ? dir : "/tmp");
+        int fd = mkstemp(tmp);
+        if (fd < 0) return rf_cli_usage_error(cmd, "cannot create %s: %s", tmp, strerror(errno));
+        close(fd);
+    }
+    unlink(tmp); /* the program writes it at exit; absent afterwards means no regions */
+    int status = 0;
+    rc = cli_run_child(cmd, argv + dd + 1, tmp, &status);
+    const char *prog = strrchr(argv[dd + 1], '/') ? strrchr(argv[dd + 1], '/') + 1 : argv[dd + 1];
+    if (rc == 0 && WIFSIGNALED(status)) {
+        fprintf(stderr, "roofline run: %s was killed by signal %d\n", prog, WTERMSIG(status));
+        rc = 128 + WTERMSIG(status);
+    } else if (rc == 0 && WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "roofline run: %s exited with status %d\n", prog, WEXITSTATUS(status));
+        rc = WEXITSTATUS(status); /* the program's own */
+    } else if (rc == 0) {
+        rc = cli_run_report(cmd, &a, tmp, prog);
+    }
+    if (!keep) unlink(tmp);
+    return rc;
+}
+
+const rf_cli_cmd cli_cmd_run = {
+    "run",
+    "run [OPTIONS] -- PROGRAM [ARGS...]",
+    "run a program with marker regions and put each region on the roofline",
+    "Runs PROGRAM (built with -DROOFLINE_MARKERS and marked with RF_REGION_BEGIN, RF_REGION_END "
+    "and RF_REGION_ADD from <roofline/roofline.h>) with ROOFLINE_OUTPUT set to a temporary file, "
+    "then evaluates every region's FLOPs and bytes against the machine (this one measured unless "
+    "--hw says otherwise) and prints the table, chart and summary, and each region's measured "
+    "calls, time per call, achieved FLOP/s and utilization. The program's output passes through "
+    "untouched; when it fails, its exit status is roofline's. One line says whether hardware "
+    "counters are available (perf_event); the counts used are those given by RF_REGION_ADD.",
+    cli_run_opts,
+    cli_run,
+};

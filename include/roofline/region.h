@@ -1,0 +1,156 @@
+/* roofline/region.h — the marker API: time named regions of your own code (LIKWID's marker API),
+ * give their FLOPs and bytes, and have them written at exit as a saved result to $ROOFLINE_OUTPUT
+ * (the JSON `roofline plot` reads, plus a "regions" section with the measured times), which
+ * `roofline run` evaluates against a machine. Records are per thread and merged when read; the
+ * library never prints. Process-wide by nature: the markers take no context (see rf_region_begin).
+ */
+#ifndef ROOFLINE_REGION_H
+#define ROOFLINE_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "buf.h"
+#include "core.h"
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Deepest nesting of open regions per thread; deeper begin/end pairs are ignored (counted). */
+#define RF_REGION_MAX_DEPTH 64
+
+/** Per-call times kept per region and thread for the median: every call up to this many, then a
+ *  uniform sample of this size (reservoir sampling). Calls, total, min and max are always exact. */
+#define RF_REGION_MAX_SAMPLES 4096
+
+/** Open region `name` on the calling thread. Regions nest (a region's time includes the regions
+ *  opened inside it); the same name may be open twice (recursion: both calls counted). `name`
+ *  is copied the first time a thread sees it. Thread-safe: each thread records into its own
+ *  record (its own cache lines), merged only when the regions are read. Never fails visibly: when
+ *  memory runs out the call is dropped. These calls keep process-wide state (a list of thread
+ *  records, registered once with atexit), the one exception to "no hidden global state": code
+ *  being timed has no context to pass. */
+void rf_region_begin(const char *name);
+
+/** Close region `name`, the innermost open one on this thread. An end whose name is not the
+ *  innermost open region (or without any open) is ignored and counted as `unmatched`. */
+void rf_region_end(const char *name);
+
+/** Add `flops` FLOP and `bytes` byte of work to region `name` (summed over calls and threads).
+ *  May be called inside or outside the region; non-finite or negative values are ignored. */
+void rf_region_add(const char *name, double flops, double bytes);
+
+/** What one region did, merged over every thread. */
+typedef struct rf_region_stats {
+    char *name;         /**< owned by the rf_regions */
+    uint64_t calls;     /**< completed begin/end pairs */
+    double total_s;     /**< sum of the calls' times over every thread, second */
+    double min_s;       /**< shortest call, second (0 when calls = 0) */
+    double median_s;    /**< median time per call, second (see RF_REGION_MAX_SAMPLES) */
+    double max_s;       /**< longest call, second */
+    double flops;       /**< FLOP given through rf_region_add */
+    double bytes;       /**< byte given through rf_region_add */
+    uint32_t threads;   /**< threads that completed at least one call */
+    uint64_t unmatched; /**< ends ignored: no matching begin */
+} rf_region_stats;
+
+/** A set of region statistics, in the order the names were first seen. */
+typedef struct rf_regions {
+    rf_region_stats *items; /**< n entries, owned */
+    size_t n;
+    rf_allocator alloc_; /**< private */
+} rf_regions;
+
+/** Merge every thread's records into *out (owned by the caller: rf_regions_free). Safe while
+ *  other threads are recording (each thread's record is locked briefly). */
+rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out);
+
+/** Release. Accepts NULL. */
+void rf_regions_free(rf_regions *r);
+
+/** The regions as an analysis on ceilings `compute` / `bandwidth` of `m`: one row per region, op
+ *  "region", its FLOPs and bytes (totals of rf_region_add over every call) and its measured time
+ *  (the total over every call and thread), so each lands as a measured point under its roof.
+ *  *out: rf_result_free. */
+rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
+                             size_t compute, size_t bandwidth, const char *title, rf_result **out);
+
+/** Write the regions recorded so far to `path` (NULL: $ROOFLINE_OUTPUT; nothing is written and
+ *  RF_OK returned when that is unset or empty) as rf_regions_write_json against the machine named
+ *  by $ROOFLINE_HW (a datasheet name or machine file), else the cached measurement of this
+ *  machine, else the datasheet xeon-8480plus (the demo's) — the roof only matters to
+ *  `roofline plot` on the file; `roofline run` evaluates the regions again. Called at exit
+ *  automatically. */
+rf_status rf_regions_write(rf_ctx *ctx, const char *path);
+
+/** The saved result of `regions` under the default roof of `m` (rf_report_json: one row per
+ *  region, op "region", the FLOPs and bytes given) with a top-level "regions" array holding each
+ *  region's measured figures (name, calls, total_s, min_s, median_s, max_s, flops, bytes,
+ *  threads, unmatched). `title` names the program (may be NULL). */
+rf_status rf_regions_write_json(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
+                                const char *title, rf_writer *w);
+
+/** Read the "regions" array of a file written by rf_regions_write_json (strict: unknown keys,
+ *  wrong types, negative or non-finite figures are errors naming the item). `source` names the
+ *  input in messages. *out owned by the caller. */
+rf_status rf_regions_parse_json(rf_ctx *ctx, const void *data, size_t size, const char *source,
+                                rf_regions **out);
+
+/** rf_regions_parse_json on a file. */
+rf_status rf_regions_read_file(rf_ctx *ctx, const char *path, rf_regions **out);
+
+/** Table of the regions' measured points against the rows of `r` (the same regions evaluated
+ *  under a roof, matched by name): calls, time per call (median and min), total, achieved
+ *  FLOP/s and byte/s, and utilization = achieved / attainable. */
+rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_result *r,
+                            const rf_report_opts *o, rf_writer *w);
+
+/** Hardware counters this process could count a region's FLOPs and bytes with. */
+typedef struct rf_perf_counters {
+    unsigned fp;         /**< floating-point events that opened */
+    unsigned mem;        /**< memory events that opened */
+    char fp_events[160]; /**< their names, comma-separated */
+    char mem_events[96];
+    char why[160]; /**< when either kind is missing: why, in a few words */
+} rf_perf_counters;
+
+/** Opens one counter for this process: returns >= 0 on success (and closes it), -errno on
+ *  failure. `type` and `config` as in struct perf_event_attr. */
+typedef int (*rf_perf_open_fn)(void *user, uint32_t type, uint64_t config);
+
+/** Try the x86 floating-point retirement events of this CPU's vendor and the last-level-cache
+ *  misses through `open_fn` (NULL: perf_event_open on this process; tests pass a stand-in, which
+ *  is offered every event). Always RF_OK unless `out` is NULL; the outcome is in *out. */
+rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user, rf_perf_counters *out);
+
+/** One sentence for `roofline run`: which counters, or that none are available and why, and that
+ *  the rf_region_add counts are used. Returns buf. */
+const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size);
+
+/** Forget every record (tests). No thread may be inside a marker call meanwhile. */
+void rf_regions_reset(void);
+
+/** Test hook: the clock the markers read, in nanoseconds (NULL: CLOCK_MONOTONIC). Set it before
+ *  any thread records. */
+void rf_regions_set_clock(uint64_t (*now_ns)(void *user), void *user);
+
+/* The macro layer: compiled to nothing unless ROOFLINE_MARKERS is defined before this header is
+ * first included (as LIKWID_PERFMON does for likwid-marker.h), so instrumented code ships
+ * unchanged. The arguments are not evaluated when markers are off. */
+#ifdef ROOFLINE_MARKERS
+#define RF_REGION_BEGIN(name) rf_region_begin(name)
+#define RF_REGION_END(name) rf_region_end(name)
+#define RF_REGION_ADD(name, flops, bytes) rf_region_add((name), (double)(flops), (double)(bytes))
+#else
+#define RF_REGION_BEGIN(name) ((void)0)
+#define RF_REGION_END(name) ((void)0)
+#define RF_REGION_ADD(name, flops, bytes) ((void)0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,124 @@
+/* perf.c — which hardware counters this process could count FLOPs and bytes with: tries
+ * perf_event_open (or a test's stand-in) for x86 floating-point retirement events (Intel
+ * FP_ARITH_INST_RETIRED, AMD FpRetSseAvxOps) and last-level-cache misses (memory traffic at 64 B
+ * a line), closes what it opened, and says so in one sentence. Never prints; reads no counts. */
+#define _DEFAULT_SOURCE 1 /* syscall(2) */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/rf_int.h"
+#include "roofline/region.h"
+
+#if defined(__linux__)
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+typedef struct rf__perf_event {
+    const char *name;
+    uint32_t type;   /* PERF_TYPE_* */
+    uint64_t config; /* event | umask << 8 for raw events */
+    int vendor;      /* 0 any, 1 Intel, 2 AMD */
+    int mem;         /* 1: a memory event */
+} rf__perf_event;
+
+/* type 0 = PERF_TYPE_HARDWARE, 4 = PERF_TYPE_RAW (stable ABI numbers, also without the header) */
+static const rf__perf_event rf__events[] = {
+    {"fp_arith_inst_retired.scalar_double", 4, 0x01c7, 1, 0},
+    {"fp_arith_inst_retired.256b_packed_double", 4, 0x10c7, 1, 0},
+    {"fp_ret_sse_avx_ops.all", 4, 0xff03, 2, 0},
+    {"cache-misses (LLC, 64 B a line)", 0, 3 /* PERF_COUNT_HW_CACHE_MISSES */, 0, 1},
+};
+
+static int rf__vendor(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    if (b == 0x756e6547u) return 1; /* "Genu"ineIntel */
+    if (b == 0x68747541u) return 2; /* "Auth"enticAMD */
+#endif
+    return 0;
+}
+
+static int rf__perf_open_sys(void *user, uint32_t type, uint64_t config)
+{
+    (void)user;
+#if defined(__linux__) && defined(SYS_perf_event_open)
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = type;
+    attr.config = config;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+    if (fd < 0) return -errno;
+    close((int)fd);
+    return 0;
+#else
+    (void)type;
+    (void)config;
+    return -ENOSYS;
+#endif
+}
+
+rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user, rf_perf_counters *out)
+{
+    RF_CHECK(ctx, out, RF_USAGE, "rf_perf_detect: missing argument");
+    memset(out, 0, sizeof *out);
+    if (!open_fn) open_fn = rf__perf_open_sys;
+    int vendor = rf__vendor(), first_err = 0;
+    size_t lf = 0, lm = 0;
+    for (size_t i = 0; i < sizeof rf__events / sizeof *rf__events; i++) {
+        const rf__perf_event *e = &rf__events[i];
+        if (e->vendor && e->vendor != vendor && open_fn == rf__perf_open_sys) continue;
+        int rc = open_fn(user, e->type, e->config);
+        if (rc < 0) {
+            if (!first_err) first_err = -rc;
+            continue;
+        }
+        if (e->mem) {
+            out->mem++;
+            rf__appendf(out->mem_events, sizeof out->mem_events, &lm, "%s%s", lm ? ", " : "",
+                        e->name);
+        } else {
+            out->fp++;
+            rf__appendf(out->fp_events, sizeof out->fp_events, &lf, "%s%s", lf ? ", " : "",
+                        e->name);
+        }
+    }
+    if (!out->fp || !out->mem) {
+        const char *why = first_err == ENOENT || first_err == EOPNOTSUPP
+                              ? "the CPU or hypervisor exposes no such events"
+                          : first_err == EACCES || first_err == EPERM
+                              ? "not permitted (kernel.perf_event_paranoid)"
+                          : first_err == ENOSYS ? "no perf_event interface"
+                                                : "perf_event_open failed";
+        snprintf(out->why, sizeof out->why, "%s (%s)", why,
+                 first_err ? strerror(first_err) : "no event for this CPU");
+    }
+    return RF_OK;
+}
+
+const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size)
+{
+    if (c->fp && c->mem)
+        snprintf(buf, size,
+                 "hardware counters available: %s; %s — not read by this version: FLOPs and bytes "
+                 "are the rf_region_add counts",
+                 c->fp_events, c->mem_events);
+    else
+        snprintf(buf, size,
+                 "no floating-point and memory counters: %s; FLOPs and bytes are the "
+                 "rf_region_add counts",
+                 c->why);
+    return buf;
+}

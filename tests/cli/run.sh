@@ -1,0 +1,66 @@
+#!/bin/sh
+# run.sh — `roofline run`: the marker example (built here against the staged install, as a user
+# would) runs under it with its output passing through, each region evaluated and measured; a
+# failing program's status and output pass through untouched; usage errors are one line.
+. "$(dirname "$0")/lib.sh"
+STAGE=$(dirname "$(dirname "$BIN")")
+pc=$(find "$STAGE" -name roofline.pc | head -n 1)
+if [ -z "$pc" ] || ! command -v cc >/dev/null; then
+    echo "SKIP: no staged roofline.pc or no C compiler"
+    exit 77
+fi
+PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 -O2 ${RF_TEST_CFLAGS:-} "$SRC/examples/markers.c" \
+    -o "$TMP/markers" \
+    $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline) ||
+    { echo "FAIL: the marker example does not build against the install"; exit 1; }
+MACHINE="--peak-flops 50G --peak-bw 10G"
+
+check() { # check "what" command...: counts a pass when the command succeeds
+    what=$1
+    shift
+    if "$@"; then PASSES=$((PASSES + 1)); else echo "FAIL: $what"; FAILS=$((FAILS + 1)); fi
+}
+
+# The example under run: its own line first, the counters line, both regions, the measured table.
+"$BIN" run $MACHINE -- "$TMP/markers" 64 100000 >"$TMP/out" 2>"$TMP/err"
+check "run exits 0 (stderr: $(cat "$TMP/err"))" [ $? -eq 0 ]
+check "program output passes through first" [ "$(head -n 1 "$TMP/out")" = "markers: c[0] = 51.7844, x[0] = 7" ]
+check "counters line" grep -q "^counters  .*rf_region_add counts" "$TMP/out"
+# 5 repetitions: gemm 5*2*64^3 FLOPs, 5*3*64^2*8 bytes (AI 5.33, compute-bound at ridge 5);
+# triad 5*2*1e5 FLOPs, 5*3*1e5*8 bytes (AI 1/12, memory-bound)
+check "gemm region evaluated" \
+    grep -qE "gemm_blocked +region +2.62M +492k +5.33 +50G +compute" "$TMP/out"
+check "triad region evaluated" grep -qE "stream_triad +region +1M +12M +0.0833 +833M +memory" "$TMP/out"
+check "measured table with 5 calls per region" grep -qE "^gemm_blocked +5 " "$TMP/out"
+check "stderr empty" [ ! -s "$TMP/err" ]
+
+# --json: the saved result with its regions section; --output keeps the file; plot reads it.
+"$BIN" run $MACHINE --json -o "$TMP/kept.json" -- "$TMP/markers" 32 1000 >"$TMP/json" 2>"$TMP/err"
+check "run --json exits 0" [ $? -eq 0 ]
+check "json has the regions section" grep -q '"regions": \[' "$TMP/json"
+check "json region calls" grep -q '"name": "stream_triad", "calls": 5' "$TMP/json"
+check "--output kept the program's file" grep -q '"regions"' "$TMP/kept.json"
+"$BIN" plot "$TMP/kept.json" -o "$TMP/kept.svg" >/dev/null 2>"$TMP/err"
+check "roofline plot reads the regions file ($(cat "$TMP/err"))" grep -q "<svg" "$TMP/kept.svg"
+
+# Markers compiled out: the program runs, writes nothing, and run says so in one line.
+PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 -O2 ${RF_TEST_CFLAGS:-} -x c - -o "$TMP/plain" \
+    $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline) <<'C'
+#include <roofline/roofline.h>
+int main(void) { RF_REGION_BEGIN("x"); RF_REGION_END("x"); return 0; }
+C
+expect 2 "wrote no regions" -- run $MACHINE -- "$TMP/plain"
+
+# A failing program: its stdout and stderr untouched, its exit status ours, one line of ours.
+"$BIN" run $MACHINE -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3' >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "failing program's status (got $rc)" [ $rc -eq 3 ]
+check "its stdout untouched" [ "$(cat "$TMP/out")" = "to-stdout" ]
+check "its stderr first, then one line of ours" [ "$(head -n 1 "$TMP/err")" = "to-stderr" ]
+check "our line names the status" grep -q "exited with status 3" "$TMP/err"
+
+expect 2 "cannot run 'no-such-program-xyz'" -- run $MACHINE -- no-such-program-xyz
+expect 2 "missing '-- PROGRAM" -- run $MACHINE
+expect 2 "put the program after '--'" -- run $MACHINE "$TMP/markers"
+expect 2 "--plot needs a file name" -- run $MACHINE --plot - -- true
+finish
