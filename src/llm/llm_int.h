@@ -33,6 +33,9 @@ typedef struct rf__llm_w {
     rf_dtype dtype;
     uint32_t rank;
     int64_t dims[RF_GRAPH_MAX_RANK];
+    const uint8_t *data; /* the tensor's bytes in the file mapping the model keeps (GGUF), or NULL
+                            (SafeTensors, big-endian files): see llm_data.c */
+    uint64_t n_bytes;    /* bytes at data */
 } rf__llm_w;
 
 struct rf_llm_model {
@@ -47,6 +50,8 @@ struct rf_llm_model {
     int gemma_scale; /* 1: embeddings scaled by sqrt(n_embd) */
     int conv1d;      /* SafeTensors gpt2: matrices stored [in, out] */
     rf_allocator alloc;
+    struct rf__map *maps; /* file mappings kept for the weights' data (llm_data.c), or NULL */
+    uint32_t n_maps;
 };
 
 /* Weight of `role` in block `b` (-1: global), or NULL. */
@@ -70,6 +75,13 @@ int rf__llm_family(rf_llm_model *m, const char *arch);
 /* Assign slots, derive hyper-parameters missing from the keys from the tensors, check the
  * shapes agree, decide uniformity (llm_open.c). */
 rf_status rf__llm_finish(rf_ctx *ctx, rf_llm_model *m, const char *path);
+
+/* Keep the mappings of an opened GGUF file in the model and point every weight at its bytes
+ * (m->w[i] is g's tensor i); the file's tensor data stays mapped, never read, until
+ * rf__llm_data_free (llm_data.c). */
+struct rf_gguf;
+rf_status rf__llm_keep_gguf(rf_ctx *ctx, rf_llm_model *m, struct rf_gguf *g);
+void rf__llm_data_free(rf_llm_model *m);
 
 /* Names of roles (for messages). */
 const char *rf__llm_role_name(int role);

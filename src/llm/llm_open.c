@@ -89,6 +89,7 @@ static rf_status rf__open_gguf(rf_ctx *ctx, const char *path, rf_llm_model *m)
     if (st == RF_OK) {
         m->hp.params = g->params;
         m->hp.weight_bytes = g->weight_bytes;
+        st = rf__llm_keep_gguf(ctx, m, g);
     }
     rf_gguf_free(ctx, g);
     rf__strlcpy(m->hp.format, "gguf", sizeof m->hp.format);
@@ -188,6 +189,7 @@ void rf_llm_free(rf_llm_model *m)
     for (size_t i = 0; i < m->n_w; i++) rf__free_with(&a, m->w[i].name);
     rf__free_with(&a, m->w);
     rf__free_with(&a, m->slot);
+    rf__llm_data_free(m);
     rf__free_with(&a, m);
 }
 
