@@ -9,9 +9,9 @@ extern "C" {
 #endif
 
 typedef struct rf_exec_opts {
-    unsigned threads;            /* 0 = every core */
-    unsigned warmup;             /* 0 = default (2) */
-    unsigned repeat;             /* 0 = auto */
+    unsigned threads;   /* 0 = every core */
+    unsigned warmup;    /* 0 = default (2) */
+    unsigned repeat;    /* 0 = auto */
     double (*clock)(void *user); /* NULL = CLOCK_MONOTONIC seconds; tests inject a fake clock */
     void *clock_user;
 } rf_exec_opts;
