@@ -136,34 +136,36 @@ static void rf__q4k_unpack5(const uint8_t *q, uint8_t sc[8], uint8_t mn[8])
     }
 }
 
+/* Q4_K without int-to-float conversions: per sub-block a 16-entry table of its dequantised
+ * values (d.scale.q - dmin.min for q = 0..15, one FMA) and vpermps, which reads only the low 4
+ * bits of each index, looks the nibbles up (the high nibble after one shift). */
 RF__TQ5 static float rf__dot_q4_k(const void *w, const float *x, const float *xs, size_t k)
 {
     const rf__bq4_k *b = w;
-    const __m256i m4 = _mm256_set1_epi8(0xf);
-    __m512 t0 = _mm512_setzero_ps(), t1 = t0;
-    float mins = 0;
-    for (size_t i = 0; i < k / 256; i++, x += 256, xs += 8) {
+    const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 t0 = _mm512_setzero_ps(), t1 = t0, t2 = t0, t3 = t0;
+    (void)xs;
+    for (size_t i = 0; i < k / 256; i++, x += 256) {
         uint8_t sc[8], mn[8];
         rf__q4k_unpack5(b[i].scales, sc, mn);
         float d = rf__h5(b[i].d), dmin = rf__h5(b[i].dmin);
         for (int j = 0; j < 4; j++) {
             const float *xj = x + 64 * j;
-            __m256i q = _mm256_loadu_si256((const __m256i *)(b[i].qs + 32 * j));
-            __m256i lo = _mm256_and_si256(q, m4),
-                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-            __m512 a = _mm512_mul_ps(RF__U8F16(_mm256_castsi256_si128(lo)), _mm512_loadu_ps(xj));
-            a = _mm512_fmadd_ps(RF__U8F16(_mm256_extracti128_si256(lo, 1)),
-                                _mm512_loadu_ps(xj + 16), a);
-            __m512 c =
-                _mm512_mul_ps(RF__U8F16(_mm256_castsi256_si128(hi)), _mm512_loadu_ps(xj + 32));
-            c = _mm512_fmadd_ps(RF__U8F16(_mm256_extracti128_si256(hi, 1)),
-                                _mm512_loadu_ps(xj + 48), c);
-            t0 = _mm512_fmadd_ps(a, _mm512_set1_ps(d * sc[2 * j]), t0);
-            t1 = _mm512_fmadd_ps(c, _mm512_set1_ps(d * sc[2 * j + 1]), t1);
-            mins += dmin * (mn[2 * j] * xs[2 * j] + mn[2 * j + 1] * xs[2 * j + 1]);
+            const uint8_t *q = b[i].qs + 32 * j;
+            __m512 lo = _mm512_fmadd_ps(iota, _mm512_set1_ps(d * sc[2 * j]),
+                                        _mm512_set1_ps(-dmin * mn[2 * j]));
+            __m512 hi = _mm512_fmadd_ps(iota, _mm512_set1_ps(d * sc[2 * j + 1]),
+                                        _mm512_set1_ps(-dmin * mn[2 * j + 1]));
+            __m512i a = _mm512_cvtepu8_epi32(RF__LD(q)), c = _mm512_cvtepu8_epi32(RF__LD(q + 16));
+            t0 = _mm512_fmadd_ps(_mm512_permutexvar_ps(a, lo), _mm512_loadu_ps(xj), t0);
+            t1 = _mm512_fmadd_ps(_mm512_permutexvar_ps(c, lo), _mm512_loadu_ps(xj + 16), t1);
+            t2 = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(a, 4), hi),
+                                 _mm512_loadu_ps(xj + 32), t2);
+            t3 = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(c, 4), hi),
+                                 _mm512_loadu_ps(xj + 48), t3);
         }
     }
-    return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1)) - mins;
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(t0, t1), _mm512_add_ps(t2, t3)));
 }
 
 RF__TQ5 static float rf__dot_q6_k(const void *w, const float *x, const float *xs, size_t k)
