@@ -407,10 +407,11 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->decode_kv_bytes = 2.0 * (double)(lx.nl * B * L * lx.Hkv * lx.D) * 4;
         r->memory_bytes = lx.mem_bytes;
         snprintf(r->notes, sizeof r->notes,
-                 "Activations and the KV cache run as F32 (the graph's act_bits/kv_bits and "
-                 "what-if weight type are not applied). Prefill of %llu rows: weights dequantised "
-                 "to F32 in chunks, then OpenBLAS sgemm. Synthetic token ids.",
-                 (unsigned long long)(B * S));
+                 "Activations and the KV cache run as F32 (the options' act_bits, kv_bits and "
+                 "what-if weight type are not applied). %s Synthetic token ids.",
+                 B * S >= 8 ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
+                              "sgemm."
+                            : "Prefill: dot products per row, as in decode.");
     }
     rf__lx_free(&lx);
     if (st != RF_OK) {

@@ -386,3 +386,45 @@ RF_TEST(exec_llm_substitution)
     }
     rf_exec_llm_result_free(r);
 }
+
+/* A model the executor cannot run is refused with a reason, never run half-way. */
+RF_TEST(exec_llm_refusals)
+{
+    char p[4096], q[4200];
+    const char *src = fixture("tiny_llama_mixed.gguf", p, sizeof p);
+    static uint8_t img[2 << 20];
+    FILE *f = fopen(src, "rb");
+    RF_EXPECT(f != NULL);
+    if (!f) return;
+    size_t n = fread(img, 1, sizeof img, f);
+    fclose(f);
+    /* general.architecture "llama" -> "xlama": an architecture not built block by block */
+    const char *key = "general.architecture";
+    size_t kl = strlen(key), at = 0;
+    for (size_t i = 0; i + kl + 12 + 5 < n; i++)
+        if (memcmp(img + i, key, kl) == 0) {
+            at = i + kl + 4 + 8; /* value type, string length */
+            break;
+        }
+    RF_EXPECT(at > 0 && memcmp(img + at, "llama", 5) == 0);
+    img[at] = 'x';
+    snprintf(q, sizeof q, "%s.xlama.%d.gguf", src, (int)getpid());
+    f = fopen(q, "wb");
+    RF_EXPECT(f && fwrite(img, 1, n, f) == n);
+    if (f) fclose(f);
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    rf_status st = rf_llm_open(ctx, q, &m);
+    remove(q);
+    RF_EXPECT_INT(st, RF_OK);
+    if (st == RF_OK) {
+        RF_EXPECT_INT(rf_exec_llm_run(ctx, m, NULL, NULL, NULL, &r), RF_UNSUPPORTED);
+        RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "xlama");
+        RF_EXPECT(r == NULL);
+    }
+    RF_EXPECT_INT(rf_exec_llm_run(ctx, NULL, NULL, NULL, NULL, &r), RF_USAGE);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
