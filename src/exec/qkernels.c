@@ -172,6 +172,20 @@ void rf__qk_xsums(const float *x, size_t k, float *xs)
     }
 }
 
+size_t rf__qk_aux_len(size_t k)
+{
+    return (k + 31) / 32 + (k % 256 == 0 ? k : 0);
+}
+
+void rf__qk_prep(const float *x, size_t k, float *aux)
+{
+    size_t g = (k + 31) / 32;
+    rf__qk_xsums(x, k, aux);
+    if (k % 256) return;
+    for (size_t b = 0; b < k; b += 256)
+        for (size_t i = 0; i < 256; i++) aux[g + b + i] = x[b + rf__qk_q4k_order(i)];
+}
+
 /* ---- reference dot products: one block dequantised, then multiplied ------------------------- */
 
 #define RF__GEN_DOT(NAME, ID, BLK, BYTES)                                                          \

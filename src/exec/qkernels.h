@@ -78,6 +78,18 @@ int rf__qk_has(int id, int isa);
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
 /* Sums of x over groups of 32 into xs[k/32] (k multiple of 32; the tail group summed as is). */
 void rf__qk_xsums(const float *x, size_t k, float *xs);
+/* What the kernels share across the rows of one activation vector x ("aux", the kernels' xs
+ * argument): the sums of x per group of 32 (ceil(k/32) values), then, when k is a multiple of
+ * 256, x reordered as the AVX-512 Q4_K kernel reads nibbles (k values; rf__qk_q4k_order). */
+size_t rf__qk_aux_len(size_t k);
+void rf__qk_prep(const float *x, size_t k, float *aux);
+/* Position in a 256-block of the element the AVX-512 Q4_K kernel takes at slot i (0..255): per
+ * 64 bytes of quants (two 32-byte chunks c), nibble n of dword lane j. */
+static inline size_t rf__qk_q4k_order(size_t i)
+{
+    size_t L = i / 128, n = (i / 16) % 8, j = i % 16, c = 2 * L + j / 8;
+    return 64 * c + 4 * (j % 8) + n / 2 + 32 * (n & 1);
+}
 
 float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);

@@ -125,47 +125,65 @@ RF__TQ5 static float rf__dot_q4_0(const void *w, const float *x, const float *xs
     return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1));
 }
 
-/* Scales and mins of the 8 sub-blocks of a Q4_K block (6 bits each, 12 packed bytes). */
-static void rf__q4k_unpack5(const uint8_t *q, uint8_t sc[8], uint8_t mn[8])
-{
-    for (int j = 0; j < 4; j++) {
-        sc[j] = q[j] & 63;
-        mn[j] = q[j + 4] & 63;
-        sc[j + 4] = (uint8_t)((q[j + 8] & 0xf) | ((q[j] >> 6) << 4));
-        mn[j + 4] = (uint8_t)((q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4));
-    }
-}
-
-/* Q4_K without int-to-float conversions: per sub-block a 16-entry table of its dequantised
- * values (d.scale.q - dmin.min for q = 0..15, one FMA) and vpermps, which reads only the low 4
- * bits of each index, looks the nibbles up (the high nibble after one shift). */
-RF__TQ5 static float rf__dot_q4_k(const void *w, const float *x, const float *xs, size_t k)
+/* Q4_K without shuffles: 64 bytes of quants are 16 dword lanes (lanes 0-7 one 32-byte chunk,
+ * 8-15 the next); nibble n of every lane is (v >> 4n) & 15, converted and multiplied by x taken
+ * in that order (rf__qk_prep's reordered copy, made once per activation vector). Even nibbles
+ * belong to the chunks' low sub-blocks, odd ones to the high: per-lane scale vectors; the mins
+ * come from the sums of x per sub-block. */
+RF__TQ5 static float rf__dot_q4_k(const void *w, const float *x, const float *aux, size_t k)
 {
     const rf__bq4_k *b = w;
-    const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512 t0 = _mm512_setzero_ps(), t1 = t0, t2 = t0, t3 = t0;
-    (void)xs;
-    for (size_t i = 0; i < k / 256; i++, x += 256) {
-        uint8_t sc[8], mn[8];
-        rf__q4k_unpack5(b[i].scales, sc, mn);
-        float d = rf__h5(b[i].d), dmin = rf__h5(b[i].dmin);
-        for (int j = 0; j < 4; j++) {
-            const float *xj = x + 64 * j;
-            const uint8_t *q = b[i].qs + 32 * j;
-            __m512 lo = _mm512_fmadd_ps(iota, _mm512_set1_ps(d * sc[2 * j]),
-                                        _mm512_set1_ps(-dmin * mn[2 * j]));
-            __m512 hi = _mm512_fmadd_ps(iota, _mm512_set1_ps(d * sc[2 * j + 1]),
-                                        _mm512_set1_ps(-dmin * mn[2 * j + 1]));
-            __m512i a = _mm512_cvtepu8_epi32(RF__LD(q)), c = _mm512_cvtepu8_epi32(RF__LD(q + 16));
-            t0 = _mm512_fmadd_ps(_mm512_permutexvar_ps(a, lo), _mm512_loadu_ps(xj), t0);
-            t1 = _mm512_fmadd_ps(_mm512_permutexvar_ps(c, lo), _mm512_loadu_ps(xj + 16), t1);
-            t2 = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(a, 4), hi),
-                                 _mm512_loadu_ps(xj + 32), t2);
-            t3 = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(c, 4), hi),
-                                 _mm512_loadu_ps(xj + 48), t3);
+    const float *xs = aux, *xp = aux + (k + 31) / 32;
+    const __m512i m4 = _mm512_set1_epi32(0xf);
+    /* lanes 0-7 take sub-block s0, lanes 8-15 s1: (0, 2), (1, 3), (4, 6), (5, 7) */
+    const __m512i p0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2);
+    const __m512i one = _mm512_set1_epi32(1), four = _mm512_set1_epi32(4);
+    const __m512i sel[4] = {p0, _mm512_add_epi32(p0, one), _mm512_add_epi32(p0, four),
+                            _mm512_add_epi32(_mm512_add_epi32(p0, four), one)};
+    __m512 t0 = _mm512_setzero_ps(), t1 = t0;
+    __m256 mv = _mm256_setzero_ps(); /* dmin . min . sum of x, per sub-block lane */
+    (void)x;
+    for (size_t i = 0; i < k / 256; i++, xp += 256, xs += 8) {
+        uint32_t u[3];
+        memcpy(u, b[i].scales, 12);
+        uint64_t sc = (u[0] & 0x3f3f3f3fu) |
+                      (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4) << 32;
+        uint64_t mn = (u[1] & 0x3f3f3f3fu) |
+                      (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4)
+                          << 32;
+        __m256 scf = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)sc))),
+            _mm256_set1_ps(rf__h5(b[i].d)));
+        __m256 mnf = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn)));
+        mv = _mm256_fmadd_ps(_mm256_mul_ps(mnf, _mm256_loadu_ps(xs)),
+                             _mm256_set1_ps(rf__h5(b[i].dmin)), mv);
+        __m512 scz = _mm512_castps256_ps512(scf);
+        for (int L = 0; L < 2; L++) {
+            const float *xl = xp + 128 * L;
+            __m512i v = _mm512_loadu_si512((const void *)(b[i].qs + 64 * L));
+            __m512 lo =
+                _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, m4)), _mm512_loadu_ps(xl));
+            __m512 hi =
+                _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(v, 4), m4)),
+                              _mm512_loadu_ps(xl + 16));
+#define RF__Q4K_NIB(n, acc)                                                                        \
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(v, 4 * (n)), m4)), \
+                          _mm512_loadu_ps(xl + 16 * (n)), acc)
+            RF__Q4K_NIB(2, lo);
+            RF__Q4K_NIB(3, hi);
+            RF__Q4K_NIB(4, lo);
+            RF__Q4K_NIB(5, hi);
+            RF__Q4K_NIB(6, lo);
+            RF__Q4K_NIB(7, hi);
+#undef RF__Q4K_NIB
+            t0 = _mm512_fmadd_ps(lo, _mm512_permutexvar_ps(sel[2 * L], scz), t0);
+            t1 = _mm512_fmadd_ps(hi, _mm512_permutexvar_ps(sel[2 * L + 1], scz), t1);
         }
     }
-    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(t0, t1), _mm512_add_ps(t2, t3)));
+    __m128 m2 = _mm_add_ps(_mm256_castps256_ps128(mv), _mm256_extractf128_ps(mv, 1));
+    m2 = _mm_add_ps(m2, _mm_movehl_ps(m2, m2));
+    m2 = _mm_add_ss(m2, _mm_movehdup_ps(m2));
+    return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1)) - _mm_cvtss_f32(m2);
 }
 
 RF__TQ5 static float rf__dot_q6_k(const void *w, const float *x, const float *xs, size_t k)

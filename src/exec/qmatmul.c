@@ -18,7 +18,7 @@ struct rf__qmm {
     int isa;
     float *chunk; /* RF__QMM_CHUNK_FLOATS (or one row, when longer) */
     size_t chunk_cap;
-    float *xs; /* sums of x per 32, S rows */
+    float *xs; /* rf__qk_prep of each of the S rows */
     size_t xs_cap;
 };
 
@@ -128,7 +128,7 @@ rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row
                 (K + 31) / 32,          x,  NULL, y,         NULL, 0, 0};
     if (S < RF__QMM_GEMM_MIN) {
         RF_TRY(rf__qmm_reserve(ctx, &q->xs, &q->xs_cap, (size_t)(S * m.groups)));
-        for (uint64_t s = 0; s < S; s++) rf__qk_xsums(x + s * K, K, q->xs + s * m.groups);
+        for (uint64_t s = 0; s < S; s++) rf__qk_prep(x + s * K, K, q->xs + s * m.groups);
         m.xs = q->xs;
         rf__qmm_parallel(q, rf__mv_job, &m);
         return RF_OK;

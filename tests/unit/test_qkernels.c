@@ -97,10 +97,10 @@ static void check_type(int id, int isa)
         size_t k = lens[li];
         for (int rep = 0; rep < 3; rep++) {
             uint8_t *w = malloc(k / be * bb);
-            float *x = malloc(k * sizeof *x), *xs = malloc((k / 32 + 1) * sizeof *xs);
+            float *x = malloc(k * sizeof *x), *xs = malloc(rf__qk_aux_len(k) * sizeof *xs);
             fill_weights(id, w, k);
             for (size_t i = 0; i < k; i++) x[i] = rndf();
-            rf__qk_xsums(x, k, xs);
+            rf__qk_prep(x, k, xs);
             double mag, ref = ref_dot(id, w, x, k, &mag);
             double got = fn(w, x, xs, k);
             if (!(fabs(got - ref) <= 2e-5 * mag + 1e-6))
