@@ -85,7 +85,7 @@ typedef struct rf__mv {
     int id;
     const uint8_t *w;
     size_t row_bytes;
-    uint64_t N, K, S, groups;
+    uint64_t N, K, S, groups; /* groups: stride of xs, rf__qk_aux_len(K) */
     const float *x, *xs;
     float *y;     /* dot products: y[s * N + r] */
     float *chunk; /* dequantise: rows [r0, r1) into chunk */
@@ -124,8 +124,8 @@ static rf_status rf__qmm_reserve(rf_ctx *ctx, float **p, size_t *cap, size_t nee
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y)
 {
-    rf__mv m = {rf__qk_get(id, q->isa), id, w,    row_bytes, N,    K, S,
-                (K + 31) / 32,          x,  NULL, y,         NULL, 0, 0};
+    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, 0, x, NULL, y, NULL, 0, 0};
+    m.groups = rf__qk_aux_len((size_t)K); /* floats of rf__qk_prep per activation row */
     if (S < RF__QMM_GEMM_MIN) {
         RF_TRY(rf__qmm_reserve(ctx, &q->xs, &q->xs_cap, (size_t)(S * m.groups)));
         for (uint64_t s = 0; s < S; s++) rf__qk_prep(x + s * K, K, q->xs + s * m.groups);
