@@ -173,6 +173,10 @@ static rf_status rf__setup_weights(rf__lx *lx, rf_exec_llm_result *r)
     RF_TRY(rf__expect(lx, -1, RF__R_TOK_EMBD, 0, E));
     RF_TRY(rf__expect(lx, -1, RF__R_OUTPUT, 0, E));
     RF_TRY(rf__expect(lx, -1, RF__R_OUT_NORM, E, 0));
+    const rf__lw *pe = rf__lx_w(lx, -1, RF__R_POS_EMBD);
+    RF_CHECK(lx->ctx, !pe || pe->cols == E, RF_FORMAT,
+             "model: position embedding rows of %llu values, expected %llu",
+             (unsigned long long)(pe ? pe->cols : 0), (unsigned long long)E);
     for (int64_t b = 0; b < (int64_t)lx->nl; b++) {
         int fused = rf__lx_w(lx, b, RF__R_QKV) != NULL;
         RF_CHECK(lx->ctx,
