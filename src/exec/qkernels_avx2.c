@@ -134,15 +134,19 @@ RF__TQ2 static float rf__dot_q4_0(const void *w, const float *x, const float *xs
     return rf__hsum(_mm256_add_ps(t0, t1));
 }
 
-/* Scales and mins of the 8 sub-blocks of a Q4_K block (6 bits each, 12 packed bytes). */
-static void rf__q4k_unpack(const uint8_t *q, uint8_t sc[8], uint8_t mn[8])
+/* Scales (times d) and mins of the 8 sub-blocks of a Q4_K block: 6 bits each in 12 packed
+ * bytes, unpacked with 32-bit masks into two vectors. */
+RF__TQ2 static void rf__q4k_scales(const rf__bq4_k *b, __m256 *sc, __m256 *mn)
 {
-    for (int j = 0; j < 4; j++) {
-        sc[j] = q[j] & 63;
-        mn[j] = q[j + 4] & 63;
-        sc[j + 4] = (uint8_t)((q[j + 8] & 0xf) | ((q[j] >> 6) << 4));
-        mn[j + 4] = (uint8_t)((q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4));
-    }
+    uint32_t u[3];
+    memcpy(u, b->scales, 12);
+    uint64_t s = (u[0] & 0x3f3f3f3fu) |
+                 (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4) << 32;
+    uint64_t m = (u[1] & 0x3f3f3f3fu) |
+                 (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4) << 32;
+    *sc = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)s))),
+                        _mm256_set1_ps(rf__h(b->d)));
+    *mn = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)m)));
 }
 
 /* 32 unsigned bytes at 4 groups of 8 (two xmm) times x: one vector */
@@ -158,12 +162,14 @@ RF__TQ2 static float rf__dot_q4_k(const void *w, const float *x, const float *xs
 {
     const rf__bq4_k *b = w;
     const __m256i m4 = _mm256_set1_epi8(0xf);
-    __m256 t0 = _mm256_setzero_ps(), t1 = t0;
-    float mins = 0;
+    __m256 t0 = _mm256_setzero_ps(), t1 = t0, mv = t0;
     for (size_t i = 0; i < k / 256; i++, x += 256, xs += 8) {
-        uint8_t sc[8], mn[8];
-        rf__q4k_unpack(b[i].scales, sc, mn);
-        float d = rf__h(b[i].d), dmin = rf__h(b[i].dmin);
+        __m256 sc, mn;
+        float s[8];
+        rf__q4k_scales(&b[i], &sc, &mn);
+        _mm256_storeu_ps(s, sc);
+        mv = _mm256_fmadd_ps(_mm256_mul_ps(mn, _mm256_loadu_ps(xs)),
+                             _mm256_set1_ps(rf__h(b[i].dmin)), mv);
         for (int j = 0; j < 4; j++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)(b[i].qs + 32 * j));
             __m256i lo = _mm256_and_si256(q, m4),
@@ -172,12 +178,11 @@ RF__TQ2 static float rf__dot_q4_k(const void *w, const float *x, const float *xs
                                     x + 64 * j);
             __m256 c = rf__dot32_u8(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1),
                                     x + 64 * j + 32);
-            t0 = _mm256_fmadd_ps(a, _mm256_set1_ps(d * sc[2 * j]), t0);
-            t1 = _mm256_fmadd_ps(c, _mm256_set1_ps(d * sc[2 * j + 1]), t1);
-            mins += dmin * (mn[2 * j] * xs[2 * j] + mn[2 * j + 1] * xs[2 * j + 1]);
+            t0 = _mm256_fmadd_ps(a, _mm256_set1_ps(s[2 * j]), t0);
+            t1 = _mm256_fmadd_ps(c, _mm256_set1_ps(s[2 * j + 1]), t1);
         }
     }
-    return rf__hsum(_mm256_add_ps(t0, t1)) - mins;
+    return rf__hsum(_mm256_add_ps(t0, t1)) - rf__hsum(mv);
 }
 
 /* 16 signed bytes times x[0..16), scaled by s, into t */
