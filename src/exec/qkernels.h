@@ -112,4 +112,10 @@ rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row
 typedef void (*rf__qmm_job)(void *arg, unsigned tid, unsigned n_threads);
 void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg);
 
+/* ---- qteam.c: n - 1 spinning-then-sleeping workers plus the caller (tid 0) ---- */
+typedef struct rf__qteam rf__qteam;
+rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out);
+void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg); /* returns when all are done */
+void rf__qteam_free(rf_ctx *ctx, rf__qteam *t);
+
 #endif

@@ -1,6 +1,6 @@
 /* qmatmul.c — the threaded drivers of the quantized matrix kernels: y = x . W^T for a weight
  * matrix of any kernel type read where it lies (the mapped file). Few activation rows (decode):
- * rows split over a pinned thread team (src/probe/team.c), each row's dot products dequantising in
+ * rows split over the thread team (qteam.c), each row's dot products dequantising in
  * registers. Many rows (prefill): row chunks dequantised into F32 by the team, then OpenBLAS sgemm
  * (F32 weights go to sgemm directly). Never times, never prints. */
 #include <cblas.h>
@@ -13,7 +13,7 @@
 #define RF__QMM_CHUNK_FLOATS (1 << 20) /* dequantised chunk: 4 MiB, L2/L3-sized */
 
 struct rf__qmm {
-    rf__team *team;
+    rf__qteam *team;
     unsigned n;
     int isa;
     float *chunk; /* RF__QMM_CHUNK_FLOATS (or one row, when longer) */
@@ -34,7 +34,7 @@ rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
     }
     q->n = threads;
     q->isa = isa;
-    rf_status st = rf__team_new(ctx, threads, &q->team);
+    rf_status st = rf__qteam_new(ctx, threads, &q->team);
     if (st != RF_OK) {
         rf__free(ctx, q);
         return st;
@@ -47,7 +47,7 @@ rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
 void rf__qmm_free(rf_ctx *ctx, rf__qmm *q)
 {
     if (!q) return;
-    rf__team_free(ctx, q->team);
+    rf__qteam_free(ctx, q->team);
     rf__free(ctx, q->chunk);
     rf__free(ctx, q->xs);
     rf__free(ctx, q);
@@ -58,26 +58,9 @@ unsigned rf__qmm_threads(const rf__qmm *q)
     return q->n;
 }
 
-typedef struct rf__qmm_par {
-    rf__qmm_job job;
-    void *arg;
-    unsigned n;
-} rf__qmm_par;
-
-static void rf__qmm_tramp(void *arg, unsigned tid)
-{
-    rf__qmm_par *p = arg;
-    p->job(p->arg, tid, p->n);
-}
-
 void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg)
 {
-    rf__qmm_par p = {job, arg, q->n};
-    if (q->n == 1) {
-        job(arg, 0, 1);
-        return;
-    }
-    rf__team_run(q->team, rf__qmm_tramp, &p);
+    rf__qteam_run(q->team, job, arg);
 }
 
 typedef struct rf__mv {
