@@ -12,7 +12,8 @@
 #define RF__LX_KINDS(X)                                                                            \
     X(EMBD, "token_embd")                                                                          \
     X(ATTN_NORM, "attn_norm")                                                                      \
-    X(Q, "attn_q") X(K, "attn_k") X(V, "attn_v") X(QKV, "attn_qkv") X(Q_NORM, "attn_q_norm")       \
+    X(Q, "attn_q")                                                                                 \
+    X(K, "attn_k") X(V, "attn_v") X(QKV, "attn_qkv") X(Q_NORM, "attn_q_norm")                      \
         X(K_NORM, "attn_k_norm") X(ROPE_Q, "rope_q") X(ROPE_K, "rope_k") X(KV_STORE, "kv_store")   \
             X(SCORES, "attn_scores") X(SOFTMAX, "attn_softmax") X(AV, "attn_av")                   \
                 X(O, "attn_output") X(POST_ATTN_NORM, "post_attn_norm")                            \
@@ -65,6 +66,9 @@ typedef struct rf__lx {
 
 /* The lw of weight `role` of block b (-1: global), or NULL when the model has none. */
 const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role);
+
+/* Resolve every weight (llm_exec_weights.c); lx->V and lx->F set; substitutions into r. */
+rf_status rf__lx_setup_weights(rf__lx *lx, rf_exec_llm_result *r);
 
 /* One forward pass of S new tokens per sequence at positions p0 .. p0 + S - 1 (llm_exec_pass.c):
  * every step timed into lx->ks / lx->kn. */
