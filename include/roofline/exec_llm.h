@@ -21,7 +21,8 @@ extern "C" {
 
 /** Time of one kind of layer, summed over the blocks, in the pass whose total is the median.
  *  Names are those of rf_llm_build's layers without the block prefix ("attn_q", "attn_scores",
- *  "ffn_down", "output", ...). */
+ *  "ffn_down", "output", ...); "token_embd" includes position_embd, embd_add and embd_scale, and
+ *  a fused "attn_qkv" or "ffn_gate_up" includes its split. */
 typedef struct rf_exec_llm_kind {
     char name[32];
     double prefill_s;       /**< s in one prefill chunk; 0 when the kind does not run there */
