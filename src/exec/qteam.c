@@ -17,7 +17,9 @@
 #endif
 
 #define RF__QT_MAX 256
-#define RF__QT_SPIN 20000 /* pauses (~ 0.1 to 1 ms) before a worker sleeps */
+#define RF__QT_SPIN                                                                                \
+    1000 /* pauses (~ 5 to 60 us) before a worker sleeps: back-to-back jobs are                    \
+             caught, an oversubscribed machine is not burnt spinning */
 
 typedef struct rf__qworker {
     struct rf__qteam *t;
