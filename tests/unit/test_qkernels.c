@@ -428,3 +428,31 @@ RF_TEST(exec_llm_refusals)
     rf_llm_free(m);
     rf_ctx_free(ctx);
 }
+
+/* Two sequences: 2 x 4 prompt rows (the sgemm path), decode of both against their own caches. */
+RF_TEST(exec_llm_batch)
+{
+    char p[4096];
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_exec_opts eo = {2, 1, 1, NULL, NULL};
+    po.batch = dopt.batch = 2;
+    po.prompt = 4;
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = 12;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    RF_EXPECT_INT(rf_llm_open(ctx, fixture("tiny_llama_mixed.gguf", p, sizeof p), &m), RF_OK);
+    RF_EXPECT_INT(rf_exec_llm_run(ctx, m, &po, &dopt, &eo, &r), RF_OK);
+    if (r) {
+        check_finite(r);
+        RF_EXPECT_INT(r->batch, 2);
+        RF_EXPECT_DBL(r->decode_tokens_per_s, 2.0 / r->decode_s);
+        RF_EXPECT_DBL(r->prefill_tokens_per_s, 8.0 / r->prefill_s);
+        RF_EXPECT_CONTAINS(r->notes, "sgemm");
+    }
+    rf_exec_llm_result_free(r);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
