@@ -108,11 +108,12 @@ unsigned rf__qmm_threads(const rf__qmm *q);
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y);
 
-/* Run job(arg, tid) on every thread of the team (for attention and other row-parallel ops). */
-typedef void (*rf__qmm_job)(void *arg, unsigned tid, unsigned n_threads);
+/* Run a job split in n parts: job(arg, part, n) for every part, parts shared by the team's
+ * threads (for attention and other row-parallel ops); returns when all are done. */
+typedef void (*rf__qmm_job)(void *arg, unsigned part, unsigned n_parts);
 void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg);
 
-/* ---- qteam.c: n - 1 spinning-then-sleeping workers plus the caller (tid 0) ---- */
+/* ---- qteam.c: n - 1 workers plus the caller taking the parts of each job from one ticket ---- */
 typedef struct rf__qteam rf__qteam;
 rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out);
 void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg); /* returns when all are done */

@@ -1,8 +1,8 @@
-/* qteam.c — the executor's thread team: n - 1 workers plus the calling thread, a job handed over
- * by bumping a generation counter that the workers spin on briefly (a matrix-vector product lasts
- * tens of microseconds: a futex wake per job would cost a good share of it), then sleep on a
- * condition variable. Workers are not pinned: on a busy machine the scheduler may move them to an
- * idle CPU. Never times, never prints. */
+/* qteam.c — the executor's thread team: n - 1 workers plus the calling thread sharing each job as
+ * 4n chunks taken from one atomic ticket (generation, chunk count, next chunk), so that threads
+ * the scheduler runs do the work of one it does not (the machine is often shared). Workers spin
+ * briefly on the ticket (a matrix-vector product lasts tens of microseconds), then sleep on a
+ * condition variable; they are not pinned. Never times, never prints. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -19,63 +19,76 @@
 #define RF__QT_MAX 256
 #define RF__QT_SPIN                                                                                \
     1000 /* pauses (~ 5 to 60 us) before a worker sleeps: back-to-back jobs are                    \
-             caught, an oversubscribed machine is not burnt spinning */
-
-typedef struct rf__qworker {
-    struct rf__qteam *t;
-    unsigned tid;
-} rf__qworker;
+            caught, an oversubscribed machine is not burnt spinning */
+/* ticket: generation (24 bits) | chunks (20 bits) | next chunk (20 bits) */
+#define RF__T_GEN(v) ((uint32_t)((v) >> 40))
+#define RF__T_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
+#define RF__T_NEXT(v) ((uint32_t)((v)&0xfffff))
 
 struct rf__qteam {
     unsigned n; /* threads, the caller included */
-    atomic_uint gen, done, sleepers;
+    _Atomic uint64_t ticket;
+    atomic_uint finished, sleepers;
     atomic_int quit;
     rf__qmm_job job;
     void *arg;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t th[RF__QT_MAX];
-    rf__qworker w[RF__QT_MAX];
 };
 
-/* Wait until the generation differs from `seen`; returns it. */
-static unsigned rf__qt_wait(rf__qteam *t, unsigned seen)
+/* Wait until the ticket's generation differs from `seen`; returns it. */
+static uint32_t rf__qt_wait(rf__qteam *t, uint32_t seen)
 {
-    unsigned g;
+    uint32_t g;
     for (unsigned s = 0; s < RF__QT_SPIN; s++) {
-        if ((g = atomic_load(&t->gen)) != seen) return g;
+        if ((g = RF__T_GEN(atomic_load(&t->ticket))) != seen) return g;
         RF__PAUSE();
     }
     pthread_mutex_lock(&t->mu);
     atomic_fetch_add(&t->sleepers, 1);
-    while ((g = atomic_load(&t->gen)) == seen) pthread_cond_wait(&t->cv, &t->mu);
+    while ((g = RF__T_GEN(atomic_load(&t->ticket))) == seen) pthread_cond_wait(&t->cv, &t->mu);
     atomic_fetch_sub(&t->sleepers, 1);
     pthread_mutex_unlock(&t->mu);
     return g;
 }
 
-static void *rf__qt_main(void *p)
+/* Take and run chunks of generation g until none is left. job and arg are g's: the caller waits
+ * for every chunk before it sets the next job. */
+static void rf__qt_work(rf__qteam *t, uint32_t g)
 {
-    rf__qworker *w = p;
-    rf__qteam *t = w->t;
-    unsigned seen = 0;
+    uint64_t v = atomic_load(&t->ticket);
     for (;;) {
-        seen = rf__qt_wait(t, seen);
-        if (atomic_load(&t->quit)) return NULL;
-        t->job(t->arg, w->tid, t->n);
-        atomic_fetch_add(&t->done, 1);
+        if (RF__T_GEN(v) != g || RF__T_NEXT(v) >= RF__T_CHUNKS(v)) return;
+        if (!atomic_compare_exchange_weak(&t->ticket, &v, v + 1)) continue;
+        t->job(t->arg, RF__T_NEXT(v), RF__T_CHUNKS(v));
+        atomic_fetch_add(&t->finished, 1);
+        v = atomic_load(&t->ticket);
     }
 }
 
-/* Hand the workers the next generation (job set, or quit). */
-static void rf__qt_kick(rf__qteam *t)
+static void *rf__qt_main(void *p)
 {
-    atomic_fetch_add(&t->gen, 1);
+    rf__qteam *t = p;
+    uint32_t seen = 0;
+    for (;;) {
+        seen = rf__qt_wait(t, seen);
+        if (atomic_load(&t->quit)) return NULL;
+        rf__qt_work(t, seen);
+    }
+}
+
+/* Publish the next generation with `chunks` chunks and wake the sleepers. */
+static uint32_t rf__qt_publish(rf__qteam *t, uint32_t chunks)
+{
+    uint32_t g = (RF__T_GEN(atomic_load(&t->ticket)) + 1) & 0xffffff;
+    atomic_store(&t->ticket, (uint64_t)g << 40 | (uint64_t)chunks << 20);
     if (atomic_load(&t->sleepers) > 0) {
         pthread_mutex_lock(&t->mu);
         pthread_cond_broadcast(&t->cv);
         pthread_mutex_unlock(&t->mu);
     }
+    return g;
 }
 
 rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
@@ -96,11 +109,8 @@ rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
         return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot create a condition variable");
     }
     unsigned started = 1;
-    for (; started < n; started++) {
-        t->w[started].t = t;
-        t->w[started].tid = started;
-        if (pthread_create(&t->th[started], NULL, rf__qt_main, &t->w[started]) != 0) break;
-    }
+    for (; started < n; started++)
+        if (pthread_create(&t->th[started], NULL, rf__qt_main, t) != 0) break;
     if (started < n) {
         t->n = started; /* rf__qteam_free joins the ones that started */
         rf__qteam_free(ctx, t);
@@ -117,12 +127,12 @@ void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg)
         job(arg, 0, 1);
         return;
     }
+    uint32_t chunks = 4 * t->n;
     t->job = job;
     t->arg = arg;
-    atomic_store(&t->done, 0);
-    rf__qt_kick(t);
-    job(arg, 0, t->n);
-    for (unsigned s = 0; atomic_load(&t->done) < t->n - 1; s++) {
+    atomic_store(&t->finished, 0);
+    rf__qt_work(t, rf__qt_publish(t, chunks));
+    for (unsigned s = 0; atomic_load(&t->finished) < chunks; s++) {
         if (s < RF__QT_SPIN)
             RF__PAUSE();
         else
@@ -134,7 +144,7 @@ void rf__qteam_free(rf_ctx *ctx, rf__qteam *t)
 {
     if (!t) return;
     atomic_store(&t->quit, 1);
-    rf__qt_kick(t);
+    rf__qt_publish(t, 0);
     for (unsigned i = 1; i < t->n; i++) pthread_join(t->th[i], NULL);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
