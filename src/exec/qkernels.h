@@ -76,6 +76,8 @@ int rf__qk_has(int id, int isa);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
+/* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
+int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
 /* Sums of x over groups of 32 into xs[k/32] (k multiple of 32; the tail group summed as is). */
 void rf__qk_xsums(const float *x, size_t k, float *xs);
 /* What the kernels share across the rows of one activation vector x ("aux", the kernels' xs

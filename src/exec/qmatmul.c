@@ -73,6 +73,7 @@ typedef struct rf__mv {
     float *y;     /* dot products: y[s * N + r] */
     float *chunk; /* dequantise: rows [r0, r1) into chunk */
     uint64_t r0, r1;
+    int isa;
 } rf__mv;
 
 static void rf__mv_job(void *arg, unsigned tid, unsigned n)
@@ -90,8 +91,12 @@ static void rf__dq_job(void *arg, unsigned tid, unsigned n)
 {
     const rf__mv *m = arg;
     uint64_t rows = m->r1 - m->r0, a = m->r0 + rows * tid / n, b = m->r0 + rows * (tid + 1) / n;
-    for (uint64_t r = a; r < b; r++)
-        rf__qk_dequant(m->id, m->w + r * m->row_bytes, m->chunk + (r - m->r0) * m->K, m->K);
+    for (uint64_t r = a; r < b; r++) {
+        const uint8_t *row = m->w + r * m->row_bytes;
+        float *y = m->chunk + (r - m->r0) * m->K;
+        if (!(m->isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(m->id, row, y, m->K)))
+            rf__qk_dequant(m->id, row, y, m->K);
+    }
 }
 
 static rf_status rf__qmm_reserve(rf_ctx *ctx, float **p, size_t *cap, size_t need)
@@ -107,8 +112,9 @@ static rf_status rf__qmm_reserve(rf_ctx *ctx, float **p, size_t *cap, size_t nee
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y)
 {
-    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, 0, x, NULL, y, NULL, 0, 0};
+    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, 0, x, NULL, y, NULL, 0, 0, 0};
     m.groups = rf__qk_aux_len((size_t)K); /* floats of rf__qk_prep per activation row */
+    m.isa = q->isa;
     if (S < RF__QMM_GEMM_MIN) {
         RF_TRY(rf__qmm_reserve(ctx, &q->xs, &q->xs_cap, (size_t)(S * m.groups)));
         for (uint64_t s = 0; s < S; s++) rf__qk_prep(x + s * K, K, q->xs + s * m.groups);
