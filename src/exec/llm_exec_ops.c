@@ -82,6 +82,7 @@ static void rf__scores_job(void *arg, unsigned tid, unsigned n)
     rf__lx *lx = j->lx;
     uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv;
     float scale = 1.0f / sqrtf((float)D);
+    rf__qk_dot_fn dot = rf__qk_get(RF__QK_F32, rf__qmm_isa(lx->q)); /* the F32 row kernel */
     rf__att_range(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
@@ -91,9 +92,7 @@ static void rf__scores_job(void *arg, unsigned tid, unsigned n)
             uint64_t last = j->p0 + i; /* causal: positions 0 .. p0 + i */
             for (uint64_t t = 0; t <= last; t++) {
                 const float *k = rf__kv_row(lx, lx->kc, j->layer, b, t) + hk * D;
-                float d = 0;
-                for (uint64_t x = 0; x < D; x++) d += q[x] * k[x];
-                s[t] = d * scale;
+                s[t] = dot(k, q, NULL, D) * scale;
             }
         }
     }
@@ -116,8 +115,8 @@ static void rf__softmax_job(void *arg, unsigned tid, unsigned n)
             float *s = lx->scores + (bh * j->S + i) * j->T, mx = -INFINITY, sum = 0;
             uint64_t len = j->p0 + i + 1;
             for (uint64_t t = 0; t < len; t++) mx = s[t] > mx ? s[t] : mx;
-            for (uint64_t t = 0; t < len; t++) {
-                s[t] = expf(s[t] - mx);
+            for (uint64_t t = 0; t < len; t++) { /* below -87 expf is subnormal: 0, as it */
+                s[t] = s[t] - mx > -87.0f ? expf(s[t] - mx) : 0.0f; /* rounds to in the sum */
                 sum += s[t];
             }
             float inv = 1.0f / sum;
@@ -165,7 +164,8 @@ void rf__lx_act(float *y, uint64_t n, int gelu)
             y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
         }
     } else {
-        for (uint64_t i = 0; i < n; i++) y[i] = y[i] / (1.0f + expf(-y[i]));
+        for (uint64_t i = 0; i < n; i++) /* x sigmoid(x); below -80 it is 0 to float precision */
+            y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
     }
 }
 

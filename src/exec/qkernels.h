@@ -103,6 +103,7 @@ typedef struct rf__qmm rf__qmm; /* a thread team plus per-thread scratch */
 rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out);
 void rf__qmm_free(rf_ctx *ctx, rf__qmm *q);
 unsigned rf__qmm_threads(const rf__qmm *q);
+int rf__qmm_isa(const rf__qmm *q);
 
 /* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
  * (row stride row_bytes). Small S: row-parallel dot products (dequantised in registers); larger

@@ -58,6 +58,11 @@ unsigned rf__qmm_threads(const rf__qmm *q)
     return q->n;
 }
 
+int rf__qmm_isa(const rf__qmm *q)
+{
+    return q->isa;
+}
+
 void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg)
 {
     rf__qteam_run(q->team, job, arg);
