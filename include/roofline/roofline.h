@@ -25,6 +25,7 @@
 #include "apr.h"
 #include "llm.h"
 #include "exec.h"
+#include "exec_llm.h"
 #include "region.h"
 #include "op_cost.h"
 

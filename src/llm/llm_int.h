@@ -36,6 +36,9 @@ typedef struct rf__llm_w {
     uint64_t extra_bytes; /* stored beyond what dtype and dims give (APR: the per-tensor scale of
                              APR_Q8, K-quant rows padded one by one); added to the graph's
                              weight_bytes */
+    const uint8_t *data; /* the tensor's bytes in the file mapping the model keeps (GGUF), or NULL
+                            (SafeTensors, big-endian files): see llm_data.c */
+    uint64_t n_bytes;    /* bytes at data */
 } rf__llm_w;
 
 struct rf_llm_model {
@@ -50,6 +53,8 @@ struct rf_llm_model {
     int gemma_scale; /* 1: embeddings scaled by sqrt(n_embd) */
     int conv1d;      /* SafeTensors gpt2: matrices stored [in, out] */
     rf_allocator alloc;
+    struct rf__map *maps; /* file mappings kept for the weights' data (llm_data.c), or NULL */
+    uint32_t n_maps;
 };
 
 /* Weight of `role` in block `b` (-1: global), or NULL. */
@@ -73,6 +78,17 @@ int rf__llm_family(rf_llm_model *m, const char *arch);
 /* Assign slots, derive hyper-parameters missing from the keys from the tensors, check the
  * shapes agree, decide uniformity (llm_open.c). */
 rf_status rf__llm_finish(rf_ctx *ctx, rf_llm_model *m, const char *path);
+
+/* Keep the mappings of an opened GGUF file in the model and point every weight at its bytes
+ * (m->w[i] is g's tensor i); the file's tensor data stays mapped, never read, until
+ * rf__llm_data_free (llm_data.c). */
+struct rf_gguf;
+rf_status rf__llm_keep_gguf(rf_ctx *ctx, rf_llm_model *m, struct rf_gguf *g);
+void rf__llm_data_free(rf_llm_model *m);
+/* Give the mapping `keep` (the first file's, may be NULL) to the reader's first shard so that
+ * rf__llm_keep_gguf takes it over; *keep is emptied when taken. */
+struct rf__map;
+rf_status rf__llm_adopt_map(rf_ctx *ctx, struct rf_gguf *g, struct rf__map *keep);
 
 /* Names of roles (for messages). */
 const char *rf__llm_role_name(int role);

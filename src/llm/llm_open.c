@@ -68,11 +68,15 @@ static rf_status rf__gguf_hparams(rf_ctx *ctx, const rf_gguf *g, rf_llm_hparams 
 }
 
 static rf_status rf__open_gguf(rf_ctx *ctx, const void *data, size_t size, const char *path,
-                               rf_llm_model *m)
+                               rf__map *keep, rf_llm_model *m)
 {
     rf_gguf *g = NULL;
     size_t cap = 0;
     RF_TRY(rf_gguf_parse_set(ctx, data, size, path, &g));
+    if (rf__llm_adopt_map(ctx, g, keep) != RF_OK) {
+        rf_gguf_free(ctx, g);
+        return RF_NOMEM;
+    }
     rf_status st = rf__gguf_hparams(ctx, g, &m->hp);
     for (uint64_t i = 0; st == RF_OK && i < g->n_tensors; i++) {
         const rf_gguf_tensor *t = &g->tensors[i];
@@ -91,6 +95,7 @@ static rf_status rf__open_gguf(rf_ctx *ctx, const void *data, size_t size, const
     if (st == RF_OK) {
         m->hp.params = g->params;
         m->hp.weight_bytes = g->weight_bytes;
+        st = rf__llm_keep_gguf(ctx, m, g);
     }
     rf_gguf_free(ctx, g);
     rf__strlcpy(m->hp.format, "gguf", sizeof m->hp.format);
@@ -193,8 +198,9 @@ static rf_status rf__open_apr(rf_ctx *ctx, const void *data, size_t size, const 
     return st;
 }
 
-rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                       rf_llm_model **out)
+/* rf_llm_parse, with the mapping the bytes come from (NULL: borrowed bytes) for GGUF to keep. */
+static rf_status rf__llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                               rf__map *keep, rf_llm_model **out)
 {
     if (!ctx) return RF_USAGE;
     RF_CHECK(ctx, data && out, RF_USAGE, "rf_llm_parse: data and out are required");
@@ -210,7 +216,7 @@ rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
     rf_llm_model *m = rf__calloc(ctx, 1, sizeof *m);
     if (!m) return RF_NOMEM_ERR(ctx);
     m->alloc = *rf_ctx_allocator(ctx);
-    rf_status st = fmt == RF_MODEL_GGUF  ? rf__open_gguf(ctx, data, size, name, m)
+    rf_status st = fmt == RF_MODEL_GGUF  ? rf__open_gguf(ctx, data, size, name, keep, m)
                    : fmt == RF_MODEL_APR ? rf__open_apr(ctx, data, size, name, m)
                                          : rf__open_st(ctx, data, size, name, index, m);
     if (st == RF_OK) st = rf__llm_finish(ctx, m, name);
@@ -222,6 +228,12 @@ rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
     return RF_OK;
 }
 
+rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                       rf_llm_model **out)
+{
+    return rf__llm_parse(ctx, data, size, name, NULL, out);
+}
+
 rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out)
 {
     char file[4096];
@@ -231,8 +243,8 @@ rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out)
     *out = NULL;
     RF_TRY(rf__model_file(ctx, path, file, sizeof file));
     RF_TRY(rf__map_file(ctx, file, (uint64_t)1 << 50, &map));
-    rf_status st = rf_llm_parse(ctx, map.data, map.size, file, out);
-    rf__unmap_file(&map);
+    rf_status st = rf__llm_parse(ctx, map.data, map.size, file, &map, out);
+    rf__unmap_file(&map); /* a no-op when the model kept it */
     return st;
 }
 
@@ -243,6 +255,7 @@ void rf_llm_free(rf_llm_model *m)
     for (size_t i = 0; i < m->n_w; i++) rf__free_with(&a, m->w[i].name);
     rf__free_with(&a, m->w);
     rf__free_with(&a, m->slot);
+    rf__llm_data_free(m);
     rf__free_with(&a, m);
 }
 

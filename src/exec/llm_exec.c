@@ -1,0 +1,242 @@
+/* llm_exec.c — rf_exec_llm_run: the set-up of a measured LLM pass (weights resolved by
+ * llm_exec_weights.c; activations, KV cache and RoPE table allocated here), the two timed phases
+ * (llm_exec_time.c's harness over llm_exec_pass.c's forward pass), and the result. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/llm_exec_int.h"
+#include "probe/probe_int.h"
+
+const char *const rf__lx_kind_names[RF__LK_COUNT] = {
+#define RF__LX_NAME(id, name) name,
+    RF__LX_KINDS(RF__LX_NAME)
+#undef RF__LX_NAME
+};
+
+const char *rf_exec_llm_isa(void)
+{
+    return rf__qisa_name(rf__qisa_best());
+}
+
+const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role)
+{
+    const rf__llm_w *w = rf__llm_get(lx->m, b, role);
+    return w ? &lx->lw[w - lx->m->w] : NULL;
+}
+
+/* n floats, counted; NULL on failure (the caller reports RF_NOMEM). */
+static float *rf__buf(rf__lx *lx, uint64_t n, int *fail)
+{
+    if (*fail || n > ((uint64_t)1 << 36)) {
+        *fail = 1;
+        return NULL;
+    }
+    float *p = rf__calloc(lx->ctx, (size_t)(n ? n : 1), sizeof *p);
+    if (!p) *fail = 1;
+    lx->mem_bytes += (double)n * 4;
+    return p;
+}
+
+static rf_status rf__setup_buffers(rf__lx *lx, uint64_t S, uint64_t L)
+{
+    uint64_t qw = lx->H * lx->D, kw = lx->Hkv * lx->D, n = lx->rows_max, kvn;
+    uint64_t tw = qw + 2 * kw > 2 * lx->F ? qw + 2 * kw : 2 * lx->F;
+    uint64_t sc = lx->B * lx->H * (S * S > L ? S * S : L);
+    RF_CHECK(lx->ctx, rf__mul_ok(lx->nl * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
+             RF_RANGE, "model: a KV cache of %llu positions is too large to run",
+             (unsigned long long)lx->Tmax);
+    int fail = 0;
+    lx->x = rf__buf(lx, n * lx->E, &fail);
+    lx->xn = rf__buf(lx, n * lx->E, &fail);
+    lx->o = rf__buf(lx, n * lx->E, &fail);
+    lx->qb = rf__buf(lx, n * qw, &fail);
+    lx->att = rf__buf(lx, n * qw, &fail);
+    lx->kb = rf__buf(lx, n * kw, &fail);
+    lx->vb = rf__buf(lx, n * kw, &fail);
+    lx->gb = rf__buf(lx, n * lx->F, &fail);
+    lx->ub = rf__buf(lx, n * lx->F, &fail);
+    lx->tmp = rf__buf(lx, n * tw, &fail);
+    lx->logits = rf__buf(lx, n * lx->V, &fail);
+    lx->scores = rf__buf(lx, sc, &fail);
+    lx->rope_cs = rf__buf(lx, lx->Tmax * (lx->D / 2) * 2, &fail);
+    lx->kc = rf__buf(lx, kvn, &fail);
+    lx->vc = rf__buf(lx, kvn, &fail);
+    if (fail) return rf__error(lx->ctx, RF_NOMEM, -1, "out of memory for the executor's buffers");
+    rf__lx_rope_table(lx->rope_cs, lx->Tmax, lx->D);
+    for (uint64_t i = 0; i < kvn; i++) { /* a filled cache: every page written */
+        lx->kc[i] = 0.01f * (float)((int)(i % 97) - 48);
+        lx->vc[i] = 0.01f * (float)((int)(i % 89) - 44);
+    }
+    return RF_OK;
+}
+
+static void rf__lx_free(rf__lx *lx)
+{
+    rf_ctx *ctx = lx->ctx;
+    float *bufs[] = {lx->x,  lx->xn,  lx->o,      lx->qb,     lx->att,     lx->kb, lx->vb, lx->gb,
+                     lx->ub, lx->tmp, lx->logits, lx->scores, lx->rope_cs, lx->kc, lx->vc};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) rf__free(ctx, bufs[i]);
+    if (lx->lw)
+        for (size_t i = 0; i < lx->m->n_w; i++) {
+            rf__free(ctx, lx->lw[i].vec);
+            rf__free(ctx, lx->lw[i].synth);
+        }
+    rf__free(ctx, lx->lw);
+    rf__qmm_free(ctx, lx->q);
+}
+
+/* Bytes of weights one decode step of B sequences reads. */
+static double rf__decode_bytes(const rf__lx *lx)
+{
+    double t = 0;
+    int tied = rf__lx_w(lx, -1, RF__R_OUTPUT) == NULL;
+    for (size_t i = 0; i < lx->m->n_w; i++) {
+        const rf__lw *w = &lx->lw[i];
+        if (!w->used) continue;
+        if (lx->m->w[i].role == RF__R_POS_EMBD) {
+            t += (double)lx->B * (double)w->cols * 4;
+        } else if (w->vec) {
+            t += (double)lx->m->w[i].n_bytes;
+        } else if (lx->m->w[i].role == RF__R_TOK_EMBD) {
+            t += (double)lx->B * (double)w->row_bytes; /* the rows gathered */
+            if (tied) t += (double)w->rows * (double)w->row_bytes;
+        } else {
+            t += (double)w->rows * (double)w->row_bytes;
+        }
+    }
+    return t;
+}
+
+static rf_status rf__result_kinds(rf_ctx *ctx, rf_exec_llm_result *r, const rf__lx_timing *pf,
+                                  const rf__lx_timing *dc)
+{
+    r->kinds = rf__calloc(ctx, RF__LK_COUNT, sizeof *r->kinds);
+    if (!r->kinds) return RF_NOMEM_ERR(ctx);
+    for (int k = 0; k < RF__LK_COUNT; k++) {
+        if (!pf->kn[k] && !dc->kn[k]) continue;
+        rf_exec_llm_kind *o = &r->kinds[r->n_kinds++];
+        rf__strlcpy(o->name, rf__lx_kind_names[k], sizeof o->name);
+        o->prefill_s = pf->ks[k];
+        o->decode_s = dc->ks[k];
+        o->prefill_calls = pf->kn[k];
+        o->decode_calls = dc->kn[k];
+    }
+    return RF_OK;
+}
+
+/* The model can run: GGUF data mapped, a known block structure, no experts. */
+static rf_status rf__runnable(rf_ctx *ctx, const rf_llm_model *m)
+{
+    const rf_llm_hparams *hp = &m->hp;
+    RF_CHECK(ctx, hp->known, RF_UNSUPPORTED,
+             "model: architecture '%s' is not built block by block; it cannot be run",
+             hp->architecture);
+    RF_CHECK(ctx, hp->n_expert == 0, RF_UNSUPPORTED,
+             "model: mixture-of-experts blocks (%llu experts) are not run yet",
+             (unsigned long long)hp->n_expert);
+    RF_CHECK(ctx, m->maps && !m->conv1d, RF_UNSUPPORTED,
+             "model: its weights are not mapped in place (only little-endian GGUF files run)");
+    RF_CHECK(ctx,
+             hp->n_head && hp->head_dim && hp->n_head_kv && hp->n_head % hp->n_head_kv == 0 &&
+                 hp->head_dim % 2 == 0 && hp->n_layer,
+             RF_FORMAT, "model: %llu heads of %llu over %llu KV heads cannot be run",
+             (unsigned long long)hp->n_head, (unsigned long long)hp->head_dim,
+             (unsigned long long)hp->n_head_kv);
+    return RF_OK;
+}
+
+rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_opts *prefill,
+                          const rf_llm_opts *decode, const rf_exec_opts *opts,
+                          rf_exec_llm_result **out)
+{
+    static const rf_llm_opts none = {0};
+    static const rf_exec_opts dflt = {0};
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, model && out, RF_USAGE, "rf_exec_llm_run: model and out are required");
+    *out = NULL;
+    if (!prefill) prefill = &none;
+    if (!decode) decode = &none;
+    if (!opts) opts = &dflt;
+    RF_TRY(rf__runnable(ctx, model));
+    const rf_llm_hparams *hp = &model->hp;
+    uint64_t B = decode->batch ? decode->batch : prefill->batch ? prefill->batch : 1;
+    uint64_t S = prefill->prompt ? prefill->prompt : 128,
+             L = decode->context ? decode->context : 128;
+    RF_CHECK(ctx, B <= 4096 && S <= 1000000 && L <= 10000000, RF_RANGE,
+             "batch %llu, prompt %llu or context %llu is out of range", (unsigned long long)B,
+             (unsigned long long)S, (unsigned long long)L);
+    rf_exec_llm_result *r = rf__calloc(ctx, 1, sizeof *r);
+    if (!r) return RF_NOMEM_ERR(ctx);
+    r->alloc = *rf_ctx_allocator(ctx);
+    rf__lx lx = {0};
+    lx.ctx = ctx;
+    lx.m = model;
+    lx.B = B;
+    lx.E = hp->n_embd;
+    lx.H = hp->n_head;
+    lx.Hkv = hp->n_head_kv;
+    lx.D = hp->head_dim;
+    lx.nl = hp->n_layer;
+    lx.Tmax = S > L ? S : L;
+    lx.rows_max = B * S;
+    lx.eps = 1e-5f;
+    lx.clock = opts->clock ? opts->clock : rf__lx_clock;
+    lx.clock_user = opts->clock_user;
+    int isa = rf__qisa_best();
+    rf__lx_timing pf, dc;
+    rf_status st = RF_OK;
+    lx.lw = rf__calloc(ctx, model->n_w ? model->n_w : 1, sizeof *lx.lw);
+    if (!lx.lw) st = RF_NOMEM_ERR(ctx);
+    if (st == RF_OK) st = rf__lx_setup_weights(&lx, r);
+    if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
+    if (st == RF_OK) st = rf__qmm_new(ctx, opts->threads, isa, &lx.q);
+    unsigned warm = opts->warmup ? opts->warmup : 2;
+    if (st == RF_OK) st = rf__lx_time(&lx, S, 0, warm, opts->repeat, &pf);
+    if (st == RF_OK) st = rf__lx_time(&lx, 1, L - 1, warm, opts->repeat, &dc);
+    if (st == RF_OK) st = rf__result_kinds(ctx, r, &pf, &dc);
+    if (st == RF_OK) {
+        r->batch = B;
+        r->prompt = S;
+        r->context = L;
+        r->threads = rf__qmm_threads(lx.q);
+        r->warmup = warm;
+        r->prefill_repeat = pf.repeat;
+        r->repeat = dc.repeat;
+        rf__strlcpy(r->isa, rf__qisa_name(isa), sizeof r->isa);
+        r->prefill_s = pf.med_s;
+        r->prefill_min_s = pf.min_s;
+        r->prefill_max_s = pf.max_s;
+        r->prefill_tokens_per_s = pf.med_s > 0 ? (double)(B * S) / pf.med_s : 0;
+        r->decode_s = dc.med_s;
+        r->decode_min_s = dc.min_s;
+        r->decode_max_s = dc.max_s;
+        r->decode_tokens_per_s = dc.med_s > 0 ? (double)B / dc.med_s : 0;
+        r->decode_weight_bytes = rf__decode_bytes(&lx);
+        r->decode_bytes_per_s = dc.med_s > 0 ? r->decode_weight_bytes / dc.med_s : 0;
+        r->decode_kv_bytes = 2.0 * (double)(lx.nl * B * L * lx.Hkv * lx.D) * 4;
+        r->memory_bytes = lx.mem_bytes;
+        snprintf(r->notes, sizeof r->notes,
+                 "Activations and the KV cache run as F32 (the options' act_bits, kv_bits and "
+                 "what-if weight type are not applied). %s Synthetic token ids.",
+                 B * S >= 8 ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
+                              "sgemm."
+                            : "Prefill: dot products per row, as in decode.");
+    }
+    rf__lx_free(&lx);
+    if (st != RF_OK) {
+        rf_exec_llm_result_free(r);
+        return st;
+    }
+    *out = r;
+    return RF_OK;
+}
+
+void rf_exec_llm_result_free(rf_exec_llm_result *r)
+{
+    if (!r) return;
+    rf_allocator a = r->alloc;
+    rf__free_with(&a, r->kinds);
+    rf__free_with(&a, r->subst);
+    rf__free_with(&a, r);
+}

@@ -1,0 +1,180 @@
+/* llm_exec_ops.c — the non-matrix steps of the measured LLM pass in plain C, written to
+ * vectorise: RMSNorm and LayerNorm, rotary embedding, attention over the KV cache (scores,
+ * softmax and A.V as three jobs of the thread team, heads split over threads; GQA: query head h
+ * reads KV head h / (H / Hkv)), SiLU / GELU, products and residual adds. Never times itself. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/llm_exec_int.h"
+
+void rf__lx_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
+                 int layernorm, float eps)
+{
+    for (uint64_t r = 0; r < n; r++) {
+        const float *xr = x + r * c;
+        float *yr = y + r * c;
+        float mean = 0, ss = 0;
+        if (layernorm) {
+            for (uint64_t i = 0; i < c; i++) mean += xr[i];
+            mean /= (float)c;
+        }
+        for (uint64_t i = 0; i < c; i++) ss += (xr[i] - mean) * (xr[i] - mean);
+        float inv = 1.0f / sqrtf(ss / (float)c + eps);
+        for (uint64_t i = 0; i < c; i++) {
+            float v = (xr[i] - mean) * inv;
+            if (w) v *= w[i];
+            if (b) v += b[i];
+            yr[i] = v;
+        }
+    }
+}
+
+void rf__lx_rope_table(float *cs, uint64_t T, uint64_t D)
+{
+    uint64_t h = D / 2;
+    for (uint64_t p = 0; p < T; p++)
+        for (uint64_t i = 0; i < h; i++) {
+            double th = (double)p * pow(10000.0, -2.0 * (double)i / (double)D);
+            cs[2 * (p * h + i)] = (float)cos(th);
+            cs[2 * (p * h + i) + 1] = (float)sin(th);
+        }
+}
+
+void rf__lx_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
+                 const float *cs)
+{
+    uint64_t h2 = D / 2;
+    for (uint64_t r = 0; r < n; r++) {
+        const float *c = cs + 2 * (p0 + r % S) * h2;
+        for (uint64_t hd = 0; hd < heads; hd++) {
+            float *v = x + (r * heads + hd) * D; /* NeoX pairs: (i, i + D/2) */
+            for (uint64_t i = 0; i < h2; i++) {
+                float a = v[i], b = v[i + h2];
+                v[i] = a * c[2 * i] - b * c[2 * i + 1];
+                v[i + h2] = a * c[2 * i + 1] + b * c[2 * i];
+            }
+        }
+    }
+}
+
+typedef struct rf__att_job {
+    rf__lx *lx;
+    uint64_t layer, S, p0, T;
+} rf__att_job;
+
+/* Range of (b, h) pairs of thread tid. */
+static void rf__att_range(const rf__lx *lx, unsigned tid, unsigned n, uint64_t *a, uint64_t *b)
+{
+    uint64_t pairs = lx->B * lx->H;
+    *a = pairs * tid / n;
+    *b = pairs * (tid + 1) / n;
+}
+
+static float *rf__kv_row(const rf__lx *lx, float *cache, uint64_t layer, uint64_t b, uint64_t t)
+{
+    uint64_t w = lx->Hkv * lx->D;
+    return cache + ((layer * lx->B + b) * lx->Tmax + t) * w;
+}
+
+static void rf__scores_job(void *arg, unsigned tid, unsigned n)
+{
+    const rf__att_job *j = arg;
+    rf__lx *lx = j->lx;
+    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv;
+    float scale = 1.0f / sqrtf((float)D);
+    rf__qk_dot_fn dot = rf__qk_get(RF__QK_F32, rf__qmm_isa(lx->q)); /* the F32 row kernel */
+    rf__att_range(lx, tid, n, &a, &e);
+    for (uint64_t bh = a; bh < e; bh++) {
+        uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
+        for (uint64_t i = 0; i < j->S; i++) {
+            const float *q = lx->qb + ((b * j->S + i) * lx->H + h) * D;
+            float *s = lx->scores + (bh * j->S + i) * j->T;
+            uint64_t last = j->p0 + i; /* causal: positions 0 .. p0 + i */
+            for (uint64_t t = 0; t <= last; t++) {
+                const float *k = rf__kv_row(lx, lx->kc, j->layer, b, t) + hk * D;
+                s[t] = dot(k, q, NULL, D) * scale;
+            }
+        }
+    }
+}
+
+void rf__lx_scores(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
+{
+    rf__att_job j = {lx, layer, S, p0, p0 + S};
+    rf__qmm_parallel(lx->q, rf__scores_job, &j);
+}
+
+static void rf__softmax_job(void *arg, unsigned tid, unsigned n)
+{
+    const rf__att_job *j = arg;
+    rf__lx *lx = j->lx;
+    uint64_t a, e;
+    rf__att_range(lx, tid, n, &a, &e);
+    for (uint64_t bh = a; bh < e; bh++)
+        for (uint64_t i = 0; i < j->S; i++) {
+            float *s = lx->scores + (bh * j->S + i) * j->T, mx = -INFINITY, sum = 0;
+            uint64_t len = j->p0 + i + 1;
+            for (uint64_t t = 0; t < len; t++) mx = s[t] > mx ? s[t] : mx;
+            for (uint64_t t = 0; t < len; t++) { /* below -87 expf is subnormal: 0, as it */
+                s[t] = s[t] - mx > -87.0f ? expf(s[t] - mx) : 0.0f; /* rounds to in the sum */
+                sum += s[t];
+            }
+            float inv = 1.0f / sum;
+            for (uint64_t t = 0; t < len; t++) s[t] *= inv;
+        }
+}
+
+void rf__lx_softmax(rf__lx *lx, uint64_t S, uint64_t p0)
+{
+    rf__att_job j = {lx, 0, S, p0, p0 + S};
+    rf__qmm_parallel(lx->q, rf__softmax_job, &j);
+}
+
+static void rf__av_job(void *arg, unsigned tid, unsigned n)
+{
+    const rf__att_job *j = arg;
+    rf__lx *lx = j->lx;
+    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv;
+    rf__att_range(lx, tid, n, &a, &e);
+    for (uint64_t bh = a; bh < e; bh++) {
+        uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
+        for (uint64_t i = 0; i < j->S; i++) {
+            const float *p = lx->scores + (bh * j->S + i) * j->T;
+            float *out = lx->att + ((b * j->S + i) * lx->H + h) * D;
+            memset(out, 0, D * sizeof *out);
+            for (uint64_t t = 0; t <= j->p0 + i; t++) {
+                const float *v = rf__kv_row(lx, lx->vc, j->layer, b, t) + hk * D;
+                for (uint64_t x = 0; x < D; x++) out[x] += p[t] * v[x];
+            }
+        }
+    }
+}
+
+void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
+{
+    rf__att_job j = {lx, layer, S, p0, p0 + S};
+    rf__qmm_parallel(lx->q, rf__av_job, &j);
+}
+
+void rf__lx_act(float *y, uint64_t n, int gelu)
+{
+    if (gelu) {
+        for (uint64_t i = 0; i < n; i++) {
+            float v = y[i];
+            y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++) /* x sigmoid(x); below -80 it is 0 to float precision */
+            y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+    }
+}
+
+void rf__lx_mul(float *y, const float *z, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) y[i] *= z[i];
+}
+
+void rf__lx_add(float *y, const float *z, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) y[i] += z[i];
+}

@@ -1,0 +1,69 @@
+/* llm_exec_time.c — the timing harness of the measured LLM pass (STYLE.md: kernels never time
+ * themselves): warm-up passes, then timed passes, the pass whose total is the median kept with its
+ * per-kind times, min and max beside it. The clock is exec.h's (tests inject a fake one). */
+#include <math.h>
+#include <string.h>
+
+#include "exec/llm_exec_int.h"
+#include "probe/probe_int.h"
+
+double rf__lx_clock(void *user)
+{
+    (void)user;
+    return rf__now_s();
+}
+
+static double rf__total(const double *ks)
+{
+    double t = 0;
+    for (int k = 0; k < RF__LK_COUNT; k++) t += ks[k];
+    return t;
+}
+
+rf_status rf__lx_time(rf__lx *lx, uint64_t S, uint64_t p0, unsigned warmup, unsigned repeat,
+                      rf__lx_timing *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned w = 0; w < warmup; w++) RF_TRY(rf__lx_pass(lx, S, p0));
+    if (repeat == 0) { /* size the run from one more pass: about a second of timed passes */
+        RF_TRY(rf__lx_pass(lx, S, p0));
+        double t = rf__total(lx->ks);
+        repeat = t > 0 && t < 1.0 / 3 ? (unsigned)ceil(1.0 / t) : 3;
+        if (repeat > 50) repeat = 50;
+    }
+    double *all = rf__malloc(lx->ctx, (size_t)repeat * (RF__LK_COUNT + 1) * sizeof *all);
+    if (!all) return RF_NOMEM_ERR(lx->ctx);
+    rf_status st = RF_OK;
+    unsigned *ix = (unsigned *)rf__malloc(lx->ctx, repeat * sizeof *ix);
+    if (!ix) {
+        rf__free(lx->ctx, all);
+        return RF_NOMEM_ERR(lx->ctx);
+    }
+    for (unsigned r = 0; r < repeat && st == RF_OK; r++) {
+        st = rf__lx_pass(lx, S, p0);
+        double *row = all + (size_t)r * (RF__LK_COUNT + 1);
+        memcpy(row + 1, lx->ks, sizeof lx->ks);
+        row[0] = rf__total(lx->ks);
+        ix[r] = r;
+    }
+    if (st == RF_OK) {
+        for (unsigned i = 1; i < repeat; i++) /* insertion sort of the pass indices by total */
+            for (unsigned j = i; j > 0 && all[(size_t)ix[j] * (RF__LK_COUNT + 1)] <
+                                              all[(size_t)ix[j - 1] * (RF__LK_COUNT + 1)];
+                 j--) {
+                unsigned t = ix[j];
+                ix[j] = ix[j - 1];
+                ix[j - 1] = t;
+            }
+        const double *med = all + (size_t)ix[repeat / 2] * (RF__LK_COUNT + 1);
+        out->med_s = med[0];
+        memcpy(out->ks, med + 1, sizeof out->ks);
+        memcpy(out->kn, lx->kn, sizeof out->kn);
+        out->min_s = all[(size_t)ix[0] * (RF__LK_COUNT + 1)];
+        out->max_s = all[(size_t)ix[repeat - 1] * (RF__LK_COUNT + 1)];
+        out->repeat = repeat;
+    }
+    rf__free(lx->ctx, ix);
+    rf__free(lx->ctx, all);
+    return st;
+}

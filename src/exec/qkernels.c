@@ -1,0 +1,331 @@
+/* qkernels.c — the portable reference of the quantized matrix kernels: F16/BF16 conversions, the
+ * dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
+ * Q6_K), one dot product per type that dequantises a block at a time, the substitution rule for
+ * types without a kernel, and the choice of instruction set. Never allocates, never times. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/qkernels.h"
+#include "probe/probe_int.h"
+
+float rf__f16_to_f32(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
+    if (e == 0x1f) {
+        bits = s | 0x7f800000u | (m << 13); /* inf, nan */
+    } else if (e != 0) {
+        bits = s | ((e + 112) << 23) | (m << 13);
+    } else if (m == 0) {
+        bits = s;
+    } else { /* subnormal: normalise */
+        e = 113;
+        while (!(m & 0x400)) {
+            m <<= 1;
+            e--;
+        }
+        bits = s | (e << 23) | ((m & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t rf__f32_to_f16(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    uint32_t s = (b >> 16) & 0x8000, e = (b >> 23) & 0xff, m = b & 0x7fffff;
+    if (e == 0xff) return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
+    int ex = (int)e - 127 + 15;
+    if (ex >= 0x1f) return (uint16_t)(s | 0x7c00);
+    if (ex <= 0) { /* subnormal or zero, round to nearest even */
+        if (ex < -10) return (uint16_t)s;
+        m |= 0x800000;
+        unsigned shift = (unsigned)(14 - ex);
+        uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (r & 1))) r++;
+        return (uint16_t)(s | r);
+    }
+    uint32_t r = ((uint32_t)ex << 10) | (m >> 13), rem = m & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++; /* may carry into the exponent: fine */
+    return (uint16_t)(s | r);
+}
+
+float rf__bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static uint16_t rf__u16(const void *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/* ---- dequantisation of one block ------------------------------------------------------------ */
+
+static void rf__dq_q8_0(const rf__bq8_0 *b, float *y)
+{
+    float d = rf__f16_to_f32(b->d);
+    for (int l = 0; l < 32; l++) y[l] = d * (float)b->qs[l];
+}
+
+static void rf__dq_q4_0(const rf__bq4_0 *b, float *y)
+{
+    float d = rf__f16_to_f32(b->d);
+    for (int l = 0; l < 16; l++) {
+        y[l] = d * (float)((b->qs[l] & 0xf) - 8);
+        y[l + 16] = d * (float)((b->qs[l] >> 4) - 8);
+    }
+}
+
+/* Scale and min of sub-block j (0..7) of a Q4_K block: 6 bits each, packed in 12 bytes. */
+static void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
+{
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *mn = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
+        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+static void rf__dq_q4_k(const rf__bq4_k *b, float *y)
+{
+    float d = rf__f16_to_f32(b->d), dmin = rf__f16_to_f32(b->dmin);
+    const uint8_t *q = b->qs;
+    for (int j = 0; j < 4; j++, q += 32, y += 64) {
+        int s0, m0, s1, m1;
+        rf__q4k_scale_min(b->scales, 2 * j, &s0, &m0);
+        rf__q4k_scale_min(b->scales, 2 * j + 1, &s1, &m1);
+        float d0 = d * (float)s0, n0 = dmin * (float)m0, d1 = d * (float)s1, n1 = dmin * (float)m1;
+        for (int l = 0; l < 32; l++) {
+            y[l] = d0 * (float)(q[l] & 0xf) - n0;
+            y[l + 32] = d1 * (float)(q[l] >> 4) - n1;
+        }
+    }
+}
+
+static void rf__dq_q6_k(const rf__bq6_k *b, float *y)
+{
+    float d = rf__f16_to_f32(b->d);
+    const uint8_t *ql = b->ql, *qh = b->qh;
+    const int8_t *sc = b->scales;
+    for (int n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, y += 128) {
+        for (int l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 0xf) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 0xf) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = d * (float)sc[is] * (float)q1;
+            y[l + 32] = d * (float)sc[is + 2] * (float)q2;
+            y[l + 64] = d * (float)sc[is + 4] * (float)q3;
+            y[l + 96] = d * (float)sc[is + 6] * (float)q4;
+        }
+    }
+}
+
+void rf__qk_dequant(int id, const void *w, float *y, size_t k)
+{
+    const uint8_t *p = w;
+    switch (id) {
+    case RF__QK_F32: memcpy(y, w, k * 4); break;
+    case RF__QK_F16:
+        for (size_t i = 0; i < k; i++) y[i] = rf__f16_to_f32(rf__u16(p + 2 * i));
+        break;
+    case RF__QK_BF16:
+        for (size_t i = 0; i < k; i++) y[i] = rf__bf16_to_f32(rf__u16(p + 2 * i));
+        break;
+    case RF__QK_Q8_0:
+        for (size_t i = 0; i < k / 32; i++)
+            rf__dq_q8_0((const rf__bq8_0 *)(p + 34 * i), y + 32 * i);
+        break;
+    case RF__QK_Q4_0:
+        for (size_t i = 0; i < k / 32; i++)
+            rf__dq_q4_0((const rf__bq4_0 *)(p + 18 * i), y + 32 * i);
+        break;
+    case RF__QK_Q4_K:
+        for (size_t i = 0; i < k / 256; i++)
+            rf__dq_q4_k((const rf__bq4_k *)(p + 144 * i), y + 256 * i);
+        break;
+    case RF__QK_Q6_K:
+        for (size_t i = 0; i < k / 256; i++)
+            rf__dq_q6_k((const rf__bq6_k *)(p + 210 * i), y + 256 * i);
+        break;
+    default: memset(y, 0, k * 4);
+    }
+}
+
+void rf__qk_xsums(const float *x, size_t k, float *xs)
+{
+    for (size_t g = 0; g * 32 < k; g++) {
+        float s = 0;
+        size_t end = (g + 1) * 32 < k ? (g + 1) * 32 : k;
+        for (size_t i = g * 32; i < end; i++) s += x[i];
+        xs[g] = s;
+    }
+}
+
+size_t rf__qk_aux_len(size_t k)
+{
+    return (k + 31) / 32 + (k % 256 == 0 ? k : 0);
+}
+
+void rf__qk_prep(const float *x, size_t k, float *aux)
+{
+    size_t g = (k + 31) / 32;
+    rf__qk_xsums(x, k, aux);
+    if (k % 256) return;
+    for (size_t b = 0; b < k; b += 256)
+        for (size_t i = 0; i < 256; i++) aux[g + b + i] = x[b + rf__qk_q4k_order(i)];
+}
+
+/* ---- reference dot products: one block dequantised, then multiplied ------------------------- */
+
+#define RF__GEN_DOT(NAME, ID, BLK, BYTES)                                                          \
+    static float NAME(const void *w, const float *x, const float *xs, size_t k)                    \
+    {                                                                                              \
+        float y[BLK], s = 0;                                                                       \
+        (void)xs;                                                                                  \
+        for (size_t i = 0; i < k; i += (BLK)) {                                                    \
+            rf__qk_dequant(ID, (const uint8_t *)w + (i / (BLK)) * (BYTES), y, BLK);                \
+            for (int l = 0; l < (BLK); l++) s += y[l] * x[i + (size_t)l];                          \
+        }                                                                                          \
+        return s;                                                                                  \
+    }
+static float rf__dot_f32_gen(const void *w, const float *x, const float *xs, size_t k)
+{
+    const float *a = w;
+    float s = 0;
+    (void)xs;
+    for (size_t i = 0; i < k; i++) s += a[i] * x[i];
+    return s;
+}
+static float rf__dot_f16_gen(const void *w, const float *x, const float *xs, size_t k)
+{
+    const uint8_t *p = w;
+    float s = 0;
+    (void)xs;
+    for (size_t i = 0; i < k; i++) s += rf__f16_to_f32(rf__u16(p + 2 * i)) * x[i];
+    return s;
+}
+static float rf__dot_bf16_gen(const void *w, const float *x, const float *xs, size_t k)
+{
+    const uint8_t *p = w;
+    float s = 0;
+    (void)xs;
+    for (size_t i = 0; i < k; i++) s += rf__bf16_to_f32(rf__u16(p + 2 * i)) * x[i];
+    return s;
+}
+RF__GEN_DOT(rf__dot_q8_0_gen, RF__QK_Q8_0, 32, 34)
+RF__GEN_DOT(rf__dot_q4_0_gen, RF__QK_Q4_0, 32, 18)
+RF__GEN_DOT(rf__dot_q4_k_gen, RF__QK_Q4_K, 256, 144)
+RF__GEN_DOT(rf__dot_q6_k_gen, RF__QK_Q6_K, 256, 210)
+
+const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT] = {
+    rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen,
+    rf__dot_q4_0_gen, rf__dot_q4_k_gen, rf__dot_q6_k_gen};
+
+/* ---- types, substitution, dispatch ---------------------------------------------------------- */
+
+static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,
+                                                    RF_DTYPE_Q8_0, RF_DTYPE_Q4_0, RF_DTYPE_Q4_K,
+                                                    RF_DTYPE_Q6_K};
+static const uint32_t rf__qk_elems[RF__QK_COUNT] = {1, 1, 1, 32, 32, 256, 256};
+static const uint32_t rf__qk_bytes[RF__QK_COUNT] = {4, 2, 2, 34, 18, 144, 210};
+
+int rf__qk_id(rf_dtype t)
+{
+    for (int i = 0; i < RF__QK_COUNT; i++)
+        if (rf__qk_types[i] == t) return i;
+    return -1;
+}
+
+rf_dtype rf__qk_dtype(int id)
+{
+    return id >= 0 && id < RF__QK_COUNT ? rf__qk_types[id] : RF_DTYPE_UNKNOWN;
+}
+
+void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes)
+{
+    *elems = rf__qk_elems[id];
+    *bytes = rf__qk_bytes[id];
+}
+
+/* Bits per weight of a dtype from the dtype table (graph.h); 0 when unknown. */
+static double rf__bpw(rf_dtype t)
+{
+    static const struct {
+        uint32_t e, b;
+    } tab[] = {
+#define RF__BPW(name, text, blk, bytes, ggml, onnx) {blk, bytes},
+        RF_DTYPE_LIST(RF__BPW)
+#undef RF__BPW
+    };
+    return (unsigned)t < RF_DTYPE_COUNT ? 8.0 * tab[t].b / tab[t].e : 0;
+}
+
+int rf__qk_nearest(rf_dtype t, uint64_t k)
+{
+    double bpw = rf__bpw(t), best_d = INFINITY;
+    int best = RF__QK_F32;
+    /* ties go to the earlier entry of this order: F16 before BF16, K-quants before Q4_0 */
+    static const int order[RF__QK_COUNT] = {RF__QK_F32,  RF__QK_F16,  RF__QK_BF16, RF__QK_Q8_0,
+                                            RF__QK_Q4_K, RF__QK_Q4_0, RF__QK_Q6_K};
+    for (int o = 0; o < RF__QK_COUNT; o++) {
+        int i = order[o];
+        if (k % rf__qk_elems[i]) continue;
+        double d = fabs(log((bpw > 0 ? bpw : 32.0) / (8.0 * rf__qk_bytes[i] / rf__qk_elems[i])));
+        if (d < best_d - 1e-12) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static const char *const rf__qisa_names[RF__QISA_COUNT] = {"generic", "avx2", "avx512"};
+
+const char *rf__qisa_name(int isa)
+{
+    return isa >= 0 && isa < RF__QISA_COUNT ? rf__qisa_names[isa] : "?";
+}
+
+int rf__qisa_best(void)
+{
+    uint32_t f = rf__cpu_features();
+    int isa = RF__QISA_GENERIC, probe_isa = RF__ISA_GENERIC;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* F16C (cpuid 1, ecx bit 29) converts F16 weights in the AVX2 kernels */
+    if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) &&
+        __builtin_cpu_supports("f16c"))
+        isa = RF__QISA_AVX2;
+    if (isa == RF__QISA_AVX2 && (f & RF__F_AVX512F) && (f & RF__F_AVX512BW)) isa = RF__QISA_AVX512;
+#endif
+    /* $RF_ISA (the probe's override) caps the level; an unknown or unsupported name is ignored */
+    if (rf__isa_select(NULL, NULL, f, &probe_isa) == RF_OK && probe_isa < RF__ISA_AVX512) {
+        int cap = probe_isa == RF__ISA_AVX2 ? RF__QISA_AVX2 : RF__QISA_GENERIC;
+        if (cap < isa) isa = cap;
+    }
+    return isa;
+}
+
+rf__qk_dot_fn rf__qk_get(int id, int isa)
+{
+    const rf__qk_dot_fn *tabs[RF__QISA_COUNT] = {rf__qk_generic, rf__qk_avx2, rf__qk_avx512};
+    for (int l = isa; l > RF__QISA_GENERIC; l--)
+        if (tabs[l][id]) return tabs[l][id];
+    return rf__qk_generic[id];
+}
+
+int rf__qk_has(int id, int isa)
+{
+    const rf__qk_dot_fn *tabs[RF__QISA_COUNT] = {rf__qk_generic, rf__qk_avx2, rf__qk_avx512};
+    return isa >= 0 && isa < RF__QISA_COUNT && tabs[isa][id] != NULL;
+}

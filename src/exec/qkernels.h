@@ -1,0 +1,125 @@
+/* qkernels.h — internals of the quantized matrix kernels (src/exec/q*.c): GGML block layouts, the
+ * kernel ids, one dot-product table per instruction set (qkernels.c is the portable reference,
+ * qkernels_avx2.c and qkernels_avx512.c compiled with target attributes), runtime choice by cpuid,
+ * and the threaded matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
+#ifndef RF_EXEC_QKERNELS_H
+#define RF_EXEC_QKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rf_int.h"
+#include "roofline/graph.h"
+
+/* Weight types with a kernel. Ids index the per-ISA tables. */
+enum {
+    RF__QK_F32,
+    RF__QK_F16,
+    RF__QK_BF16,
+    RF__QK_Q8_0,
+    RF__QK_Q4_0,
+    RF__QK_Q4_K,
+    RF__QK_Q6_K,
+    RF__QK_COUNT
+};
+
+/* GGML blocks (ggml-common.h layouts, little-endian; F16 scales as raw bits). */
+#define RF__QK_K 256
+typedef struct rf__bq8_0 {
+    uint16_t d;
+    int8_t qs[32];
+} rf__bq8_0; /* 34 bytes */
+typedef struct rf__bq4_0 {
+    uint16_t d;
+    uint8_t qs[16];
+} rf__bq4_0;               /* 18 bytes */
+typedef struct rf__bq4_k { /* 144 bytes */
+    uint16_t d, dmin;      /* super-block scales of the 6-bit scales and of the 6-bit mins */
+    uint8_t scales[12];    /* 8 scales and 8 mins, 6 bits each, packed */
+    uint8_t qs[128];       /* 4-bit quants: 4 chunks of 32 bytes, low nibbles then high */
+} rf__bq4_k;
+typedef struct rf__bq6_k { /* 210 bytes */
+    uint8_t ql[128];       /* low 4 bits */
+    uint8_t qh[64];        /* high 2 bits */
+    int8_t scales[16];     /* one per 16 weights */
+    uint16_t d;
+} rf__bq6_k;
+
+/* Dot product of one weight row (k elements of the kernel's type at w) with x[0..k). xs holds the
+ * sums of x over each group of 32 (k/32 values; kernels of types with a per-block offset use it).
+ * k is a multiple of the type's block. */
+typedef float (*rf__qk_dot_fn)(const void *w, const float *x, const float *xs, size_t k);
+
+/* Per-ISA tables (NULL entries fall back to the level below). Absent ISAs export NULLs. */
+extern const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT];
+extern const rf__qk_dot_fn rf__qk_avx2[RF__QK_COUNT];
+extern const rf__qk_dot_fn rf__qk_avx512[RF__QK_COUNT];
+
+/* Kernel id of a dtype, or -1 when none. */
+int rf__qk_id(rf_dtype t);
+/* Kernel id chosen for a type without one: the nearest in bits per weight whose block divides
+ * `k` (F32 when none does). */
+int rf__qk_nearest(rf_dtype t, uint64_t k);
+rf_dtype rf__qk_dtype(int id);
+/* Elements per block and bytes per block of a kernel type. */
+void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes);
+
+/* ISA levels for the kernels (same names as the probe's: generic, avx2, avx512). */
+enum { RF__QISA_GENERIC, RF__QISA_AVX2, RF__QISA_AVX512, RF__QISA_COUNT };
+const char *rf__qisa_name(int isa);
+/* Best level this CPU runs (cpuid + xgetbv through the probe, F16C for AVX2; $RF_ISA caps it). */
+int rf__qisa_best(void);
+/* The kernel of type `id` at level `isa` (falling back to lower levels; never NULL). */
+rf__qk_dot_fn rf__qk_get(int id, int isa);
+/* 1 when `isa` has its own kernel for `id` (not a fallback). */
+int rf__qk_has(int id, int isa);
+
+/* Portable reference: dequantise `k` elements of type `id` into y. */
+void rf__qk_dequant(int id, const void *w, float *y, size_t k);
+/* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
+int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
+/* Sums of x over groups of 32 into xs[k/32] (k multiple of 32; the tail group summed as is). */
+void rf__qk_xsums(const float *x, size_t k, float *xs);
+/* What the kernels share across the rows of one activation vector x ("aux", the kernels' xs
+ * argument): the sums of x per group of 32 (ceil(k/32) values), then, when k is a multiple of
+ * 256, x reordered as the AVX-512 Q4_K kernel reads nibbles (k values; rf__qk_q4k_order). */
+size_t rf__qk_aux_len(size_t k);
+void rf__qk_prep(const float *x, size_t k, float *aux);
+/* Position in a 256-block of the element the AVX-512 Q4_K kernel takes at slot i (0..255): per
+ * 64 bytes of quants (two 32-byte chunks c), nibble n of dword lane j. */
+static inline size_t rf__qk_q4k_order(size_t i)
+{
+    size_t L = i / 128, n = (i / 16) % 8, j = i % 16, c = 2 * L + j / 8;
+    return 64 * c + 4 * (j % 8) + n / 2 + 32 * (n & 1);
+}
+
+float rf__f16_to_f32(uint16_t h);
+uint16_t rf__f32_to_f16(float f);
+float rf__bf16_to_f32(uint16_t h);
+
+/* ---- qmatmul.c: threaded drivers ---------------------------------------------------------- */
+typedef struct rf__qmm rf__qmm; /* a thread team plus per-thread scratch */
+
+rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out);
+void rf__qmm_free(rf_ctx *ctx, rf__qmm *q);
+unsigned rf__qmm_threads(const rf__qmm *q);
+int rf__qmm_isa(const rf__qmm *q);
+
+/* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
+ * (row stride row_bytes). Small S: row-parallel dot products (dequantised in registers); larger
+ * S: row chunks dequantised by the team into F32, then OpenBLAS sgemm. */
+rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
+                      uint64_t K, const float *x, uint64_t S, float *y);
+
+/* Run a job split in n parts: job(arg, part, n) for every part, parts shared by the team's
+ * threads (for attention and other row-parallel ops); returns when all are done. */
+typedef void (*rf__qmm_job)(void *arg, unsigned part, unsigned n_parts);
+void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg);
+
+/* ---- qteam.c: n - 1 workers plus the caller taking the parts of each job from one ticket ---- */
+typedef struct rf__qteam rf__qteam;
+rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out);
+void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg); /* returns when all are done */
+void rf__qteam_free(rf_ctx *ctx, rf__qteam *t);
+
+#endif

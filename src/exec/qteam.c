@@ -1,0 +1,152 @@
+/* qteam.c — the executor's thread team: n - 1 workers plus the calling thread sharing each job as
+ * 4n chunks taken from one atomic ticket (generation, chunk count, next chunk), so that threads
+ * the scheduler runs do the work of one it does not (the machine is often shared). Workers spin
+ * briefly on the ticket (a matrix-vector product lasts tens of microseconds), then sleep on a
+ * condition variable; they are not pinned. Never times, never prints. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "exec/qkernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RF__PAUSE() _mm_pause()
+#else
+#define RF__PAUSE() ((void)0)
+#endif
+
+#define RF__QT_MAX 256
+#define RF__QT_SPIN                                                                                \
+    1000 /* pauses (~ 5 to 60 us) before a worker sleeps: back-to-back jobs are                    \
+            caught, an oversubscribed machine is not burnt spinning */
+/* ticket: generation (24 bits) | chunks (20 bits) | next chunk (20 bits) */
+#define RF__T_GEN(v) ((uint32_t)((v) >> 40))
+#define RF__T_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
+#define RF__T_NEXT(v) ((uint32_t)((v)&0xfffff))
+
+struct rf__qteam {
+    unsigned n; /* threads, the caller included */
+    _Atomic uint64_t ticket;
+    atomic_uint finished, sleepers;
+    atomic_int quit;
+    rf__qmm_job job;
+    void *arg;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th[RF__QT_MAX];
+};
+
+/* Wait until the ticket's generation differs from `seen`; returns it. */
+static uint32_t rf__qt_wait(rf__qteam *t, uint32_t seen)
+{
+    uint32_t g;
+    for (unsigned s = 0; s < RF__QT_SPIN; s++) {
+        if ((g = RF__T_GEN(atomic_load(&t->ticket))) != seen) return g;
+        RF__PAUSE();
+    }
+    pthread_mutex_lock(&t->mu);
+    atomic_fetch_add(&t->sleepers, 1);
+    while ((g = RF__T_GEN(atomic_load(&t->ticket))) == seen) pthread_cond_wait(&t->cv, &t->mu);
+    atomic_fetch_sub(&t->sleepers, 1);
+    pthread_mutex_unlock(&t->mu);
+    return g;
+}
+
+/* Take and run chunks of generation g until none is left. job and arg are g's: the caller waits
+ * for every chunk before it sets the next job. */
+static void rf__qt_work(rf__qteam *t, uint32_t g)
+{
+    uint64_t v = atomic_load(&t->ticket);
+    for (;;) {
+        if (RF__T_GEN(v) != g || RF__T_NEXT(v) >= RF__T_CHUNKS(v)) return;
+        if (!atomic_compare_exchange_weak(&t->ticket, &v, v + 1)) continue;
+        t->job(t->arg, RF__T_NEXT(v), RF__T_CHUNKS(v));
+        atomic_fetch_add(&t->finished, 1);
+        v = atomic_load(&t->ticket);
+    }
+}
+
+static void *rf__qt_main(void *p)
+{
+    rf__qteam *t = p;
+    uint32_t seen = 0;
+    for (;;) {
+        seen = rf__qt_wait(t, seen);
+        if (atomic_load(&t->quit)) return NULL;
+        rf__qt_work(t, seen);
+    }
+}
+
+/* Publish the next generation with `chunks` chunks and wake the sleepers. */
+static uint32_t rf__qt_publish(rf__qteam *t, uint32_t chunks)
+{
+    uint32_t g = (RF__T_GEN(atomic_load(&t->ticket)) + 1) & 0xffffff;
+    atomic_store(&t->ticket, (uint64_t)g << 40 | (uint64_t)chunks << 20);
+    if (atomic_load(&t->sleepers) > 0) {
+        pthread_mutex_lock(&t->mu);
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+    }
+    return g;
+}
+
+rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
+{
+    *out = NULL;
+    RF_CHECK(ctx, n >= 1 && n <= RF__QT_MAX, RF_RANGE, "executor: %u threads (1 to %d)", n,
+             RF__QT_MAX);
+    rf__qteam *t = rf__calloc(ctx, 1, sizeof *t);
+    if (!t) return RF_NOMEM_ERR(ctx);
+    t->n = n;
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        rf__free(ctx, t);
+        return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot create a mutex");
+    }
+    if (pthread_cond_init(&t->cv, NULL) != 0) {
+        pthread_mutex_destroy(&t->mu);
+        rf__free(ctx, t);
+        return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot create a condition variable");
+    }
+    unsigned started = 1;
+    for (; started < n; started++)
+        if (pthread_create(&t->th[started], NULL, rf__qt_main, t) != 0) break;
+    if (started < n) {
+        t->n = started; /* rf__qteam_free joins the ones that started */
+        rf__qteam_free(ctx, t);
+        return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot start thread %u of %u", started,
+                         n);
+    }
+    *out = t;
+    return RF_OK;
+}
+
+void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg)
+{
+    if (t->n == 1) {
+        job(arg, 0, 1);
+        return;
+    }
+    uint32_t chunks = 4 * t->n;
+    t->job = job;
+    t->arg = arg;
+    atomic_store(&t->finished, 0);
+    rf__qt_work(t, rf__qt_publish(t, chunks));
+    for (unsigned s = 0; atomic_load(&t->finished) < chunks; s++) {
+        if (s < RF__QT_SPIN)
+            RF__PAUSE();
+        else
+            sched_yield();
+    }
+}
+
+void rf__qteam_free(rf_ctx *ctx, rf__qteam *t)
+{
+    if (!t) return;
+    atomic_store(&t->quit, 1);
+    rf__qt_publish(t, 0);
+    for (unsigned i = 1; i < t->n; i++) pthread_join(t->th[i], NULL);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    rf__free(ctx, t);
+}

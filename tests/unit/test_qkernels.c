@@ -1,0 +1,458 @@
+/* test_qkernels.c — the quantized matrix kernels (src/exec/q*.c) and the measured LLM pass
+ * (roofline/exec_llm.h): every type's dot product against dequantise-then-dot (random blocks,
+ * several lengths), every instruction-set variant built for this CPU against the reference, the
+ * F16 conversions, the substitution rule, the threaded drivers against a naive product; the pass
+ * on the tiny GGUF fixtures (finite times, no timing assertions) and its timing on a fake clock. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "exec/qkernels.h"
+#include "rf_test.h"
+#include "roofline/exec_llm.h"
+
+/* xorshift: reproducible random data */
+static uint64_t rf_rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rf_rng ^= rf_rng << 13;
+    rf_rng ^= rf_rng >> 7;
+    rf_rng ^= rf_rng << 17;
+    return (uint32_t)(rf_rng >> 11);
+}
+static float rndf(void) /* [-1, 1) */
+{
+    return (float)((double)(rnd() & 0xffffff) / 8388608.0 - 1.0);
+}
+
+/* Random weights of kernel type id: k elements into buf (bytes returned); F16 scales kept in a
+ * sane range so the reference stays finite. */
+static size_t fill_weights(int id, uint8_t *buf, size_t k)
+{
+    uint32_t be, bb;
+    rf__qk_block(id, &be, &bb);
+    size_t nb = k / be, bytes = nb * bb;
+    for (size_t i = 0; i < bytes; i++) buf[i] = (uint8_t)rnd();
+    for (size_t i = 0; i < nb; i++) {
+        uint8_t *b = buf + i * bb;
+        uint16_t d = rf__f32_to_f16(0.001f + 0.05f * (rndf() + 1.0f));
+        uint16_t e = rf__f32_to_f16(0.001f + 0.02f * (rndf() + 1.0f));
+        switch (id) {
+        case RF__QK_F32: {
+            float f = rndf();
+            memcpy(b, &f, 4);
+        } break;
+        case RF__QK_F16:
+            d = rf__f32_to_f16(rndf());
+            memcpy(b, &d, 2);
+            break;
+        case RF__QK_BF16: {
+            float f = rndf();
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            uint16_t h = (uint16_t)(u >> 16);
+            memcpy(b, &h, 2);
+        } break;
+        case RF__QK_Q8_0:
+        case RF__QK_Q4_0: memcpy(b, &d, 2); break;
+        case RF__QK_Q4_K:
+            memcpy(b, &d, 2);
+            memcpy(b + 2, &e, 2);
+            break;
+        case RF__QK_Q6_K: memcpy(b + 208, &d, 2); break;
+        }
+    }
+    return bytes;
+}
+
+/* dequantise-then-dot in double; *mag = sum |w x| for the tolerance */
+static double ref_dot(int id, const void *w, const float *x, size_t k, double *mag)
+{
+    float *y = malloc(k * sizeof *y);
+    double s = 0, m = 0;
+    rf__qk_dequant(id, w, y, k);
+    for (size_t i = 0; i < k; i++) {
+        s += (double)y[i] * x[i];
+        m += fabs((double)y[i] * x[i]);
+    }
+    free(y);
+    *mag = m;
+    return s;
+}
+
+static void check_type(int id, int isa)
+{
+    static const size_t lens_f[] = {1, 7, 33, 100, 1000, 4096, 5003};
+    static const size_t lens_32[] = {32, 64, 96, 1024, 4128};
+    static const size_t lens_256[] = {256, 512, 2816, 4096};
+    uint32_t be, bb;
+    rf__qk_block(id, &be, &bb);
+    const size_t *lens = be == 1 ? lens_f : be == 32 ? lens_32 : lens_256;
+    size_t n = be == 1 ? 7 : be == 32 ? 5 : 4;
+    rf__qk_dot_fn fn = rf__qk_get(id, isa);
+    for (size_t li = 0; li < n; li++) {
+        size_t k = lens[li];
+        for (int rep = 0; rep < 3; rep++) {
+            uint8_t *w = malloc(k / be * bb);
+            float *x = malloc(k * sizeof *x), *xs = malloc(rf__qk_aux_len(k) * sizeof *xs);
+            fill_weights(id, w, k);
+            for (size_t i = 0; i < k; i++) x[i] = rndf();
+            rf__qk_prep(x, k, xs);
+            double mag, ref = ref_dot(id, w, x, k, &mag);
+            double got = fn(w, x, xs, k);
+            if (!(fabs(got - ref) <= 2e-5 * mag + 1e-6))
+                RF_FAIL_AT("%s %s k=%zu: %.9g vs reference %.9g (sum|wx| %.3g)",
+                           rf_dtype_name(rf__qk_dtype(id)), rf__qisa_name(isa), k, got, ref, mag);
+            free(w);
+            free(x);
+            free(xs);
+        }
+    }
+}
+
+RF_TEST(qk_reference_dots)
+{
+    for (int id = 0; id < RF__QK_COUNT; id++) check_type(id, RF__QISA_GENERIC);
+}
+
+RF_TEST(qk_isa_variants)
+{
+    int best = rf__qisa_best(), tried = 0;
+    for (int isa = RF__QISA_AVX2; isa <= best; isa++)
+        for (int id = 0; id < RF__QK_COUNT; id++) {
+            RF_EXPECT(rf__qk_has(id, isa));
+            check_type(id, isa);
+            tried++;
+        }
+    if (!tried) {
+        fprintf(stderr, "SKIP: no vector kernels for this CPU (best level: %s)\n",
+                rf__qisa_name(best));
+        exit(77);
+    }
+}
+
+RF_TEST(qk_f16_conversions)
+{
+    RF_EXPECT_DBL(rf__f16_to_f32(0x3c00), 1.0);
+    RF_EXPECT_DBL(rf__f16_to_f32(0xc000), -2.0);
+    RF_EXPECT_DBL(rf__f16_to_f32(0x0001), ldexp(1.0, -24));
+    RF_EXPECT_DBL(rf__f16_to_f32(0x7bff), 65504.0);
+    RF_EXPECT(isinf(rf__f16_to_f32(0x7c00)));
+    RF_EXPECT(isnan(rf__f16_to_f32(0x7e00)));
+    for (uint32_t h = 0; h < 0x7c00; h++) /* every finite positive half survives the round trip */
+        if (rf__f32_to_f16(rf__f16_to_f32((uint16_t)h)) != h) {
+            RF_FAIL_AT("half 0x%04x does not round-trip", h);
+            break;
+        }
+    RF_EXPECT_INT(rf__f32_to_f16(1.0f + ldexpf(1.0f, -11)), 0x3c00); /* tie to even */
+    RF_EXPECT_DBL(rf__bf16_to_f32(0x3f80), 1.0);
+}
+
+RF_TEST(qk_substitution)
+{
+    RF_EXPECT_INT(rf__qk_id(RF_DTYPE_Q4_K), RF__QK_Q4_K);
+    RF_EXPECT_INT(rf__qk_id(RF_DTYPE_Q5_K), -1);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q5_K, 4096), RF__QK_Q6_K);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q2_K, 4096), RF__QK_Q4_K);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q4_1, 4096), RF__QK_Q4_K);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q4_1, 288), RF__QK_Q4_0); /* 288 is no multiple of 256 */
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q8_1, 4096), RF__QK_Q8_0);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_F64, 7), RF__QK_F32);
+    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_IQ2_XXS, 100), RF__QK_F16);
+}
+
+/* ---- the threaded drivers against a naive product ------------------------------------------- */
+
+static void check_qmm(int id, uint64_t N, uint64_t K, uint64_t S, unsigned threads)
+{
+    rf_ctx *ctx = NULL;
+    rf__qmm *q = NULL;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    RF_EXPECT_INT(rf__qmm_new(ctx, threads, rf__qisa_best(), &q), RF_OK);
+    uint32_t be, bb;
+    rf__qk_block(id, &be, &bb);
+    size_t rb = K / be * bb;
+    uint8_t *w = malloc(N * rb);
+    float *x = malloc(S * K * sizeof *x), *y = malloc(S * N * sizeof *y);
+    float *row = malloc(K * sizeof *row);
+    for (uint64_t r = 0; r < N; r++) fill_weights(id, w + r * rb, K);
+    for (uint64_t i = 0; i < S * K; i++) x[i] = rndf();
+    RF_EXPECT_INT(rf__qmm_run(ctx, q, id, w, rb, N, K, x, S, y), RF_OK);
+    int bad = 0;
+    for (uint64_t r = 0; r < N && !bad; r++) {
+        rf__qk_dequant(id, w + r * rb, row, K);
+        for (uint64_t s = 0; s < S && !bad; s++) {
+            double ref = 0, mag = 0;
+            for (uint64_t k = 0; k < K; k++) {
+                ref += (double)row[k] * x[s * K + k];
+                mag += fabs((double)row[k] * x[s * K + k]);
+            }
+            if (!(fabs(y[s * N + r] - ref) <= 2e-5 * mag + 1e-6)) {
+                RF_FAIL_AT("%s N=%llu K=%llu S=%llu: y[%llu][%llu] %.9g vs %.9g",
+                           rf_dtype_name(rf__qk_dtype(id)), (unsigned long long)N,
+                           (unsigned long long)K, (unsigned long long)S, (unsigned long long)s,
+                           (unsigned long long)r, y[s * N + r], ref);
+                bad = 1;
+            }
+        }
+    }
+    free(w);
+    free(x);
+    free(y);
+    free(row);
+    rf__qmm_free(ctx, q);
+    rf_ctx_free(ctx);
+}
+
+RF_TEST(qk_matmul_drivers)
+{
+    for (int id = 0; id < RF__QK_COUNT; id++) {
+        check_qmm(id, 37, 512, 1, 2); /* decode: dot products, rows over 2 threads */
+        check_qmm(id, 37, 512, 3, 1);
+        check_qmm(id, 300, 512, 12, 2); /* prefill: dequantised chunks + sgemm */
+    }
+}
+
+/* ---- the measured pass on the GGUF fixtures (tests/data/gguf) ---------------------------------
+ */
+
+/* Path of tests/data/gguf/NAME.gz gunzipped once into the build tree; exits 77 when it cannot. */
+static const char *fixture(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, RF_BINARY_DIR "/fixtures-exec/%s", name);
+    if (access(buf, R_OK) == 0) return buf;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '" RF_BINARY_DIR "/fixtures-exec' && gunzip -c '" RF_SOURCE_DIR
+             "/tests/data/gguf/%s.gz' > '%s.tmp.%d' && mv '%s.tmp.%d' '%s'",
+             name, buf, (int)getpid(), buf, (int)getpid(), buf);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "SKIP: cannot gunzip tests/data/gguf/%s.gz\n", name);
+        exit(77);
+    }
+    return buf;
+}
+
+static const rf_exec_llm_kind *kind(const rf_exec_llm_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_kinds; i++)
+        if (strcmp(r->kinds[i].name, name) == 0) return &r->kinds[i];
+    return NULL;
+}
+
+static rf_exec_llm_result *run(const char *path, uint64_t S, uint64_t L, const rf_exec_opts *eo)
+{
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    rf_llm_opts po = {0}, dopt = {0};
+    po.prompt = S;
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = L;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    rf_status st = rf_llm_read_file(ctx, path, &m);
+    if (st == RF_OK) st = rf_exec_llm_run(ctx, m, &po, &dopt, eo, &r);
+    if (st != RF_OK) RF_FAIL_AT("%s: %s", path, rf_ctx_errmsg(ctx));
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+    return r;
+}
+
+static void check_finite(const rf_exec_llm_result *r)
+{
+    RF_EXPECT(r->prefill_s > 0 && isfinite(r->prefill_s));
+    RF_EXPECT(r->decode_s > 0 && isfinite(r->decode_s));
+    RF_EXPECT(r->prefill_min_s <= r->prefill_s && r->prefill_s <= r->prefill_max_s);
+    RF_EXPECT(r->decode_min_s <= r->decode_s && r->decode_s <= r->decode_max_s);
+    RF_EXPECT(r->decode_tokens_per_s > 0 && isfinite(r->decode_tokens_per_s));
+    RF_EXPECT(r->prefill_tokens_per_s > 0 && isfinite(r->prefill_tokens_per_s));
+    RF_EXPECT(r->decode_weight_bytes > 0);
+    RF_EXPECT(r->memory_bytes > 0);
+    for (size_t i = 0; i < r->n_kinds; i++)
+        RF_EXPECT(r->kinds[i].prefill_s >= 0 && r->kinds[i].decode_s >= 0);
+}
+
+RF_TEST(exec_llm_tiny_mixed)
+{
+    char p[4096];
+    rf_exec_opts eo = {2, 1, 2, NULL, NULL};
+    rf_exec_llm_result *r = run(fixture("tiny_llama_mixed.gguf", p, sizeof p), 16, 40, &eo);
+    if (!r) return;
+    check_finite(r);
+    RF_EXPECT_INT(r->n_subst, 0); /* every type of the file has a kernel */
+    RF_EXPECT_INT(r->threads, 2);
+    RF_EXPECT_INT(r->repeat, 2);
+    RF_EXPECT_INT(r->prompt, 16);
+    RF_EXPECT_INT(r->context, 40);
+    const rf_exec_llm_kind *k = kind(r, "attn_q");
+    RF_EXPECT(k && k->decode_calls == 2 && k->prefill_calls == 2); /* two blocks */
+    k = kind(r, "output");
+    RF_EXPECT(k && k->decode_calls == 1);
+    RF_EXPECT(kind(r, "attn_scores") && kind(r, "ffn_down") && kind(r, "rope_k"));
+    RF_EXPECT(!kind(r, "attn_qkv")); /* separate projections in this file */
+    rf_exec_llm_result_free(r);
+}
+
+RF_TEST(exec_llm_tinystories_q8_0)
+{
+    char p[4096];
+    rf_exec_opts eo = {1, 1, 1, NULL, NULL};
+    /* 4 prompt rows: the dot-product path; then 9 rows: dequantised chunks and sgemm */
+    const char *path = fixture("tinystories15m_q8_0.gguf", p, sizeof p);
+    for (uint64_t S = 4; S <= 9; S += 5) {
+        rf_exec_llm_result *r = run(path, S, 64, &eo);
+        if (!r) return;
+        check_finite(r);
+        const rf_exec_llm_kind *k = kind(r, "ffn_gate");
+        RF_EXPECT(k && k->decode_calls == 6);
+        rf_exec_llm_result_free(r);
+    }
+}
+
+/* A fake clock: every reading half a second after the one before. */
+static double fake_clock(void *user)
+{
+    double *t = user;
+    *t += 0.5;
+    return *t;
+}
+
+RF_TEST(exec_llm_fake_clock)
+{
+    char p[4096];
+    double t = 0;
+    rf_exec_opts eo = {1, 1, 0, fake_clock, &t};
+    rf_exec_llm_result *r = run(fixture("tiny_llama_mixed.gguf", p, sizeof p), 8, 16, &eo);
+    if (!r) return;
+    uint64_t nd = 0, np = 0;
+    for (size_t i = 0; i < r->n_kinds; i++) {
+        nd += r->kinds[i].decode_calls;
+        np += r->kinds[i].prefill_calls;
+    }
+    RF_EXPECT(nd > 10 && np > 10);
+    RF_EXPECT_DBL(r->decode_s, 0.5 * (double)nd); /* one reading per step, nothing else */
+    RF_EXPECT_DBL(r->prefill_s, 0.5 * (double)np);
+    RF_EXPECT_DBL(r->decode_min_s, r->decode_max_s);
+    RF_EXPECT_DBL(r->decode_tokens_per_s, 1.0 / r->decode_s);
+    RF_EXPECT_DBL(r->prefill_tokens_per_s, 8.0 / r->prefill_s);
+    RF_EXPECT_INT(r->repeat, 3); /* auto: a pass of more than a third of a second gives 3 */
+    RF_EXPECT_DBL(kind(r, "attn_q")->decode_s, 0.5 * 2);
+    rf_exec_llm_result_free(r);
+}
+
+/* The tiny fixture with blk.0.attn_q.weight retyped Q4_0 -> IQ4_NL (same block geometry; no
+ * kernel): it runs as Q4_K, and the result says so. */
+RF_TEST(exec_llm_substitution)
+{
+    char p[4096], q[4200];
+    const char *src = fixture("tiny_llama_mixed.gguf", p, sizeof p);
+    FILE *f = fopen(src, "rb");
+    RF_EXPECT(f != NULL);
+    if (!f) return;
+    static uint8_t img[2 << 20];
+    size_t n = fread(img, 1, sizeof img, f);
+    fclose(f);
+    const char *name = "blk.0.attn_q.weight";
+    size_t nl = strlen(name), at = 0;
+    for (size_t i = 0; i + nl < n; i++)
+        if (memcmp(img + i, name, nl) == 0) {
+            at = i + nl;
+            break;
+        }
+    RF_EXPECT(at > 0);
+    uint32_t nd, type;
+    memcpy(&nd, img + at, 4);
+    memcpy(&type, img + at + 4 + 8 * nd, 4);
+    RF_EXPECT_INT(type, 2); /* Q4_0 */
+    type = 20;              /* IQ4_NL */
+    memcpy(img + at + 4 + 8 * nd, &type, 4);
+    snprintf(q, sizeof q, "%s.iq4nl.%d.gguf", src, (int)getpid());
+    f = fopen(q, "wb");
+    RF_EXPECT(f && fwrite(img, 1, n, f) == n);
+    if (f) fclose(f);
+    rf_exec_opts eo = {1, 1, 1, NULL, NULL};
+    rf_exec_llm_result *r = run(q, 4, 8, &eo);
+    remove(q);
+    if (!r) return;
+    check_finite(r);
+    RF_EXPECT_INT(r->n_subst, 1);
+    if (r->n_subst == 1) {
+        RF_EXPECT_STR(r->subst[0].weight, name);
+        RF_EXPECT_INT(r->subst[0].from, RF_DTYPE_IQ4_NL);
+        RF_EXPECT_INT(r->subst[0].to, RF_DTYPE_Q4_K);
+    }
+    rf_exec_llm_result_free(r);
+}
+
+/* A model the executor cannot run is refused with a reason, never run half-way. */
+RF_TEST(exec_llm_refusals)
+{
+    char p[4096], q[4200];
+    const char *src = fixture("tiny_llama_mixed.gguf", p, sizeof p);
+    static uint8_t img[2 << 20];
+    FILE *f = fopen(src, "rb");
+    RF_EXPECT(f != NULL);
+    if (!f) return;
+    size_t n = fread(img, 1, sizeof img, f);
+    fclose(f);
+    /* general.architecture "llama" -> "xlama": an architecture not built block by block */
+    const char *key = "general.architecture";
+    size_t kl = strlen(key), at = 0;
+    for (size_t i = 0; i + kl + 12 + 5 < n; i++)
+        if (memcmp(img + i, key, kl) == 0) {
+            at = i + kl + 4 + 8; /* value type, string length */
+            break;
+        }
+    RF_EXPECT(at > 0 && memcmp(img + at, "llama", 5) == 0);
+    img[at] = 'x';
+    snprintf(q, sizeof q, "%s.xlama.%d.gguf", src, (int)getpid());
+    f = fopen(q, "wb");
+    RF_EXPECT(f && fwrite(img, 1, n, f) == n);
+    if (f) fclose(f);
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    rf_status st = rf_llm_read_file(ctx, q, &m);
+    remove(q);
+    RF_EXPECT_INT(st, RF_OK);
+    if (st == RF_OK) {
+        RF_EXPECT_INT(rf_exec_llm_run(ctx, m, NULL, NULL, NULL, &r), RF_UNSUPPORTED);
+        RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "xlama");
+        RF_EXPECT(r == NULL);
+    }
+    RF_EXPECT_INT(rf_exec_llm_run(ctx, NULL, NULL, NULL, NULL, &r), RF_USAGE);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* Two sequences: 2 x 4 prompt rows (the sgemm path), decode of both against their own caches. */
+RF_TEST(exec_llm_batch)
+{
+    char p[4096];
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_exec_opts eo = {2, 1, 1, NULL, NULL};
+    po.batch = dopt.batch = 2;
+    po.prompt = 4;
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = 12;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    RF_EXPECT_INT(rf_llm_read_file(ctx, fixture("tiny_llama_mixed.gguf", p, sizeof p), &m), RF_OK);
+    RF_EXPECT_INT(rf_exec_llm_run(ctx, m, &po, &dopt, &eo, &r), RF_OK);
+    if (r) {
+        check_finite(r);
+        RF_EXPECT_INT(r->batch, 2);
+        RF_EXPECT_DBL(r->decode_tokens_per_s, 2.0 / r->decode_s);
+        RF_EXPECT_DBL(r->prefill_tokens_per_s, 8.0 / r->prefill_s);
+        RF_EXPECT_CONTAINS(r->notes, "sgemm");
+    }
+    rf_exec_llm_result_free(r);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
