@@ -5,6 +5,10 @@
  * rf_llm_analyze, every output format a renderer of src/report. */
 #include <string.h>
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 
 static const rf_cli_opt rf__llm_opts[] = {
@@ -18,6 +22,11 @@ static const rf_cli_opt rf__llm_opts[] = {
     {"kv-bits", 0, "BITS", "KV-cache element size: 32, 16, 8 or 4 (default: 16)"},
     {"act-bits", 0, "BITS", "activation element size: 32, 16, 8 or 4 (default: 16)"},
     {"weights", 'w', "TYPE", "what-if: store every matrix as TYPE (q4_k, q8_0, f16, ...)"},
+    {"measure", 'm', NULL, "run prefill and decode on this CPU (the file's weight types) and set "
+                            "the measured rates against the ceilings"},
+    {"threads", 0, "N", "--measure: threads (default: every core)"},
+    {"measured-tps", 0, "N", "a decode rate measured elsewhere (tokens/s, e.g. llama-bench tg)"},
+    {"measured-ttft", 0, "S", "a time to first token measured elsewhere (seconds)"},
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -34,6 +43,17 @@ static int rf__bits(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *opt
     if (v != 32 && v != 16 && v != 8 && v != 4)
         return rf_cli_usage_error(cmd, "--%s: %llu bits is not one of 32, 16, 8, 4", opt, v);
     *out = (uint32_t)v;
+    return 0;
+}
+
+/* A positive finite number option (a rate, a time). */
+static int rf__positive(const rf_cli_cmd *cmd, const char *opt, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || v <= 0)
+        return rf_cli_usage_error(cmd, "--%s: '%s' is not a positive number", opt, text);
+    *out = v;
     return 0;
 }
 
@@ -105,6 +125,17 @@ static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
         return rf_cli_usage_error(cmd, a.n_pos ? "one model at a time" : "a model file is needed");
     const char *format = rf_cli_format(cmd, &a);
     if (!format || rf__parse(cmd, &a, &po, &dopt)) return RF_EXIT_USAGE;
+    double tps = 0, ttft = 0;
+    unsigned long long threads = 0;
+    if (rf_cli_get(&a, "threads") &&
+        rf_cli_uint(cmd, "threads", rf_cli_get(&a, "threads"), 1, 1024, &threads))
+        return RF_EXIT_USAGE;
+    if (rf_cli_get(&a, "measured-tps") &&
+        rf__positive(cmd, "measured-tps", rf_cli_get(&a, "measured-tps"), &tps))
+        return RF_EXIT_USAGE;
+    if (rf_cli_get(&a, "measured-ttft") &&
+        rf__positive(cmd, "measured-ttft", rf_cli_get(&a, "measured-ttft"), &ttft))
+        return RF_EXIT_USAGE;
     if (rf_cli_get(&a, "plot") && rf_cli_plot_check("llm", rf_cli_get(&a, "plot")))
         return RF_EXIT_USAGE;
     rf_ctx *ctx = rf_cli_ctx();
@@ -120,6 +151,14 @@ static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
     }
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
     if (st == RF_OK) st = rf_llm_analyze(ctx, m, a.pos[0], mach, ci, bi, &po, &dopt, &r);
+    if (st == RF_OK && (tps > 0 || ttft > 0))
+        st = rf_llm_result_set_measured(ctx, r, tps, ttft, "given on the command line");
+    if (st == RF_OK && rf_cli_get(&a, "measure")) {
+        rf_exec_opts eo = {0};
+        eo.threads = (unsigned)threads;
+        fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
+        st = rf_llm_measure(ctx, r, m, &eo);
+    }
     rc = st == RF_OK ? rf__print(ctx, format, &a, r) : rf_cli_fail(ctx, st);
     rf_llm_result_free(r);
     rf_llm_free(m);

@@ -145,6 +145,21 @@ typedef struct rf_llm_phase_result {
     double ridge_ai;    /**< FLOP/byte of the roof used */
 } rf_llm_phase_result;
 
+/** Measured token rates of an analysed model, from this CPU (rf_llm_measure) or given by the user
+ *  (e.g. llama.cpp's benchmark), set against the ceilings. 0 / NaN: not given. */
+typedef struct rf_llm_measured {
+    int have_decode, have_prefill;
+    double decode_tokens_per_s;  /**< measured decode rate of the whole batch */
+    double ttft_s;               /**< measured time to first token (the prefill of the batch) */
+    double prefill_tokens_per_s; /**< batch x prompt / ttft_s */
+    double decode_of_bandwidth;  /**< decode steps/s over the bandwidth ceiling (model bytes) */
+    double decode_of_compute;    /**< decode tokens/s over the compute ceiling (2 x params) */
+    double decode_of_refined;    /**< over the refined per-layer decode ceiling */
+    double weight_bytes_per_s;   /**< model bytes x decode steps per second: bandwidth achieved */
+    double ttft_of_refined;      /**< the refined time to first token over the measured one */
+    char source[RF_TEXT_MAX];    /**< where the figures come from, one sentence */
+} rf_llm_measured;
+
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw. */
 typedef struct rf_llm_result {
     char *model;                 /**< the path or name given; owned */
@@ -158,6 +173,7 @@ typedef struct rf_llm_result {
     rf_result *decode_rows;      /**< the same for decode; owned */
     rf_result *groups;           /**< per phase: all layers, weight matmuls, attention matmuls,
                                       other ops (the ASCII chart's points); owned */
+    rf_llm_measured measured;    /**< rf_llm_result_set_measured, rf_llm_measure */
     rf_allocator alloc_;         /**< private */
 } rf_llm_result;
 
@@ -171,6 +187,18 @@ rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_n
 
 /** Release. Accepts NULL. */
 void rf_llm_result_free(rf_llm_result *r);
+
+/** Set measured rates on an analysis: `decode_tokens_per_s` (0: not measured) and `ttft_s` (time
+ *  to first token of the batch's prompt; 0: not measured), and compute their shares of each
+ *  ceiling. `source` says where they come from. RF_RANGE for a negative or non-finite figure. */
+rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decode_tokens_per_s,
+                                     double ttft_s, const char *source);
+
+/** Run the analysed model on this CPU (rf_exec_llm_run: one prefill chunk of the result's prompt,
+ *  decode steps at its context) and set the measured rates on `r`. `eo` may be NULL. */
+struct rf_exec_opts;
+rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
+                         const struct rf_exec_opts *eo);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  * built, costed and evaluated layer by layer on the roof, the token-rate ceilings, and the rows the
  * renderers and charts draw (each phase's layers; per phase the groups "all layers", "weight
  * matmuls", "attention matmuls", "other ops"). Never prints: src/report renders rf_llm_result. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -147,4 +148,39 @@ void rf_llm_result_free(rf_llm_result *r)
     rf_machine_free(r->machine);
     rf__free_with(&a, r->model);
     rf__free_with(&a, r);
+}
+
+rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decode_tokens_per_s,
+                                     double ttft_s, const char *source)
+{
+    RF_CHECK(ctx, r, RF_USAGE, "rf_llm_result_set_measured: no result");
+    RF_CHECK(ctx, isfinite(decode_tokens_per_s) && decode_tokens_per_s >= 0, RF_RANGE,
+             "measured decode rate %g tokens/s is not a finite figure >= 0", decode_tokens_per_s);
+    RF_CHECK(ctx, isfinite(ttft_s) && ttft_s >= 0, RF_RANGE,
+             "measured time to first token %g s is not a finite figure >= 0", ttft_s);
+    rf_llm_measured *x = &r->measured;
+    const rf_llm_ceilings *c = &r->ceilings;
+    double batch = (double)(r->phase[1].batch ? r->phase[1].batch : 1);
+    double pbatch = (double)(r->phase[0].batch ? r->phase[0].batch : 1);
+    double prompt = (double)(r->phase[0].tokens ? r->phase[0].tokens : 1);
+    memset(x, 0, sizeof *x);
+    if (decode_tokens_per_s > 0) {
+        double steps = decode_tokens_per_s / batch; /* one step reads the weights once */
+        x->have_decode = 1;
+        x->decode_tokens_per_s = decode_tokens_per_s;
+        x->decode_of_bandwidth = c->bw_tokens_per_s > 0 ? steps / c->bw_tokens_per_s : 0;
+        x->decode_of_compute =
+            c->compute_tokens_per_s > 0 ? decode_tokens_per_s / c->compute_tokens_per_s : 0;
+        x->decode_of_refined =
+            c->decode_tokens_per_s > 0 ? decode_tokens_per_s / c->decode_tokens_per_s : 0;
+        x->weight_bytes_per_s = c->model_bytes * steps;
+    }
+    if (ttft_s > 0) {
+        x->have_prefill = 1;
+        x->ttft_s = ttft_s;
+        x->prefill_tokens_per_s = pbatch * prompt / ttft_s;
+        x->ttft_of_refined = c->prefill_s / ttft_s;
+    }
+    rf__strlcpy(x->source, source ? source : "", sizeof x->source);
+    return RF_OK;
 }

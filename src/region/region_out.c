@@ -10,7 +10,7 @@
 #include "core/json_int.h"
 #include "core/rf_int.h"
 #include "region_int.h"
-#include "report/report_int.h"
+#include "core/text.h"
 #include "roofline/hw.h"
 #include "roofline/probe.h"
 

@@ -168,6 +168,33 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
                      (unsigned long long)d->context, d->kv_bits);
 }
 
+/* Measured rates against the ceilings (--measure, --measured-tps, --measured-ttft). */
+static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
+{
+    const rf_llm_measured *x = &r->measured;
+    char a[32], b[32], t[32];
+    if (!x->have_decode && !x->have_prefill) return RF_OK;
+    RF_TRY(RF_WRITE_LIT(w, "measured\n"));
+    if (x->source[0]) RF_TRY(rf_write_wrapped(w, 96, "  ", 2, x->source));
+    if (x->have_decode)
+        RF_TRY(rf_writef(w,
+                         "  decode                %s tokens/s: %.1f%% of the bandwidth ceiling, "
+                         "%.1f%% of the refined one,\n                        %.2g%% of the "
+                         "compute ceiling; weights read at %sB/s\n",
+                         rf_si_format_compact(a, sizeof a, x->decode_tokens_per_s, ""),
+                         100 * x->decode_of_bandwidth, 100 * x->decode_of_refined,
+                         100 * x->decode_of_compute,
+                         rf_si_format_compact(b, sizeof b, x->weight_bytes_per_s, "")));
+    if (x->have_prefill)
+        RF_TRY(rf_writef(w,
+                         "  time to first token   %s (%s tokens/s): the refined ceiling's is %.1f%% "
+                         "of it\n",
+                         rf__time(t, sizeof t, x->ttft_s),
+                         rf_si_format_compact(a, sizeof a, x->prefill_tokens_per_s, ""),
+                         100 * x->ttft_of_refined));
+    return RF_OK;
+}
+
 rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_report_opts *o,
                               rf_writer *w)
 {
@@ -178,7 +205,8 @@ rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_repo
     RF_TRY(rf__header(w, r));
     RF_TRY(rf__phase_table(w, &r->phase[0]));
     RF_TRY(rf__phase_table(w, &r->phase[1]));
-    return rf__ceilings(w, r);
+    RF_TRY(rf__ceilings(w, r));
+    return rf__measured(w, r);
 }
 
 rf_status rf_report_llm_csv(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
@@ -286,6 +314,22 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
                      (unsigned long long)c->batch_compute_bound));
     RF_TRY(rf__jnum(w, "kv_bytes_per_token", c->kv_bytes_per_token, ", "));
     RF_TRY(rf__jnum(w, "kv_bytes_context", c->kv_bytes_context, "},\n "));
+    const rf_llm_measured *x = &r->measured;
+    if (x->have_decode || x->have_prefill) {
+        RF_TRY(RF_WRITE_LIT(w, "\"measured\": {\"source\": "));
+        RF_TRY(rf__write_json_string(w, x->source));
+        RF_TRY(RF_WRITE_LIT(w, ", "));
+        RF_TRY(rf__jnum(w, "decode_tokens_per_s", x->have_decode ? x->decode_tokens_per_s : NAN,
+                        ", "));
+        RF_TRY(rf__jnum(w, "decode_of_bandwidth_ceiling", x->have_decode ? x->decode_of_bandwidth : NAN, ", "));
+        RF_TRY(rf__jnum(w, "decode_of_refined_ceiling", x->have_decode ? x->decode_of_refined : NAN, ", "));
+        RF_TRY(rf__jnum(w, "decode_of_compute_ceiling", x->have_decode ? x->decode_of_compute : NAN, ", "));
+        RF_TRY(rf__jnum(w, "weight_bytes_per_s", x->have_decode ? x->weight_bytes_per_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "ttft_of_refined_ceiling", x->have_prefill ? x->ttft_of_refined : NAN,
+                        "},\n "));
+    }
     RF_TRY(rf__json_phase(w, &r->phase[0]));
     RF_TRY(RF_WRITE_LIT(w, ",\n "));
     RF_TRY(rf__json_phase(w, &r->phase[1]));

@@ -18,4 +18,12 @@ expect 0 "" -- plot "$TMP/r.json" -o "$TMP/m.svg"
 grep -q 'data-measured' "$TMP/m.svg" || { echo "FAIL: no measured marker in the chart"; FAILS=$((FAILS + 1)); }
 expect 2 "--repeat" -- profile "$M" --hw "$D/machine.json" --measure --repeat 0
 expect 2 "--threads" -- profile "$M" --hw "$D/machine.json" --measure --threads x
+# llm: rates given on the command line, and measured on this CPU, against the ceilings
+G=$SRC/tests/data/gguf/tiny_llama_mixed.gguf
+expect 0 "" -- llm "$G" --hw "$D/machine.json" --measured-tps 1000 --measured-ttft 0.01
+grep -q "decode                1k tokens/s" "$TMP/out" || { echo "FAIL: llm --measured-tps"; cat "$TMP/out" | tail -5; FAILS=$((FAILS + 1)); }
+expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1 --json
+grep -q '"measured": {"source": "measured on this CPU' "$TMP/out" || { echo "FAIL: llm --measure --json"; FAILS=$((FAILS + 1)); }
+expect 2 "--measured-tps" -- llm "$G" --hw "$D/machine.json" --measured-tps -3
+expect 2 "--measured-ttft" -- llm "$G" --hw "$D/machine.json" --measured-ttft nan
 finish

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/rf_int.h"
-#include "report/report_int.h"
+#include "report_int.h"
 #include "roofline/region.h"
 
 static const rf_row *rf__row_named(const rf_result *r, const char *name)

@@ -1,0 +1,33 @@
+/* llm_measure.c — `roofline llm --measure`: the analysed model run on this CPU by the executor's
+ * LLM pass (src/exec, rf_exec_llm_run: one prefill chunk, decode steps at the context, weights read
+ * in place from the mapped file) and its rates set on the analysis against the ceilings. It lives
+ * above both llm and exec. Never prints. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/rf_int.h"
+#include "roofline/exec_llm.h"
+#include "roofline/llm.h"
+
+rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
+                         const rf_exec_opts *eo)
+{
+    if (!ctx) return RF_USAGE;
+    RF_CHECK(ctx, r && m, RF_USAGE, "rf_llm_measure: an analysis and its model are required");
+    rf_exec_llm_result *x = NULL;
+    RF_TRY(rf_exec_llm_run(ctx, m, &r->phase[0].opts, &r->phase[1].opts, eo, &x));
+    char src[RF_TEXT_MAX];
+    size_t len = 0;
+    src[0] = '\0';
+    rf__appendf(src, sizeof src, &len,
+                "measured on this CPU: %u thread%s, %s kernels, median of %u decode steps and %u "
+                "prefill passes",
+                x->threads, x->threads == 1 ? "" : "s", x->isa, x->repeat, x->prefill_repeat);
+    if (x->n_subst)
+        rf__appendf(src, sizeof src, &len, "; %zu weight type%s without a kernel ran as the nearest",
+                    x->n_subst, x->n_subst == 1 ? "" : "s");
+    if (x->notes[0]) rf__appendf(src, sizeof src, &len, "; %s", x->notes);
+    rf_status st = rf_llm_result_set_measured(ctx, r, x->decode_tokens_per_s, x->prefill_s, src);
+    rf_exec_llm_result_free(x);
+    return st;
+}
