@@ -23,18 +23,6 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {0, 0, 0, 0},
 };
 
-typedef struct rf__feed {
-    rf_analysis *a;
-} rf__feed;
-
-static rf_status rf__on_row(void *user, const rf_op_row *row)
-{
-    rf__feed *f = user;
-    rf_measured m = {row->time_s, 0, 0, 1};
-    return rf_analysis_add_measured(f->a, row->name, row->name_len, NULL, NULL, 0, row->flops,
-                                    row->bytes, row->has_time ? &m : NULL);
-}
-
 static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
 {
     rf_cli_args a;
@@ -73,8 +61,7 @@ static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
         if ((st = rf_si_parse(ctx, rf_cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
     }
-    rf__feed feed = {an};
-    if ((st = rf_ops_read_file(ctx, a.pos[0], infmt, rf__on_row, &feed)) != RF_OK) goto fail;
+    if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
         rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(&a, "chart") != NULL,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "ctx.h"
 
 #ifdef __cplusplus
@@ -44,6 +45,10 @@ rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format
  *  (.csv, .json) or else AUTO. Error messages start with the path. */
 rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_op_fn fn,
                            void *user);
+
+/** rf_ops_read_file with every row added to `an` as it is read (streamed: memory does not grow
+ *  with the number of rows), with its measured time when the row has one. */
+rf_status rf_ops_analyze_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_analysis *an);
 
 #ifdef __cplusplus
 }

@@ -73,3 +73,17 @@ rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_
     rf__unmap_file(&map);
     return st;
 }
+
+/* Each row as it is read goes into the analysis, with its measured time when it has one. */
+static rf_status rf__ops_to_analysis(void *user, const rf_op_row *row)
+{
+    rf_measured m = {row->time_s, 0, 0, 1};
+    return rf_analysis_add_measured(user, row->name, row->name_len, NULL, NULL, 0, row->flops,
+                                    row->bytes, row->has_time ? &m : NULL);
+}
+
+rf_status rf_ops_analyze_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_analysis *an)
+{
+    RF_CHECK(ctx, an, RF_USAGE, "rf_ops_analyze_file: no analysis");
+    return rf_ops_read_file(ctx, path, fmt, rf__ops_to_analysis, an);
+}
