@@ -1,90 +1,90 @@
 /* cli.h — what the subcommands of the `roofline` program share: option tables (which give both
  * --help and the man page, like curl's docs/cmdline-opts), the machine options, output to stdout,
  * and the one place that maps a status to an exit code. The program holds no analysis logic. */
-#ifndef RF_CLI_H
-#define RF_CLI_H
+#ifndef CLI_H
+#define CLI_H
 
 #include <stdio.h>
 
 #include <roofline/roofline.h>
 
 /* The datasheet machine the built-in demo runs against when this one cannot be measured. */
-#define RF_DEMO_MACHINE "xeon-8480plus"
+#define CLI_DEMO_MACHINE "xeon-8480plus"
 
 /* Exit codes (DESIGN.md "The command line"). */
-enum { RF_EXIT_OK = 0, RF_EXIT_INTERNAL = 1, RF_EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
 
 /* One option of a subcommand. `arg` is NULL for a flag. */
-typedef struct rf_cli_opt {
+typedef struct cli_opt {
     const char *name; /* long name without "--" */
     char short_name;  /* 0 for none */
     const char *arg;  /* metavariable ("NAME|FILE") or NULL */
     const char *help; /* one sentence */
-} rf_cli_opt;
+} cli_opt;
 
 /* Parsed command line of one subcommand: option values by table index, and positionals. */
-#define RF_CLI_MAX_OPTS 32
-#define RF_CLI_MAX_POS 8
-typedef struct rf_cli_args {
-    const rf_cli_opt *opts;
+#define CLI_MAX_OPTS 32
+#define CLI_MAX_POS 8
+typedef struct cli_args {
+    const cli_opt *opts;
     size_t n_opts;
-    const char *value[RF_CLI_MAX_OPTS]; /* NULL when not given; "" for a flag that was given */
-    const char *pos[RF_CLI_MAX_POS];
+    const char *value[CLI_MAX_OPTS]; /* NULL when not given; "" for a flag that was given */
+    const char *pos[CLI_MAX_POS];
     size_t n_pos;
-} rf_cli_args;
+} cli_args;
 
 /* A subcommand. */
-typedef struct rf_cli_cmd {
+typedef struct cli_cmd {
     const char *name;
     const char *usage;       /* "analyze [OPTIONS] OPS.csv|OPS.json" */
     const char *summary;     /* one line for the command list */
     const char *description; /* a paragraph for --help and the man page */
-    const rf_cli_opt *opts;  /* terminated by {0} */
-    int (*run)(const struct rf_cli_cmd *cmd, int argc, char **argv);
-} rf_cli_cmd;
+    const cli_opt *opts;  /* terminated by {0} */
+    int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+} cli_cmd;
 
 /* The subcommand table (main.c). */
-extern const rf_cli_cmd *const rf_cli_commands[];
-extern const size_t rf_cli_n_commands;
+extern const cli_cmd *const cli_commands[];
+extern const size_t cli_n_commands;
 
 /* Parse argv[1..] of a subcommand against its table. Handles --help (prints help, returns 0 with
- * *done set). Returns RF_EXIT_OK or RF_EXIT_USAGE after printing one line on stderr. */
-int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out, int *done);
+ * *done set). Returns EXIT_OK or EXIT_USAGE after printing one line on stderr. */
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *done);
 
 /* Value of option `name`, or NULL when not given. */
-const char *rf_cli_get(const rf_cli_args *a, const char *name);
+const char *cli_get(const cli_args *a, const char *name);
 
 /* Print a subcommand's --help to `f`. */
-void rf_cli_help(const rf_cli_cmd *cmd, FILE *f);
+void cli_help(const cli_cmd *cmd, FILE *f);
 
 /* Print the man page (roff) of the whole program to `f`. */
-void rf_cli_man(FILE *f);
+void cli_man(FILE *f);
 
 /* A context whose log callback prints warnings on stderr ("roofline: warning: ..."). */
-rf_ctx *rf_cli_ctx(void);
+rf_ctx *cli_ctx(void);
 
 /* Progress messages (the library's info log) on stderr too when `on`; warnings only otherwise. */
-void rf_cli_progress(rf_ctx *ctx, int on);
+void cli_progress(rf_ctx *ctx, int on);
 
 /* Print "roofline: <message>" for a failed call and return the exit code for `st`. */
-int rf_cli_fail(rf_ctx *ctx, rf_status st);
+int cli_fail(rf_ctx *ctx, rf_status st);
 
-/* Print a usage error naming the subcommand and return RF_EXIT_USAGE. */
-int rf_cli_usage_error(const rf_cli_cmd *cmd, const char *fmt, ...)
+/* Print a usage error naming the subcommand and return EXIT_USAGE. */
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* A writer on stdout (buffered; RF_IO when the write fails). */
-rf_writer rf_cli_stdout(void);
+rf_writer cli_stdout(void);
 
 /* Flush stdout; RF_IO when it failed (e.g. a closed pipe, a full disk). */
-rf_status rf_cli_flush(rf_ctx *ctx);
+rf_status cli_flush(rf_ctx *ctx);
 
 /* Terminal options: COLUMNS (else the tty width, else 80), UTF-8 from the locale variables,
  * colour only on a tty without NO_COLOR. */
-rf_report_opts rf_cli_report_opts(void);
+rf_report_opts cli_report_opts(void);
 
 /* The machine options shared by every command that evaluates. */
-#define RF_CLI_MACHINE_OPTS                                                                        \
+#define CLI_MACHINE_OPTS                                                                        \
     {"hw", 0, "NAME|FILE|measured",                                                                \
      "machine: a datasheet entry ('roofline hw list'), a machine file, or measured (this one)"},  \
     {"peak-flops", 0, "FLOPS", "peak compute, with SI suffix (19.5T); overrides --hw's ceiling"},  \
@@ -94,57 +94,57 @@ rf_report_opts rf_cli_report_opts(void);
 
 /* Resolve --hw / --peak-flops / --peak-bw / --compute / --memory into a machine and the indices of
  * its two ceilings. `fallback` is the machine used when none is given (NULL: it is an error). */
-rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback,
+rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback,
                          rf_machine **m, size_t *compute, size_t *bandwidth);
 
 /* Parse --format/--json/--csv into "table", "json" or "csv"; NULL after a usage error. */
-const char *rf_cli_format(const rf_cli_cmd *cmd, const rf_cli_args *a);
+const char *cli_format(const cli_cmd *cmd, const cli_args *a);
 
 /* Print a result as `format` ("table", "json", "csv"); the table adds the chart (if `chart`) and
  * the bottleneck summary (if `summary`). Returns the exit code. */
-int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
                         int chart, int summary);
 
 /* --plot FILE.svg|FILE.html|- (plot_out.c), shared by analyze, profile, llm, peaks and plot. */
-enum { RF_CLI_PLOT_SVG = 0, RF_CLI_PLOT_HTML = 1 };
+enum { CLI_PLOT_SVG = 0, CLI_PLOT_HTML = 1 };
 
-/* RF_CLI_PLOT_SVG or _HTML from the file name ('-' is SVG on stdout); -1 for another name. */
-int rf_cli_plot_format(const char *path);
+/* CLI_PLOT_SVG or _HTML from the file name ('-' is SVG on stdout); -1 for another name. */
+int cli_plot_format(const char *path);
 
 /* Check a --plot value before any work: 0, or a usage error (one line, exit 2) for command `cmd`. */
-int rf_cli_plot_check(const char *cmd, const char *path);
+int cli_plot_check(const char *cmd, const char *path);
 
 /* Draw results[0..n) (several: one series each) with every ceiling of `m` (may be NULL) into
  * `path` ('-': stdout), the back end chosen by the file name. Returns the exit code; one line on
  * stderr naming the file when it fails. */
-int rf_cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                 const char *path);
 
-/* Same with the back end given (RF_CLI_PLOT_SVG or RF_CLI_PLOT_HTML), whatever the name. */
-int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+/* Same with the back end given (CLI_PLOT_SVG or CLI_PLOT_HTML), whatever the name. */
+int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                    const char *path, int format);
 
-/* The chart of a machine's roofs alone into `path`, as rf_cli_plot. */
-int rf_cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
+/* The chart of a machine's roofs alone into `path`, as cli_plot. */
+int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
 
 /* `roofline profile` on `path` (NULL: the built-in ResNet-18 demo) with the profile options in
- * `a` (cmd_profile.c; also run by the demo). `fallback_machine` as for rf_cli_machine (on failure
- * without --hw the datasheet RF_DEMO_MACHINE is used). Returns the exit code. */
-int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *path,
+ * `a` (cmd_profile.c; also run by the demo). `fallback_machine` as for cli_machine (on failure
+ * without --hw the datasheet CLI_DEMO_MACHINE is used). Returns the exit code. */
+int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
                        const char *fallback_machine);
 
 /* Parse a whole number option (e.g. --top) in [min, max]; usage error otherwise. */
-int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
+int cli_uint(const cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
                 unsigned long long max, unsigned long long *out);
 
 /* RF_TRY for the CLI's own helpers (which may not use the library's internal macros). */
-#define RF_TRY_CLI(expr)                                                                           \
+#define CLI_TRY(expr)                                                                           \
     do {                                                                                           \
-        rf_status rf__s = (expr);                                                                  \
-        if (rf__s != RF_OK) return rf__s;                                                          \
+        rf_status cli_s = (expr);                                                                  \
+        if (cli_s != RF_OK) return cli_s;                                                          \
     } while (0)
 
 /* Write `text` to `f` wrapped at 78 columns, every line indented by `indent` spaces. */
-void rf_cli_wrap(FILE *f, const char *text, int indent);
+void cli_wrap(FILE *f, const char *text, int indent);
 
 #endif

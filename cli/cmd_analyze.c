@@ -5,8 +5,8 @@
 
 #include "cli.h"
 
-static const rf_cli_opt rf__analyze_opts[] = {
-    RF_CLI_MACHINE_OPTS,
+static const cli_opt cli_analyze_opts[] = {
+    CLI_MACHINE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -23,53 +23,53 @@ static const rf_cli_opt rf__analyze_opts[] = {
     {0, 0, 0, 0},
 };
 
-static int rf__analyze(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    cli_args a;
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
-    if (a.n_pos == 0) return rf_cli_usage_error(cmd, "missing the operations file (CSV or JSON)");
-    if (a.n_pos > 1) return rf_cli_usage_error(cmd, "expected one input file, got %zu", a.n_pos);
-    const char *format = rf_cli_format(cmd, &a);
-    if (!format) return RF_EXIT_USAGE;
+    if (a.n_pos == 0) return cli_usage_error(cmd, "missing the operations file (CSV or JSON)");
+    if (a.n_pos > 1) return cli_usage_error(cmd, "expected one input file, got %zu", a.n_pos);
+    const char *format = cli_format(cmd, &a);
+    if (!format) return EXIT_USAGE;
     unsigned long long top = 0;
-    if (rf_cli_get(&a, "top") &&
-        rf_cli_uint(cmd, "top", rf_cli_get(&a, "top"), 1, 1ULL << 40, &top))
-        return RF_EXIT_USAGE;
+    if (cli_get(&a, "top") &&
+        cli_uint(cmd, "top", cli_get(&a, "top"), 1, 1ULL << 40, &top))
+        return EXIT_USAGE;
     rf_ops_format infmt = RF_OPS_AUTO;
-    const char *inf = rf_cli_get(&a, "input-format");
+    const char *inf = cli_get(&a, "input-format");
     if (inf && strcmp(inf, "csv") == 0) infmt = RF_OPS_CSV;
     else if (inf && strcmp(inf, "json") == 0) infmt = RF_OPS_JSON;
-    else if (inf) return rf_cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
-    const char *plot = rf_cli_get(&a, "plot");
-    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
+    else if (inf) return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+    const char *plot = cli_get(&a, "plot");
+    if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
 
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
     rf_sort sort = top ? RF_SORT_TIME : RF_SORT_INPUT;
     rf_machine *m = NULL;
     rf_analysis *an = NULL;
     rf_result *r = NULL;
     size_t ci, bi;
     rf_status st = RF_OK;
-    if (rf_cli_get(&a, "sort") && (st = rf_sort_parse(ctx, rf_cli_get(&a, "sort"), &sort)))
+    if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort)))
         goto fail;
-    if ((st = rf_cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
+    if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
-    if (rf_cli_get(&a, "wall")) {
+    if (cli_get(&a, "wall")) {
         double wall;
-        if ((st = rf_si_parse(ctx, rf_cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
+        if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
     }
     if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
-        rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(&a, "chart") != NULL,
-                                 !rf_cli_get(&a, "no-summary"));
-    if (plot && rc == RF_EXIT_OK) rc = rf_cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
+        rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
+                                 !cli_get(&a, "no-summary"));
+    if (plot && rc == EXIT_OK) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:
-    rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? RF_EXIT_USAGE : rf_cli_fail(ctx, st);
+    rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? EXIT_USAGE : cli_fail(ctx, st);
 out:
     rf_result_free(r);
     rf_analysis_free(an);
@@ -78,7 +78,7 @@ out:
     return rc;
 }
 
-const rf_cli_cmd rf_cmd_analyze = {
+const cli_cmd cmd_analyze = {
     "analyze",
     "analyze [OPTIONS] OPS.csv|OPS.json|-",
     "roofline of a list of operations (name, FLOPs, bytes)",
@@ -89,6 +89,6 @@ const rf_cli_cmd rf_cmd_analyze = {
     "(seconds per pass; JSON key time_s) adds the measured figures: achieved FLOP/s and B/s, "
     "utilization of the roof, measured/estimated time, points above their roof with the likely "
     "reason, and the rows ranked by time lost to the roof.",
-    rf__analyze_opts,
-    rf__analyze,
+    cli_analyze_opts,
+    cli_analyze,
 };

@@ -1,12 +1,12 @@
 /* cmd_demo.c — `roofline demo` (and `roofline` with no argument): profiles the built-in
  * ResNet-18 (an ONNX graph embedded in the library, data/resnet18.onnx) like `roofline profile`,
- * against the default machine (rf_cli_machine's fallback). */
+ * against the default machine (cli_machine's fallback). */
 #include <string.h>
 
 #include "cli.h"
 
-static const rf_cli_opt rf__demo_opts[] = {
-    RF_CLI_MACHINE_OPTS,
+static const cli_opt cli_demo_opts[] = {
+    CLI_MACHINE_OPTS,
     {"batch", 'b', "N", "batch size (default: 1)"},
     {"input", 'i', "NAME=DIMS", "input shape, e.g. input=1x3x512x512"},
     {"compare", 0, "NAME=DIMS", "profile again with these input shapes and show the shift"},
@@ -23,16 +23,16 @@ static const rf_cli_opt rf__demo_opts[] = {
     {0, 0, 0, 0},
 };
 
-static int rf__demo(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_demo(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    cli_args a;
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
-    if (a.n_pos) return rf_cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
-    return rf_cli_profile_run(cmd, &a, NULL, RF_DEMO_MACHINE);
+    if (a.n_pos) return cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
+    return cli_profile_run(cmd, &a, NULL, CLI_DEMO_MACHINE);
 }
 
-const rf_cli_cmd rf_cmd_demo = {
+const cli_cmd cmd_demo = {
     "demo",
     "demo [OPTIONS]",
     "the built-in demo (what 'roofline' with no argument runs)",
@@ -40,6 +40,6 @@ const rf_cli_cmd rf_cmd_demo = {
     "FP32; an ONNX graph embedded in the program, weights not needed), layer by layer as "
     "'roofline profile' does, against the machine given or else the default machine "
     "(the datasheet figures of an Intel Xeon Platinum 8480+ when none can be resolved).",
-    rf__demo_opts,
-    rf__demo,
+    cli_demo_opts,
+    cli_demo,
 };

@@ -5,51 +5,51 @@
 
 #include "cli.h"
 
-static const rf_cli_opt rf__hw_opts[] = {
+static const cli_opt cli_hw_opts[] = {
     {"json", 0, NULL, "print JSON (show: a machine file in the full form)"},
     {"simple", 0, NULL, "show --json: the simple form (name, peak_flops, peak_bandwidth)"},
     {0, 0, 0, 0},
 };
 
-static int rf__hw(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    cli_args a;
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
-    if (a.n_pos == 0) return rf_cli_usage_error(cmd, "missing 'list' or 'show NAME|FILE'");
-    int json = rf_cli_get(&a, "json") != NULL;
+    if (a.n_pos == 0) return cli_usage_error(cmd, "missing 'list' or 'show NAME|FILE'");
+    int json = cli_get(&a, "json") != NULL;
     int is_list = strcmp(a.pos[0], "list") == 0, is_show = strcmp(a.pos[0], "show") == 0;
-    if (!is_list && !is_show) return rf_cli_usage_error(cmd, "unknown action '%s'", a.pos[0]);
-    if (is_list && a.n_pos != 1) return rf_cli_usage_error(cmd, "'list' takes no argument");
-    if (is_show && a.n_pos != 2) return rf_cli_usage_error(cmd, "'show' takes one NAME or FILE");
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
-    rf_writer w = rf_cli_stdout();
-    rf_report_opts o = rf_cli_report_opts();
+    if (!is_list && !is_show) return cli_usage_error(cmd, "unknown action '%s'", a.pos[0]);
+    if (is_list && a.n_pos != 1) return cli_usage_error(cmd, "'list' takes no argument");
+    if (is_show && a.n_pos != 2) return cli_usage_error(cmd, "'show' takes one NAME or FILE");
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
+    rf_writer w = cli_stdout();
+    rf_report_opts o = cli_report_opts();
     rf_machine *m = NULL;
     rf_status st;
     if (is_list) {
         st = rf_report_hwdb_list(ctx, json, &w);
     } else if ((st = rf_machine_resolve(ctx, a.pos[1], &m)) == RF_OK) {
-        st = json ? rf_machine_write_json(ctx, m, rf_cli_get(&a, "simple") != NULL, &w)
+        st = json ? rf_machine_write_json(ctx, m, cli_get(&a, "simple") != NULL, &w)
                   : rf_report_machine_show(ctx, m, &o, &w);
     }
     rf_machine_free(m);
     if (st == RF_OK)
-        rc = rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+        rc = cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
     else
-        rc = rf_cli_fail(ctx, st);
+        rc = cli_fail(ctx, st);
     rf_ctx_free(ctx);
     return rc;
 }
 
-const rf_cli_cmd rf_cmd_hw = {
+const cli_cmd cmd_hw = {
     "hw",
     "hw list | hw show NAME|FILE [--json [--simple]]",
     "the datasheet database and machine files",
     "'hw list' lists the devices of the datasheet database (every figure dense, with the document "
     "it comes from). 'hw show' prints one device, or a machine file, ceiling by ceiling; with "
     "--json it prints a machine file you can edit and pass to --hw.",
-    rf__hw_opts,
-    rf__hw,
+    cli_hw_opts,
+    cli_hw,
 };

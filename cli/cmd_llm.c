@@ -11,8 +11,8 @@
 
 #include "cli.h"
 
-static const rf_cli_opt rf__llm_opts[] = {
-    RF_CLI_MACHINE_OPTS,
+static const cli_opt cli_llm_opts[] = {
+    CLI_MACHINE_OPTS,
     {"batch", 'b', "N", "sequences decoded or prefilled together (default: 1)"},
     {"prompt", 'p', "S", "prefill: prompt tokens per sequence (default: 128)"},
     {"context", 'c', "L",
@@ -35,64 +35,64 @@ static const rf_cli_opt rf__llm_opts[] = {
     {0, 0, 0, 0},
 };
 
-static int rf__bits(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *opt, uint32_t *out)
+static int cli_bits(const cli_cmd *cmd, const cli_args *a, const char *opt, uint32_t *out)
 {
     unsigned long long v = 16;
-    const char *t = rf_cli_get(a, opt);
-    if (t && rf_cli_uint(cmd, opt, t, 1, 64, &v)) return RF_EXIT_USAGE;
+    const char *t = cli_get(a, opt);
+    if (t && cli_uint(cmd, opt, t, 1, 64, &v)) return EXIT_USAGE;
     if (v != 32 && v != 16 && v != 8 && v != 4)
-        return rf_cli_usage_error(cmd, "--%s: %llu bits is not one of 32, 16, 8, 4", opt, v);
+        return cli_usage_error(cmd, "--%s: %llu bits is not one of 32, 16, 8, 4", opt, v);
     *out = (uint32_t)v;
     return 0;
 }
 
 /* A positive finite number option (a rate, a time). */
-static int rf__positive(const rf_cli_cmd *cmd, const char *opt, const char *text, double *out)
+static int cli_positive(const cli_cmd *cmd, const char *opt, const char *text, double *out)
 {
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !isfinite(v) || v <= 0)
-        return rf_cli_usage_error(cmd, "--%s: '%s' is not a positive number", opt, text);
+        return cli_usage_error(cmd, "--%s: '%s' is not a positive number", opt, text);
     *out = v;
     return 0;
 }
 
 /* Options into the two phases' rf_llm_opts. */
-static int rf__parse(const rf_cli_cmd *cmd, const rf_cli_args *a, rf_llm_opts *po,
+static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po,
                      rf_llm_opts *dopt)
 {
     unsigned long long b = 1, s = 128, l = 128;
     const unsigned long long max = 1ull << 24;
-    if (rf_cli_get(a, "batch") && rf_cli_uint(cmd, "batch", rf_cli_get(a, "batch"), 1, max, &b))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "prompt") && rf_cli_uint(cmd, "prompt", rf_cli_get(a, "prompt"), 1, max, &s))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "context") &&
-        rf_cli_uint(cmd, "context", rf_cli_get(a, "context"), 1, max, &l))
-        return RF_EXIT_USAGE;
+    if (cli_get(a, "batch") && cli_uint(cmd, "batch", cli_get(a, "batch"), 1, max, &b))
+        return EXIT_USAGE;
+    if (cli_get(a, "prompt") && cli_uint(cmd, "prompt", cli_get(a, "prompt"), 1, max, &s))
+        return EXIT_USAGE;
+    if (cli_get(a, "context") &&
+        cli_uint(cmd, "context", cli_get(a, "context"), 1, max, &l))
+        return EXIT_USAGE;
     memset(po, 0, sizeof *po);
     po->phase = RF_LLM_PREFILL;
     po->batch = b;
     po->prompt = s;
-    po->causal_half = rf_cli_get(a, "causal-half") != NULL;
-    po->granular = rf_cli_get(a, "granular") != NULL;
-    if (rf__bits(cmd, a, "kv-bits", &po->kv_bits) || rf__bits(cmd, a, "act-bits", &po->act_bits))
-        return RF_EXIT_USAGE;
-    const char *w = rf_cli_get(a, "weights");
+    po->causal_half = cli_get(a, "causal-half") != NULL;
+    po->granular = cli_get(a, "granular") != NULL;
+    if (cli_bits(cmd, a, "kv-bits", &po->kv_bits) || cli_bits(cmd, a, "act-bits", &po->act_bits))
+        return EXIT_USAGE;
+    const char *w = cli_get(a, "weights");
     if (w && (!rf_dtype_from_name(w, &po->weights) || !rf_dtype_block_bytes(po->weights) ||
               po->weights == RF_DTYPE_STRING))
-        return rf_cli_usage_error(cmd, "--weights: unknown type '%s' (e.g. q4_k, q8_0, f16)", w);
+        return cli_usage_error(cmd, "--weights: unknown type '%s' (e.g. q4_k, q8_0, f16)", w);
     *dopt = *po;
     dopt->phase = RF_LLM_DECODE;
     dopt->context = l;
     return 0;
 }
 
-static int rf__print(rf_ctx *ctx, const char *format, const rf_cli_args *a,
+static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a,
                      const rf_llm_result *r)
 {
-    rf_writer w = rf_cli_stdout();
-    rf_report_opts o = rf_cli_report_opts();
+    rf_writer w = cli_stdout();
+    rf_report_opts o = cli_report_opts();
     rf_status st;
     if (strcmp(format, "json") == 0) {
         st = rf_report_llm_json(ctx, r, &w);
@@ -100,66 +100,66 @@ static int rf__print(rf_ctx *ctx, const char *format, const rf_cli_args *a,
         st = rf_report_llm_csv(ctx, r, &w);
     } else {
         st = rf_report_llm_table(ctx, r, &o, &w);
-        if (st == RF_OK && rf_cli_get(a, "chart")) {
+        if (st == RF_OK && cli_get(a, "chart")) {
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_chart_ascii(ctx, r->groups, r->machine, &o, &w);
         }
     }
-    if (st != RF_OK) return rf_cli_fail(ctx, st);
-    if (rf_cli_flush(ctx) != RF_OK) return rf_cli_fail(ctx, RF_IO);
-    const char *plot = rf_cli_get(a, "plot");
+    if (st != RF_OK) return cli_fail(ctx, st);
+    if (cli_flush(ctx) != RF_OK) return cli_fail(ctx, RF_IO);
+    const char *plot = cli_get(a, "plot");
     if (plot) {
         const rf_result *two[2] = {r->prefill_rows, r->decode_rows};
-        return rf_cli_plot(ctx, two, 2, r->machine, plot);
+        return cli_plot(ctx, two, 2, r->machine, plot);
     }
-    return RF_EXIT_OK;
+    return EXIT_OK;
 }
 
-static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
+    cli_args a;
     rf_llm_opts po, dopt;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
     if (a.n_pos != 1)
-        return rf_cli_usage_error(cmd, a.n_pos ? "one model at a time" : "a model file is needed");
-    const char *format = rf_cli_format(cmd, &a);
-    if (!format || rf__parse(cmd, &a, &po, &dopt)) return RF_EXIT_USAGE;
+        return cli_usage_error(cmd, a.n_pos ? "one model at a time" : "a model file is needed");
+    const char *format = cli_format(cmd, &a);
+    if (!format || llm_parse_opts(cmd, &a, &po, &dopt)) return EXIT_USAGE;
     double tps = 0, ttft = 0;
     unsigned long long threads = 0;
-    if (rf_cli_get(&a, "threads") &&
-        rf_cli_uint(cmd, "threads", rf_cli_get(&a, "threads"), 1, 1024, &threads))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(&a, "measured-tps") &&
-        rf__positive(cmd, "measured-tps", rf_cli_get(&a, "measured-tps"), &tps))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(&a, "measured-ttft") &&
-        rf__positive(cmd, "measured-ttft", rf_cli_get(&a, "measured-ttft"), &ttft))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(&a, "plot") && rf_cli_plot_check("llm", rf_cli_get(&a, "plot")))
-        return RF_EXIT_USAGE;
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
+    if (cli_get(&a, "threads") &&
+        cli_uint(cmd, "threads", cli_get(&a, "threads"), 1, 1024, &threads))
+        return EXIT_USAGE;
+    if (cli_get(&a, "measured-tps") &&
+        cli_positive(cmd, "measured-tps", cli_get(&a, "measured-tps"), &tps))
+        return EXIT_USAGE;
+    if (cli_get(&a, "measured-ttft") &&
+        cli_positive(cmd, "measured-ttft", cli_get(&a, "measured-ttft"), &ttft))
+        return EXIT_USAGE;
+    if (cli_get(&a, "plot") && cli_plot_check("llm", cli_get(&a, "plot")))
+        return EXIT_USAGE;
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
     rf_machine *mach = NULL;
     rf_llm_model *m = NULL;
     rf_llm_result *r = NULL;
     size_t ci, bi;
-    rf_status st = rf_cli_machine(ctx, &a, NULL, &mach, &ci, &bi);
-    if (st == RF_USAGE && !rf_cli_get(&a, "hw")) { /* rf_cli_machine printed the line */
+    rf_status st = cli_machine(ctx, &a, NULL, &mach, &ci, &bi);
+    if (st == RF_USAGE && !cli_get(&a, "hw")) { /* cli_machine printed the line */
         rf_ctx_free(ctx);
-        return RF_EXIT_USAGE;
+        return EXIT_USAGE;
     }
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
     if (st == RF_OK) st = rf_llm_analyze(ctx, m, a.pos[0], mach, ci, bi, &po, &dopt, &r);
     if (st == RF_OK && (tps > 0 || ttft > 0))
         st = rf_llm_result_set_measured(ctx, r, tps, ttft, "given on the command line");
-    if (st == RF_OK && rf_cli_get(&a, "measure")) {
+    if (st == RF_OK && cli_get(&a, "measure")) {
         rf_exec_opts eo = {0};
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
         st = rf_llm_measure(ctx, r, m, &eo);
     }
-    rc = st == RF_OK ? rf__print(ctx, format, &a, r) : rf_cli_fail(ctx, st);
+    rc = st == RF_OK ? cli_print(ctx, format, &a, r) : cli_fail(ctx, st);
     rf_llm_result_free(r);
     rf_llm_free(m);
     rf_machine_free(mach);
@@ -167,7 +167,7 @@ static int rf__llm(const rf_cli_cmd *cmd, int argc, char **argv)
     return rc;
 }
 
-const rf_cli_cmd rf_cmd_llm = {
+const cli_cmd cmd_llm = {
     "llm",
     "llm [OPTIONS] MODEL.gguf|MODEL.apr|CHECKPOINT_DIR",
     "prefill/decode rooflines and token-rate ceilings of an LLM",
@@ -179,6 +179,6 @@ const rf_cli_cmd rf_cmd_llm = {
     "KV-cache reads and writes. Then the ceilings: model bytes, bandwidth and compute ceilings in "
     "tokens/s and which binds; decode tokens/s, time to first token, prefill tokens/s, the batch "
     "at which decode turns compute-bound and the KV-cache size, against --hw.",
-    rf__llm_opts,
-    rf__llm,
+    cli_llm_opts,
+    cli_llm,
 };

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 
-static const rf_cli_opt rf__peaks_opts[] = {
+static const cli_opt cli_peaks_opts[] = {
     {"quick", 'q', NULL, "only what the analysis needs (fp64/fp32 FMA, L1-DRAM; under 3 s)"},
     {"json", 0, NULL, "print the machine file (full form, provenance measured)"},
     {"chart", 0, NULL, "add the ASCII roofline chart of every ceiling"},
@@ -18,44 +18,44 @@ static const rf_cli_opt rf__peaks_opts[] = {
     {0, 0, 0, 0},
 };
 
-static rf_status rf__table(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *r, int chart,
+static rf_status cli_table(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *r, int chart,
                            rf_writer *w)
 {
-    rf_report_opts o = rf_cli_report_opts();
-    RF_TRY_CLI(rf_report_machine_measured(ctx, m, r, &o, w));
+    rf_report_opts o = cli_report_opts();
+    CLI_TRY(rf_report_machine_measured(ctx, m, r, &o, w));
     if (!chart) return RF_OK;
-    RF_TRY_CLI(rf_write(w, "\n", 1));
+    CLI_TRY(rf_write(w, "\n", 1));
     return rf_report_machine_chart(ctx, m, RF_CHART_ASCII, &o, w);
 }
 
-/* Parse the options into probe options; RF_EXIT_USAGE after one line on stderr. */
-static int rf__peaks_opts_parse(const rf_cli_cmd *cmd, const rf_cli_args *a, rf_probe_opts *o)
+/* Parse the options into probe options; EXIT_USAGE after one line on stderr. */
+static int cli_peaks_opts_parse(const cli_cmd *cmd, const cli_args *a, rf_probe_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->quick = rf_cli_get(a, "quick") != NULL;
-    o->isa = rf_cli_get(a, "isa");
-    if (rf_cli_get(a, "threads")) {
+    o->quick = cli_get(a, "quick") != NULL;
+    o->isa = cli_get(a, "isa");
+    if (cli_get(a, "threads")) {
         unsigned long long t;
-        if (rf_cli_uint(cmd, "threads", rf_cli_get(a, "threads"), 1, 256, &t)) return RF_EXIT_USAGE;
+        if (cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 256, &t)) return EXIT_USAGE;
         o->max_threads = (unsigned)t;
     }
-    return RF_EXIT_OK;
+    return EXIT_OK;
 }
 
-static int rf__peaks(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
+    cli_args a;
     rf_probe_opts o;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
-    if (a.n_pos) return rf_cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
-    if (rf__peaks_opts_parse(cmd, &a, &o)) return RF_EXIT_USAGE;
-    const char *plot = rf_cli_get(&a, "plot");
-    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
-    int no_cache = rf_cli_get(&a, "no-cache") != NULL, refresh = rf_cli_get(&a, "refresh") != NULL;
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
-    rf_cli_progress(ctx, 1);
+    if (a.n_pos) return cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
+    if (cli_peaks_opts_parse(cmd, &a, &o)) return EXIT_USAGE;
+    const char *plot = cli_get(&a, "plot");
+    if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
+    int no_cache = cli_get(&a, "no-cache") != NULL, refresh = cli_get(&a, "refresh") != NULL;
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
+    cli_progress(ctx, 1);
     const char *isa;
     rf_machine *cached = NULL;
     rf_probe_report *r = NULL;
@@ -73,24 +73,24 @@ static int rf__peaks(const rf_cli_cmd *cmd, int argc, char **argv)
             rf_ctx_clear_error(ctx);
         }
     }
-    rf_writer w = rf_cli_stdout();
+    rf_writer w = cli_stdout();
     const rf_machine *m = cached ? cached : (r ? r->machine : NULL);
     int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the table */
     if (st == RF_OK && !to_stdout)
-        st = rf_cli_get(&a, "json") ? rf_machine_write_json(ctx, m, 0, &w)
-                                    : rf__table(ctx, m, r, rf_cli_get(&a, "chart") != NULL, &w);
+        st = cli_get(&a, "json") ? rf_machine_write_json(ctx, m, 0, &w)
+                                    : cli_table(ctx, m, r, cli_get(&a, "chart") != NULL, &w);
     if (st == RF_OK)
-        rc = rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+        rc = cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
     else
-        rc = rf_cli_fail(ctx, st);
-    if (rc == RF_EXIT_OK && plot) rc = rf_cli_plot_machine(ctx, m, plot);
+        rc = cli_fail(ctx, st);
+    if (rc == EXIT_OK && plot) rc = cli_plot_machine(ctx, m, plot);
     rf_machine_free(cached);
     rf_probe_report_free(r);
     rf_ctx_free(ctx);
     return rc;
 }
 
-const rf_cli_cmd rf_cmd_peaks = {
+const cli_cmd cmd_peaks = {
     "peaks",
     "peaks [--quick] [--json] [--chart] [--plot FILE] [--isa ISA] [--threads N] [--refresh] "
     "[--no-cache]",
@@ -102,6 +102,6 @@ const rf_cli_cmd rf_cmd_peaks = {
     "Results are cached per machine under $XDG_CACHE_HOME/roofline/ (else ~/.cache/roofline/); "
     "'--hw measured' in the other commands uses them. The full run takes under 30 s on 2 cores, "
     "--quick under 3 s; progress goes to stderr.",
-    rf__peaks_opts,
-    rf__peaks,
+    cli_peaks_opts,
+    cli_peaks,
 };

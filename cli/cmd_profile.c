@@ -6,8 +6,8 @@
 
 #include "cli.h"
 
-static const rf_cli_opt rf__profile_opts[] = {
-    RF_CLI_MACHINE_OPTS,
+static const cli_opt cli_profile_opts[] = {
+    CLI_MACHINE_OPTS,
     {"batch", 'b', "N", "batch size: axis 0 of every model input"},
     {"seq", 0, "N", "sequence length: axis 1 of every rank-2/3 model input"},
     {"input", 'i', "NAME=DIMS[,...]", "input shape, e.g. input=1x3x512x512 (several: comma)"},
@@ -30,101 +30,101 @@ static const rf_cli_opt rf__profile_opts[] = {
 };
 
 /* Parse "a=..,b=.." bindings (is_dim) into b[*n]. */
-static int rf__bindings(const rf_cli_cmd *cmd, rf_ctx *ctx, const char *opt, const char *text,
+static int cli_bindings(const cli_cmd *cmd, rf_ctx *ctx, const char *opt, const char *text,
                         int is_dim, rf_shape_binding *b, size_t cap, size_t *n)
 {
     char buf[1024];
     if (!text) return 0;
-    if (strlen(text) >= sizeof buf) return rf_cli_usage_error(cmd, "--%s: value too long", opt);
+    if (strlen(text) >= sizeof buf) return cli_usage_error(cmd, "--%s: value too long", opt);
     memcpy(buf, text, strlen(text) + 1);
     for (char *s = buf, *e; s && *s; s = e) {
         e = strchr(s, ',');
         if (e) *e++ = '\0';
-        if (*n == cap) return rf_cli_usage_error(cmd, "--%s: too many bindings", opt);
+        if (*n == cap) return cli_usage_error(cmd, "--%s: too many bindings", opt);
         if (rf_shape_binding_parse(ctx, s, is_dim, &b[*n]) != RF_OK)
-            return rf_cli_usage_error(cmd, "%s", rf_ctx_errmsg(ctx));
+            return cli_usage_error(cmd, "%s", rf_ctx_errmsg(ctx));
         (*n)++;
     }
     return 0;
 }
 
 /* Shared by `profile` and the demo: load `path` (NULL: the built-in demo) and print. */
-int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *path,
+int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
                        const char *fallback_machine)
 {
     rf_shape_binding b[32], b2[32];
     size_t nb = 0, nb2 = 0;
     unsigned long long batch = 0, seq = 0, top = 5;
-    const char *format = rf_cli_format(cmd, a);
-    if (!format) return RF_EXIT_USAGE;
-    const char *plot = rf_cli_get(a, "plot");
-    if (plot && rf_cli_plot_check(cmd->name, plot)) return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "batch") &&
-        rf_cli_uint(cmd, "batch", rf_cli_get(a, "batch"), 1, 1ULL << 30, &batch))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "seq") && rf_cli_uint(cmd, "seq", rf_cli_get(a, "seq"), 1, 1ULL << 30, &seq))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "top") && rf_cli_uint(cmd, "top", rf_cli_get(a, "top"), 0, 1ULL << 30, &top))
-        return RF_EXIT_USAGE;
+    const char *format = cli_format(cmd, a);
+    if (!format) return EXIT_USAGE;
+    const char *plot = cli_get(a, "plot");
+    if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
+    if (cli_get(a, "batch") &&
+        cli_uint(cmd, "batch", cli_get(a, "batch"), 1, 1ULL << 30, &batch))
+        return EXIT_USAGE;
+    if (cli_get(a, "seq") && cli_uint(cmd, "seq", cli_get(a, "seq"), 1, 1ULL << 30, &seq))
+        return EXIT_USAGE;
+    if (cli_get(a, "top") && cli_uint(cmd, "top", cli_get(a, "top"), 0, 1ULL << 30, &top))
+        return EXIT_USAGE;
     unsigned long long repeat = 0, threads = 0;
-    if (rf_cli_get(a, "repeat") &&
-        rf_cli_uint(cmd, "repeat", rf_cli_get(a, "repeat"), 1, 100000, &repeat))
-        return RF_EXIT_USAGE;
-    if (rf_cli_get(a, "threads") &&
-        rf_cli_uint(cmd, "threads", rf_cli_get(a, "threads"), 1, 1024, &threads))
-        return RF_EXIT_USAGE;
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
-    int rc = rf__bindings(cmd, ctx, "input", rf_cli_get(a, "input"), 0, b, 16, &nb);
-    if (!rc) rc = rf__bindings(cmd, ctx, "dim", rf_cli_get(a, "dim"), 1, b, 32, &nb);
+    if (cli_get(a, "repeat") &&
+        cli_uint(cmd, "repeat", cli_get(a, "repeat"), 1, 100000, &repeat))
+        return EXIT_USAGE;
+    if (cli_get(a, "threads") &&
+        cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 1024, &threads))
+        return EXIT_USAGE;
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
+    int rc = cli_bindings(cmd, ctx, "input", cli_get(a, "input"), 0, b, 16, &nb);
+    if (!rc) rc = cli_bindings(cmd, ctx, "dim", cli_get(a, "dim"), 1, b, 32, &nb);
     for (size_t i = 0; !rc && i < nb; i++) b2[nb2++] = b[i];
-    if (!rc) rc = rf__bindings(cmd, ctx, "compare", rf_cli_get(a, "compare"), 0, b2, 32, &nb2);
+    if (!rc) rc = cli_bindings(cmd, ctx, "compare", cli_get(a, "compare"), 0, b2, 32, &nb2);
     if (rc) {
         rf_ctx_free(ctx);
         return rc;
     }
-    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, rf_cli_get(a, "granular") != NULL},
+    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, cli_get(a, "granular") != NULL},
                   mo2 = mo;
     mo2.bindings = b2;
     mo2.n_bindings = nb2;
     rf_machine *m = NULL;
     rf_profile *p1 = NULL, *p2 = NULL;
     size_t ci, bi;
-    rf_status st = rf_cli_machine(ctx, a, fallback_machine, &m, &ci, &bi);
-    if (st != RF_OK && fallback_machine && !rf_cli_get(a, "hw"))
-        st = rf_cli_machine(ctx, a, RF_DEMO_MACHINE, &m, &ci, &bi);
+    rf_status st = cli_machine(ctx, a, fallback_machine, &m, &ci, &bi);
+    if (st != RF_OK && fallback_machine && !cli_get(a, "hw"))
+        st = cli_machine(ctx, a, CLI_DEMO_MACHINE, &m, &ci, &bi);
     if (st == RF_OK) st = rf_profile_model(ctx, path, &mo, m, ci, bi, &p1);
-    if (st == RF_OK && rf_cli_get(a, "measure")) {
+    if (st == RF_OK && cli_get(a, "measure")) {
         rf_exec_opts eo = {0};
         eo.repeat = (unsigned)repeat;
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: running the model on this CPU...\n");
         st = rf_profile_measure(ctx, p1, m, ci, bi, &eo);
     }
-    if (st == RF_OK && rf_cli_get(a, "compare"))
+    if (st == RF_OK && cli_get(a, "compare"))
         st = rf_profile_model(ctx, path, &mo2, m, ci, bi, &p2);
     if (st == RF_OK) {
         int table = strcmp(format, "table") == 0;
         /* the demo (fallback machine set) shows the chart and the summary unless --no-chart */
         int demo = fallback_machine != NULL;
-        int chart = demo ? !rf_cli_get(a, "no-chart") : rf_cli_get(a, "chart") != NULL;
+        int chart = demo ? !cli_get(a, "no-chart") : cli_get(a, "chart") != NULL;
         int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the report */
         if (!to_stdout)
-            rc = rf_cli_print_result(ctx, p1->result, m, format, table && chart, demo);
+            rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo);
         if (!rc && table && !to_stdout) {
-            rf_writer w = rf_cli_stdout();
-            rf_report_opts o = rf_cli_report_opts();
+            rf_writer w = cli_stdout();
+            rf_report_opts o = cli_report_opts();
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_profile_summary(ctx, p1, top, &o, &w);
             if (st == RF_OK && p2)
-                st = rf_report_profile_compare(ctx, p1, p2, rf_cli_get(a, "compare"), &o, &w);
-            if (st != RF_OK) rc = rf_cli_fail(ctx, st);
-            else if (rf_cli_flush(ctx) != RF_OK) rc = rf_cli_fail(ctx, RF_IO);
+                st = rf_report_profile_compare(ctx, p1, p2, cli_get(a, "compare"), &o, &w);
+            if (st != RF_OK) rc = cli_fail(ctx, st);
+            else if (cli_flush(ctx) != RF_OK) rc = cli_fail(ctx, RF_IO);
         }
         const rf_result *series[2] = {p1 ? p1->result : NULL, p2 ? p2->result : NULL};
-        if (!rc && plot) rc = rf_cli_plot(ctx, series, p2 ? 2 : 1, m, plot);
+        if (!rc && plot) rc = cli_plot(ctx, series, p2 ? 2 : 1, m, plot);
     } else {
-        rc = rf_cli_fail(ctx, st);
+        rc = cli_fail(ctx, st);
     }
     rf_profile_free(p1);
     rf_profile_free(p2);
@@ -133,18 +133,18 @@ int rf_cli_profile_run(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *
     return rc;
 }
 
-static int rf__profile(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_profile(const cli_cmd *cmd, int argc, char **argv)
 {
-    rf_cli_args a;
-    int done, rc = rf_cli_parse(cmd, argc, argv, &a, &done);
+    cli_args a;
+    int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
     if (a.n_pos != 1)
-        return rf_cli_usage_error(cmd,
+        return cli_usage_error(cmd,
                                   a.n_pos ? "one model file at a time" : "a model file is needed");
-    return rf_cli_profile_run(cmd, &a, a.pos[0], NULL);
+    return cli_profile_run(cmd, &a, a.pos[0], NULL);
 }
 
-const rf_cli_cmd rf_cmd_profile = {
+const cli_cmd cmd_profile = {
     "profile",
     "profile [OPTIONS] MODEL.onnx|MODEL.gguf|MODEL.safetensors|MODEL.apr|CHECKPOINT_DIR",
     "per-layer roofline analysis of a model file",
@@ -156,6 +156,6 @@ const rf_cli_cmd rf_cmd_profile = {
     "its output shape, then the model's totals (FLOPs and MACs, params, weight bytes) and the "
     "slowest layers. --compare profiles again with other input shapes and shows how intensity and "
     "bound shift.",
-    rf__profile_opts,
-    rf__profile,
+    cli_profile_opts,
+    cli_profile,
 };

@@ -15,8 +15,8 @@
 
 extern char **environ;
 
-static const rf_cli_opt cli_run_opts[] = {
-    RF_CLI_MACHINE_OPTS,
+static const cli_opt cli_run_opts[] = {
+    CLI_MACHINE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json (the saved result with the regions' measured times)"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -29,14 +29,14 @@ static const rf_cli_opt cli_run_opts[] = {
 
 /* Run argv with ROOFLINE_OUTPUT=out; *status gets the wait status. Returns 0, or a usage error
  * (exit 2) when the program cannot be started. An exec failure is reported through a pipe. */
-static int cli_run_child(const rf_cli_cmd *cmd, char **argv, const char *out, int *status)
+static int cli_run_child(const cli_cmd *cmd, char **argv, const char *out, int *status)
 {
     int fds[2];
-    if (pipe(fds) != 0) return rf_cli_usage_error(cmd, "cannot create a pipe: %s", strerror(errno));
+    if (pipe(fds) != 0) return cli_usage_error(cmd, "cannot create a pipe: %s", strerror(errno));
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL); /* nothing of ours may be written twice or after the child's output */
     pid_t pid = fork();
-    if (pid < 0) return rf_cli_usage_error(cmd, "cannot fork: %s", strerror(errno));
+    if (pid < 0) return cli_usage_error(cmd, "cannot fork: %s", strerror(errno));
     if (pid == 0) {
         close(fds[0]);
         if (setenv("ROOFLINE_OUTPUT", out, 1) == 0) execvp(argv[0], argv);
@@ -56,23 +56,23 @@ static int cli_run_child(const rf_cli_cmd *cmd, char **argv, const char *out, in
     }
     signal(SIGINT, old_int);
     if (n == (ssize_t)sizeof e)
-        return rf_cli_usage_error(cmd, "cannot run '%s': %s", argv[0], strerror(e));
+        return cli_usage_error(cmd, "cannot run '%s': %s", argv[0], strerror(e));
     return 0;
 }
 
 /* The report once the program has run: regions from `path` against the machine. */
-static int cli_run_report(const rf_cli_cmd *cmd, const rf_cli_args *a, const char *path,
+static int cli_run_report(const cli_cmd *cmd, const cli_args *a, const char *path,
                           const char *title)
 {
-    const char *format = rf_cli_format(cmd, a), *plot = rf_cli_get(a, "plot");
-    if (!format) return RF_EXIT_USAGE;
-    rf_ctx *ctx = rf_cli_ctx();
-    if (!ctx) return RF_EXIT_INTERNAL;
+    const char *format = cli_format(cmd, a), *plot = cli_get(a, "plot");
+    if (!format) return EXIT_USAGE;
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
     rf_regions *regs = NULL;
     rf_machine *m = NULL;
     rf_result *r = NULL;
     size_t ci, bi;
-    int rc = RF_EXIT_OK;
+    int rc = EXIT_OK;
     rf_status st = rf_regions_read_file(ctx, path, &regs);
     if (st == RF_IO) {
         fprintf(stderr,
@@ -80,35 +80,35 @@ static int cli_run_report(const rf_cli_cmd *cmd, const rf_cli_args *a, const cha
                 "regions with RF_REGION_BEGIN/END)\n",
                 title);
         rf_ctx_free(ctx);
-        return RF_EXIT_USAGE;
+        return EXIT_USAGE;
     }
-    if (st == RF_OK) st = rf_cli_machine(ctx, a, "measured", &m, &ci, &bi);
+    if (st == RF_OK) st = cli_machine(ctx, a, "measured", &m, &ci, &bi);
     if (st == RF_OK) st = rf_regions_analyze(ctx, regs, m, ci, bi, title, &r);
     if (st != RF_OK) {
-        rc = rf_cli_fail(ctx, st);
+        rc = cli_fail(ctx, st);
         goto out;
     }
-    rf_writer w = rf_cli_stdout();
-    rf_report_opts o = rf_cli_report_opts();
+    rf_writer w = cli_stdout();
+    rf_report_opts o = cli_report_opts();
     if (strcmp(format, "json") == 0) {
         st = rf_regions_write_json(ctx, regs, m, title, &w);
-        rc = st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+        rc = st == RF_OK && cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
     } else if (strcmp(format, "csv") == 0) {
-        rc = rf_cli_print_result(ctx, r, m, format, 0, 0);
+        rc = cli_print_result(ctx, r, m, format, 0, 0);
     } else {
         rf_perf_counters pc;
         char line[512];
         rf_perf_detect(ctx, NULL, NULL, &pc);
         rf_writef(&w, "counters  %s\n\n", rf_perf_describe(&pc, line, sizeof line));
-        rc = rf_cli_print_result(ctx, r, m, format, rf_cli_get(a, "chart") != NULL,
-                                 !rf_cli_get(a, "no-summary"));
-        if (rc == RF_EXIT_OK) {
+        rc = cli_print_result(ctx, r, m, format, cli_get(a, "chart") != NULL,
+                                 !cli_get(a, "no-summary"));
+        if (rc == EXIT_OK) {
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_regions(ctx, regs, r, &o, &w);
-            if (st != RF_OK || rf_cli_flush(ctx) != RF_OK) rc = RF_EXIT_INTERNAL;
+            if (st != RF_OK || cli_flush(ctx) != RF_OK) rc = EXIT_INTERNAL;
         }
     }
-    if (rc == RF_EXIT_OK && plot) rc = rf_cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
+    if (rc == EXIT_OK && plot) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
 out:
     rf_result_free(r);
     rf_machine_free(m);
@@ -117,22 +117,22 @@ out:
     return rc;
 }
 
-static int cli_run(const rf_cli_cmd *cmd, int argc, char **argv)
+static int cli_run(const cli_cmd *cmd, int argc, char **argv)
 {
     int dd = 1;
     while (dd < argc && strcmp(argv[dd], "--") != 0) dd++;
-    rf_cli_args a;
-    int done, rc = rf_cli_parse(cmd, dd, argv, &a, &done);
+    cli_args a;
+    int done, rc = cli_parse(cmd, dd, argv, &a, &done);
     if (rc || done) return rc;
-    if (a.n_pos) return rf_cli_usage_error(cmd, "put the program after '--': run -- %s", a.pos[0]);
-    if (dd + 1 >= argc) return rf_cli_usage_error(cmd, "missing '-- PROGRAM [ARGS...]'");
-    const char *plot = rf_cli_get(&a, "plot");
-    if (plot && (strcmp(plot, "-") == 0 || rf_cli_plot_check(cmd->name, plot)))
+    if (a.n_pos) return cli_usage_error(cmd, "put the program after '--': run -- %s", a.pos[0]);
+    if (dd + 1 >= argc) return cli_usage_error(cmd, "missing '-- PROGRAM [ARGS...]'");
+    const char *plot = cli_get(&a, "plot");
+    if (plot && (strcmp(plot, "-") == 0 || cli_plot_check(cmd->name, plot)))
         return plot && strcmp(plot, "-") == 0
-                   ? rf_cli_usage_error(cmd, "--plot needs a file name (stdout is the program's)")
-                   : RF_EXIT_USAGE;
-    if (!rf_cli_format(cmd, &a)) return RF_EXIT_USAGE;
-    const char *keep = rf_cli_get(&a, "output");
+                   ? cli_usage_error(cmd, "--plot needs a file name (stdout is the program's)")
+                   : EXIT_USAGE;
+    if (!cli_format(cmd, &a)) return EXIT_USAGE;
+    const char *keep = cli_get(&a, "output");
     char tmp[4096];
     if (keep) {
         snprintf(tmp, sizeof tmp, "%s", keep);
@@ -140,7 +140,7 @@ static int cli_run(const rf_cli_cmd *cmd, int argc, char **argv)
         const char *dir = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/roofline-run-XXXXXX", dir && dir[0] ? dir : "/tmp");
         int fd = mkstemp(tmp);
-        if (fd < 0) return rf_cli_usage_error(cmd, "cannot create %s: %s", tmp, strerror(errno));
+        if (fd < 0) return cli_usage_error(cmd, "cannot create %s: %s", tmp, strerror(errno));
         close(fd);
     }
     unlink(tmp); /* the program writes it at exit; absent afterwards means no regions */
@@ -160,7 +160,7 @@ static int cli_run(const rf_cli_cmd *cmd, int argc, char **argv)
     return rc;
 }
 
-const rf_cli_cmd cli_cmd_run = {
+const cli_cmd cli_cmd_run = {
     "run",
     "run [OPTIONS] -- PROGRAM [ARGS...]",
     "run a program with marker regions and put each region on the roofline",

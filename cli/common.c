@@ -7,47 +7,47 @@
 
 #include "cli.h"
 
-static void rf__log_stderr(void *user, rf_log_level level, const char *msg)
+static void cli_log_stderr(void *user, rf_log_level level, const char *msg)
 {
     (void)user;
     fprintf(stderr, "roofline: %s%s\n", level == RF_LOG_WARN ? "warning: " : "", msg);
 }
 
-rf_ctx *rf_cli_ctx(void)
+rf_ctx *cli_ctx(void)
 {
     rf_ctx *ctx = NULL;
     if (rf_ctx_new(&ctx, NULL) != RF_OK) {
         fprintf(stderr, "roofline: out of memory\n");
         return NULL;
     }
-    rf_ctx_set_log(ctx, rf__log_stderr, NULL, RF_LOG_WARN);
+    rf_ctx_set_log(ctx, cli_log_stderr, NULL, RF_LOG_WARN);
     return ctx;
 }
 
-void rf_cli_progress(rf_ctx *ctx, int on)
+void cli_progress(rf_ctx *ctx, int on)
 {
-    rf_ctx_set_log(ctx, rf__log_stderr, NULL, on ? RF_LOG_INFO : RF_LOG_WARN);
+    rf_ctx_set_log(ctx, cli_log_stderr, NULL, on ? RF_LOG_INFO : RF_LOG_WARN);
 }
 
 /* Set once a write to stdout has failed and been reported: the line is printed once. */
-static int rf__output_failed;
+static int cli_output_failed;
 
-int rf_cli_fail(rf_ctx *ctx, rf_status st)
+int cli_fail(rf_ctx *ctx, rf_status st)
 {
-    if (rf__output_failed) return RF_EXIT_INTERNAL; /* already said, in one line */
+    if (cli_output_failed) return EXIT_INTERNAL; /* already said, in one line */
     const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
     fprintf(stderr, "roofline: %s\n", msg[0] ? msg : rf_status_str(st));
-    if (st == RF_OK) return RF_EXIT_OK;
-    return rf_status_is_input_error(st) ? RF_EXIT_USAGE : RF_EXIT_INTERNAL;
+    if (st == RF_OK) return EXIT_OK;
+    return rf_status_is_input_error(st) ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
-static rf_status rf__stdout_write(void *user, const char *data, size_t size)
+static rf_status cli_stdout_write(void *user, const char *data, size_t size)
 {
     (void)user;
     return fwrite(data, 1, size, stdout) == size ? RF_OK : RF_IO;
 }
 
-rf_writer rf_cli_stdout(void)
+rf_writer cli_stdout(void)
 {
     static char buf[1 << 16];
     static int once;
@@ -55,23 +55,23 @@ rf_writer rf_cli_stdout(void)
         setvbuf(stdout, buf, _IOFBF, sizeof buf);
         once = 1;
     }
-    rf_writer w = {rf__stdout_write, NULL};
+    rf_writer w = {cli_stdout_write, NULL};
     return w;
 }
 
-rf_status rf_cli_flush(rf_ctx *ctx)
+rf_status cli_flush(rf_ctx *ctx)
 {
     (void)ctx;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (!rf__output_failed)
+        if (!cli_output_failed)
             fprintf(stderr, "roofline: cannot write the output (standard output closed or full)\n");
-        rf__output_failed = 1;
+        cli_output_failed = 1;
         return RF_IO;
     }
     return RF_OK;
 }
 
-static int rf__locale_utf8(void)
+static int cli_locale_utf8(void)
 {
     const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
     for (size_t i = 0; i < 3; i++) {
@@ -82,7 +82,7 @@ static int rf__locale_utf8(void)
     return 0;
 }
 
-rf_report_opts rf_cli_report_opts(void)
+rf_report_opts cli_report_opts(void)
 {
     rf_report_opts o;
     memset(&o, 0, sizeof o);
@@ -98,14 +98,14 @@ rf_report_opts rf_cli_report_opts(void)
     if (c <= 0 && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
         c = ws.ws_col;
     if (c > 0) o.width = c < 40 ? 40 : (c > 1000 ? 1000 : (unsigned)c);
-    o.utf8 = rf__locale_utf8();
+    o.utf8 = cli_locale_utf8();
     const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
     o.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) && !(term && strcmp(term, "dumb") == 0);
     return o;
 }
 
 /* Override ceiling `idx` of `m` with a figure from the command line. */
-static rf_status rf__override(rf_ctx *ctx, rf_machine *m, size_t idx, const char *text,
+static rf_status cli_override(rf_ctx *ctx, rf_machine *m, size_t idx, const char *text,
                               const char *what)
 {
     double v;
@@ -116,11 +116,11 @@ static rf_status rf__override(rf_ctx *ctx, rf_machine *m, size_t idx, const char
     return rf_machine_set_value(ctx, m, idx, v, RF_PROV_USER, source);
 }
 
-rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback,
+rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback,
                          rf_machine **m, size_t *compute, size_t *bandwidth)
 {
-    const char *hw = rf_cli_get(a, "hw"), *pf = rf_cli_get(a, "peak-flops"),
-               *pb = rf_cli_get(a, "peak-bw");
+    const char *hw = cli_get(a, "hw"), *pf = cli_get(a, "peak-flops"),
+               *pb = cli_get(a, "peak-bw");
     rf_status st;
     *m = NULL;
     if (!hw && pf && pb) {
@@ -132,18 +132,18 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
         return RF_USAGE;
     } else if (strcmp(hw ? hw : fallback, "measured") == 0) {
         /* This machine: the cached measurement, else a quick run now (progress on stderr). */
-        rf_cli_progress(ctx, 1);
+        cli_progress(ctx, 1);
         st = rf_probe_measured(ctx, m);
-        rf_cli_progress(ctx, 0);
+        cli_progress(ctx, 0);
     } else {
         st = rf_machine_resolve(ctx, hw ? hw : fallback, m);
     }
     if (st != RF_OK) return st;
-    st = rf_machine_select(ctx, *m, RF_CEILING_COMPUTE, rf_cli_get(a, "compute"), compute);
+    st = rf_machine_select(ctx, *m, RF_CEILING_COMPUTE, cli_get(a, "compute"), compute);
     if (st == RF_OK)
-        st = rf_machine_select(ctx, *m, RF_CEILING_BANDWIDTH, rf_cli_get(a, "memory"), bandwidth);
-    if (st == RF_OK && pf) st = rf__override(ctx, *m, *compute, pf, "--peak-flops");
-    if (st == RF_OK && pb) st = rf__override(ctx, *m, *bandwidth, pb, "--peak-bw");
+        st = rf_machine_select(ctx, *m, RF_CEILING_BANDWIDTH, cli_get(a, "memory"), bandwidth);
+    if (st == RF_OK && pf) st = cli_override(ctx, *m, *compute, pf, "--peak-flops");
+    if (st == RF_OK && pb) st = cli_override(ctx, *m, *bandwidth, pb, "--peak-bw");
     if (st != RF_OK) {
         rf_machine_free(*m);
         *m = NULL;
@@ -151,47 +151,47 @@ rf_status rf_cli_machine(rf_ctx *ctx, const rf_cli_args *a, const char *fallback
     return st;
 }
 
-const char *rf_cli_format(const rf_cli_cmd *cmd, const rf_cli_args *a)
+const char *cli_format(const cli_cmd *cmd, const cli_args *a)
 {
-    const char *f = rf_cli_get(a, "format");
-    if (rf_cli_get(a, "json")) f = "json";
-    if (rf_cli_get(a, "csv")) f = "csv";
+    const char *f = cli_get(a, "format");
+    if (cli_get(a, "json")) f = "json";
+    if (cli_get(a, "csv")) f = "csv";
     if (!f) return "table";
     if (strcmp(f, "table") && strcmp(f, "json") && strcmp(f, "csv")) {
-        rf_cli_usage_error(cmd, "unknown format '%s' (use table, json or csv)", f);
+        cli_usage_error(cmd, "unknown format '%s' (use table, json or csv)", f);
         return NULL;
     }
     return f;
 }
 
-int rf_cli_uint(const rf_cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
+int cli_uint(const cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
                 unsigned long long max, unsigned long long *out)
 {
     unsigned long long v = 0;
     const char *p = text;
-    if (!*p) return rf_cli_usage_error(cmd, "--%s needs a whole number", opt);
+    if (!*p) return cli_usage_error(cmd, "--%s needs a whole number", opt);
     for (; *p; p++) {
         if (*p < '0' || *p > '9' || v > (max - (unsigned)(*p - '0')) / 10)
-            return rf_cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu",
+            return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu",
                                       opt, text, min, max);
         v = v * 10 + (unsigned)(*p - '0');
     }
     if (v < min)
-        return rf_cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt,
+        return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt,
                                   text, min, max);
     *out = v;
-    return RF_EXIT_OK;
+    return EXIT_OK;
 }
 
-static rf_status rf__file_write(void *user, const char *data, size_t size)
+static rf_status cli_file_write(void *user, const char *data, size_t size)
 {
     return fwrite(data, 1, size, (FILE *)user) == size ? RF_OK : RF_IO;
 }
 
-void rf_cli_wrap(FILE *f, const char *text, int indent)
+void cli_wrap(FILE *f, const char *text, int indent)
 {
     static const char spaces[] = "                                ";
-    rf_writer w = {rf__file_write, f};
+    rf_writer w = {cli_file_write, f};
     size_t n = indent < 0 ? 0 : (size_t)indent < sizeof spaces ? (size_t)indent : sizeof spaces - 1;
     rf_write_wrapped(&w, 78, spaces + sizeof spaces - 1 - n, n, text);
 }

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-static const rf_cli_opt *rf__find_long(const rf_cli_cmd *cmd, const char *name, size_t n,
+static const cli_opt *cli_find_long(const cli_cmd *cmd, const char *name, size_t n,
                                        size_t *idx)
 {
     for (size_t i = 0; cmd->opts[i].name; i++)
@@ -16,7 +16,7 @@ static const rf_cli_opt *rf__find_long(const rf_cli_cmd *cmd, const char *name, 
     return NULL;
 }
 
-static const rf_cli_opt *rf__find_short(const rf_cli_cmd *cmd, char c, size_t *idx)
+static const cli_opt *cli_find_short(const cli_cmd *cmd, char c, size_t *idx)
 {
     for (size_t i = 0; cmd->opts[i].name; i++)
         if (cmd->opts[i].short_name && cmd->opts[i].short_name == c) {
@@ -26,7 +26,7 @@ static const rf_cli_opt *rf__find_short(const rf_cli_cmd *cmd, char c, size_t *i
     return NULL;
 }
 
-int rf_cli_usage_error(const rf_cli_cmd *cmd, const char *fmt, ...)
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "roofline %s: ", cmd->name);
@@ -34,29 +34,29 @@ int rf_cli_usage_error(const rf_cli_cmd *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, " (see 'roofline %s --help')\n", cmd->name);
-    return RF_EXIT_USAGE;
+    return EXIT_USAGE;
 }
 
 /* Take the value of option `o` from "--name=value", or the next argument. */
-static int rf__take_value(const rf_cli_cmd *cmd, const rf_cli_opt *o, const char *inline_val,
+static int cli_take_value(const cli_cmd *cmd, const cli_opt *o, const char *inline_val,
                           int argc, char **argv, int *i, const char **out)
 {
     if (!o->arg) {
-        if (inline_val) return rf_cli_usage_error(cmd, "option '--%s' takes no value", o->name);
+        if (inline_val) return cli_usage_error(cmd, "option '--%s' takes no value", o->name);
         *out = "";
-        return RF_EXIT_OK;
+        return EXIT_OK;
     }
     if (inline_val) {
         *out = inline_val;
-        return RF_EXIT_OK;
+        return EXIT_OK;
     }
     if (*i + 1 >= argc)
-        return rf_cli_usage_error(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
+        return cli_usage_error(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
     *out = argv[++*i];
-    return RF_EXIT_OK;
+    return EXIT_OK;
 }
 
-int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out, int *done)
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *done)
 {
     memset(out, 0, sizeof *out);
     *done = 0;
@@ -66,8 +66,8 @@ int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out,
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (only_pos || s[0] != '-' || strcmp(s, "-") == 0) {
-            if (out->n_pos == RF_CLI_MAX_POS)
-                return rf_cli_usage_error(cmd, "too many arguments");
+            if (out->n_pos == CLI_MAX_POS)
+                return cli_usage_error(cmd, "too many arguments");
             out->pos[out->n_pos++] = s;
             continue;
         }
@@ -76,43 +76,43 @@ int rf_cli_parse(const rf_cli_cmd *cmd, int argc, char **argv, rf_cli_args *out,
             continue;
         }
         if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            rf_cli_help(cmd, stdout);
+            cli_help(cmd, stdout);
             *done = 1;
-            return RF_EXIT_OK;
+            return EXIT_OK;
         }
         size_t idx = 0;
-        const rf_cli_opt *o;
+        const cli_opt *o;
         const char *inline_val = NULL;
         if (s[1] == '-') {
             const char *eq = strchr(s + 2, '=');
             size_t n = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
             inline_val = eq ? eq + 1 : NULL;
-            o = rf__find_long(cmd, s + 2, n, &idx);
-            if (!o) return rf_cli_usage_error(cmd, "unknown option '%.*s'", (int)(n + 2), s);
+            o = cli_find_long(cmd, s + 2, n, &idx);
+            if (!o) return cli_usage_error(cmd, "unknown option '%.*s'", (int)(n + 2), s);
         } else {
-            o = s[2] ? NULL : rf__find_short(cmd, s[1], &idx);
-            if (!o) return rf_cli_usage_error(cmd, "unknown option '%s'", s);
+            o = s[2] ? NULL : cli_find_short(cmd, s[1], &idx);
+            if (!o) return cli_usage_error(cmd, "unknown option '%s'", s);
         }
-        int rc = rf__take_value(cmd, o, inline_val, argc, argv, &i, &out->value[idx]);
+        int rc = cli_take_value(cmd, o, inline_val, argc, argv, &i, &out->value[idx]);
         if (rc) return rc;
     }
-    return RF_EXIT_OK;
+    return EXIT_OK;
 }
 
-const char *rf_cli_get(const rf_cli_args *a, const char *name)
+const char *cli_get(const cli_args *a, const char *name)
 {
     for (size_t i = 0; i < a->n_opts; i++)
         if (strcmp(a->opts[i].name, name) == 0) return a->value[i];
     return NULL;
 }
 
-void rf_cli_help(const rf_cli_cmd *cmd, FILE *f)
+void cli_help(const cli_cmd *cmd, FILE *f)
 {
     fprintf(f, "usage: roofline %s\n\n", cmd->usage);
-    rf_cli_wrap(f, cmd->description, 0);
+    cli_wrap(f, cmd->description, 0);
     if (cmd->opts[0].name) fprintf(f, "\noptions:\n");
     for (size_t i = 0; cmd->opts[i].name; i++) {
-        const rf_cli_opt *o = &cmd->opts[i];
+        const cli_opt *o = &cmd->opts[i];
         char left[64];
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->short_name ? "-" : "",
                  o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
@@ -123,7 +123,7 @@ void rf_cli_help(const rf_cli_cmd *cmd, FILE *f)
 }
 
 /* roff needs '-' escaped and lines starting with '.' or '\'' protected. */
-static void rf__roff(FILE *f, const char *s)
+static void cli_roff(FILE *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '-') fputs("\\-", f);
@@ -132,7 +132,7 @@ static void rf__roff(FILE *f, const char *s)
     }
 }
 
-void rf_cli_man(FILE *f)
+void cli_man(FILE *f)
 {
     fputs(".TH ROOFLINE 1 \"\" \"roofline " RF_VERSION_STRING "\" \"User Commands\"\n", f);
     fputs(".SH NAME\nroofline \\- roofline performance analysis: is it compute or memory bound?\n",
@@ -140,25 +140,25 @@ void rf_cli_man(FILE *f)
     fputs(".SH SYNOPSIS\n.B roofline\n[\\fICOMMAND\\fR] [\\fIOPTIONS\\fR] [\\fIFILE\\fR]\n", f);
     fputs(".SH DESCRIPTION\nWith no command, roofline profiles its built\\-in demo model.\n", f);
     fputs("Results go to standard output, diagnostics to standard error.\n", f);
-    for (size_t c = 0; c < rf_cli_n_commands; c++) {
-        const rf_cli_cmd *cmd = rf_cli_commands[c];
+    for (size_t c = 0; c < cli_n_commands; c++) {
+        const cli_cmd *cmd = cli_commands[c];
         fputs(".SH \"roofline ", f);
-        rf__roff(f, cmd->name);
+        cli_roff(f, cmd->name);
         fputs("\"\n.B roofline ", f);
-        rf__roff(f, cmd->usage);
+        cli_roff(f, cmd->usage);
         fputs("\n.PP\n", f);
-        rf__roff(f, cmd->description);
+        cli_roff(f, cmd->description);
         fputs("\n", f);
         for (size_t i = 0; cmd->opts[i].name; i++) {
             fputs(".TP\n.B \\-\\-", f);
-            rf__roff(f, cmd->opts[i].name);
+            cli_roff(f, cmd->opts[i].name);
             if (cmd->opts[i].arg) {
                 fputs(" \\fI", f);
-                rf__roff(f, cmd->opts[i].arg);
+                cli_roff(f, cmd->opts[i].arg);
                 fputs("\\fR", f);
             }
             fputs("\n", f);
-            rf__roff(f, cmd->opts[i].help);
+            cli_roff(f, cmd->opts[i].help);
             fputs("\n", f);
         }
     }

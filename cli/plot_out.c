@@ -11,7 +11,7 @@
 
 #include "cli.h"
 
-static int rf__ends_with(const char *s, const char *suffix)
+static int cli_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     if (n < k) return 0;
@@ -23,40 +23,40 @@ static int rf__ends_with(const char *s, const char *suffix)
     return 1;
 }
 
-int rf_cli_plot_format(const char *path)
+int cli_plot_format(const char *path)
 {
     if (!path || !path[0]) return -1;
-    if (strcmp(path, "-") == 0 || rf__ends_with(path, ".svg")) return RF_CLI_PLOT_SVG;
-    if (rf__ends_with(path, ".html") || rf__ends_with(path, ".htm")) return RF_CLI_PLOT_HTML;
+    if (strcmp(path, "-") == 0 || cli_ends_with(path, ".svg")) return CLI_PLOT_SVG;
+    if (cli_ends_with(path, ".html") || cli_ends_with(path, ".htm")) return CLI_PLOT_HTML;
     return -1;
 }
 
-int rf_cli_plot_check(const char *cmd, const char *path)
+int cli_plot_check(const char *cmd, const char *path)
 {
-    if (rf_cli_plot_format(path) >= 0) return RF_EXIT_OK;
+    if (cli_plot_format(path) >= 0) return EXIT_OK;
     fprintf(stderr,
             "roofline %s: chart file '%s': the name must end in .svg or .html ('-' "
             "writes SVG to standard output)\n",
             cmd, path ? path : "");
-    return RF_EXIT_USAGE;
+    return EXIT_USAGE;
 }
 
 /* Write the chart to a temporary file beside `path`, then rename it over `path`: a full disk or a
  * failed write leaves the old file as it was, never half a chart. */
-static int rf__write_file(const char *path, const rf_buf *b)
+static int cli_write_file(const char *path, const rf_buf *b)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp) {
         fprintf(stderr, "roofline: out of memory\n");
-        return RF_EXIT_INTERNAL;
+        return EXIT_INTERNAL;
     }
     snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path, strerror(errno));
         free(tmp);
-        return RF_EXIT_USAGE;
+        return EXIT_USAGE;
     }
     size_t done = 0;
     int err = 0;
@@ -81,51 +81,51 @@ static int rf__write_file(const char *path, const rf_buf *b)
                 path, strerror(err));
     }
     free(tmp);
-    return err ? RF_EXIT_INTERNAL : RF_EXIT_OK;
+    return err ? EXIT_INTERNAL : EXIT_OK;
 }
 
 /* Write a rendered chart to `path` ('-': stdout). */
-static int rf__emit(rf_ctx *ctx, const char *path, const rf_buf *b)
+static int cli_emit(rf_ctx *ctx, const char *path, const rf_buf *b)
 {
-    if (strcmp(path, "-") != 0) return rf__write_file(path, b);
-    rf_writer out = rf_cli_stdout();
+    if (strcmp(path, "-") != 0) return cli_write_file(path, b);
+    rf_writer out = cli_stdout();
     rf_status st = b->len ? rf_write(&out, b->data, b->len) : RF_OK;
-    return st == RF_OK && rf_cli_flush(ctx) == RF_OK ? RF_EXIT_OK : RF_EXIT_INTERNAL;
+    return st == RF_OK && cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
 }
 
-int rf_cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                    const char *path, int format)
 {
     rf_buf b;
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
-    rf_report_opts o = rf_cli_report_opts();
-    rf_status st = format == RF_CLI_PLOT_HTML ? rf_report_chart_html(ctx, results, n, m, &o, &w)
+    rf_report_opts o = cli_report_opts();
+    rf_status st = format == CLI_PLOT_HTML ? rf_report_chart_html(ctx, results, n, m, &o, &w)
                                               : rf_report_chart_svg(ctx, results, n, m, &o, &w);
-    int rc = st == RF_OK ? rf__emit(ctx, path, &b) : rf_cli_fail(ctx, st);
+    int rc = st == RF_OK ? cli_emit(ctx, path, &b) : cli_fail(ctx, st);
     rf_buf_free(&b);
     return rc;
 }
 
-int rf_cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path)
+int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path)
 {
-    int format = rf_cli_plot_format(path);
-    if (format < 0) return rf_cli_plot_check("plot", path);
+    int format = cli_plot_format(path);
+    if (format < 0) return cli_plot_check("plot", path);
     rf_buf b;
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
-    rf_report_opts o = rf_cli_report_opts();
+    rf_report_opts o = cli_report_opts();
     rf_status st = rf_report_machine_chart(
-        ctx, m, format == RF_CLI_PLOT_HTML ? RF_CHART_HTML : RF_CHART_SVG, &o, &w);
-    int rc = st == RF_OK ? rf__emit(ctx, path, &b) : rf_cli_fail(ctx, st);
+        ctx, m, format == CLI_PLOT_HTML ? RF_CHART_HTML : RF_CHART_SVG, &o, &w);
+    int rc = st == RF_OK ? cli_emit(ctx, path, &b) : cli_fail(ctx, st);
     rf_buf_free(&b);
     return rc;
 }
 
-int rf_cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
+int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                 const char *path)
 {
-    int format = rf_cli_plot_format(path);
-    if (format < 0) return rf_cli_plot_check("plot", path);
-    return rf_cli_plot_as(ctx, results, n, m, path, format);
+    int format = cli_plot_format(path);
+    if (format < 0) return cli_plot_check("plot", path);
+    return cli_plot_as(ctx, results, n, m, path, format);
 }

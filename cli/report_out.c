@@ -4,11 +4,11 @@
 
 #include "cli.h"
 
-int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
                         int chart, int summary)
 {
-    rf_writer w = rf_cli_stdout();
-    rf_report_opts o = rf_cli_report_opts();
+    rf_writer w = cli_stdout();
+    rf_report_opts o = cli_report_opts();
     rf_status st;
     if (strcmp(format, "json") == 0) {
         st = rf_report_json(ctx, r, &w);
@@ -22,6 +22,6 @@ int rf_cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, co
         }
         if (st == RF_OK && summary) st = rf_report_summary(ctx, r, &o, &w);
     }
-    if (st == RF_IO || rf_cli_flush(ctx) != RF_OK) return RF_EXIT_INTERNAL;
-    return st == RF_OK ? RF_EXIT_OK : rf_cli_fail(ctx, st);
+    if (st == RF_IO || cli_flush(ctx) != RF_OK) return EXIT_INTERNAL;
+    return st == RF_OK ? EXIT_OK : cli_fail(ctx, st);
 }
