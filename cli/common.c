@@ -127,9 +127,12 @@ rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback,
         /* Placeholder figures, replaced (and checked) by the overrides below. */
         st = rf_machine_simple(ctx, "custom", 1, 1, RF_PROV_USER, "command line", m);
     } else if (!hw && !fallback) {
-        fprintf(stderr, "roofline: no machine given: use --hw NAME (see 'roofline hw list'), "
-                        "--hw FILE, or both --peak-flops and --peak-bw\n");
-        return RF_USAGE;
+        /* No machine named: this one, from the cache or measured now (issue 12, item 5). */
+        fprintf(stderr, "roofline: no --hw given: using this machine, measured ('roofline peaks'; "
+                        "--hw NAME for a datasheet machine)\n");
+        cli_progress(ctx, 1);
+        st = rf_probe_measured(ctx, m);
+        cli_progress(ctx, 0);
     } else if (strcmp(hw ? hw : fallback, "measured") == 0) {
         /* This machine: the cached measurement, else a quick run now (progress on stderr). */
         cli_progress(ctx, 1);

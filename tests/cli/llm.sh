@@ -13,7 +13,15 @@ expect 2 "--act-bits" -- llm --hw "$D/machine.json" --act-bits x "$M"
 expect 2 "--weights" -- llm --hw "$D/machine.json" --weights q9_z "$M"
 expect 2 "--batch" -- llm --hw "$D/machine.json" --batch 0 "$M"
 expect 2 "--context" -- llm --hw "$D/machine.json" --context -3 "$M"
-expect 2 "no machine given" -- llm "$M"
+# no machine named: this one, measured (the cache, or a quick run now), and said on stderr
+"$BIN" llm "$M" >"$TMP/out" 2>"$TMP/err"
+if [ $? -ne 0 ] || ! grep -q "no --hw given: using this machine" "$TMP/err" ||
+    ! grep -q "measured" "$TMP/out"; then
+    echo "FAIL: llm without --hw: $(cat "$TMP/err")"
+    FAILS=$((FAILS + 1))
+else
+    PASSES=$((PASSES + 1))
+fi
 expect 2 "nonexistent.gguf" -- llm --hw "$D/machine.json" "$TMP/nonexistent.gguf"
 expect 2 "not a GGUF or SafeTensors model" -- llm --hw "$D/machine.json" "$D/ops.csv"
 head -c 4000 "$M" >"$TMP/truncated.gguf"
