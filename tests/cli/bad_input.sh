@@ -46,7 +46,7 @@ bad time_str.json '[{"name":"a","flops":1,"bytes":2,"time_s":"1ms"}]' "time_s"
 expect 2 'no-such.csv' -- analyze --peak-flops 1T --peak-bw 100G no-such.csv
 expect 2 "$TMP" -- analyze --peak-flops 1T --peak-bw 100G "$TMP"
 printf 'name,flops,bytes\na,1,2\n' >"$TMP/ok.csv"
-expect 2 'no machine' -- analyze "$TMP/ok.csv"
+expect 0 'no --hw given' -- analyze "$TMP/ok.csv"
 expect 2 'unknown machine' -- analyze --hw no-such-gpu "$TMP/ok.csv"
 expect 2 '--peak-flops' -- analyze --peak-flops abc --peak-bw 1G "$TMP/ok.csv"
 expect 2 '--peak-bw' -- analyze --peak-flops 1T --peak-bw -5G "$TMP/ok.csv"
