@@ -197,6 +197,14 @@ rf_status rf__error_prefix(rf_ctx *ctx, const char *prefix)
     return ctx->err_status;
 }
 
+rf_status rf__error_name(rf_ctx *ctx, const char *name)
+{
+    if (!ctx || !name || !name[0]) return ctx ? ctx->err_status : RF_INTERNAL;
+    size_t n = strlen(name);
+    if (strncmp(ctx->errmsg, name, n) == 0) return ctx->err_status; /* already names it */
+    return rf__error_prefix(ctx, name);
+}
+
 void rf__log(rf_ctx *ctx, rf_log_level level, const char *fmt, ...)
 {
     if (!ctx || !ctx->log_fn || level < ctx->log_min) return;

@@ -38,6 +38,10 @@ rf_status rf__verror(rf_ctx *ctx, rf_status status, int64_t offset, const char *
 /* Prefix the current error message with "prefix: " (e.g. a file name). Returns the status. */
 rf_status rf__error_prefix(rf_ctx *ctx, const char *prefix);
 
+/* Make the current error message start with `name` (a file the user gave), prefixing it unless it
+ * already does: every bad-input message names the file. Returns the status. */
+rf_status rf__error_name(rf_ctx *ctx, const char *name);
+
 /* Log through the context's callback, if any. */
 void rf__log(rf_ctx *ctx, rf_log_level level, const char *fmt, ...) RF__PRINTF(3, 4);
 

@@ -222,6 +222,7 @@ static rf_status rf__llm_parse(rf_ctx *ctx, const void *data, size_t size, const
     if (st == RF_OK) st = rf__llm_finish(ctx, m, name);
     if (st != RF_OK) {
         rf_llm_free(m);
+        rf__error_name(ctx, name);
         return st;
     }
     *out = m;

@@ -98,6 +98,7 @@ static rf_status rf__load(rf_ctx *ctx, const void *data, size_t size, const char
         if (st != RF_OK) {
             rf_graph_free(*out);
             *out = NULL;
+            if (st != RF_USAGE) rf__error_name(ctx, name); /* bad input names the file */
         }
         return st;
     }

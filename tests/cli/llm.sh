@@ -58,4 +58,18 @@ else
     echo "FAIL: cannot make the sparse 7B GGUF"
     FAILS=$((FAILS + 1))
 fi
+# every bad-input message starts with the path the user gave (issue 11, item 7)
+cp "$SRC/tests/data/safetensors/gpt2_tiny/model.safetensors" "$TMP/lone.safetensors"
+expect 2 "config.json" -- llm --hw "$D/machine.json" "$TMP/lone.safetensors"
+case "$(cat "$TMP/err")" in "roofline: $TMP/lone.safetensors: "*) PASSES=$((PASSES + 1)) ;;
+*) echo "FAIL: the message does not start with the path: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)) ;; esac
+/usr/bin/python3 - "$SRC/tests/data/gguf/tiny_llama_mixed.gguf" "$TMP/badkey.gguf" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = d.find(b'llama.block_count') + len(b'llama.block_count')
+open(sys.argv[2], 'wb').write(d[:off] + struct.pack('<I', 8) + d[off + 4:])  # u32 -> string
+PY
+expect 2 "llama.block_count" -- llm --hw "$D/machine.json" "$TMP/badkey.gguf"
+case "$(cat "$TMP/err")" in "roofline: $TMP/badkey.gguf: "*) PASSES=$((PASSES + 1)) ;;
+*) echo "FAIL: the message does not start with the path: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)) ;; esac
 finish
