@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "core/file.h"
 #include "core/json_int.h"
 #include "core/rf_int.h"
 #include "roofline/hw.h"
@@ -103,10 +105,26 @@ static rf_status rf__mj_simple(rf_ctx *ctx, json_t *root, const char *src, rf_ma
     return RF_OK;
 }
 
+/* A name from the file, made printable for a one-line message: control bytes as \xNN. */
+static const char *rf__mj_shown(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char b = (unsigned char)*s;
+        if (b < 0x20 || b == 0x7f)
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", b);
+        else
+            out[n++] = (char)b;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 static rf_status rf__mj_stats(rf_ctx *ctx, json_t *v, const char *cname, rf_ceiling_stats *s)
 {
-    char where[RF_NAME_MAX + 32];
-    snprintf(where, sizeof where, "stats of ceiling '%s'", cname);
+    char where[4 * RF_NAME_MAX + 32];
+    char shown[4 * RF_NAME_MAX];
+    snprintf(where, sizeof where, "stats of ceiling '%s'", rf__mj_shown(shown, sizeof shown, cname));
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
              rf__json_type_name(v));
     RF_TRY(rf__json_keys(ctx, v, rf__mj_stats_keys, where));
@@ -146,14 +164,15 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
 
 static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i, const char *src)
 {
-    char where[RF_NAME_MAX + 16];
+    char where[4 * RF_NAME_MAX + 16];
     rf_ceiling c;
     memset(&c, 0, sizeof c);
     snprintf(where, sizeof where, "ceiling %zu", i + 1);
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
              rf__json_type_name(v));
     RF_TRY(rf__json_str(ctx, v, "name", where, c.name, sizeof c.name, 1));
-    snprintf(where, sizeof where, "ceiling '%s'", c.name);
+    char shown[4 * RF_NAME_MAX];
+    snprintf(where, sizeof where, "ceiling '%s'", rf__mj_shown(shown, sizeof shown, c.name));
     RF_TRY(rf__json_keys(ctx, v, rf__mj_ceiling_keys, where));
     RF_CHECK(ctx, rf_machine_find(m, c.name) < 0, RF_FORMAT, "%s appears twice", where);
     RF_TRY(rf__mj_kind(ctx, v, where, &c.kind));
@@ -173,17 +192,18 @@ static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_c
                                 rf_machine *m, size_t *index)
 {
     const char *what = kind == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
-    char name[RF_NAME_MAX] = "";
+    char name[RF_NAME_MAX] = "", shown[4 * RF_NAME_MAX];
     RF_TRY(rf__json_str(ctx, root, key, "top level", name, sizeof name, 0));
     if (name[0]) {
         long i = rf_machine_find(m, name);
-        RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, name);
+        rf__mj_shown(shown, sizeof shown, name);
+        RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, shown);
         RF_CHECK(ctx, m->ceilings[i].kind == kind, RF_FORMAT,
-                 "top level: '%s' names '%s', which is not a %s ceiling", key, name, what);
+                 "top level: '%s' names '%s', which is not a %s ceiling", key, shown, what);
         *index = (size_t)i;
     }
-    RF_CHECK(ctx, *index < m->n_ceilings, RF_FORMAT, "machine '%s' has no %s ceiling", m->name,
-             what);
+    RF_CHECK(ctx, *index < m->n_ceilings, RF_FORMAT, "machine '%s' has no %s ceiling",
+             rf__mj_shown(shown, sizeof shown, m->name), what);
     return RF_OK;
 }
 
@@ -466,8 +486,12 @@ rf_status rf_machine_load(rf_ctx *ctx, const char *path, rf_machine **out)
 {
     RF_CHECK(ctx, out && path, RF_USAGE, "rf_machine_load: missing argument");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    int fd;
+    uint64_t fsize;
+    RF_TRY(rf__open_regular(ctx, path, &fd, &fsize)); /* no FIFO, no /dev/zero; names the path */
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
+        close(fd);
         rf__mj_errno(ctx, RF_IO, "cannot open", errno);
         return rf__error_prefix(ctx, path);
     }
