@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/json_scan.h"
 #include "formats/safetensors_int.h"
 
 #define ST_MAX_FILE ((uint64_t)1 << 50)
@@ -157,6 +158,13 @@ static rf_status st_open_index(rf_ctx *ctx, const char *ipath, rf_safetensors **
 {
     rf__map map;
     RF_TRY(rf__map_file(ctx, ipath, ST_MAX_INDEX, &map));
+    /* What jansson may build (core/json_scan.h): one name -> file pair per tensor. */
+    static const rf__json_limits lim = {.max_depth = 3, .max_string = 65536,
+                                        .bulk_key = "weight_map", .per_item = 2, .outside = 4096};
+    if (rf__json_scan(ctx, map.data, map.size, &lim) != RF_OK) {
+        rf__unmap_file(&map);
+        return rf__error_prefix(ctx, ipath);
+    }
     json_error_t err;
     json_t *root = json_loadb((const char *)map.data, map.size, JSON_REJECT_DUPLICATES, &err);
     rf__unmap_file(&map);

@@ -14,6 +14,7 @@
 
 #include "core/file.h"
 #include "core/json_int.h"
+#include "core/json_scan.h"
 #include "core/rf_int.h"
 #include "roofline/hw.h"
 
@@ -281,7 +282,12 @@ rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, cons
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_machine_parse_json: missing argument");
     *out = NULL;
     const char *src = source && source[0] ? source : "machine JSON";
-    rf_status st = rf__mj_parse(ctx, data ? data : "", size, src, out);
+    /* What jansson may build (core/json_scan.h): a ceiling with stats is about 30 values. */
+    static const rf__json_limits lim = {.max_depth = 0, .max_string = 65536,
+                                        .bulk_key = "ceilings", .per_item = 64, .outside = 256,
+                                        .items_are_containers = 1};
+    rf_status st = rf__json_scan(ctx, data ? data : "", size, &lim);
+    if (st == RF_OK) st = rf__mj_parse(ctx, data ? data : "", size, src, out);
     if (st != RF_OK) rf__error_prefix(ctx, src);
     return st;
 }

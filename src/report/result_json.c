@@ -9,11 +9,18 @@
 #include <jansson.h>
 
 #include "core/json_int.h"
+#include "core/json_scan.h"
 #include "core/rf_int.h"
 #include "formats/formats_int.h"
 #include "roofline/report.h"
 
 #define RF__RJ_FILE_MAX ((uint64_t)1 << 30) /* bytes read from a result file at most */
+
+/* What jansson may build (core/json_scan.h): a row is 11 keys and their scalars (23 values); the
+ * head (machine, roof, totals) about 100. Deeper nesting or longer strings have no use here. */
+static const rf__json_limits rf__rj_limits = {
+    .max_depth = 5, .max_string = 65536, .bulk_key = "rows", .per_item = 32,
+    .outside = 512, .items_are_containers = 1};
 
 static const char *const rf__rj_top_keys[] = {"schema", "kind", "title", "machine", "roof",
                                               "sort",   "top",  "rows",  "totals",  NULL};
@@ -203,7 +210,8 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     rf_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc_ = *rf_ctx_allocator(ctx);
-    rf_status st = rf__json_load(ctx, data, size, &root);
+    rf_status st = rf__json_scan(ctx, data, size, &rf__rj_limits);
+    if (st == RF_OK) st = rf__json_load(ctx, data, size, &root);
     if (st == RF_OK) st = rf__rj_doc(ctx, root, r);
     json_decref(root);
     if (st != RF_OK) {
