@@ -30,7 +30,7 @@ static const char *const rf__rj_ceiling_keys[] = {"name",       "value",  "unit"
                                                   "provenance", "source", NULL};
 static const char *const rf__rj_row_keys[] = {
     "name",  "op",         "index",  "flops",      "bytes", "ai", "attainable_flops_per_s",
-    "bound", "efficiency", "time_s", "time_share", NULL};
+    "bound", "efficiency", "time_s", "time_share", "shape", NULL};
 static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes", "ai",
                                                  "time_s", "by_bound", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
@@ -133,8 +133,11 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
     RF_TRY(rf__json_keys(ctx, v, rf__rj_row_keys, where));
     rf_row *row = &r->rows[i];
     json_t *name = json_object_get(v, "name"), *op = json_object_get(v, "op");
+    json_t *shape = json_object_get(v, "shape"); /* profile's output shape (row detail) */
     RF_CHECK(ctx, name && json_is_string(name), RF_FORMAT, "%s: 'name' must be a string", where);
     RF_CHECK(ctx, !op || json_is_string(op), RF_FORMAT, "%s: 'op' must be a string", where);
+    RF_CHECK(ctx, !shape || json_is_string(shape), RF_FORMAT, "%s: 'shape' must be a string",
+             where);
     RF_TRY(rf__rj_uint(ctx, v, "index", where, &row->index));
     double flops, bytes, ignored;
     RF_TRY(rf__rj_num(ctx, v, "flops", where, 0, &flops));
@@ -149,7 +152,9 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
              rf_bound_name(row->e.bound));
     row->name = rf__strndup(ctx, json_string_value(name), json_string_length(name));
     row->op = op ? rf__strndup(ctx, json_string_value(op), json_string_length(op)) : NULL;
-    if (!row->name || (op && !row->op)) return RF_NOMEM_ERR(ctx);
+    row->detail =
+        shape ? rf__strndup(ctx, json_string_value(shape), json_string_length(shape)) : NULL;
+    if (!row->name || (op && !row->op) || (shape && !row->detail)) return RF_NOMEM_ERR(ctx);
     return RF_OK;
 }
 

@@ -139,3 +139,31 @@ RF_TEST(chart_over_its_output_cap_names_the_limit)
     rf_machine_free(m);
     rf_ctx_free(ctx);
 }
+
+RF_TEST(profile_rows_with_a_shape_round_trip)
+{
+    /* `profile --json` writes each row's output shape; `plot` must read its own file back */
+    rf_ctx *ctx = new_ctx();
+    rf_machine *m = NULL;
+    rf_analysis *a = new_analysis(ctx, &m);
+    RF_REQUIRE(rf_analysis_add_detail(a, "conv1", 5, "Conv", "1x64x112x112", 0, 2e9, 1e7) ==
+               RF_OK);
+    rf_result *r = NULL, *back = NULL;
+    RF_REQUIRE(rf_analysis_finish(a, "model.onnx", &r) == RF_OK);
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    RF_EXPECT_INT(rf_report_json(ctx, r, &w), RF_OK);
+    RF_EXPECT(b.data && strstr(b.data, "\"shape\": \"1x64x112x112\""));
+    RF_EXPECT_INT(rf_result_parse_json(ctx, b.data, b.len, "model.json", &back), RF_OK);
+    if (back && back->n_rows == 1 && back->rows[0].detail)
+        RF_EXPECT_STR(back->rows[0].detail, "1x64x112x112");
+    else
+        RF_EXPECT(!"the shape was not read back");
+    rf_result_free(back);
+    rf_result_free(r);
+    rf_buf_free(&b);
+    rf_analysis_free(a);
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+}
