@@ -158,8 +158,9 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
     RF_TRY(rf__json_str(ctx, v, "unit", where, unit, sizeof unit, 0));
     int ok = !unit[0] || (compute ? strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0
                                   : strcmp(unit, "B/s") == 0);
+    char shown[4 * sizeof unit];
     RF_CHECK(ctx, ok, RF_FORMAT, "%s: unit '%s' does not match kind %s (values are in %s)", where,
-             unit, text, compute ? "FLOP/s" : "B/s");
+             rf__mj_shown(shown, sizeof shown, unit), text, compute ? "FLOP/s" : "B/s");
     return RF_OK;
 }
 

@@ -157,3 +157,22 @@ RF_TEST(gguf_implausible_tensor_count)
     free(f);
     rf_ctx_free(ctx);
 }
+
+RF_TEST(file_keywords_in_messages_stay_one_line)
+{
+    /* found by fuzz_machine: a unit "GB\n\n}/s" reached the message raw */
+    rf_ctx *ctx = new_ctx();
+    rf_machine *m = NULL;
+    static const char mj[] = "{\"name\": \"x\", \"ceilings\": [{\"name\": \"fp32\", \"kind\": "
+                             "\"compute\", \"value\": 1e12}, {\"name\": \"DRAM\", \"kind\": "
+                             "\"bandwidth\", \"value\": 1e11, \"unit\": \"GB\\n\\n}/s\"}]}";
+    RF_EXPECT_INT(rf_machine_parse_json(ctx, mj, sizeof mj - 1, "m.json", &m), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "unit 'GB\\x0a\\x0a}/s'");
+    one_line(ctx);
+    rf_result *r = NULL;
+    static const char rj[] = "{\"schema\":1,\"kind\":\"a\\nb\"}";
+    RF_EXPECT_INT(rf_result_parse_json(ctx, rj, sizeof rj - 1, "r.json", &r), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "kind 'a?b'");
+    one_line(ctx);
+    rf_ctx_free(ctx);
+}
