@@ -1,6 +1,7 @@
 /* analysis.c — evaluates a stream of operations against one roof: keeps totals over all of them and
  * only the rows that will be printed (all, or the top N by the sort key in a bounded heap, so memory
  * is O(N) and time O(n log N) for a million rows). Produces the rf_result the renderers draw. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,13 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
     rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
     RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
+    /* Totals that pass DBL_MAX would be written as null, which no reader takes back: refuse. */
+    const rf_totals *t = &a->head.totals;
+    int f_ok = isfinite(t->flops + row.e.flops), b_ok = isfinite(t->bytes + row.e.bytes);
+    RF_CHECK(a->ctx, f_ok && b_ok && isfinite(t->time_s + row.e.time_s), RF_RANGE,
+             "operation '%.*s': the sum of %s over the operations passes %g, the largest number "
+             "kept", (int)(name_len > 200 ? 200 : name_len), name,
+             !f_ok ? "FLOPs" : !b_ok ? "bytes" : "times", DBL_MAX);
     if (m) {
         char what[240];
         rf_measured ok;

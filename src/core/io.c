@@ -1,19 +1,16 @@
 /* io.c — bring an input file into memory for the (data, size) parsers: mmap for regular files
- * (POSIX mmap, read-only, private), a bounded read into a context buffer for standard input ("-")
- * and other non-regular files. Owns only the mapping; never parses, never prints. Errors name the
- * path. Known limit of mmap: a file truncated by another process while mapped raises SIGBUS. */
+ * (POSIX mmap, read-only, private), a bounded read into a context buffer for standard input ("-",
+ * which may be a pipe). A named path must be a regular file (core/file.h): a FIFO or /dev/zero is
+ * refused, never read. Owns only the mapping; never parses, never prints. Errors name the path.
+ * Known limit of mmap: a file truncated by another process while mapped raises SIGBUS. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "core/io.h"
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
 
 static const uint8_t rf__map_empty[1] = {0};
 
@@ -26,19 +23,7 @@ static const char *rf__map_name(const char *path)
 /* RF_IO naming the path and the reason for errno `e`. */
 static rf_status rf__map_errno(rf_ctx *ctx, const char *path, const char *what, int e)
 {
-    const char *why;
-    char buf[128];
-    switch (e) {
-    case ENOENT: why = "no such file or directory"; break;
-    case ENOTDIR: why = "a component of the path is not a directory"; break;
-    case EACCES:
-    case EPERM: why = "permission denied"; break;
-    case EISDIR: why = "is a directory"; break;
-    default:
-        if (strerror_r(e, buf, sizeof buf) != 0) buf[0] = '\0';
-        why = buf[0] ? buf : "unknown error";
-    }
-    return rf__error(ctx, RF_IO, -1, "%s: %s%s", rf__map_name(path), what, why);
+    return rf__file_errno(ctx, rf__map_name(path), what, e);
 }
 
 static rf_status rf__map_too_large(rf_ctx *ctx, const char *path, uint64_t max_bytes)
@@ -121,10 +106,8 @@ rf_status rf__map_file(rf_ctx *ctx, const char *path, uint64_t max_bytes, rf__ma
     if (!path || !path[0]) return rf__error(ctx, RF_USAGE, -1, "no input file name given");
     if (strcmp(path, "-") == 0) return rf__map_fd(ctx, STDIN_FILENO, path, max_bytes, map);
     int fd;
-    do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) return rf__map_errno(ctx, path, "", errno);
+    uint64_t size;
+    RF_TRY(rf__open_regular(ctx, path, &fd, &size));
     rf_status st = rf__map_fd(ctx, fd, path, max_bytes, map);
     close(fd); /* a mapping stays valid after its descriptor is closed */
     if (st != RF_OK) rf__unmap_file(map);

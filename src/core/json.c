@@ -17,7 +17,10 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
     json_t *r = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &e);
     if (!r) {
         enum json_error_code code = json_error_code(&e);
-        if (code == json_error_out_of_memory) return RF_NOMEM_ERR(ctx);
+        /* jansson can fail on memory without a message ("line -1, column -1:"): say what it was */
+        if (code == json_error_out_of_memory || !e.text[0])
+            return rf__error(ctx, RF_NOMEM, -1,
+                             "out of memory while reading the JSON document (%zu bytes)", size);
         rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
         /* jansson quotes the input near the error: keep the message one printable line. */
         for (char *p = e.text; *p; p++)

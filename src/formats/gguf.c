@@ -13,6 +13,8 @@
 #define GG_MAX_KEY 65535      /* bytes, spec */
 #define GG_MAX_TENSOR_NAME 64 /* bytes, spec (ggml itself allows 63) */
 #define GG_DEFAULT_ALIGN 32
+#define GG_MAX_TENSORS ((uint64_t)1 << 20) /* plausibility bound, checked before allocating */
+#define GG_MAX_KV ((uint64_t)1 << 16)
 
 static const uint8_t gg_size_of[RF_GGUF_VTYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
@@ -354,6 +356,17 @@ static rf_status gg_counts(rf__gg *r, uint64_t *n_tensors, uint64_t *n_kv)
                          *n_kv > left / 13 ? "key/value count" : "tensor count",
                          (unsigned long long)(*n_kv > left / 13 ? *n_kv : *n_tensors),
                          *n_kv > left / 13 ? 16 : 8, (unsigned long long)left);
+    /* Plausibility before any allocation: a sparse file can make the bound above reach 4 TB of
+     * tensor records. The largest published models hold tens of thousands of tensors (a
+     * 256-expert MoE: ~50k) and well under a thousand keys. */
+    if (*n_tensors > GG_MAX_TENSORS || *n_kv > GG_MAX_KV)
+        return rf__error(r->ctx, RF_FORMAT, *n_tensors > GG_MAX_TENSORS ? 8 : 16,
+                         "GGUF %s %llu at byte %d is implausible (at most %llu)",
+                         *n_tensors > GG_MAX_TENSORS ? "tensor count" : "key/value count",
+                         (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? *n_tensors : *n_kv),
+                         *n_tensors > GG_MAX_TENSORS ? 8 : 16,
+                         (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? GG_MAX_TENSORS
+                                                                          : GG_MAX_KV));
     return RF_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/json_scan.h"
 #include "formats/formats_int.h"
 
 /* How elements are decoded. JSON_DISABLE_EOF_CHECK makes json_loadb stop after one array or object
@@ -67,7 +68,8 @@ static rf_status js_jansson_error(js *j, const json_error_t *err, size_t off, co
     js_clean(text, sizeof text, err->text);
     int64_t at = (int64_t)off + (err->position > 0 ? err->position : 0);
     switch (json_error_code(err)) {
-    case json_error_out_of_memory: return RF_NOMEM_ERR(j->ctx);
+    case json_error_out_of_memory:
+        return rf__error(j->ctx, RF_NOMEM, at, "%s: out of memory while reading it", where);
     case json_error_numeric_overflow:
         return rf__error(j->ctx, RF_RANGE, at, "%s: number out of range (%s)", where, text);
     case json_error_stack_overflow:
@@ -87,6 +89,14 @@ static rf_status js_value(js *j, size_t flags, const char *where, json_t **out)
 {
     size_t off = rf__cursor_offset(j->cur), left = rf__cursor_left(j->cur);
     size_t len = left > INT_MAX ? INT_MAX : left; /* err.position is an int */
+    /* What jansson may build for one element (core/json_scan.h): a few keys with scalars. */
+    static const rf__json_limits lim = {.max_depth = 0, .max_string = 65536, .per_item = 16,
+                                        .outside = 1, .one_value = 1};
+    if (rf__json_scan(j->ctx, j->cur->p, len, &lim) != RF_OK) {
+        char msg[256];
+        rf__strlcpy(msg, rf_ctx_errmsg(j->ctx), sizeof msg);
+        return rf__error(j->ctx, rf_ctx_error_status(j->ctx), (int64_t)off, "%s: %s", where, msg);
+    }
     json_error_t err;
     json_t *v = json_loadb((const char *)j->cur->p, len, flags, &err);
     if (!v) return js_jansson_error(j, &err, off, where);

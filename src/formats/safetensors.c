@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_scan.h"
 #include "formats/safetensors_int.h"
 
 typedef struct st_dt {
@@ -209,8 +210,24 @@ static rf_status st_header(st_parse *p, size_t size, json_t **root)
     if (n == 0 || p->base[8] != '{')
         return rf__error(p->ctx, RF_FORMAT, 8,
                          "SafeTensors header at byte 8 does not start with '{'");
+    /* What jansson may build (core/json_scan.h): an entry is its key, dtype, shape (rank <= 8)
+     * and data_offsets, about 18 values; __metadata__ holds string pairs. */
+    static const rf__json_limits lim = {.max_depth = 3, .max_string = 1 << 20, .per_item = 32,
+                                        .special_item_key = "__metadata__",
+                                        .special_item = 1 << 16, .outside = 1,
+                                        .items_are_containers = 1};
+    if (rf__json_scan(p->ctx, p->base + 8, (size_t)n, &lim) != RF_OK) {
+        char msg[256];
+        rf__strlcpy(msg, rf_ctx_errmsg(p->ctx), sizeof msg);
+        return rf__error(p->ctx, rf_ctx_error_status(p->ctx), 8,
+                         "SafeTensors header JSON (from byte 8) %s", msg);
+    }
     json_error_t err;
     *root = json_loadb((const char *)p->base + 8, (size_t)n, JSON_REJECT_DUPLICATES, &err);
+    if (!*root && (json_error_code(&err) == json_error_out_of_memory || !err.text[0]))
+        return rf__error(p->ctx, RF_NOMEM, 8,
+                         "SafeTensors header JSON (%llu bytes): out of memory while reading it",
+                         (unsigned long long)n);
     if (!*root) {
         char clean[160];
         rf__excerpt(clean, sizeof clean, err.text, strlen(err.text), 120);

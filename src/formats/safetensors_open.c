@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/json_scan.h"
 #include "formats/safetensors_int.h"
 
 #define ST_MAX_FILE ((uint64_t)1 << 50)
@@ -160,6 +161,10 @@ rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
     RF_CHECK(ctx, data && ipath && out, RF_USAGE,
              "rf_safetensors_parse_index: data, path and out are required");
     *out = NULL;
+    /* What jansson may build (core/json_scan.h): one name -> file pair per tensor. */
+    static const rf__json_limits lim = {.max_depth = 3, .max_string = 65536,
+                                        .bulk_key = "weight_map", .per_item = 2, .outside = 4096};
+    if (rf__json_scan(ctx, data, size, &lim) != RF_OK) return rf__error_prefix(ctx, ipath);
     json_error_t err;
     json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &err);
     json_t *wm = root ? json_object_get(root, "weight_map") : NULL;

@@ -69,9 +69,10 @@ static int rf__gemm(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64
     int ta = rf_layer_attr_int(l, "transA", 0) != 0, tb = rf_layer_attr_int(l, "transB", 0) != 0;
     uint64_t m = (uint64_t)a->dims[ta ? 1 : 0], k = (uint64_t)a->dims[ta ? 0 : 1];
     uint64_t n = (uint64_t)b->dims[tb ? 0 : 1];
-    if (!rf__mul3(m, n, k, core) || !rf__mul_ok(*core, 2, core))
+    uint64_t mn;
+    if (!rf__mul3(m, n, k, core) || !rf__mul_ok(*core, 2, core) || !rf__mul_ok(m, n, &mn))
         return RF__WHY("counts overflow");
-    *extra = rf__lin(g, l, 2) ? m * n : 0;
+    *extra = rf__lin(g, l, 2) ? mn : 0;
     return 1;
 }
 

@@ -4,6 +4,7 @@
 #ifndef RF_GRAPH_INT_H
 #define RF_GRAPH_INT_H
 
+#include "core/checked.h"
 #include "core/rf_int.h"
 #include <string.h>
 
@@ -96,8 +97,12 @@ static inline int64_t rf__axis(int64_t a, uint32_t rank)
 rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
 rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
 
+/* Refuse layer l because a size computed from its file data (`what`) overflows 64-bit integers:
+ * RF_RANGE, "node 'NAME' (OP): WHAT overflows 64-bit integers" (shape.c). */
+rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what);
+
 /* Shape inference of one layer (shape.c, shape_ops.c). Returns RF_OK also when it could not
- * infer (outputs then stay unknown); errors only for NOMEM. */
+ * infer (outputs then stay unknown); errors for NOMEM and for overflowing sizes (RF_RANGE). */
 rf_status rf__infer_layer(rf_ctx *ctx, rf_graph *g, uint32_t li);
 
 #endif

@@ -84,6 +84,22 @@ static void rf__bind_dim(rf_graph *g, const rf_shape_binding *b, int *used)
     }
 }
 
+rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what)
+{
+    char name[96], op[48];
+    const char *src[2] = {l->name, l->op_type};
+    char *dst[2] = {name, op};
+    size_t cap[2] = {sizeof name, sizeof op};
+    for (int k = 0; k < 2; k++) { /* names come from the file: keep the message one line */
+        size_t n = 0;
+        for (const char *p = src[k] ? src[k] : ""; *p && n + 1 < cap[k]; p++)
+            dst[k][n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+        dst[k][n] = '\0';
+    }
+    return rf__error(ctx, RF_RANGE, -1, "node '%s' (%s): %s overflows 64-bit integers", name, op,
+                     what);
+}
+
 rf_status rf_graph_infer_shapes(rf_ctx *ctx, rf_graph *g, const rf_shape_binding *b, size_t n)
 {
     int any_input = 0;

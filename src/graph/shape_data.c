@@ -118,14 +118,17 @@ static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
         int64_t dim = x->d[a], b = st[i], e = en[i];
         b = b < 0 ? b + dim : b;
         e = e < 0 ? e + dim : e;
+        /* count = ceil(|e - b| / |step|), written as (n-1)/|step| + 1 so that no term passes
+         * int64 (steps of INT64_MAX or INT64_MIN, dims near 2^63). */
         if (step > 0) {
             b = b < 0 ? 0 : b > dim ? dim : b;
             e = e < 0 ? 0 : e > dim ? dim : e;
-            y.d[a] = e > b ? (e - b + step - 1) / step : 0;
+            y.d[a] = e > b ? (e - b - 1) / step + 1 : 0;
         } else {
             b = b < 0 ? -1 : b > dim - 1 ? dim - 1 : b;
             e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-            y.d[a] = b > e ? (b - e - step - 1) / -step : 0;
+            int64_t span = b - e; /* both in [-1, dim-1]: at most dim */
+            y.d[a] = span <= 0 ? 0 : step == INT64_MIN ? 1 : (span - 1) / -step + 1;
         }
     }
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
@@ -142,7 +145,8 @@ static rf_status rf__concat(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
     for (uint32_t i = 0; i < l->n_inputs; i++) {
         const int64_t *v;
         if (!rf__get(g, l, i, &s) || s.rank != x->rank) return RF_OK;
-        y.d[ax] += s.d[ax];
+        if (!rf__i64_add(y.d[ax], s.d[ax], &y.d[ax]))
+            return rf__shape_overflow(ctx, l, "the sum of the input sizes along the axis");
         int n = rf__vals(g, l, i, &v);
         if (n < 0 || nv + n > RF__MAXV) vok = 0;
         else memcpy(vals + nv, v, (size_t)n * sizeof *v), nv += n;
@@ -255,7 +259,9 @@ static rf_status rf__pad(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__
         memcpy(p, v, (size_t)n * sizeof *v);
     if (n != 2 * (int)x->rank) return RF_OK;
     rf__shp y = *x;
-    for (uint32_t i = 0; i < x->rank; i++) y.d[i] += p[i] + p[x->rank + i];
+    for (uint32_t i = 0; i < x->rank; i++)
+        if (!rf__i64_add(y.d[i], p[i], &y.d[i]) || !rf__i64_add(y.d[i], p[x->rank + i], &y.d[i]))
+            return rf__shape_overflow(ctx, l, "the padded size");
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
 
@@ -292,7 +298,7 @@ static rf_status rf__split(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
     for (uint32_t o = 0; o < l->n_outputs; o++) {
         rf__shp y = *x;
         if (n >= 0 && (uint32_t)n != l->n_outputs) return RF_OK;
-        y.d[ax] = n >= 0 ? sz[o] : (x->d[ax] + l->n_outputs - 1) / l->n_outputs;
+        y.d[ax] = n >= 0 ? sz[o] : rf__i64_div_ceil(x->d[ax], l->n_outputs);
         RF_TRY(rf__set(ctx, g, l, o, &y, rf__dt(g, l, 0)));
     }
     return RF_OK;

@@ -30,7 +30,8 @@ static int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf
 }
 
 /* Conv / pooling output spatial sizes (ONNX Conv, MaxPool: auto_pad, pads, strides, dilations,
- * ceil_mode). x: input [N, C, spatial...]; k: kernel sizes; c_out: channels of the output. */
+ * ceil_mode). x: input [N, C, spatial...]; k: kernel sizes; c_out: channels of the output.
+ * Returns 1 when inferred, 0 when the rule cannot decide, -1 when a size overflows int64. */
 static int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_out,
                       rf__shp *y)
 {
@@ -48,21 +49,36 @@ static int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int
     for (uint32_t i = 0; i < nd; i++) {
         int64_t s = ns > (int)i ? st[i] : 1, d = nd_ > (int)i ? di[i] : 1, in = x->d[2 + i];
         if (s <= 0 || d <= 0 || k[i] <= 0) return 0;
-        int64_t ek = (k[i] - 1) * d + 1;
         if (strcmp(autopad, "SAME_UPPER") == 0 || strcmp(autopad, "SAME_LOWER") == 0) {
-            y->d[2 + i] = (in + s - 1) / s;
+            y->d[2 + i] = rf__i64_div_ceil(in, s);
             continue;
         }
-        int64_t pb = 0, pe = 0;
+        int64_t pb = 0, pe = 0, ek, span;
         if (strcmp(autopad, "VALID") != 0 && np == 2 * (int)nd) {
             pb = pads[i];
             pe = pads[nd + i];
         }
-        int64_t span = in + pb + pe - ek;
+        /* effective kernel (k-1)·d + 1; span = in + pads - effective kernel */
+        if (!rf__i64_mul(k[i] - 1, d, &ek) || !rf__i64_add(ek, 1, &ek) ||
+            !rf__i64_add(in, pb, &span) || !rf__i64_add(span, pe, &span) ||
+            !rf__i64_sub(span, ek, &span))
+            return -1;
         if (span < 0) return 0;
-        y->d[2 + i] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+        int64_t q = ceil_mode ? rf__i64_div_ceil(span, s) : span / s;
+        if (!rf__i64_add(q, 1, &y->d[2 + i])) return -1;
     }
     return 1;
+}
+
+/* ConvTranspose output spatial size of axis i: s·(in-1) + output_padding + (k-1)·d + 1 - pads;
+ * 0 when it overflows int64. */
+static int rf__convt_dim(int64_t s, int64_t in, int64_t opad, int64_t k, int64_t d, int64_t p,
+                         int64_t *out)
+{
+    int64_t a, b;
+    return rf__i64_sub(in, 1, &a) && rf__i64_mul(s, a, &a) && rf__i64_add(a, opad, &a) &&
+           rf__i64_sub(k, 1, &b) && rf__i64_mul(b, d, &b) && rf__i64_add(a, b, &a) &&
+           rf__i64_add(a, 1, &a) && rf__i64_sub(a, p, out);
 }
 
 static rf_status rf__conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
@@ -71,8 +87,9 @@ static rf_status rf__conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     if (!rf__get(g, l, 0, &x) || !rf__get(g, l, 1, &w) || x.rank < 3 || w.rank != x.rank)
         return RF_OK;
     if (l->kind == RF_OP_CONV) {
-        if (!rf__window(l, &x, w.d + 2, w.d[0], &y)) return RF_OK;
-        return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+        int r = rf__window(l, &x, w.d + 2, w.d[0], &y);
+        if (r < 0) return rf__shape_overflow(ctx, l, "the output size (pads, strides, dilations)");
+        return r ? rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)) : RF_OK;
     }
     /* ConvTranspose: out = s·(in-1) + output_padding + (k-1)·d + 1 - pad_begin - pad_end */
     int64_t st[RF_GRAPH_MAX_RANK], di[RF_GRAPH_MAX_RANK], op[RF_GRAPH_MAX_RANK];
@@ -85,15 +102,18 @@ static rf_status rf__conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     int nos = rf__attr_ints(l, "output_shape", os, RF_GRAPH_MAX_RANK);
     y.rank = x.rank;
     y.d[0] = x.d[0];
-    y.d[1] = w.d[1] * rf_layer_attr_int(l, "group", 1);
+    if (!rf__i64_mul(w.d[1], rf_layer_attr_int(l, "group", 1), &y.d[1]))
+        return rf__shape_overflow(ctx, l, "the output channels (group)");
     for (uint32_t i = 0; i < nd; i++) {
         if (nos == (int)nd) {
             y.d[2 + i] = os[i];
             continue;
         }
-        int64_t s = ns > (int)i ? st[i] : 1, d = ndl > (int)i ? di[i] : 1;
-        int64_t p = np == 2 * (int)nd ? pads[i] + pads[nd + i] : 0;
-        y.d[2 + i] = s * (x.d[2 + i] - 1) + (nop > (int)i ? op[i] : 0) + (w.d[2 + i] - 1) * d + 1 - p;
+        int64_t s = ns > (int)i ? st[i] : 1, d = ndl > (int)i ? di[i] : 1, p = 0;
+        if (np == 2 * (int)nd && !rf__i64_add(pads[i], pads[nd + i], &p))
+            return rf__shape_overflow(ctx, l, "the sum of pads");
+        if (!rf__convt_dim(s, x.d[2 + i], nop > (int)i ? op[i] : 0, w.d[2 + i], d, p, &y.d[2 + i]))
+            return rf__shape_overflow(ctx, l, "the output size (strides, pads, dilations)");
     }
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
@@ -109,8 +129,9 @@ static rf_status rf__pool(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
         return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
     }
     if (rf__attr_ints(l, "kernel_shape", k, RF_GRAPH_MAX_RANK) != (int)x.rank - 2) return RF_OK;
-    if (!rf__window(l, &x, k, x.d[1], &y)) return RF_OK;
-    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+    int r = rf__window(l, &x, k, x.d[1], &y);
+    if (r < 0) return rf__shape_overflow(ctx, l, "the output size (pads, strides, dilations)");
+    return r ? rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)) : RF_OK;
 }
 
 static rf_status rf__gemm(rf_ctx *ctx, rf_graph *g, const rf_layer *l)

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "core/file.h"
 #include "core/json_int.h"
 #include "core/io.h"
+#include "core/json_scan.h"
 #include "core/rf_int.h"
 #include "core/text.h"
 #include "roofline/hw.h"
@@ -106,10 +109,26 @@ static rf_status rf__mj_simple(rf_ctx *ctx, json_t *root, const char *src, rf_ma
     return RF_OK;
 }
 
+/* A name from the file, made printable for a one-line message: control bytes as \xNN. */
+static const char *rf__mj_shown(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char b = (unsigned char)*s;
+        if (b < 0x20 || b == 0x7f)
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", b);
+        else
+            out[n++] = (char)b;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 static rf_status rf__mj_stats(rf_ctx *ctx, json_t *v, const char *cname, rf_ceiling_stats *s)
 {
-    char where[RF_NAME_MAX + 32];
-    snprintf(where, sizeof where, "stats of ceiling '%s'", cname);
+    char where[4 * RF_NAME_MAX + 32];
+    char shown[4 * RF_NAME_MAX];
+    snprintf(where, sizeof where, "stats of ceiling '%s'", rf__mj_shown(shown, sizeof shown, cname));
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
              rf__json_type_name(v));
     RF_TRY(rf__json_keys(ctx, v, rf__mj_stats_keys, where));
@@ -142,8 +161,9 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
     RF_TRY(rf__json_str(ctx, v, "unit", where, unit, sizeof unit, 0));
     int ok = !unit[0] || (compute ? strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0
                                   : strcmp(unit, "B/s") == 0);
+    char shown[4 * sizeof unit];
     RF_CHECK(ctx, ok, RF_FORMAT, "%s: unit '%s' does not match kind %s (values are in %s)", where,
-             unit, text, compute ? "FLOP/s" : "B/s");
+             rf__mj_shown(shown, sizeof shown, unit), text, compute ? "FLOP/s" : "B/s");
     return RF_OK;
 }
 
@@ -167,14 +187,15 @@ static rf_status rf__mj_optional(rf_ctx *ctx, json_t *v, const char *where, rf_c
 
 static rf_status rf__mj_ceiling(rf_ctx *ctx, rf_machine *m, json_t *v, size_t i, const char *src)
 {
-    char where[RF_NAME_MAX + 16];
+    char where[4 * RF_NAME_MAX + 16];
     rf_ceiling c;
     memset(&c, 0, sizeof c);
     snprintf(where, sizeof where, "ceiling %zu", i + 1);
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
              rf__json_type_name(v));
     RF_TRY(rf__json_str(ctx, v, "name", where, c.name, sizeof c.name, 1));
-    snprintf(where, sizeof where, "ceiling '%s'", c.name);
+    char shown[4 * RF_NAME_MAX];
+    snprintf(where, sizeof where, "ceiling '%s'", rf__mj_shown(shown, sizeof shown, c.name));
     RF_TRY(rf__json_keys(ctx, v, rf__mj_ceiling_keys, where));
     RF_CHECK(ctx, rf_machine_find(m, c.name) < 0, RF_FORMAT, "%s appears twice", where);
     RF_TRY(rf__mj_kind(ctx, v, where, &c.kind));
@@ -195,17 +216,18 @@ static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_c
                                 rf_machine *m, size_t *index)
 {
     const char *what = kind == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
-    char name[RF_NAME_MAX] = "";
+    char name[RF_NAME_MAX] = "", shown[4 * RF_NAME_MAX];
     RF_TRY(rf__json_str(ctx, root, key, "top level", name, sizeof name, 0));
     if (name[0]) {
         long i = rf_machine_find(m, name);
-        RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, name);
+        rf__mj_shown(shown, sizeof shown, name);
+        RF_CHECK(ctx, i >= 0, RF_FORMAT, "top level: '%s' names no ceiling: '%s'", key, shown);
         RF_CHECK(ctx, m->ceilings[i].kind == kind, RF_FORMAT,
-                 "top level: '%s' names '%s', which is not a %s ceiling", key, name, what);
+                 "top level: '%s' names '%s', which is not a %s ceiling", key, shown, what);
         *index = (size_t)i;
     }
-    RF_CHECK(ctx, *index < m->n_ceilings, RF_FORMAT, "machine '%s' has no %s ceiling", m->name,
-             what);
+    RF_CHECK(ctx, *index < m->n_ceilings, RF_FORMAT, "machine '%s' has no %s ceiling",
+             rf__mj_shown(shown, sizeof shown, m->name), what);
     return RF_OK;
 }
 
@@ -283,7 +305,12 @@ rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, cons
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_machine_parse_json: missing argument");
     *out = NULL;
     const char *src = source && source[0] ? source : "machine JSON";
-    rf_status st = rf__mj_parse(ctx, data ? data : "", size, src, out);
+    /* What jansson may build (core/json_scan.h): a ceiling with stats is about 30 values. */
+    static const rf__json_limits lim = {.max_depth = 0, .max_string = 65536,
+                                        .bulk_key = "ceilings", .per_item = 64, .outside = 256,
+                                        .items_are_containers = 1};
+    rf_status st = rf__json_scan(ctx, data ? data : "", size, &lim);
+    if (st == RF_OK) st = rf__mj_parse(ctx, data ? data : "", size, src, out);
     if (st != RF_OK) rf__error_prefix(ctx, src);
     return st;
 }

@@ -254,10 +254,21 @@ static rf_status rf__html_table(const rf_result *const *results, size_t n, rf_wr
     return RF_WRITE_LIT(w, "</tbody>\n</table>\n");
 }
 
+static rf_status rf__html_write(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
+                                const rf_machine *m, rf_writer *w);
+
 rf_status rf_report_chart_html(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
                                const rf_machine *m, const rf_report_opts *o, rf_writer *w)
 {
     (void)o;
+    rf_ctx_clear_error(ctx); /* so a writer's bare RF_RANGE is told apart from a named error */
+    rf_status st = rf__html_write(ctx, results, n_results, m, w);
+    return rf__chart_too_large(ctx, st, "HTML page", results, n_results);
+}
+
+static rf_status rf__html_write(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
+                                const rf_machine *m, rf_writer *w)
+{
     RF_CHECK(ctx, results && n_results && w && results[0], RF_USAGE, "chart: no result to draw");
     RF_TRY(RF_WRITE_LIT(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "

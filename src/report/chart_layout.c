@@ -112,6 +112,12 @@ static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
         if (c->roofs[i].kind != RF_CEILING_BANDWIDTH) continue;
         rf__chart_ridge *g = &c->ridges[c->n_ridges++];
         g->ai = peak / c->roofs[i].value;
+        /* 1 TFLOP/s over 1e-300 B/s: a ridge past DBL_MAX has no place on a log axis */
+        RF_CHECK(ctx, isfinite(g->ai) && g->ai > 0, RF_RANGE,
+                 "chart: the ridge of '%s' (%s) over '%s' (%s) is %g FLOP/byte, too far out to "
+                 "draw; give ceilings within a factor of 1e300 of each other",
+                 c->roofs[0].name, c->roofs[0].value_text, c->roofs[i].name,
+                 c->roofs[i].value_text, g->ai);
         g->x = log10(g->ai);
         g->y = log10(peak);
         g->roof = i;
@@ -372,6 +378,28 @@ static void rf__layout_title(const rf_result *r, rf__chart *c)
                                     : "roofline");
 }
 
+/* Every coordinate a back end will scale must be finite: NaN reaches lround() in the ASCII back
+ * end (undefined) and "nan" in SVG attributes. The checks above keep them so; this is the net. */
+static rf_status rf__layout_check(rf_ctx *ctx, const rf__chart *c)
+{
+    const char *bad = NULL;
+    if (!isfinite(c->x.lo) || !isfinite(c->x.hi) || !(c->x.hi > c->x.lo)) bad = "the x axis";
+    if (!isfinite(c->y.lo) || !isfinite(c->y.hi) || !(c->y.hi > c->y.lo)) bad = "the y axis";
+    for (size_t i = 0; !bad && i < c->n_ridges; i++)
+        if (!isfinite(c->ridges[i].x) || !isfinite(c->ridges[i].y)) bad = "a ridge point";
+    for (size_t i = 0; !bad && i < c->n_points; i++)
+        if (!isfinite(c->points[i].x) || !isfinite(c->points[i].y)) bad = "a point";
+    for (size_t i = 0; !bad && i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        if (ro->visible && !(isfinite(ro->x0) && isfinite(ro->y0) && isfinite(ro->x1) &&
+                             isfinite(ro->y1) && isfinite(ro->label_x) && isfinite(ro->label_y)))
+            bad = "a roof";
+    }
+    RF_CHECK(ctx, !bad, RF_RANGE,
+             "chart: %s has no finite position; the figures span too wide a range to draw", bad);
+    return RF_OK;
+}
+
 rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m, rf__chart *out)
 {
     RF_CHECK(ctx, r && out, RF_USAGE, "rf__chart_layout: missing argument");
@@ -385,6 +413,7 @@ rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
     rf__clamp_points(out);
     rf__layout_segments(out);
     rf__layout_title(r, out);
+    RF_TRY_GOTO(st, rf__layout_check(ctx, out), fail);
     return RF_OK;
 fail:
     rf__chart_free(ctx, out);

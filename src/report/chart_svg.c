@@ -432,9 +432,23 @@ rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, 
     return st;
 }
 
+rf_status rf__chart_too_large(rf_ctx *ctx, rf_status st, const char *what,
+                              const rf_result *const *results, size_t n)
+{
+    if (st != RF_RANGE || rf_ctx_error_status(ctx) != RF_OK) return st;
+    size_t rows = 0;
+    for (size_t k = 0; results && k < n; k++) rows += results[k] ? results[k]->n_rows : 0;
+    return rf__error(ctx, RF_RANGE, -1,
+                     "chart: the %s passes the size limit of its output (256 MiB in the roofline "
+                     "program) with %zu rows; draw fewer of them (--top N)",
+                     what, rows);
+}
+
 rf_status rf_report_chart_svg(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
                               const rf_machine *m, const rf_report_opts *o, rf_writer *w)
 {
     (void)o;
-    return rf__svg_write(ctx, results, n_results, m, 0, w);
+    rf_ctx_clear_error(ctx); /* so a writer's bare RF_RANGE is told apart from a named error */
+    rf_status st = rf__svg_write(ctx, results, n_results, m, 0, w);
+    return rf__chart_too_large(ctx, st, "SVG", results, n_results);
 }

@@ -10,11 +10,19 @@
 
 #include "core/analysis_int.h"
 #include "core/json_int.h"
+#include "core/json_scan.h"
 #include "core/rf_int.h"
 #include "core/io.h"
 #include "roofline/report.h"
 
 #define RF__RJ_FILE_MAX ((uint64_t)1 << 30) /* bytes read from a result file at most */
+
+/* What jansson may build (core/json_scan.h): a row is its keys and scalars plus a "measured"
+ * object (about 40 values); the head (machine, roof, totals) about 100, the marker API's "regions"
+ * ten values a region. Deeper nesting or longer strings have no use here. */
+static const rf__json_limits rf__rj_limits = {
+    .max_depth = 6, .max_string = 65536, .bulk_key = "rows", .per_item = 64,
+    .outside = 1 << 16, .items_are_containers = 1};
 
 /* "regions": the marker API's measured figures (rf_regions_parse_json reads them) */
 static const char *const rf__rj_top_keys[] = {"schema", "kind", "title",  "machine", "roof",
@@ -36,6 +44,14 @@ static const char *const rf__rj_tmeasured_keys[] = {
 static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes",    "ai",
                                                  "time_s", "by_bound", "measured", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
+
+/* A short keyword read from the file, made printable in place before it may reach a message
+ * (control bytes become '?'; it then matches no keyword either). */
+static void rf__rj_printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
 
 /* Number `key`: finite and >= 0; null allowed (NaN) when `nullable`. */
 static rf_status rf__rj_num(rf_ctx *ctx, json_t *obj, const char *key, const char *where,
@@ -69,6 +85,7 @@ static rf_status rf__rj_prov(rf_ctx *ctx, json_t *obj, const char *where, rf_pro
 {
     char text[16];
     RF_TRY(rf__json_str(ctx, obj, "provenance", where, text, sizeof text, 1));
+    rf__rj_printable(text);
     RF_CHECK(ctx, rf_provenance_parse(text, out), RF_FORMAT,
              "%s: unknown provenance '%s' (measured, datasheet, file or user)", where, text);
     return RF_OK;
@@ -108,6 +125,7 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
     RF_CHECK(ctx, schema <= RF_RESULT_SCHEMA, RF_UNSUPPORTED,
              "schema %.15g is newer than this roofline supports (%d)", schema, RF_RESULT_SCHEMA);
     RF_TRY(rf__json_str(ctx, root, "kind", "top level", kind, sizeof kind, 1));
+    rf__rj_printable(kind);
     RF_CHECK(ctx, strcmp(kind, "analysis") == 0, RF_FORMAT,
              "not a roofline result: kind '%s', expected \"analysis\" (from --json)", kind);
     RF_TRY(rf__json_keys(ctx, root, rf__rj_top_keys, "top level"));
@@ -128,6 +146,7 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
     r->roof.bw_bytes_per_s = r->bandwidth.value;
     RF_TRY(rf_ridge_ai(ctx, &r->roof, &r->ridge_ai));
     RF_TRY(rf__json_str(ctx, root, "sort", "top level", sort, sizeof sort, 1));
+    rf__rj_printable(sort);
     RF_TRY(rf_sort_parse(ctx, sort, &r->sort));
     return rf__rj_uint(ctx, root, "top", "top level", &r->top);
 }
@@ -205,6 +224,7 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
                                           "time_share"};
     for (size_t k = 0; k < 5; k++) RF_TRY(rf__rj_num(ctx, v, derived[k], where, 1, &ignored));
     RF_TRY(rf__json_str(ctx, v, "bound", where, bound, sizeof bound, 1));
+    rf__rj_printable(bound);
     RF_TRY(rf_roof_eval(ctx, &r->roof, flops, bytes, &row->e));
     RF_CHECK(ctx, strcmp(bound, rf_bound_name(row->e.bound)) == 0, RF_FORMAT,
              "%s: bound '%s' does not match its figures under the file's roof (%s)", where, bound,
@@ -286,7 +306,8 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     rf_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc_ = *rf_ctx_allocator(ctx);
-    rf_status st = rf__json_load(ctx, data, size, &root);
+    rf_status st = rf__json_scan(ctx, data, size, &rf__rj_limits);
+    if (st == RF_OK) st = rf__json_load(ctx, data, size, &root);
     if (st == RF_OK) st = rf__rj_doc(ctx, root, r);
     json_decref(root);
     if (st != RF_OK) {

@@ -5,6 +5,7 @@
 #define RF_REPORT_SVG_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "chart.h"
 #include "roofline/buf.h"
@@ -24,10 +25,27 @@ typedef struct rf__box {
     double cx, cy, hw, hh, ux, uy;
 } rf__box;
 
+/* A uniform grid over the plot: each cell lists the obstacles that reach into it, so a candidate
+ * label is tested against its neighbours only (near-linear layout of 1024 roofs). Ids: every
+ * obstacle in the order added; kind_of/index_of map an id back, stamp de-duplicates a query. */
+typedef struct rf__obs_grid {
+    size_t nx, ny;     /* cells; 0 = no grid (degenerate plot): every obstacle is tested */
+    double cw, ch;     /* cell size in pixels */
+    uint32_t **cell;   /* nx * ny lists of ids */
+    uint32_t *cell_n, *cell_cap;
+    unsigned char *kind_of; /* 0 circle, 1 segment, 2 box */
+    uint32_t *index_of, *stamp;
+    size_t n_ids, cap_ids;
+    uint32_t query;
+    uint64_t n_tests; /* obstacle tests made so far (the tests check the layout stays linear) */
+} rf__obs_grid;
+
 /* What labels must not touch: circles (markers), segments (roofs) and boxes (placed labels),
- * inside the rectangle [x0, x1] x [y0, y1] (the plot). Owned arrays; rf__obstacles_free. */
+ * inside the rectangle [x0, x1] x [y0, y1] (the plot; set before the first obstacle is added).
+ * Owned arrays; rf__obstacles_free. */
 typedef struct rf__obstacles {
     double x0, y0, x1, y1;
+    rf__obs_grid grid;
     struct rf__circle {
         double x, y, r;
     } * circles;
@@ -62,6 +80,11 @@ rf_status rf__label_place_roof(rf_ctx *ctx, rf__obstacles *o, double x0, double 
                                double text_h, rf__label_place *out);
 
 /* ---- the SVG writer (chart_svg.c), embedded by the HTML page --------------------------------- */
+
+/* A chart renderer failed with `st`: a bare RF_RANGE from the writer (no message on the context)
+ * is its size cap; say which limit and how to get under it (fewer rows, --top). */
+rf_status rf__chart_too_large(rf_ctx *ctx, rf_status st, const char *what,
+                              const rf_result *const *results, size_t n);
 
 /* Write the chart of results[0..n) (several results: one toggled series each, on shared axes)
  * with every ceiling of `m` (may be NULL) as one <svg> element. `interactive`: legend entries

@@ -647,7 +647,7 @@ RF_TEST(load_errors_name_the_path)
     tmp_path("test_hw_missing_dir/none.json", path, sizeof path);
     RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_IO);
     RF_EXPECT(strncmp(rf_ctx_errmsg(ctx), path, strlen(path)) == 0);
-    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "no such file");
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "no such file or directory");
     tmp_path("test_hw_bad.json", path, sizeof path);
     RF_REQUIRE(write_file(path, "{\"name\": \"x\", \"peak_flops\": 0, \"peak_bandwidth\": 1}"));
     RF_EXPECT_INT(rf_machine_read_file(ctx, path, &m), RF_RANGE);
