@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     }
     printf("tensors %llu params %llu weight_bytes %llu\n", (unsigned long long)g->n_tensors,
            (unsigned long long)g->params, (unsigned long long)g->weight_bytes);
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     return 0;
 }

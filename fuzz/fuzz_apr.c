@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         else
             refused(ctx, s, size);
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
     }
     rf_ctx_free(ctx);
     return 0;

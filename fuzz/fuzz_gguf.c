@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t off = rf_ctx_error_offset(ctx);
         if (st != RF_NOMEM && (off < 0 || (uint64_t)off > size)) abort();
     }
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     return 0;
 }

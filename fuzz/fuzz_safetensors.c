@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     else
         refused(ctx, s, size);
-    rf_safetensors_free(ctx, st);
+    rf_safetensors_free(st);
     rf_hfconfig c;
     s = rf_hfconfig_parse(ctx, data, size, &c);
     if (s != RF_OK) refused(ctx, s, size);

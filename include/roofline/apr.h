@@ -109,6 +109,7 @@ typedef struct rf_apr {
     uint64_t bytes_by_type[RF_APR_DTYPE_COUNT]; /**< stored bytes per meaning */
     rf_apr_hparams hp;
     struct rf__apr_priv *priv; /**< internal */
+    rf_allocator alloc_;        /**< private: what frees it */
 } rf_apr;
 
 /** Flags of rf_apr_parse. */
@@ -131,7 +132,7 @@ rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
 rf_status rf_apr_read_file(rf_ctx *ctx, const char *path, unsigned flags, rf_apr **out);
 
 /** Release. Accepts NULL. */
-void rf_apr_free(rf_ctx *ctx, rf_apr *a);
+void rf_apr_free(rf_apr *a);
 
 /** The tensor named `name`, or NULL. O(1) on average. */
 const rf_apr_tensor *rf_apr_find(const rf_apr *a, const char *name);

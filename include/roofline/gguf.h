@@ -98,6 +98,7 @@ typedef struct rf_gguf {
     uint64_t weight_bytes;      /**< sum over tensors of n_bytes (padding excluded) */
     uint32_t n_shards;          /**< 1, or split.count */
     struct rf__gguf_priv *priv; /**< internal: maps, indexes */
+    rf_allocator alloc_;        /**< private: what frees it */
 } rf_gguf;
 
 /** Parse a GGUF image data[0..size) (borrowed: it must outlive the result). Validates everything
@@ -119,7 +120,7 @@ rf_status rf_gguf_parse_set(rf_ctx *ctx, const void *data, size_t size, const ch
 rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out);
 
 /** Release a parsed file and its mappings. Accepts NULL. */
-void rf_gguf_free(rf_ctx *ctx, rf_gguf *g);
+void rf_gguf_free(rf_gguf *g);
 
 /** The key/value named `key` (NUL-terminated), or NULL. O(1) on average. */
 const rf_gguf_kv *rf_gguf_find(const rf_gguf *g, const char *key);

@@ -53,6 +53,7 @@ typedef struct rf_safetensors {
     uint64_t weight_bytes;  /**< sum of n_bytes */
     uint32_t n_shards;
     struct rf__st_priv *priv; /**< internal */
+    rf_allocator alloc_;        /**< private: what frees it */
 } rf_safetensors;
 
 /** Parse one SafeTensors image data[0..size) (borrowed only during the call: names and metadata
@@ -73,7 +74,7 @@ rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
 rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
 
 /** Release. Accepts NULL. */
-void rf_safetensors_free(rf_ctx *ctx, rf_safetensors *st);
+void rf_safetensors_free(rf_safetensors *st);
 
 /** The tensor named `name`, or NULL. O(1) on average. */
 const rf_st_tensor *rf_safetensors_find(const rf_safetensors *st, const char *name);

@@ -325,20 +325,21 @@ static rf_status apr_dispatch(rf__apr_parse *p)
                      h[4]);
 }
 
-void rf_apr_free(rf_ctx *ctx, rf_apr *a)
+void rf_apr_free(rf_apr *a)
 {
     if (!a) return;
+    rf_allocator al = a->alloc_;
     rf__apr_priv *pv = a->priv;
     if (pv) {
         for (uint64_t i = 0; pv->tensors && i < a->n_tensors; i++)
-            rf__free(ctx, (void *)pv->tensors[i].name);
-        rf__free(ctx, pv->tensors);
-        rf__gg_index_free(ctx, &pv->ix);
-        rf__free(ctx, pv->inflated);
+            rf__free_with(&al, (void *)pv->tensors[i].name);
+        rf__free_with(&al, pv->tensors);
+        rf__gg_index_free(&al, &pv->ix);
+        rf__free_with(&al, pv->inflated);
         json_decref(pv->meta);
-        rf__free(ctx, pv);
+        rf__free_with(&al, pv);
     }
-    rf__free(ctx, a);
+    rf__free_with(&al, a);
 }
 
 rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *name, unsigned flags,
@@ -348,6 +349,7 @@ rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_apr_parse: bad arguments");
     *out = NULL;
     rf_apr *a = rf__calloc(ctx, 1, sizeof *a);
+    if (a) a->alloc_ = *rf_ctx_allocator(ctx);
     rf__apr_priv *pv = a ? rf__calloc(ctx, 1, sizeof *pv) : NULL;
     if (!pv) {
         rf__free(ctx, a);
@@ -360,7 +362,7 @@ rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *n
     json_decref(pv->meta);
     pv->meta = NULL;
     if (st != RF_OK) {
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         return name ? rf__error_prefix(ctx, name) : st;
     }
     a->tensors = pv->tensors;

@@ -404,6 +404,7 @@ rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **ou
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_gguf_parse: bad arguments");
     *out = NULL;
     rf_gguf *g = rf__calloc(ctx, 1, sizeof *g);
+    if (g) g->alloc_ = *rf_ctx_allocator(ctx);
     rf__gguf_priv *p = rf__calloc(ctx, 1, sizeof *p);
     if (!g || !p) {
         rf__free(ctx, g);
@@ -415,7 +416,7 @@ rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **ou
     rf_status st = size > INT64_MAX ? rf__error(ctx, RF_RANGE, -1, "GGUF image too large")
                                     : gg_parse(&r, g, p);
     if (st != RF_OK) {
-        rf_gguf_free(ctx, g);
+        rf_gguf_free(g);
         return st;
     }
     p->data = r.base;

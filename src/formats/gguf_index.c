@@ -66,9 +66,9 @@ rf_status rf__gg_index_init(rf_ctx *ctx, rf__gg_index *ix, uint64_t n)
     return RF_OK;
 }
 
-void rf__gg_index_free(rf_ctx *ctx, rf__gg_index *ix)
+void rf__gg_index_free(const rf_allocator *a, rf__gg_index *ix)
 {
-    rf__free(ctx, ix->slots);
+    rf__free_with(a, ix->slots);
     ix->slots = NULL;
     ix->cap = 0;
 }

@@ -30,7 +30,7 @@ typedef struct rf__gg_index {
 
 /* Allocate an index for up to n names. */
 rf_status rf__gg_index_init(rf_ctx *ctx, rf__gg_index *ix, uint64_t n);
-void rf__gg_index_free(rf_ctx *ctx, rf__gg_index *ix);
+void rf__gg_index_free(const rf_allocator *a, rf__gg_index *ix);
 
 /* Insert name `s` at position `pos`; strs(user, i) gives the name stored at position i. Returns
  * the position of an equal name already there + 1, or 0 when inserted. */

@@ -10,22 +10,23 @@
 #define GG_MAX_FILE ((uint64_t)1 << 50)
 #define GG_MAX_SHARDS 9999
 
-void rf_gguf_free(rf_ctx *ctx, rf_gguf *g)
+void rf_gguf_free(rf_gguf *g)
 {
     if (!g) return;
+    rf_allocator al = g->alloc_;
     rf__gguf_priv *p = g->priv;
     if (p) {
-        for (uint32_t i = 0; i < p->n_shard_parsed; i++) rf_gguf_free(ctx, p->shards[i]);
-        rf__free(ctx, p->shards);
-        rf__free(ctx, p->kv);
-        rf__free(ctx, p->tensors);
-        if (!p->shards) rf__gg_index_free(ctx, &p->kv_ix); /* else shards[0]'s, shared */
-        rf__gg_index_free(ctx, &p->t_ix);
+        for (uint32_t i = 0; i < p->n_shard_parsed; i++) rf_gguf_free(p->shards[i]);
+        rf__free_with(&al, p->shards);
+        rf__free_with(&al, p->kv);
+        rf__free_with(&al, p->tensors);
+        if (!p->shards) rf__gg_index_free(&al, &p->kv_ix); /* else shards[0]'s, shared */
+        rf__gg_index_free(&al, &p->t_ix);
         for (uint32_t i = 0; i < p->n_maps; i++) rf__unmap_file(&p->maps[i]);
-        rf__free(ctx, p->maps);
-        rf__free(ctx, p);
+        rf__free_with(&al, p->maps);
+        rf__free_with(&al, p);
     }
-    rf__free(ctx, g);
+    rf__free_with(&al, g);
 }
 
 /* Map and parse one file; the mapping is kept by the result. Errors are prefixed by the path. */
@@ -168,6 +169,7 @@ static rf_status gg_set(rf_ctx *ctx, rf_gguf *first, const char *path, rf_gguf *
         goto fail;
     }
     g = rf__calloc(ctx, 1, sizeof *g);
+    if (g) g->alloc_ = *rf_ctx_allocator(ctx);
     rf__gguf_priv *p = g ? rf__calloc(ctx, 1, sizeof *p) : NULL;
     if (p) p->shards = rf__calloc(ctx, count, sizeof *p->shards);
     if (!p || !p->shards) {
@@ -194,8 +196,8 @@ static rf_status gg_set(rf_ctx *ctx, rf_gguf *first, const char *path, rf_gguf *
         return RF_OK;
     }
 fail:
-    rf_gguf_free(ctx, g);
-    rf_gguf_free(ctx, first);
+    rf_gguf_free(g);
+    rf_gguf_free(first);
     return st;
 }
 

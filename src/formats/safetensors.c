@@ -274,6 +274,7 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
     RF_CHECK(ctx, out && (data || size == 0), RF_USAGE, "rf_safetensors_parse: bad arguments");
     *out = NULL;
     rf_safetensors *st = rf__calloc(ctx, 1, sizeof *st);
+    if (st) st->alloc_ = *rf_ctx_allocator(ctx);
     rf__st_priv *pv = st ? rf__calloc(ctx, 1, sizeof *pv) : NULL;
     if (!pv) {
         rf__free(ctx, st);
@@ -284,7 +285,7 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
     rf_status s = st_parse_all(&p, st);
     if (s == RF_OK) s = rf__st_index(ctx, st);
     if (s != RF_OK) {
-        rf_safetensors_free(ctx, st);
+        rf_safetensors_free(st);
         return s;
     }
     st->tensors = pv->tensors;

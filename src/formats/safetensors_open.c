@@ -14,26 +14,27 @@
 #define ST_MAX_FILE ((uint64_t)1 << 50)
 #define ST_MAX_INDEX ((uint64_t)64 << 20)
 
-void rf_safetensors_free(rf_ctx *ctx, rf_safetensors *st)
+void rf_safetensors_free(rf_safetensors *st)
 {
     if (!st) return;
+    rf_allocator al = st->alloc_;
     rf__st_priv *p = st->priv;
     if (p) {
         for (uint64_t i = 0; p->tensors && !p->borrowed_names && i < st->n_tensors; i++)
-            rf__free(ctx, (void *)p->tensors[i].name);
+            rf__free_with(&al, (void *)p->tensors[i].name);
         for (uint64_t i = 0; p->meta && i < st->n_meta && !p->shards; i++) {
-            rf__free(ctx, (void *)p->meta[i].key);
-            rf__free(ctx, (void *)p->meta[i].value);
+            rf__free_with(&al, (void *)p->meta[i].key);
+            rf__free_with(&al, (void *)p->meta[i].value);
         }
-        if (!p->shards) rf__free(ctx, p->meta);
-        rf__free(ctx, p->tensors);
-        rf__gg_index_free(ctx, &p->ix);
-        for (uint32_t i = 0; i < p->n_shards; i++) rf_safetensors_free(ctx, p->shards[i]);
-        rf__free(ctx, p->shards);
+        if (!p->shards) rf__free_with(&al, p->meta);
+        rf__free_with(&al, p->tensors);
+        rf__gg_index_free(&al, &p->ix);
+        for (uint32_t i = 0; i < p->n_shards; i++) rf_safetensors_free(p->shards[i]);
+        rf__free_with(&al, p->shards);
         rf__unmap_file(&p->map);
-        rf__free(ctx, p);
+        rf__free_with(&al, p);
     }
-    rf__free(ctx, st);
+    rf__free_with(&al, st);
 }
 
 static rf_gguf_str st_name(const void *user, uint64_t i)
@@ -177,6 +178,7 @@ rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
     const char *slash = strrchr(ipath, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ipath) : 1, slash ? ipath : ".");
     rf_safetensors *st = rf__calloc(ctx, 1, sizeof *st);
+    if (st) st->alloc_ = *rf_ctx_allocator(ctx);
     rf__st_priv *p = st ? rf__calloc(ctx, 1, sizeof *p) : NULL;
     const char **files = NULL;
     rf_status s = p ? RF_OK : RF_NOMEM_ERR(ctx);
@@ -187,7 +189,7 @@ rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
     json_decref(root);
     if (s != RF_OK || !p) {
         if (!p) rf__free(ctx, st);
-        rf_safetensors_free(ctx, p ? st : NULL);
+        rf_safetensors_free(p ? st : NULL);
         return s;
     }
     const rf_safetensors *s0 = p->shards[0];

@@ -74,7 +74,7 @@ static rf_status rf__open_gguf(rf_ctx *ctx, const void *data, size_t size, const
     size_t cap = 0;
     RF_TRY(rf_gguf_parse_set(ctx, data, size, path, &g));
     if (rf__llm_adopt_map(ctx, g, keep) != RF_OK) {
-        rf_gguf_free(ctx, g);
+        rf_gguf_free(g);
         return RF_NOMEM;
     }
     rf_status st = rf__gguf_hparams(ctx, g, &m->hp);
@@ -97,7 +97,7 @@ static rf_status rf__open_gguf(rf_ctx *ctx, const void *data, size_t size, const
         m->hp.weight_bytes = g->weight_bytes;
         st = rf__llm_keep_gguf(ctx, m, g);
     }
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf__strlcpy(m->hp.format, "gguf", sizeof m->hp.format);
     return st;
 }
@@ -144,7 +144,7 @@ static rf_status rf__open_st(rf_ctx *ctx, const void *data, size_t size, const c
         m->hp.params = st->params;
         m->hp.weight_bytes = st->weight_bytes;
     }
-    rf_safetensors_free(ctx, st);
+    rf_safetensors_free(st);
     m->conv1d = strcmp(c.model_type, "gpt2") == 0;
     rf__strlcpy(m->hp.format, "safetensors", sizeof m->hp.format);
     return s;
@@ -193,7 +193,7 @@ static rf_status rf__open_apr(rf_ctx *ctx, const void *data, size_t size, const 
     hp->params = a->params;
     hp->weight_bytes = a->weight_bytes;
     m->conv1d = h->transposed;
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
     rf__strlcpy(hp->format, "apr", sizeof hp->format);
     return st;
 }

@@ -92,7 +92,7 @@ RF_TEST(fixtures)
         RF_EXPECT_INT(a->hp.intermediate_size, 256);
         RF_EXPECT_INT(a->hp.vocab_size, 96);
         uint64_t w = a->weight_bytes;
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         figs f;
         RF_EXPECT(llm_figs(ctx, path, &f));
         RF_EXPECT_INT(f.params, 172416);
@@ -197,7 +197,7 @@ RF_TEST(dtypes_vs_gguf)
             if (cs[i].type != RF_APR_F32) RF_EXPECT_INT(ap->bytes_by_type[cs[i].type], mat);
             RF_EXPECT_INT(ap->has_footer, (cs[i].opts & AB_FOOTER) != 0);
         }
-        rf_apr_free(ctx, ap);
+        rf_apr_free(ap);
         figs fa, fg;
         RF_EXPECT(llm_figs(ctx, apath, &fa) && llm_figs(ctx, gpath, &fg));
         RF_EXPECT(fa.known);
@@ -227,12 +227,12 @@ RF_TEST(kquant_rows)
     ab_v2(&b, "{}", t, 1, 0x20, 0);
     RF_EXPECT_INT(rf_apr_parse(ctx, b.p, b.n, "rows.apr", 0, &a), RF_OK);
     RF_EXPECT(a && a->tensors[0].type == RF_APR_Q4_K);
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
     gb_free(&b);
     t[0].size = (900 + 255) / 256 * 144; /* flat */
     ab_v2(&b, "{}", t, 1, 0x20, 0);
     RF_EXPECT_INT(rf_apr_parse(ctx, b.p, b.n, "flat.apr", 0, &a), RF_OK);
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
     gb_free(&b);
     rf_ctx_free(ctx);
 }
@@ -249,7 +249,7 @@ RF_TEST(lz4_flag)
     ab_v2(&b, "{\"num_layers\":1}", t, n, 0x0401, AB_PAD | AB_FOOTER);
     RF_EXPECT_INT(rf_apr_parse(ctx, b.p, b.n, "lz4flag.apr", 0, &a), RF_OK);
     RF_EXPECT(a && a->flags == 0x0401 && a->params == 172416);
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
     gb_free(&b);
     t[3].size -= 1000; /* as if compressed */
     ab_v2(&b, "{}", t, n, 0x0401, AB_PAD | AB_FOOTER);
@@ -291,7 +291,7 @@ RF_TEST(apr1_wrappers)
         RF_EXPECT_INT(rf_apr_parse(ctx, w, wn, "wrapped.apr", 0, &a), RF_OK);
         RF_EXPECT(a && a->layout == (lz4 ? RF_APR_APR1_LZ4 : RF_APR_APR1_RAW));
         RF_EXPECT(a && a->params == 172416 && a->weight_bytes == 689664);
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         a = NULL;
         if (lz4) {
             RF_EXPECT(wn > 13);

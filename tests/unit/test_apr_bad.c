@@ -33,7 +33,7 @@ static void expect_bad(rf_ctx *ctx, const uint8_t *p, size_t n, const char *what
         RF_FAIL_AT("%s: status %d, expected %d (%s)", what, got, st, rf_ctx_errmsg(ctx));
     else if (!strstr(rf_ctx_errmsg(ctx), words) || !strstr(rf_ctx_errmsg(ctx), what))
         RF_FAIL_AT("%s: message lacks '%s': %s", what, words, rf_ctx_errmsg(ctx));
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
 }
 
 static const char *GOOD_META = "{\"architecture\":\"llama\",\"hidden_size\":128,\"num_layers\":1,"
@@ -104,7 +104,7 @@ RF_TEST(hostile_metadata)
         } else {
             fprintf(stderr, "%s\n", rf_ctx_errmsg(ctx));
         }
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         gb_free(&b);
     }
     rf_ctx_free(ctx);
@@ -131,7 +131,7 @@ RF_TEST(hostile_layout)
     expect_bad(ctx, c, b.n, "crc.apr", RF_FORMAT, "header CRC32");
     rf_apr *a = NULL;
     RF_EXPECT_INT(rf_apr_parse(ctx, c, b.n, "lenient.apr", RF_APR_LENIENT_CRC, &a), RF_OK);
-    rf_apr_free(ctx, a);
+    rf_apr_free(a);
     EDIT(c[b.n - 1] ^= 1, 0);
     expect_bad(ctx, c, b.n, "footer.apr", RF_FORMAT, "footer CRC32");
     EDIT(ab_put64(c + 12, UINT64_MAX - 8), 1);
@@ -213,7 +213,7 @@ static void truncation(const char *file)
             RF_FAIL_AT("%s cut at %zu: status %d (%s)", file, k, st, rf_ctx_errmsg(ctx));
             k = n;
         }
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         if (copy) free(p);
     }
     free(f);
@@ -254,7 +254,7 @@ RF_TEST(oom)
         rf_ctx_fail_alloc_after(ctx, k, 1);
         rf_status st = rf_apr_parse(ctx, f, n, "oom.apr", 0, &a);
         rf_ctx_fail_alloc_after(ctx, 0, 0);
-        rf_apr_free(ctx, a);
+        rf_apr_free(a);
         if (st == RF_OK) break;
         /* jansson allocates through malloc, not the context: only the reader's own fail here */
         if (st != RF_NOMEM) RF_FAIL_AT("allocation %llu: status %d", (unsigned long long)k, st);

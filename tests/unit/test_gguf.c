@@ -132,7 +132,7 @@ static void check_against_ref(const char *model)
         }
     }
 done:
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     json_decref(ref);
 }
@@ -186,7 +186,7 @@ RF_TEST(typed_getters)
     RF_EXPECT(rf_gguf_find(g, "nope") == NULL);
     RF_EXPECT(rf_gguf_tensor_find(g, "output.weight") != NULL);
     RF_EXPECT(rf_gguf_tensor_find(g, "output.weigh") == NULL);
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
 }
 

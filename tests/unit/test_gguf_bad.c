@@ -74,7 +74,7 @@ RF_TEST(valid_little_and_big_endian)
             RF_EXPECT(rf_gguf_array_next(&it, &v) && memcmp(v.v.s.ptr, "hello", 5) == 0);
             RF_EXPECT(!rf_gguf_array_next(&it, &v));
         }
-        rf_gguf_free(ctx, g);
+        rf_gguf_free(g);
         rf_ctx_free(ctx);
         gb_free(&b);
     }
@@ -115,7 +115,7 @@ RF_TEST(nested_arrays_on_demand)
         RF_EXPECT(rf_gguf_array_next(&it, &v) && v.arr_count == 1);
         RF_EXPECT(!rf_gguf_array_next(&it, &v));
     }
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     gb_free(&b);
 }
@@ -153,7 +153,7 @@ static void expect_bad(gb *b, rf_status want, const char *msg, int64_t offset)
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), msg);
     if (offset >= 0) RF_EXPECT_INT(rf_ctx_error_offset(ctx), offset);
     RF_EXPECT(g == NULL);
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     gb_free(b);
 }
@@ -312,7 +312,7 @@ RF_TEST(bad_tensor_infos)
     rf_ctx *ctx = new_ctx();
     rf_gguf *g = NULL;
     RF_EXPECT_INT(parse(ctx, &b, &g), RF_OK);
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     rf_ctx_free(ctx);
     gb_free(&b);
 }
@@ -368,7 +368,7 @@ RF_TEST(split_files)
         RF_EXPECT(rf_gguf_find(g, "general.architecture") != NULL);
         RF_EXPECT_INT(g->total_bytes, 3 * g->file_size);
     }
-    rf_gguf_free(ctx, g);
+    rf_gguf_free(g);
     g = NULL;
     /* the second file given first; a wrong split.no; a tensor twice; a missing shard */
     char second[300];
@@ -409,7 +409,7 @@ RF_TEST(out_of_memory_sweep)
         else
             RF_EXPECT_INT(st, RF_NOMEM);
         rf_ctx_fail_alloc_after(ctx, 0, 0);
-        rf_gguf_free(ctx, g);
+        rf_gguf_free(g);
     }
     RF_EXPECT(ok);
     rf_ctx_free(ctx);

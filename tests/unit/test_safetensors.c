@@ -63,7 +63,7 @@ RF_TEST(fixture_gpt2_tiny)
             RF_EXPECT_INT(s->n_bytes, jint(t, "nbytes"));
             RF_EXPECT_INT(s->n_elements, jint(t, "elements"));
         }
-        rf_safetensors_free(ctx, st);
+        rf_safetensors_free(st);
         st = NULL;
     }
     rf_hfconfig c;
@@ -110,7 +110,7 @@ static void expect_st(const char *header, size_t data, rf_status want, const cha
         RF_EXPECT(rf_ctx_error_offset(ctx) >= 0 && (size_t)rf_ctx_error_offset(ctx) <= n);
         RF_EXPECT(st == NULL);
     }
-    rf_safetensors_free(ctx, st);
+    rf_safetensors_free(st);
     rf_ctx_free(ctx);
 }
 
@@ -206,7 +206,7 @@ RF_TEST(sharded_index)
         RF_EXPECT_INT(st->weight_bytes, 20);
         RF_EXPECT(rf_safetensors_find(st, "y") && rf_safetensors_find(st, "y")->shard == 1);
     }
-    rf_safetensors_free(ctx, st);
+    rf_safetensors_free(st);
     st = NULL;
     const char *bad[] = {
         ("{\"weight_map\":{\"x\":\"model-00001-of-00002.safetensors\","
@@ -224,7 +224,7 @@ RF_TEST(sharded_index)
         rf_status s = rf_safetensors_read_file(ctx, p, &st);
         if (i == 1) { /* y is unlisted but its shard is not opened: x alone is consistent */
             RF_EXPECT_INT(s, RF_OK);
-            rf_safetensors_free(ctx, st);
+            rf_safetensors_free(st);
             st = NULL;
             continue;
         }
@@ -293,7 +293,7 @@ RF_TEST(out_of_memory_sweep)
         else
             RF_EXPECT_INT(s, RF_NOMEM);
         rf_ctx_fail_alloc_after(ctx, 0, 0);
-        rf_safetensors_free(ctx, st);
+        rf_safetensors_free(st);
     }
     RF_EXPECT(ok);
     rf_ctx_free(ctx);
