@@ -428,3 +428,22 @@ rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **ou
     *out = g;
     return RF_OK;
 }
+
+void rf_gguf_free(rf_gguf *g)
+{
+    if (!g) return;
+    rf_allocator al = g->alloc_;
+    rf__gguf_priv *p = g->priv;
+    if (p) {
+        for (uint32_t i = 0; i < p->n_shard_parsed; i++) rf_gguf_free(p->shards[i]);
+        rf__free_with(&al, p->shards);
+        rf__free_with(&al, p->kv);
+        rf__free_with(&al, p->tensors);
+        if (!p->shards) rf__gg_index_free(&al, &p->kv_ix); /* else shards[0]'s, shared */
+        rf__gg_index_free(&al, &p->t_ix);
+        for (uint32_t i = 0; i < p->n_maps; i++) rf__unmap_file(&p->maps[i]);
+        rf__free_with(&al, p->maps);
+        rf__free_with(&al, p);
+    }
+    rf__free_with(&al, g);
+}

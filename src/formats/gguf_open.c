@@ -10,24 +10,6 @@
 #define GG_MAX_FILE ((uint64_t)1 << 50)
 #define GG_MAX_SHARDS 9999
 
-void rf_gguf_free(rf_gguf *g)
-{
-    if (!g) return;
-    rf_allocator al = g->alloc_;
-    rf__gguf_priv *p = g->priv;
-    if (p) {
-        for (uint32_t i = 0; i < p->n_shard_parsed; i++) rf_gguf_free(p->shards[i]);
-        rf__free_with(&al, p->shards);
-        rf__free_with(&al, p->kv);
-        rf__free_with(&al, p->tensors);
-        if (!p->shards) rf__gg_index_free(&al, &p->kv_ix); /* else shards[0]'s, shared */
-        rf__gg_index_free(&al, &p->t_ix);
-        for (uint32_t i = 0; i < p->n_maps; i++) rf__unmap_file(&p->maps[i]);
-        rf__free_with(&al, p->maps);
-        rf__free_with(&al, p);
-    }
-    rf__free_with(&al, g);
-}
 
 /* Map and parse one file; the mapping is kept by the result. Errors are prefixed by the path. */
 static rf_status gg_open_one(rf_ctx *ctx, const char *path, rf_gguf **out)

@@ -301,3 +301,26 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
     *out = st;
     return RF_OK;
 }
+
+void rf_safetensors_free(rf_safetensors *st)
+{
+    if (!st) return;
+    rf_allocator al = st->alloc_;
+    rf__st_priv *p = st->priv;
+    if (p) {
+        for (uint64_t i = 0; p->tensors && !p->borrowed_names && i < st->n_tensors; i++)
+            rf__free_with(&al, (void *)p->tensors[i].name);
+        for (uint64_t i = 0; p->meta && i < st->n_meta && !p->shards; i++) {
+            rf__free_with(&al, (void *)p->meta[i].key);
+            rf__free_with(&al, (void *)p->meta[i].value);
+        }
+        if (!p->shards) rf__free_with(&al, p->meta);
+        rf__free_with(&al, p->tensors);
+        rf__gg_index_free(&al, &p->ix);
+        for (uint32_t i = 0; i < p->n_shards; i++) rf_safetensors_free(p->shards[i]);
+        rf__free_with(&al, p->shards);
+        rf__unmap_file(&p->map);
+        rf__free_with(&al, p);
+    }
+    rf__free_with(&al, st);
+}

@@ -14,28 +14,6 @@
 #define ST_MAX_FILE ((uint64_t)1 << 50)
 #define ST_MAX_INDEX ((uint64_t)64 << 20)
 
-void rf_safetensors_free(rf_safetensors *st)
-{
-    if (!st) return;
-    rf_allocator al = st->alloc_;
-    rf__st_priv *p = st->priv;
-    if (p) {
-        for (uint64_t i = 0; p->tensors && !p->borrowed_names && i < st->n_tensors; i++)
-            rf__free_with(&al, (void *)p->tensors[i].name);
-        for (uint64_t i = 0; p->meta && i < st->n_meta && !p->shards; i++) {
-            rf__free_with(&al, (void *)p->meta[i].key);
-            rf__free_with(&al, (void *)p->meta[i].value);
-        }
-        if (!p->shards) rf__free_with(&al, p->meta);
-        rf__free_with(&al, p->tensors);
-        rf__gg_index_free(&al, &p->ix);
-        for (uint32_t i = 0; i < p->n_shards; i++) rf_safetensors_free(p->shards[i]);
-        rf__free_with(&al, p->shards);
-        rf__unmap_file(&p->map);
-        rf__free_with(&al, p);
-    }
-    rf__free_with(&al, st);
-}
 
 static rf_gguf_str st_name(const void *user, uint64_t i)
 {

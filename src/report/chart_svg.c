@@ -10,10 +10,8 @@
 #include "core/rf_int.h"
 #include "roofline/report.h"
 #include "svg_int.h"
-#include "svg_priv.h"
+#include "svg_int.h"
 
-#define RF__SVG_RMAX 26.0 /* radius of a marker holding all the time; area is proportional */
-#define RF__SVG_RMIN 3.0  /* smallest radius drawn, so a tiny share stays visible */
 
 /* Title without its folder. */
 const char *rf__title_base(const rf_result *r)
@@ -22,24 +20,6 @@ const char *rf__title_base(const rf_result *r)
     return slash ? slash + 1 : r->title;
 }
 
-/* Bytes the titles of all series share at the start, cut back to a space so no word is split
- * (0 when there is one series or nothing worth cutting). */
-size_t rf__series_common(const rf_result *const *results, size_t n)
-{
-    if (n < 2) return 0;
-    const char *first = rf__title_base(results[0]);
-    size_t common = strlen(first);
-    for (size_t k = 1; k < n; k++) {
-        const char *t = rf__title_base(results[k]);
-        size_t j = 0;
-        while (j < common && t[j] == first[j]) j++;
-        common = j;
-    }
-    while (common && first[common - 1] != ' ') common--;
-    for (size_t k = 0; k < n; k++) /* every label must keep something of its own */
-        if (!rf__title_base(results[k])[common]) return 0;
-    return common > 12 ? common : 0;
-}
 
 const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
                              size_t size)
@@ -59,18 +39,7 @@ const char *rf__series_label(const rf_result *const *results, size_t n, size_t i
     return buf;
 }
 
-double rf__svg_radius(double share)
-{
-    return fmax(RF__SVG_RMIN, RF__SVG_RMAX * sqrt(share > 0 ? share : 0));
-}
 
-rf_status rf__svg_num(rf_writer *w, const char *attr, double v)
-{
-    char buf[40];
-    if (isinf(v)) return rf_writef(w, " %s=\"%s\"", attr, v > 0 ? "inf" : "-inf");
-    if (isnan(v)) return rf_writef(w, " %s=\"nan\"", attr);
-    return rf_writef(w, " %s=\"%s\"", attr, rf_number_format(buf, sizeof buf, v));
-}
 
 /* ---- begin: sizes, styles, patterns, obstacles ----------------------------------------------- */
 

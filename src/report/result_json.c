@@ -1,5 +1,5 @@
-/* result_json.c — reads back the result JSON that rf_report_json writes (schema RF_RESULT_SCHEMA),
- * for `roofline plot`: strict like the other readers (jansson with duplicate keys refused, unknown
+/* result_json.c — the result JSON (schema RF_RESULT_SCHEMA), written (rf_report_json) and read
+ * back for `roofline plot` (rf_result_parse_json), as machine JSON does: strict like the other readers (jansson with duplicate keys refused, unknown
  * keys, wrong types, non-finite or negative figures and inconsistent bounds are errors, each one
  * sentence naming the item). Each row is evaluated again under the file's roof, so a chart drawn
  * from a file puts every point where the analysis did. Never prints. */
@@ -13,6 +13,7 @@
 #include "core/json_scan.h"
 #include "core/rf_int.h"
 #include "core/io.h"
+#include "report_int.h"
 #include "roofline/report.h"
 
 #define RF__RJ_FILE_MAX ((uint64_t)1 << 30) /* bytes read from a result file at most */
@@ -327,4 +328,108 @@ rf_status rf_result_read_file(rf_ctx *ctx, const char *path, rf_result **out)
     rf_status st = rf_result_parse_json(ctx, map.data, map.size, path, out);
     rf__unmap_file(&map);
     return st;
+}
+
+/* ---- writing (rf_report_json): rows one at a time, so a million-row result streams -------- */
+
+static rf_status rf__json_key_num(rf_writer *w, const char *key, double v, int last)
+{
+    RF_TRY(RF_WRITE_LIT(w, "\""));
+    RF_TRY(rf_write(w, key, strlen(key)));
+    RF_TRY(RF_WRITE_LIT(w, "\": "));
+    RF_TRY(rf__write_json_number(w, v));
+    return last ? RF_OK : RF_WRITE_LIT(w, ", ");
+}
+
+static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceiling *c)
+{
+    RF_TRY(rf_writef(w, "    \"%s\": {\"name\": ", key));
+    RF_TRY(rf__write_json_string(w, c->name));
+    RF_TRY(RF_WRITE_LIT(w, ", "));
+    RF_TRY(rf__json_key_num(w, "value", c->value, 0));
+    RF_TRY(rf_writef(w, "\"unit\": \"%s\", \"provenance\": \"%s\", \"source\": ",
+                     c->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s",
+                     rf_provenance_name(c->provenance)));
+    RF_TRY(rf__write_json_string(w, c->source));
+    if (c->provisional) RF_TRY(RF_WRITE_LIT(w, ", \"provisional\": true"));
+    return RF_WRITE_LIT(w, "}");
+}
+
+static rf_status rf__json_head(const rf_result *r, rf_writer *w)
+{
+    static const char *sorts[] = {"input", "time", "ai", "name", "lost"};
+    RF_TRY(rf_writef(
+        w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ", RF_RESULT_SCHEMA));
+    RF_TRY(rf__write_json_string(w, r->title));
+    RF_TRY(RF_WRITE_LIT(w, ",\n  \"machine\": {\"name\": "));
+    RF_TRY(rf__write_json_string(w, r->machine));
+    RF_TRY(RF_WRITE_LIT(w, ", \"description\": "));
+    RF_TRY(rf__write_json_string(w, r->machine_description));
+    RF_TRY(rf_writef(w, ", \"provenance\": \"%s\"},\n  \"roof\": {\n",
+                     rf_provenance_name(r->provenance)));
+    RF_TRY(rf__json_ceiling(w, "compute", &r->compute));
+    RF_TRY(RF_WRITE_LIT(w, ",\n"));
+    RF_TRY(rf__json_ceiling(w, "bandwidth", &r->bandwidth));
+    RF_TRY(RF_WRITE_LIT(w, ",\n    "));
+    RF_TRY(rf__json_key_num(w, "ridge_ai", r->ridge_ai, 1));
+    return rf_writef(w, "\n  },\n  \"sort\": \"%s\",\n  \"top\": %llu,\n", sorts[r->sort],
+                     (unsigned long long)r->top);
+}
+
+static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *w)
+{
+    RF_TRY(RF_WRITE_LIT(w, "    {\"name\": "));
+    RF_TRY(rf__write_json_string(w, row->name));
+    if (row->op) {
+        RF_TRY(RF_WRITE_LIT(w, ", \"op\": "));
+        RF_TRY(rf__write_json_string(w, row->op));
+    }
+    if (row->detail) {
+        RF_TRY(RF_WRITE_LIT(w, ", \"shape\": "));
+        RF_TRY(rf__write_json_string(w, row->detail));
+    }
+    RF_TRY(rf_writef(w, ", \"index\": %llu, ", (unsigned long long)row->index));
+    RF_TRY(rf__json_key_num(w, "flops", row->e.flops, 0));
+    RF_TRY(rf__json_key_num(w, "bytes", row->e.bytes, 0));
+    RF_TRY(rf__json_key_num(w, "ai", row->e.ai, 0));
+    RF_TRY(rf__json_key_num(w, "attainable_flops_per_s", row->e.attainable_flops_per_s, 0));
+    RF_TRY(rf_writef(w, "\"bound\": \"%s\", ", rf_bound_name(row->e.bound)));
+    RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
+    RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
+    RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), 1));
+    RF_TRY(rf__json_row_measured(row, w));
+    return RF_WRITE_LIT(w, "}");
+}
+
+static rf_status rf__json_totals(const rf_totals *t, rf_writer *w)
+{
+    RF_TRY(rf_writef(w, "  \"totals\": {\"count\": %llu, ", (unsigned long long)t->count));
+    RF_TRY(rf__json_key_num(w, "flops", t->flops, 0));
+    RF_TRY(rf__json_key_num(w, "bytes", t->bytes, 0));
+    RF_TRY(rf__json_key_num(w, "ai", t->ai, 0));
+    RF_TRY(rf__json_key_num(w, "time_s", t->time_s, 0));
+    RF_TRY(RF_WRITE_LIT(w, "\"by_bound\": {"));
+    for (int k = 0; k < 3; k++) {
+        RF_TRY(rf_writef(w, "\"%s\": {\"count\": %llu, ", rf_bound_name((rf_bound)k),
+                         (unsigned long long)t->count_by_bound[k]));
+        RF_TRY(rf__json_key_num(w, "flops", t->flops_by_bound[k], 0));
+        RF_TRY(rf__json_key_num(w, "time_s", t->time_by_bound_s[k], 1));
+        RF_TRY(k < 2 ? RF_WRITE_LIT(w, "}, ") : RF_WRITE_LIT(w, "}"));
+    }
+    RF_TRY(RF_WRITE_LIT(w, "}"));
+    RF_TRY(rf__json_totals_measured(t, w));
+    return RF_WRITE_LIT(w, "}\n}\n");
+}
+
+rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
+{
+    (void)ctx;
+    RF_TRY(rf__json_head(r, w));
+    RF_TRY(RF_WRITE_LIT(w, "  \"rows\": ["));
+    for (size_t i = 0; i < r->n_rows; i++) {
+        RF_TRY(i ? RF_WRITE_LIT(w, ",\n") : RF_WRITE_LIT(w, "\n"));
+        RF_TRY(rf__json_row(r, &r->rows[i], w));
+    }
+    RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
+    return rf__json_totals(&r->totals, w);
 }

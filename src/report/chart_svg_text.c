@@ -1,15 +1,48 @@
-/* chart_svg_legend.c — the words of the SVG chart: the title naming the machine and where its
- * figures come from, the roof labels (placed by the label layout step, chart_labels.c), and the
- * legend right of the plot (roofs with values and provenance, ridges, bounds as toggles, series).
- * Never positions a point: only text and legend swatches. */
+/* chart_svg_text.c — the words and sizes of the SVG chart: the title naming the machine and where
+ * its figures come from, the roof labels (placed by the label layout step, chart_labels.c), the
+ * legend right of the plot (roofs with values and provenance, ridges, bounds as toggles, series),
+ * and the numbers and marker sizes the draw methods (chart_svg.c) also use. Called by chart_svg.c,
+ * never calling it. Never positions a point: only text and legend swatches. */
 #include <math.h>
 #include <string.h>
 
 #include "core/rf_int.h"
-#include "svg_priv.h"
+#include "svg_int.h"
 
 #define RF__LEG_LINE 17.0 /* pixels between legend lines */
 #define RF__LEG_NOTE 14.0 /* pixels for a note line */
+
+/* Bytes the titles of all series share at the start, cut back to a space so no word is split
+ * (0 when there is one series or nothing worth cutting). */
+size_t rf__series_common(const rf_result *const *results, size_t n)
+{
+    if (n < 2) return 0;
+    const char *first = rf__title_base(results[0]);
+    size_t common = strlen(first);
+    for (size_t k = 1; k < n; k++) {
+        const char *t = rf__title_base(results[k]);
+        size_t j = 0;
+        while (j < common && t[j] == first[j]) j++;
+        common = j;
+    }
+    while (common && first[common - 1] != ' ') common--;
+    for (size_t k = 0; k < n; k++) /* every label must keep something of its own */
+        if (!rf__title_base(results[k])[common]) return 0;
+    return common > 12 ? common : 0;
+}
+
+double rf__svg_radius(double share)
+{
+    return fmax(RF__SVG_RMIN, RF__SVG_RMAX * sqrt(share > 0 ? share : 0));
+}
+
+rf_status rf__svg_num(rf_writer *w, const char *attr, double v)
+{
+    char buf[40];
+    if (isinf(v)) return rf_writef(w, " %s=\"%s\"", attr, v > 0 ? "inf" : "-inf");
+    if (isnan(v)) return rf_writef(w, " %s=\"nan\"", attr);
+    return rf_writef(w, " %s=\"%s\"", attr, rf_number_format(buf, sizeof buf, v));
+}
 
 rf_status rf__svg_title(rf__svg *s)
 {
