@@ -39,7 +39,7 @@ typedef struct cli_cmd {
     const char *usage;       /* "analyze [OPTIONS] OPS.csv|OPS.json" */
     const char *summary;     /* one line for the command list */
     const char *description; /* a paragraph for --help and the man page */
-    const cli_opt *opts;  /* terminated by {0} */
+    const cli_opt *opts;     /* terminated by {0} */
     int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
 } cli_cmd;
 
@@ -70,8 +70,7 @@ void cli_progress(rf_ctx *ctx, int on);
 int cli_fail(rf_ctx *ctx, rf_status st);
 
 /* Print a usage error naming the subcommand and return EXIT_USAGE. */
-int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A writer on stdout (buffered; RF_IO when the write fails). */
 rf_writer cli_stdout(void);
@@ -84,18 +83,23 @@ rf_status cli_flush(rf_ctx *ctx);
 rf_report_opts cli_report_opts(void);
 
 /* The machine options shared by every command that evaluates. */
-#define CLI_MACHINE_OPTS                                                                        \
+#define CLI_MACHINE_OPTS                                                                           \
     {"hw", 0, "NAME|FILE|measured",                                                                \
-     "machine: a datasheet entry ('roofline hw list'), a machine file, or measured (this one)"},  \
-    {"peak-flops", 0, "FLOPS", "peak compute, with SI suffix (19.5T); overrides --hw's ceiling"},  \
-    {"peak-bw", 0, "BYTES/S", "peak bandwidth, with SI suffix (2039G); overrides --hw's level"},   \
-    {"compute", 0, "CEILING", "compute ceiling to use, by name or precision (fp32, fp16.tensor)"}, \
-    {"memory", 0, "LEVEL", "bandwidth ceiling to use (DRAM, L2, ...)"}
+     "machine: a datasheet entry ('roofline hw list'), a machine file, or measured (this one)"},   \
+        {"peak-flops", 0, "FLOPS",                                                                 \
+         "peak compute, with SI suffix (19.5T); overrides --hw's ceiling"},                        \
+        {"peak-bw", 0, "BYTES/S",                                                                  \
+         "peak bandwidth, with SI suffix (2039G); overrides --hw's level"},                        \
+        {"compute", 0, "CEILING",                                                                  \
+         "compute ceiling to use, by name or precision (fp32, fp16.tensor)"},                      \
+    {                                                                                              \
+        "memory", 0, "LEVEL", "bandwidth ceiling to use (DRAM, L2, ...)"                           \
+    }
 
 /* Resolve --hw / --peak-flops / --peak-bw / --compute / --memory into a machine and the indices of
  * its two ceilings. `fallback` is the machine used when none is given (NULL: it is an error). */
-rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback,
-                         rf_machine **m, size_t *compute, size_t *bandwidth);
+rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,
+                      size_t *compute, size_t *bandwidth);
 
 /* Parse --format/--json/--csv into "table", "json" or "csv"; NULL after a usage error. */
 const char *cli_format(const cli_cmd *cmd, const cli_args *a);
@@ -103,7 +107,7 @@ const char *cli_format(const cli_cmd *cmd, const cli_args *a);
 /* Print a result as `format` ("table", "json", "csv"); the table adds the chart (if `chart`) and
  * the bottleneck summary (if `summary`). Returns the exit code. */
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
-                        int chart, int summary);
+                     int chart, int summary);
 
 /* --plot FILE.svg|FILE.html|- (plot_out.c), shared by analyze, profile, llm, peaks and plot. */
 enum { CLI_PLOT_SVG = 0, CLI_PLOT_HTML = 1 };
@@ -111,18 +115,19 @@ enum { CLI_PLOT_SVG = 0, CLI_PLOT_HTML = 1 };
 /* CLI_PLOT_SVG or _HTML from the file name ('-' is SVG on stdout); -1 for another name. */
 int cli_plot_format(const char *path);
 
-/* Check a --plot value before any work: 0, or a usage error (one line, exit 2) for command `cmd`. */
+/* Check a --plot value before any work: 0, or a usage error (one line, exit 2) for command `cmd`.
+ */
 int cli_plot_check(const char *cmd, const char *path);
 
 /* Draw results[0..n) (several: one series each) with every ceiling of `m` (may be NULL) into
  * `path` ('-': stdout), the back end chosen by the file name. Returns the exit code; one line on
  * stderr naming the file when it fails. */
 int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
-                const char *path);
+             const char *path);
 
 /* Same with the back end given (CLI_PLOT_SVG or CLI_PLOT_HTML), whatever the name. */
 int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
-                   const char *path, int format);
+                const char *path, int format);
 
 /* The chart of a machine's roofs alone into `path`, as cli_plot. */
 int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
@@ -131,14 +136,14 @@ int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
  * `a` (cmd_profile.c; also run by the demo). `fallback_machine` as for cli_machine (on failure
  * without --hw the datasheet CLI_DEMO_MACHINE is used). Returns the exit code. */
 int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
-                       const char *fallback_machine);
+                    const char *fallback_machine);
 
 /* Parse a whole number option (e.g. --top) in [min, max]; usage error otherwise. */
 int cli_uint(const cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
-                unsigned long long max, unsigned long long *out);
+             unsigned long long max, unsigned long long *out);
 
 /* RF_TRY for the CLI's own helpers (which may not use the library's internal macros). */
-#define CLI_TRY(expr)                                                                           \
+#define CLI_TRY(expr)                                                                              \
     do {                                                                                           \
         rf_status cli_s = (expr);                                                                  \
         if (cli_s != RF_OK) return cli_s;                                                          \

@@ -15,11 +15,13 @@ static const cli_opt cli_analyze_opts[] = {
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
-    {"plot", 0, "FILE.svg|FILE.html|-", "also draw the roofline chart as SVG or an interactive "
-                                        "HTML page ('-': SVG on stdout instead of the report)"},
+    {"plot", 0, "FILE.svg|FILE.html|-",
+     "also draw the roofline chart as SVG or an interactive "
+     "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
-    {"wall", 0, "SECONDS", "measured wall time of the whole pass, beside the per-row times "
-                           "(the gap to their sum is dispatch overhead)"},
+    {"wall", 0, "SECONDS",
+     "measured wall time of the whole pass, beside the per-row times "
+     "(the gap to their sum is dispatch overhead)"},
     {0, 0, 0, 0},
 };
 
@@ -33,14 +35,16 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     const char *format = cli_format(cmd, &a);
     if (!format) return EXIT_USAGE;
     unsigned long long top = 0;
-    if (cli_get(&a, "top") &&
-        cli_uint(cmd, "top", cli_get(&a, "top"), 1, 1ULL << 40, &top))
+    if (cli_get(&a, "top") && cli_uint(cmd, "top", cli_get(&a, "top"), 1, 1ULL << 40, &top))
         return EXIT_USAGE;
     rf_ops_format infmt = RF_OPS_AUTO;
     const char *inf = cli_get(&a, "input-format");
-    if (inf && strcmp(inf, "csv") == 0) infmt = RF_OPS_CSV;
-    else if (inf && strcmp(inf, "json") == 0) infmt = RF_OPS_JSON;
-    else if (inf) return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+    if (inf && strcmp(inf, "csv") == 0)
+        infmt = RF_OPS_CSV;
+    else if (inf && strcmp(inf, "json") == 0)
+        infmt = RF_OPS_JSON;
+    else if (inf)
+        return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
     const char *plot = cli_get(&a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
 
@@ -52,8 +56,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_result *r = NULL;
     size_t ci, bi;
     rf_status st = RF_OK;
-    if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort)))
-        goto fail;
+    if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
     if (cli_get(&a, "wall")) {
@@ -65,7 +68,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
         rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
-                                 !cli_get(&a, "no-summary"));
+                              !cli_get(&a, "no-summary"));
     if (plot && rc == EXIT_OK) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:

@@ -15,8 +15,9 @@ static const cli_opt cli_demo_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"no-chart", 0, NULL, "leave out the chart"},
-    {"measure", 'm', NULL, "run ResNet-18 on this CPU and put every layer's measured point under "
-                            "its roof"},
+    {"measure", 'm', NULL,
+     "run ResNet-18 on this CPU and put every layer's measured point under "
+     "its roof"},
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page"},

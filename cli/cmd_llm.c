@@ -22,8 +22,9 @@ static const cli_opt cli_llm_opts[] = {
     {"kv-bits", 0, "BITS", "KV-cache element size: 32, 16, 8 or 4 (default: 16)"},
     {"act-bits", 0, "BITS", "activation element size: 32, 16, 8 or 4 (default: 16)"},
     {"weights", 'w', "TYPE", "what-if: store every matrix as TYPE (q4_k, q8_0, f16, ...)"},
-    {"measure", 'm', NULL, "run prefill and decode on this CPU (the file's weight types) and set "
-                            "the measured rates against the ceilings"},
+    {"measure", 'm', NULL,
+     "run prefill and decode on this CPU (the file's weight types) and set "
+     "the measured rates against the ceilings"},
     {"threads", 0, "N", "--measure: threads (default: every core)"},
     {"measured-tps", 0, "N", "a decode rate measured elsewhere (tokens/s, e.g. llama-bench tg)"},
     {"measured-ttft", 0, "S", "a time to first token measured elsewhere (seconds)"},
@@ -58,8 +59,7 @@ static int cli_positive(const cli_cmd *cmd, const char *opt, const char *text, d
 }
 
 /* Options into the two phases' rf_llm_opts. */
-static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po,
-                     rf_llm_opts *dopt)
+static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po, rf_llm_opts *dopt)
 {
     unsigned long long b = 1, s = 128, l = 128;
     const unsigned long long max = 1ull << 24;
@@ -67,8 +67,7 @@ static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po
         return EXIT_USAGE;
     if (cli_get(a, "prompt") && cli_uint(cmd, "prompt", cli_get(a, "prompt"), 1, max, &s))
         return EXIT_USAGE;
-    if (cli_get(a, "context") &&
-        cli_uint(cmd, "context", cli_get(a, "context"), 1, max, &l))
+    if (cli_get(a, "context") && cli_uint(cmd, "context", cli_get(a, "context"), 1, max, &l))
         return EXIT_USAGE;
     memset(po, 0, sizeof *po);
     po->phase = RF_LLM_PREFILL;
@@ -88,8 +87,7 @@ static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po
     return 0;
 }
 
-static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a,
-                     const rf_llm_result *r)
+static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const rf_llm_result *r)
 {
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
@@ -136,8 +134,7 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     if (cli_get(&a, "measured-ttft") &&
         cli_positive(cmd, "measured-ttft", cli_get(&a, "measured-ttft"), &ttft))
         return EXIT_USAGE;
-    if (cli_get(&a, "plot") && cli_plot_check("llm", cli_get(&a, "plot")))
-        return EXIT_USAGE;
+    if (cli_get(&a, "plot") && cli_plot_check("llm", cli_get(&a, "plot"))) return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     rf_machine *mach = NULL;

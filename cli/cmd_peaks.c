@@ -78,7 +78,7 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
     int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the table */
     if (st == RF_OK && !to_stdout)
         st = cli_get(&a, "json") ? rf_machine_write_json(ctx, m, 0, &w)
-                                    : cli_table(ctx, m, r, cli_get(&a, "chart") != NULL, &w);
+                                 : cli_table(ctx, m, r, cli_get(&a, "chart") != NULL, &w);
     if (st == RF_OK)
         rc = cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
     else

@@ -1,6 +1,6 @@
 /* cmd_plot.c — `roofline plot RESULT.json [RESULT2.json ...] -o FILE.svg|FILE.html|-`: draws saved
- * results (the JSON of `analyze --json`, read back strictly by rf_result_read_file) as an SVG chart or
- * an interactive HTML page, several results as toggled series on shared axes. */
+ * results (the JSON of `analyze --json`, read back strictly by rf_result_read_file) as an SVG chart
+ * or an interactive HTML page, several results as toggled series on shared axes. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -32,15 +32,16 @@ static int plot_command(const cli_cmd *cmd, int argc, char **argv)
     struct stat so, si;
     for (size_t i = 0; strcmp(out, "-") != 0 && stat(out, &so) == 0 && i < a.n_pos; i++)
         if (stat(a.pos[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-            return cli_usage_error(cmd, "-o %s is the input %s: the chart would replace it",
-                                      out, a.pos[i]);
+            return cli_usage_error(cmd, "-o %s is the input %s: the chart would replace it", out,
+                                   a.pos[i]);
 
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     rf_result *r[CLI_MAX_POS] = {0};
     rf_machine *m = NULL;
     rf_status st = RF_OK;
-    for (size_t i = 0; i < a.n_pos && st == RF_OK; i++) st = rf_result_read_file(ctx, a.pos[i], &r[i]);
+    for (size_t i = 0; i < a.n_pos && st == RF_OK; i++)
+        st = rf_result_read_file(ctx, a.pos[i], &r[i]);
     if (st == RF_OK && cli_get(&a, "hw")) st = rf_machine_resolve(ctx, cli_get(&a, "hw"), &m);
     if (st == RF_OK)
         rc = cli_plot_as(ctx, (const rf_result *const *)r, a.n_pos, m, out, format);

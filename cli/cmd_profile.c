@@ -14,8 +14,9 @@ static const cli_opt cli_profile_opts[] = {
     {"dim", 'd', "SYM=N[,...]", "value of a symbolic dimension, e.g. batch=8"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
     {"top", 't', "N", "list the N slowest layers (default: 5; 0: none)"},
-    {"measure", 'm', NULL, "run the model on this CPU and put every layer's measured point under "
-                            "its roof (achieved FLOP/s, utilization)"},
+    {"measure", 'm', NULL,
+     "run the model on this CPU and put every layer's measured point under "
+     "its roof (achieved FLOP/s, utilization)"},
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
@@ -50,7 +51,7 @@ static int cli_bindings(const cli_cmd *cmd, rf_ctx *ctx, const char *opt, const 
 
 /* Shared by `profile` and the demo: load `path` (NULL: the built-in demo) and print. */
 int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
-                       const char *fallback_machine)
+                    const char *fallback_machine)
 {
     rf_shape_binding b[32], b2[32];
     size_t nb = 0, nb2 = 0;
@@ -59,19 +60,16 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     if (!format) return EXIT_USAGE;
     const char *plot = cli_get(a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
-    if (cli_get(a, "batch") &&
-        cli_uint(cmd, "batch", cli_get(a, "batch"), 1, 1ULL << 30, &batch))
+    if (cli_get(a, "batch") && cli_uint(cmd, "batch", cli_get(a, "batch"), 1, 1ULL << 30, &batch))
         return EXIT_USAGE;
     if (cli_get(a, "seq") && cli_uint(cmd, "seq", cli_get(a, "seq"), 1, 1ULL << 30, &seq))
         return EXIT_USAGE;
     if (cli_get(a, "top") && cli_uint(cmd, "top", cli_get(a, "top"), 0, 1ULL << 30, &top))
         return EXIT_USAGE;
     unsigned long long repeat = 0, threads = 0;
-    if (cli_get(a, "repeat") &&
-        cli_uint(cmd, "repeat", cli_get(a, "repeat"), 1, 100000, &repeat))
+    if (cli_get(a, "repeat") && cli_uint(cmd, "repeat", cli_get(a, "repeat"), 1, 100000, &repeat))
         return EXIT_USAGE;
-    if (cli_get(a, "threads") &&
-        cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 1024, &threads))
+    if (cli_get(a, "threads") && cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 1024, &threads))
         return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
@@ -83,8 +81,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         rf_ctx_free(ctx);
         return rc;
     }
-    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, cli_get(a, "granular") != NULL},
-                  mo2 = mo;
+    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, cli_get(a, "granular") != NULL}, mo2 = mo;
     mo2.bindings = b2;
     mo2.n_bindings = nb2;
     rf_machine *m = NULL;
@@ -109,8 +106,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         int demo = fallback_machine != NULL;
         int chart = demo ? !cli_get(a, "no-chart") : cli_get(a, "chart") != NULL;
         int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the report */
-        if (!to_stdout)
-            rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo);
+        if (!to_stdout) rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo);
         if (!rc && table && !to_stdout) {
             rf_writer w = cli_stdout();
             rf_report_opts o = cli_report_opts();
@@ -118,8 +114,10 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
             if (st == RF_OK) st = rf_report_profile_summary(ctx, p1, top, &o, &w);
             if (st == RF_OK && p2)
                 st = rf_report_profile_compare(ctx, p1, p2, cli_get(a, "compare"), &o, &w);
-            if (st != RF_OK) rc = cli_fail(ctx, st);
-            else if (cli_flush(ctx) != RF_OK) rc = cli_fail(ctx, RF_IO);
+            if (st != RF_OK)
+                rc = cli_fail(ctx, st);
+            else if (cli_flush(ctx) != RF_OK)
+                rc = cli_fail(ctx, RF_IO);
         }
         const rf_result *series[2] = {p1 ? p1->result : NULL, p2 ? p2->result : NULL};
         if (!rc && plot) rc = cli_plot(ctx, series, p2 ? 2 : 1, m, plot);
@@ -140,7 +138,7 @@ static int cli_profile(const cli_cmd *cmd, int argc, char **argv)
     if (rc || done) return rc;
     if (a.n_pos != 1)
         return cli_usage_error(cmd,
-                                  a.n_pos ? "one model file at a time" : "a model file is needed");
+                               a.n_pos ? "one model file at a time" : "a model file is needed");
     return cli_profile_run(cmd, &a, a.pos[0], NULL);
 }
 

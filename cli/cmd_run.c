@@ -101,7 +101,7 @@ static int cli_run_report(const cli_cmd *cmd, const cli_args *a, const char *pat
         rf_perf_detect(ctx, NULL, NULL, &pc);
         rf_writef(&w, "counters  %s\n\n", rf_perf_describe(&pc, line, sizeof line));
         rc = cli_print_result(ctx, r, m, format, cli_get(a, "chart") != NULL,
-                                 !cli_get(a, "no-summary"));
+                              !cli_get(a, "no-summary"));
         if (rc == EXIT_OK) {
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_regions(ctx, regs, r, &o, &w);

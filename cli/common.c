@@ -76,8 +76,9 @@ static int cli_locale_utf8(void)
     const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
     for (size_t i = 0; i < 3; i++) {
         const char *v = getenv(vars[i]);
-        if (v && v[0]) return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "UTF8") ||
-                              strstr(v, "utf-8");
+        if (v && v[0])
+            return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "UTF8") ||
+                   strstr(v, "utf-8");
     }
     return 0;
 }
@@ -116,11 +117,10 @@ static rf_status cli_override(rf_ctx *ctx, rf_machine *m, size_t idx, const char
     return rf_machine_set_value(ctx, m, idx, v, RF_PROV_USER, source);
 }
 
-rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback,
-                         rf_machine **m, size_t *compute, size_t *bandwidth)
+rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,
+                      size_t *compute, size_t *bandwidth)
 {
-    const char *hw = cli_get(a, "hw"), *pf = cli_get(a, "peak-flops"),
-               *pb = cli_get(a, "peak-bw");
+    const char *hw = cli_get(a, "hw"), *pf = cli_get(a, "peak-flops"), *pb = cli_get(a, "peak-bw");
     rf_status st;
     *m = NULL;
     if (!hw && pf && pb) {
@@ -168,20 +168,20 @@ const char *cli_format(const cli_cmd *cmd, const cli_args *a)
 }
 
 int cli_uint(const cli_cmd *cmd, const char *opt, const char *text, unsigned long long min,
-                unsigned long long max, unsigned long long *out)
+             unsigned long long max, unsigned long long *out)
 {
     unsigned long long v = 0;
     const char *p = text;
     if (!*p) return cli_usage_error(cmd, "--%s needs a whole number", opt);
     for (; *p; p++) {
         if (*p < '0' || *p > '9' || v > (max - (unsigned)(*p - '0')) / 10)
-            return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu",
-                                      opt, text, min, max);
+            return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt,
+                                   text, min, max);
         v = v * 10 + (unsigned)(*p - '0');
     }
     if (v < min)
-        return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt,
-                                  text, min, max);
+        return cli_usage_error(cmd, "--%s: '%s' is not a whole number from %llu to %llu", opt, text,
+                               min, max);
     *out = v;
     return EXIT_OK;
 }

@@ -6,21 +6,21 @@
 
 #include "cli.h"
 
-extern const cli_cmd cmd_analyze, cmd_hw, cmd_demo, cmd_peaks, cmd_plot,
-    cmd_profile, cmd_llm;
+extern const cli_cmd cmd_analyze, cmd_hw, cmd_demo, cmd_peaks, cmd_plot, cmd_profile, cmd_llm;
 extern const cli_cmd cli_cmd_run;
 
-const cli_cmd *const cli_commands[] = {&cmd_analyze, &cmd_hw, &cmd_demo,
-                                              &cmd_peaks, &cmd_plot, &cmd_profile,
-                                              &cmd_llm, &cli_cmd_run};
+const cli_cmd *const cli_commands[] = {&cmd_analyze, &cmd_hw,      &cmd_demo, &cmd_peaks,
+                                       &cmd_plot,    &cmd_profile, &cmd_llm,  &cli_cmd_run};
 const size_t cli_n_commands = sizeof cli_commands / sizeof *cli_commands;
 
 static void cli_usage(FILE *f)
 {
     fprintf(f, "usage: roofline [COMMAND] [OPTIONS]\n\n");
-    cli_wrap(f, "Roofline performance analysis: on this machine (or a named one), is a "
-                   "computation limited by compute or by memory, how far is it from what the "
-                   "hardware allows, and what would move it?", 0);
+    cli_wrap(f,
+             "Roofline performance analysis: on this machine (or a named one), is a "
+             "computation limited by compute or by memory, how far is it from what the "
+             "hardware allows, and what would move it?",
+             0);
     fprintf(f, "\ncommands:\n");
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i]->name, cli_commands[i]->summary);

@@ -5,8 +5,7 @@
 
 #include "cli.h"
 
-static const cli_opt *cli_find_long(const cli_cmd *cmd, const char *name, size_t n,
-                                       size_t *idx)
+static const cli_opt *cli_find_long(const cli_cmd *cmd, const char *name, size_t n, size_t *idx)
 {
     for (size_t i = 0; cmd->opts[i].name; i++)
         if (strlen(cmd->opts[i].name) == n && strncmp(cmd->opts[i].name, name, n) == 0) {
@@ -38,8 +37,8 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 }
 
 /* Take the value of option `o` from "--name=value", or the next argument. */
-static int cli_take_value(const cli_cmd *cmd, const cli_opt *o, const char *inline_val,
-                          int argc, char **argv, int *i, const char **out)
+static int cli_take_value(const cli_cmd *cmd, const cli_opt *o, const char *inline_val, int argc,
+                          char **argv, int *i, const char **out)
 {
     if (!o->arg) {
         if (inline_val) return cli_usage_error(cmd, "option '--%s' takes no value", o->name);
@@ -66,8 +65,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (only_pos || s[0] != '-' || strcmp(s, "-") == 0) {
-            if (out->n_pos == CLI_MAX_POS)
-                return cli_usage_error(cmd, "too many arguments");
+            if (out->n_pos == CLI_MAX_POS) return cli_usage_error(cmd, "too many arguments");
             out->pos[out->n_pos++] = s;
             continue;
         }
@@ -126,9 +124,12 @@ void cli_help(const cli_cmd *cmd, FILE *f)
 static void cli_roff(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '-') fputs("\\-", f);
-        else if (*s == '\\') fputs("\\e", f);
-        else fputc(*s, f);
+        if (*s == '-')
+            fputs("\\-", f);
+        else if (*s == '\\')
+            fputs("\\e", f);
+        else
+            fputc(*s, f);
     }
 }
 
@@ -163,6 +164,7 @@ void cli_man(FILE *f)
         }
     }
     fputs(".SH ENVIRONMENT\n.TP\n.B COLUMNS\nwidth of tables and charts (default: the terminal, "
-          "else 80)\n.TP\n.B NO_COLOR\ndisables colour\n", f);
+          "else 80)\n.TP\n.B NO_COLOR\ndisables colour\n",
+          f);
     fputs(".SH EXIT STATUS\n0 success, 1 internal failure, 2 bad usage or bad input.\n", f);
 }

@@ -63,8 +63,10 @@ static int cli_write_file(const char *path, const rf_buf *b)
     while (done < b->len && !err) {
         ssize_t k = write(fd, b->data + done, b->len - done);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) err = k < 0 ? errno : EIO;
-        else done += (size_t)k;
+        if (k <= 0)
+            err = k < 0 ? errno : EIO;
+        else
+            done += (size_t)k;
     }
     if (!err && fsync(fd) != 0) err = errno;
     if (close(fd) != 0 && !err) err = errno;
@@ -76,8 +78,9 @@ static int cli_write_file(const char *path, const rf_buf *b)
     if (!err && rename(tmp, path) != 0) err = errno;
     if (err) {
         unlink(tmp);
-        fprintf(stderr, "roofline: cannot write the chart to '%s': %s (the old file, if any, is "
-                        "unchanged)\n",
+        fprintf(stderr,
+                "roofline: cannot write the chart to '%s': %s (the old file, if any, is "
+                "unchanged)\n",
                 path, strerror(err));
     }
     free(tmp);
@@ -94,14 +97,14 @@ static int cli_emit(rf_ctx *ctx, const char *path, const rf_buf *b)
 }
 
 int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
-                   const char *path, int format)
+                const char *path, int format)
 {
     rf_buf b;
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
     rf_report_opts o = cli_report_opts();
     rf_status st = format == CLI_PLOT_HTML ? rf_report_chart_html(ctx, results, n, m, &o, &w)
-                                              : rf_report_chart_svg(ctx, results, n, m, &o, &w);
+                                           : rf_report_chart_svg(ctx, results, n, m, &o, &w);
     int rc = st == RF_OK ? cli_emit(ctx, path, &b) : cli_fail(ctx, st);
     rf_buf_free(&b);
     return rc;
@@ -123,7 +126,7 @@ int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path)
 }
 
 int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
-                const char *path)
+             const char *path)
 {
     int format = cli_plot_format(path);
     if (format < 0) return cli_plot_check("plot", path);

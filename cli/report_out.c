@@ -5,7 +5,7 @@
 #include "cli.h"
 
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
-                        int chart, int summary)
+                     int chart, int summary)
 {
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();

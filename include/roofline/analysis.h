@@ -33,25 +33,26 @@ typedef struct rf_measured {
 
 /** Why a measured point lies above its roof (bits; several may hold). */
 enum {
-    RF_ABOVE_FASTER_LEVEL = 1u, /**< its bytes fit a faster memory level than the roof's (`level`) */
-    RF_ABOVE_MISCOUNT = 2u,     /**< no level explains it: FLOPs or bytes miscounted for the op */
-    RF_ABOVE_PROVISIONAL = 4u   /**< the roof was measured in a disturbed run (provisional) */
+    RF_ABOVE_FASTER_LEVEL =
+        1u,                   /**< its bytes fit a faster memory level than the roof's (`level`) */
+    RF_ABOVE_MISCOUNT = 2u,   /**< no level explains it: FLOPs or bytes miscounted for the op */
+    RF_ABOVE_PROVISIONAL = 4u /**< the roof was measured in a disturbed run (provisional) */
 };
 
 /** What a measurement says about a row. Every figure is derived from `m` and the row's estimate
  *  (rf_eval) by the analysis. */
 typedef struct rf_achieved {
-    rf_measured m;           /**< as given */
-    double flops_per_s;      /**< achieved: flops / m.time_s */
-    double bytes_per_s;      /**< achieved: bytes / m.time_s */
-    double utilization;      /**< achieved FLOP/s / attainable at the row's AI (fasterbench's
-                                  util%); for a row without FLOPs, achieved B/s / bandwidth */
-    double ratio;            /**< m.time_s / estimated time (1 = on its roof; < 1 above it) */
-    double lost_s;           /**< m.time_s - estimated time: time lost to the roof (< 0 above) */
-    int above;               /**< non-zero: faster than its roof allows (utilization > 1) */
-    unsigned why;            /**< RF_ABOVE_* bits when `above` */
-    char level[16];          /**< RF_ABOVE_FASTER_LEVEL: the ceiling whose capacity holds the
-                                  row's bytes ("L2"); else "" */
+    rf_measured m;      /**< as given */
+    double flops_per_s; /**< achieved: flops / m.time_s */
+    double bytes_per_s; /**< achieved: bytes / m.time_s */
+    double utilization; /**< achieved FLOP/s / attainable at the row's AI (fasterbench's
+                             util%); for a row without FLOPs, achieved B/s / bandwidth */
+    double ratio;       /**< m.time_s / estimated time (1 = on its roof; < 1 above it) */
+    double lost_s;      /**< m.time_s - estimated time: time lost to the roof (< 0 above) */
+    int above;          /**< non-zero: faster than its roof allows (utilization > 1) */
+    unsigned why;       /**< RF_ABOVE_* bits when `above` */
+    char level[16];     /**< RF_ABOVE_FASTER_LEVEL: the ceiling whose capacity holds the
+                             row's bytes ("L2"); else "" */
 } rf_achieved;
 
 /** One evaluated operation. */
@@ -76,32 +77,32 @@ typedef struct rf_totals {
     double time_by_bound_s[3];  /**< indexed by rf_bound */
     double flops_by_bound[3];   /**< indexed by rf_bound */
     /* Measurements (all 0 when no row carries one). */
-    uint64_t count_measured;    /**< rows with a measured time */
-    uint64_t count_above;       /**< measured rows above their roof */
-    double measured_s;          /**< sum of the measured times of those rows (s) */
-    double measured_est_s;      /**< sum of the estimated times of the same rows (s) */
-    double lost_s;              /**< sum of their time lost to the roof (measured - estimated) */
-    double wall_s;              /**< measured wall time of the whole pass (s), 0 = not given
-                                     (rf_analysis_set_wall); wall_s - measured_s is dispatch
-                                     overhead between the layers */
+    uint64_t count_measured; /**< rows with a measured time */
+    uint64_t count_above;    /**< measured rows above their roof */
+    double measured_s;       /**< sum of the measured times of those rows (s) */
+    double measured_est_s;   /**< sum of the estimated times of the same rows (s) */
+    double lost_s;           /**< sum of their time lost to the roof (measured - estimated) */
+    double wall_s;           /**< measured wall time of the whole pass (s), 0 = not given
+                                  (rf_analysis_set_wall); wall_s - measured_s is dispatch
+                                  overhead between the layers */
 } rf_totals;
 
 /** The outcome of an analysis: the machine and roof used, the printed rows and the totals. */
 typedef struct rf_result {
-    char title[RF_TEXT_MAX];     /**< what was analysed (e.g. the input file name) */
-    char machine[RF_NAME_MAX];   /**< machine identifier */
+    char title[RF_TEXT_MAX];   /**< what was analysed (e.g. the input file name) */
+    char machine[RF_NAME_MAX]; /**< machine identifier */
     char machine_description[RF_TEXT_MAX];
-    rf_provenance provenance;    /**< of the machine */
-    rf_ceiling compute;          /**< copy of the compute ceiling used */
-    rf_ceiling bandwidth;        /**< copy of the bandwidth ceiling used */
-    rf_roof roof;                /**< its two figures */
-    double ridge_ai;             /**< FLOP/byte */
-    rf_sort sort;                /**< order of rows */
-    uint64_t top;                /**< 0 = all rows kept */
-    rf_row *rows;                /**< n_rows printed rows, in `sort` order; owned */
+    rf_provenance provenance; /**< of the machine */
+    rf_ceiling compute;       /**< copy of the compute ceiling used */
+    rf_ceiling bandwidth;     /**< copy of the bandwidth ceiling used */
+    rf_roof roof;             /**< its two figures */
+    double ridge_ai;          /**< FLOP/byte */
+    rf_sort sort;             /**< order of rows */
+    uint64_t top;             /**< 0 = all rows kept */
+    rf_row *rows;             /**< n_rows printed rows, in `sort` order; owned */
     size_t n_rows;
-    rf_totals totals;            /**< over all rows */
-    rf_allocator alloc_;         /**< private */
+    rf_totals totals;    /**< over all rows */
+    rf_allocator alloc_; /**< private */
 } rf_result;
 
 /** Opaque accumulator. */
@@ -109,7 +110,8 @@ typedef struct rf_analysis rf_analysis;
 
 /** Start an analysis of operations under ceilings `compute` and `bandwidth` of `m` (indices, e.g.
  *  from rf_machine_select). With `top` > 0 only the first `top` rows in `sort` order are kept
- *  (a heap: memory O(top), time O(n log top)). The machine is copied from; it may be freed after. */
+ *  (a heap: memory O(top), time O(n log top)). The machine is copied from; it may be freed after.
+ */
 rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
                           rf_sort sort, uint64_t top, rf_analysis **out);
 

@@ -109,7 +109,7 @@ typedef struct rf_apr {
     uint64_t bytes_by_type[RF_APR_DTYPE_COUNT]; /**< stored bytes per meaning */
     rf_apr_hparams hp;
     struct rf__apr_priv *priv; /**< internal */
-    rf_allocator alloc_;        /**< private: what frees it */
+    rf_allocator alloc_;       /**< private: what frees it */
 } rf_apr;
 
 /** Flags of rf_apr_parse. */

@@ -19,11 +19,11 @@ typedef struct rf_writer {
 
 /** A growable buffer owned by the caller. Initialise with rf_buf_init; release with rf_buf_free. */
 typedef struct rf_buf {
-    char *data;      /**< NUL-terminated contents (NULL until the first write) */
-    size_t len;      /**< bytes written, excluding the NUL */
-    size_t cap;      /**< bytes allocated */
-    size_t max;      /**< hard cap on len; writes beyond it fail with RF_RANGE */
-    rf_allocator a;  /**< allocator used for data */
+    char *data;     /**< NUL-terminated contents (NULL until the first write) */
+    size_t len;     /**< bytes written, excluding the NUL */
+    size_t cap;     /**< bytes allocated */
+    size_t max;     /**< hard cap on len; writes beyond it fail with RF_RANGE */
+    rf_allocator a; /**< allocator used for data */
 } rf_buf;
 
 /** Start an empty buffer that may grow to `max_bytes` (0 = 256 MiB), allocating through `ctx`. */

@@ -31,7 +31,8 @@ typedef enum rf_provenance {
     RF_PROV_USER       /**< given on the command line (--peak-flops, --peak-bw) */
 } rf_provenance;
 
-/** Repetition statistics of a measured ceiling (all zero otherwise). Values in the ceiling's unit. */
+/** Repetition statistics of a measured ceiling (all zero otherwise). Values in the ceiling's unit.
+ */
 typedef struct rf_ceiling_stats {
     uint32_t threads;     /**< threads used */
     uint32_t repetitions; /**< timed repetitions */
@@ -58,17 +59,17 @@ typedef struct rf_ceiling {
 /** A machine: a set of named ceilings plus the pair the analysis uses unless told otherwise.
  *  Create with rf_machine_new, add ceilings with rf_machine_add, release with rf_machine_free. */
 typedef struct rf_machine {
-    char name[RF_NAME_MAX];          /**< identifier, e.g. "a100-sxm4-80gb" */
-    char description[RF_TEXT_MAX];   /**< human name, e.g. "NVIDIA A100 SXM4 80GB" */
-    char kind[16];                   /**< "cpu", "gpu" or "custom" */
-    rf_provenance provenance;        /**< of the machine as a whole */
-    char source[RF_TEXT_MAX];        /**< document or file it comes from */
-    rf_ceiling *ceilings;            /**< n_ceilings entries, owned */
-    size_t n_ceilings;               /**< number of ceilings */
-    size_t default_compute;          /**< index of the compute ceiling used by default */
-    size_t default_bandwidth;        /**< index of the bandwidth ceiling used by default */
-    rf_allocator alloc_;             /**< private: the allocator that owns `ceilings` */
-    size_t cap_;                     /**< private: capacity of `ceilings` */
+    char name[RF_NAME_MAX];        /**< identifier, e.g. "a100-sxm4-80gb" */
+    char description[RF_TEXT_MAX]; /**< human name, e.g. "NVIDIA A100 SXM4 80GB" */
+    char kind[16];                 /**< "cpu", "gpu" or "custom" */
+    rf_provenance provenance;      /**< of the machine as a whole */
+    char source[RF_TEXT_MAX];      /**< document or file it comes from */
+    rf_ceiling *ceilings;          /**< n_ceilings entries, owned */
+    size_t n_ceilings;             /**< number of ceilings */
+    size_t default_compute;        /**< index of the compute ceiling used by default */
+    size_t default_bandwidth;      /**< index of the bandwidth ceiling used by default */
+    rf_allocator alloc_;           /**< private: the allocator that owns `ceilings` */
+    size_t cap_;                   /**< private: capacity of `ceilings` */
 } rf_machine;
 
 /** Bound of a point under a roof. */
@@ -95,10 +96,10 @@ typedef struct rf_roof {
 
 /** The evaluation of one (FLOPs, bytes) pair under a roof. */
 typedef struct rf_eval {
-    double flops;                  /**< FLOP */
-    double bytes;                  /**< byte */
-    double ai;                     /**< FLOP/byte; +inf when bytes = 0 and flops > 0; NaN if undefined */
-    double ridge_ai;               /**< FLOP/byte where the roofs meet: peak / bw */
+    double flops;    /**< FLOP */
+    double bytes;    /**< byte */
+    double ai;       /**< FLOP/byte; +inf when bytes = 0 and flops > 0; NaN if undefined */
+    double ridge_ai; /**< FLOP/byte where the roofs meet: peak / bw */
     double attainable_flops_per_s; /**< min(peak, ai * bw) */
     double efficiency;             /**< attainable / peak, in [0, 1] */
     double time_s;                 /**< max(flops / peak, bytes / bw) */
@@ -116,7 +117,8 @@ rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double by
 
 /* ---- machines ---- */
 
-/** Create an empty machine named `name` (may be truncated to RF_NAME_MAX-1). *out owned by caller. */
+/** Create an empty machine named `name` (may be truncated to RF_NAME_MAX-1). *out owned by caller.
+ */
 rf_status rf_machine_new(rf_ctx *ctx, const char *name, rf_machine **out);
 
 /** Deep copy of `src`. */
@@ -146,7 +148,8 @@ int rf_machine_provisional(const rf_machine *m);
 /** Index of the ceiling called exactly `name` (case-insensitive), or -1. */
 long rf_machine_find(const rf_machine *m, const char *name);
 
-/** Select a ceiling of `kind` by name: an exact (case-insensitive) name, or a prefix ending at a '.'
+/** Select a ceiling of `kind` by name: an exact (case-insensitive) name, or a prefix ending at a
+ * '.'
  *  ("fp32" matches "fp32.fma.avx512"; the highest value wins among several). NULL or "" selects the
  *  machine's default for that kind. RF_USAGE with the list of candidates when nothing matches. */
 rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
@@ -157,14 +160,14 @@ rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size
                           rf_roof *out);
 
 /** Which ceiling binds at intensity `ai` (FLOP/byte, may be +inf) when the data stream from
- *  bandwidth ceiling `bandwidth` and compute runs at ceiling `compute`: `*index_out` is `compute` when
- *  ai >= ridge, else `bandwidth`. `*attainable_out` (may be NULL) gets min(peak, ai * bw). Against a
- *  machine with several memory levels, pass the level the data live in. */
+ *  bandwidth ceiling `bandwidth` and compute runs at ceiling `compute`: `*index_out` is `compute`
+ * when ai >= ridge, else `bandwidth`. `*attainable_out` (may be NULL) gets min(peak, ai * bw).
+ * Against a machine with several memory levels, pass the level the data live in. */
 rf_status rf_machine_binding(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
                              double ai, size_t *index_out, double *attainable_out);
 
-/** Roof height of every ceiling of `m` at intensity `ai`: value for compute ceilings, ai * value for
- *  bandwidth ceilings. `heights` has m->n_ceilings entries. Used by the charts. */
+/** Roof height of every ceiling of `m` at intensity `ai`: value for compute ceilings, ai * value
+ * for bandwidth ceilings. `heights` has m->n_ceilings entries. Used by the charts. */
 void rf_machine_heights(const rf_machine *m, double ai, double *heights);
 
 /* ---- units ---- */
@@ -175,7 +178,8 @@ void rf_machine_heights(const rf_machine *m, double ai, double *heights);
  *  negative numbers, overflow and trailing garbage with RF_RANGE or RF_FORMAT, naming `what`. */
 rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *out);
 
-/** Format `value` with an SI prefix and `unit` into buf: rf_si_format(buf, 16, 1.95e13, 3, "FLOP/s")
+/** Format `value` with an SI prefix and `unit` into buf: rf_si_format(buf, 16, 1.95e13, 3,
+ * "FLOP/s")
  *  -> "19.5 TFLOP/s". `digits` significant digits (1..9). Infinity prints as "inf". Returns buf. */
 char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit);
 

@@ -34,16 +34,16 @@ typedef struct rf_layer_cost {
 
 /** The cost of a whole graph. */
 typedef struct rf_cost {
-    rf_layer_cost *layers;   /**< n_layers entries, parallel to graph->layers */
+    rf_layer_cost *layers; /**< n_layers entries, parallel to graph->layers */
     uint32_t n_layers;
     double flops, bytes, weight_bytes, input_bytes, output_bytes, kv_read_bytes, kv_write_bytes;
     double matmul_conv_flops; /**< FLOPs of Conv/ConvTranspose/Gemm/MatMul/attention only, without
                                    bias adds (the fixtures' convention) */
-    uint64_t params;         /**< graph->params (each weight once) */
-    uint32_t n_unknown;      /**< layers whose cost is undefined */
-    char **unknown_ops;      /**< distinct op types of undefined layers */
+    uint64_t params;          /**< graph->params (each weight once) */
+    uint32_t n_unknown;       /**< layers whose cost is undefined */
+    char **unknown_ops;       /**< distinct op types of undefined layers */
     uint32_t n_unknown_ops;
-    rf_allocator alloc_;     /**< private */
+    rf_allocator alloc_; /**< private */
 } rf_cost;
 
 /** Count every layer of `g` (docs/cost-model.md). Never fails for an unknown op: that layer is
@@ -61,13 +61,12 @@ void rf_cost_free(rf_cost *c);
 rf_status rf_graph_analysis_add(rf_ctx *ctx, rf_analysis *a, const rf_graph *g, const rf_cost *c,
                                 uint32_t *n_skipped);
 
-
 /** Cost of a dense layer without bias at `batch`, elements of `elem_bytes` bytes:
  *  FLOPs = 2*batch*in*out; bytes = weights in*out + input batch*in + output batch*out, each times
  *  elem_bytes (every tensor once; docs/cost-model.md "Dense"). RF_RANGE on overflow past 2^53 or
  *  zero sizes. */
-rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
-                        uint64_t elem_bytes, double *flops, double *bytes);
+rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out, uint64_t elem_bytes,
+                        double *flops, double *bytes);
 
 #ifdef __cplusplus
 }

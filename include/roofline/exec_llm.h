@@ -69,8 +69,8 @@ typedef struct rf_exec_llm_result {
  *  used (activations and the KV cache run as F32, weights at the file's types: the what-if type is
  *  ignored, see notes). `opts` may be NULL (every core, 2 warm-up passes, repeat chosen so the
  *  timed passes last about a second, at least 3). Needs a GGUF model whose data the model kept
- *  mapped (rf_llm_read_file) and an architecture built block by block (rf_llm_hparams.known) without
- *  experts: RF_UNSUPPORTED otherwise, naming the reason. *out owned by the caller
+ *  mapped (rf_llm_read_file) and an architecture built block by block (rf_llm_hparams.known)
+ * without experts: RF_UNSUPPORTED otherwise, naming the reason. *out owned by the caller
  *  (rf_exec_llm_result_free). Not thread-safe with other calls on `ctx`. */
 rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_opts *prefill,
                           const rf_llm_opts *decode, const rf_exec_opts *opts,

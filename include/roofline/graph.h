@@ -15,17 +15,17 @@
 extern "C" {
 #endif
 
-#define RF_GRAPH_MAX_RANK 8      /**< readers refuse tensors of higher rank (RF_UNSUPPORTED) */
+#define RF_GRAPH_MAX_RANK 8           /**< readers refuse tensors of higher rank (RF_UNSUPPORTED) */
 #define RF_GRAPH_NO_TENSOR UINT32_MAX /**< an omitted optional input ("" in ONNX) */
-#define RF_GRAPH_MAX_VALUES 64   /**< longest integer constant kept for shape inference */
+#define RF_GRAPH_MAX_VALUES 64        /**< longest integer constant kept for shape inference */
 
 /** Tensor flags (a bit set). */
 enum {
-    RF_TENSOR_WEIGHT = 1u << 0, /**< stored in the model (initializer, GGUF/SafeTensors tensor) */
-    RF_TENSOR_INPUT = 1u << 1,  /**< a graph input fed at run time */
-    RF_TENSOR_OUTPUT = 1u << 2, /**< a graph output */
-    RF_TENSOR_KV = 1u << 3,     /**< part of an LLM's KV cache: reads and writes are counted as
-                                     kv_read / kv_write bytes by the cost model */
+    RF_TENSOR_WEIGHT = 1u << 0,   /**< stored in the model (initializer, GGUF/SafeTensors tensor) */
+    RF_TENSOR_INPUT = 1u << 1,    /**< a graph input fed at run time */
+    RF_TENSOR_OUTPUT = 1u << 2,   /**< a graph output */
+    RF_TENSOR_KV = 1u << 3,       /**< part of an LLM's KV cache: reads and writes are counted as
+                                       kv_read / kv_write bytes by the cost model */
     RF_TENSOR_EXTERNAL = 1u << 4, /**< a weight whose bytes live in another file (ONNX external
                                        data); its size still comes from dims and dtype */
     RF_TENSOR_BUFFER = 1u << 5    /**< stored state that is not a trainable parameter (BatchNorm
@@ -35,18 +35,18 @@ enum {
 /** A tensor. Dims are outermost first (NumPy/ONNX/PyTorch order; GGUF readers reverse theirs).
  *  dims[i] = -1 means unknown; then dim_names[i] may hold the symbol ("batch"). */
 typedef struct rf_tensor {
-    const char *name;       /**< never NULL; "" for anonymous; owned by the graph */
+    const char *name; /**< never NULL; "" for anonymous; owned by the graph */
     rf_dtype dtype;
-    uint32_t rank;          /**< 0 .. RF_GRAPH_MAX_RANK; 0 is a scalar when shape_known */
-    int shape_known;        /**< 0 when even the rank is unknown */
+    uint32_t rank;   /**< 0 .. RF_GRAPH_MAX_RANK; 0 is a scalar when shape_known */
+    int shape_known; /**< 0 when even the rank is unknown */
     int64_t dims[RF_GRAPH_MAX_RANK];
     const char *dim_names[RF_GRAPH_MAX_RANK]; /**< symbol of an unknown dim, or NULL */
-    uint32_t flags;         /**< RF_TENSOR_* */
+    uint32_t flags;                           /**< RF_TENSOR_* */
     /** Known integer contents (ONNX Constant / small int64 initializers, results of Shape...):
      *  used by shape inference for Reshape, Slice, Gather chains. NULL when unknown. */
     const int64_t *values;
     uint32_t n_values;
-    int32_t producer;       /**< index of the layer that writes it, or -1 */
+    int32_t producer; /**< index of the layer that writes it, or -1 */
 } rf_tensor;
 
 /** Attribute value types (ONNX AttributeProto subset). */
@@ -62,37 +62,37 @@ typedef enum rf_attr_type {
 typedef struct rf_attr {
     const char *name;
     rf_attr_type type;
-    int64_t i;             /**< RF_ATTR_INT */
-    double f;              /**< RF_ATTR_FLOAT */
-    const char *s;         /**< RF_ATTR_STRING (NUL-terminated; may contain no NUL) */
-    const int64_t *ints;   /**< RF_ATTR_INTS, n elements */
-    const double *floats;  /**< RF_ATTR_FLOATS, n elements */
+    int64_t i;            /**< RF_ATTR_INT */
+    double f;             /**< RF_ATTR_FLOAT */
+    const char *s;        /**< RF_ATTR_STRING (NUL-terminated; may contain no NUL) */
+    const int64_t *ints;  /**< RF_ATTR_INTS, n elements */
+    const double *floats; /**< RF_ATTR_FLOATS, n elements */
     uint32_t n;
 } rf_attr;
 
 /* Op kinds: what the cost model does with a layer. X(NAME, "name"). */
 #define RF_OP_KIND_LIST(X)                                                                         \
-    X(UNKNOWN, "unknown")         /* cost undefined, warned about */                              \
-    X(CONV, "conv")               /* Conv (1-D/2-D/3-D, groups) */                                \
+    X(UNKNOWN, "unknown") /* cost undefined, warned about */                                       \
+    X(CONV, "conv")       /* Conv (1-D/2-D/3-D, groups) */                                         \
     X(CONV_TRANSPOSE, "conv_transpose")                                                            \
-    X(GEMM, "gemm")               /* Gemm / Linear: 2-D, transA/transB, optional bias C */        \
-    X(MATMUL, "matmul")           /* MatMul, batched with broadcasting (attention matmuls too) */ \
+    X(GEMM, "gemm")     /* Gemm / Linear: 2-D, transA/transB, optional bias C */                   \
+    X(MATMUL, "matmul") /* MatMul, batched with broadcasting (attention matmuls too) */            \
     X(SOFTMAX, "softmax")                                                                          \
     X(LAYERNORM, "layernorm")                                                                      \
     X(RMSNORM, "rmsnorm")                                                                          \
     X(BATCHNORM, "batchnorm")                                                                      \
-    X(ACTIVATION, "activation")   /* unary, per element: Relu, Sigmoid, Gelu, Clip ... */         \
-    X(ELEMENTWISE, "elementwise") /* n-ary with broadcasting: Add, Mul, Pow, Sqrt ... */          \
-    X(REDUCE, "reduce")           /* ReduceMean/Sum/Max ... */                                    \
-    X(POOL, "pool")               /* MaxPool, AveragePool with a kernel */                        \
-    X(GLOBAL_POOL, "global_pool") /* GlobalAveragePool, GlobalMaxPool */                          \
-    X(DATA_MOVEMENT, "data_movement") /* Transpose, Concat, Slice, Split, Pad, Expand, Tile */    \
-    X(METADATA, "metadata")       /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Shape ... */ \
-    X(CONSTANT, "constant")       /* Constant, ConstantOfShape: no run-time work */               \
-    X(GATHER, "gather")           /* Gather / embedding lookup */                                 \
-    X(RESIZE, "resize")           /* Resize / Upsample */                                         \
-    X(ATTENTION, "attention")     /* fused scaled-dot-product attention (LLM builders) */         \
-    X(ROPE, "rope")               /* rotary position embedding (LLM builders) */
+    X(ACTIVATION, "activation")       /* unary, per element: Relu, Sigmoid, Gelu, Clip ... */      \
+    X(ELEMENTWISE, "elementwise")     /* n-ary with broadcasting: Add, Mul, Pow, Sqrt ... */       \
+    X(REDUCE, "reduce")               /* ReduceMean/Sum/Max ... */                                 \
+    X(POOL, "pool")                   /* MaxPool, AveragePool with a kernel */                     \
+    X(GLOBAL_POOL, "global_pool")     /* GlobalAveragePool, GlobalMaxPool */                       \
+    X(DATA_MOVEMENT, "data_movement") /* Transpose, Concat, Slice, Split, Pad, Expand, Tile */     \
+    X(METADATA, "metadata")   /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Shape ... */      \
+    X(CONSTANT, "constant")   /* Constant, ConstantOfShape: no run-time work */                    \
+    X(GATHER, "gather")       /* Gather / embedding lookup */                                      \
+    X(RESIZE, "resize")       /* Resize / Upsample */                                              \
+    X(ATTENTION, "attention") /* fused scaled-dot-product attention (LLM builders) */              \
+    X(ROPE, "rope")           /* rotary position embedding (LLM builders) */
 
 typedef enum rf_op_kind {
 #define RF__OPK_ENUM(name, text) RF_OP_##name,
@@ -110,19 +110,19 @@ rf_op_kind rf_op_kind_from_type(const char *op_type);
 
 /** A layer (an operator instance). */
 typedef struct rf_layer {
-    const char *name;      /**< never NULL; owned by the graph */
-    const char *op_type;   /**< as in the source (ONNX op_type, e.g. "Conv"); never NULL */
-    const char *domain;    /**< ONNX domain ("" default); never NULL */
+    const char *name;    /**< never NULL; owned by the graph */
+    const char *op_type; /**< as in the source (ONNX op_type, e.g. "Conv"); never NULL */
+    const char *domain;  /**< ONNX domain ("" default); never NULL */
     rf_op_kind kind;
-    uint32_t *inputs;      /**< tensor indices; RF_GRAPH_NO_TENSOR for an omitted input */
+    uint32_t *inputs; /**< tensor indices; RF_GRAPH_NO_TENSOR for an omitted input */
     uint32_t n_inputs;
     uint32_t *outputs;
     uint32_t n_outputs;
     rf_attr *attrs;
     uint32_t n_attrs;
-    uint32_t cap_attrs_;   /**< private */
-    uint64_t repeat;       /**< the layer stands for `repeat` identical instances (>= 1), e.g.
-                                one decoder block x N; costs are multiplied by it */
+    uint32_t cap_attrs_; /**< private */
+    uint64_t repeat;     /**< the layer stands for `repeat` identical instances (>= 1), e.g.
+                              one decoder block x N; costs are multiplied by it */
 } rf_layer;
 
 /** One metadata key/value (strings, owned by the graph). */
@@ -131,7 +131,7 @@ typedef struct rf_kv {
     const char *value;
 } rf_kv;
 
-typedef struct rf__arena rf__arena; /* private */
+typedef struct rf__arena rf__arena;           /* private */
 typedef struct rf__name_index rf__name_index; /* private */
 
 /** A model as a list of layers over tensors, in execution (topological) order. Build with
@@ -181,8 +181,7 @@ rf_status rf_graph_add_meta(rf_ctx *ctx, rf_graph *g, const char *key, const cha
  *  A non-empty name already present is RF_FORMAT ("duplicate tensor"). *index receives the new
  *  index (may be NULL). Weight tensors with a known shape are added to params and weight_bytes. */
 rf_status rf_graph_add_tensor(rf_ctx *ctx, rf_graph *g, const char *name, rf_dtype dtype,
-                              uint32_t rank, const int64_t *dims, uint32_t flags,
-                              uint32_t *index);
+                              uint32_t rank, const int64_t *dims, uint32_t flags, uint32_t *index);
 
 /** Index of the tensor named `name`, or RF_GRAPH_NO_TENSOR. */
 uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name);

@@ -41,9 +41,10 @@ typedef struct rf_llm_hparams {
 typedef struct rf_llm_model rf_llm_model;
 
 /** Open `path`: a GGUF file (split files too) or a SafeTensors file / index / folder with the
- *  config.json beside it, or an APR file (apr.h: hyper-parameters from its metadata). Errors name the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another
- *  format). An unknown architecture is not an error: it is logged as a warning and analysed one
- *  matmul per weight. *out owned by the caller (rf_llm_free). */
+ *  config.json beside it, or an APR file (apr.h: hyper-parameters from its metadata). Errors name
+ * the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another format). An unknown architecture is not an
+ * error: it is logged as a warning and analysed one matmul per weight. *out owned by the caller
+ * (rf_llm_free). */
 rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
 
 /** The same from the bytes of the file (`name`: its path, for messages and for the files read
@@ -160,21 +161,22 @@ typedef struct rf_llm_measured {
     char source[RF_TEXT_MAX];    /**< where the figures come from, one sentence */
 } rf_llm_measured;
 
-/** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw. */
+/** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.
+ */
 typedef struct rf_llm_result {
-    char *model;                 /**< the path or name given; owned */
-    rf_llm_hparams hparams;      /**< copy of the model's */
-    rf_machine *machine;         /**< copy of the machine; owned */
-    size_t compute, bandwidth;   /**< the roof's ceilings in `machine` */
-    rf_roof roof;                /**< their figures */
+    char *model;                  /**< the path or name given; owned */
+    rf_llm_hparams hparams;       /**< copy of the model's */
+    rf_machine *machine;          /**< copy of the machine; owned */
+    size_t compute, bandwidth;    /**< the roof's ceilings in `machine` */
+    rf_roof roof;                 /**< their figures */
     rf_llm_phase_result phase[2]; /**< [0] prefill, [1] decode */
     rf_llm_ceilings ceilings;
-    rf_result *prefill_rows;     /**< every costed layer of prefill as a result row; owned */
-    rf_result *decode_rows;      /**< the same for decode; owned */
-    rf_result *groups;           /**< per phase: all layers, weight matmuls, attention matmuls,
-                                      other ops (the ASCII chart's points); owned */
-    rf_llm_measured measured;    /**< rf_llm_result_set_measured, rf_llm_measure */
-    rf_allocator alloc_;         /**< private */
+    rf_result *prefill_rows;  /**< every costed layer of prefill as a result row; owned */
+    rf_result *decode_rows;   /**< the same for decode; owned */
+    rf_result *groups;        /**< per phase: all layers, weight matmuls, attention matmuls,
+                                   other ops (the ASCII chart's points); owned */
+    rf_llm_measured measured; /**< rf_llm_result_set_measured, rf_llm_measure */
+    rf_allocator alloc_;      /**< private */
 } rf_llm_result;
 
 /** Analyse `m` on ceilings `compute` / `bandwidth` of `mach` for the prefill options `po` and the

@@ -20,11 +20,11 @@ extern "C" {
 
 /** File types rf_model_load knows. */
 typedef enum rf_model_format {
-    RF_MODEL_AUTO,        /**< detect from the content (then the extension) */
+    RF_MODEL_AUTO, /**< detect from the content (then the extension) */
     RF_MODEL_ONNX,
     RF_MODEL_GGUF,
     RF_MODEL_SAFETENSORS,
-    RF_MODEL_APR         /**< aprender / realizar .apr (apr.h), by its magic bytes */
+    RF_MODEL_APR /**< aprender / realizar .apr (apr.h), by its magic bytes */
 } rf_model_format;
 
 /** Options of rf_model_load. Zero-initialised means: detect the format, shapes from the file. */
@@ -43,8 +43,7 @@ rf_model_format rf_model_detect(const void *head, size_t n, const char *path);
 
 /** Load a model file into a graph and infer its shapes with `opts` (may be NULL). Errors name
  *  the path. RF_UNSUPPORTED for a format not known (the message lists the known ones). */
-rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts,
-                        rf_graph **out);
+rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts, rf_graph **out);
 
 /** The same for a model already in memory (e.g. the embedded demo); `name` for messages. */
 rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const char *name,
@@ -56,12 +55,12 @@ const void *rf_demo_model(size_t *size);
 
 /** A model profiled on a roof: its graph, costs and one result row per layer. */
 typedef struct rf_profile {
-    rf_graph *graph;     /**< owned */
-    rf_cost *cost;       /**< owned */
-    rf_result *result;   /**< one row per layer with a cost (or undefined); owned */
-    uint32_t skipped;    /**< cost-free metadata layers left out of the rows */
+    rf_graph *graph;             /**< owned */
+    rf_cost *cost;               /**< owned */
+    rf_result *result;           /**< one row per layer with a cost (or undefined); owned */
+    uint32_t skipped;            /**< cost-free metadata layers left out of the rows */
     struct rf_exec_result *exec; /**< after rf_profile_measure: the executor's timings; owned */
-    rf_allocator alloc_; /**< private */
+    rf_allocator alloc_;         /**< private */
 } rf_profile;
 
 /** Load `path` (NULL: the built-in demo) with `mo`, cost it and evaluate every layer on ceilings

@@ -19,11 +19,11 @@ extern "C" {
 typedef struct rf_op_row {
     const char *name;
     size_t name_len;
-    double flops; /**< FLOP, finite, >= 0 */
-    double bytes; /**< byte, finite, >= 0 */
-    uint64_t row; /**< 1-based number of the data row (CSV: not counting the header) */
-    int has_time; /**< non-zero when the row carries a measured time (CSV column `time`, JSON key
-                       `time_s`; an empty CSV cell is no time) */
+    double flops;  /**< FLOP, finite, >= 0 */
+    double bytes;  /**< byte, finite, >= 0 */
+    uint64_t row;  /**< 1-based number of the data row (CSV: not counting the header) */
+    int has_time;  /**< non-zero when the row carries a measured time (CSV column `time`, JSON key
+                        `time_s`; an empty CSV cell is no time) */
     double time_s; /**< measured time of one pass, second, finite and > 0 when has_time */
 } rf_op_row;
 
@@ -38,8 +38,8 @@ typedef enum rf_ops_format { RF_OPS_AUTO, RF_OPS_CSV, RF_OPS_JSON } rf_ops_forma
  *  empty input, header only, unknown or missing columns, missing or extra fields, non-numeric,
  *  NaN, inf, hex, overflow, negative, unterminated quote, NUL bytes, invalid UTF-8, trailing data,
  *  duplicate keys, nesting. */
-rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format fmt,
-                       rf_op_fn fn, void *user);
+rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format fmt, rf_op_fn fn,
+                       void *user);
 
 /** Read a file (memory-mapped) or standard input when path is "-"; the format from the extension
  *  (.csv, .json) or else AUTO. Error messages start with the path. */

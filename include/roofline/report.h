@@ -19,9 +19,9 @@ extern "C" {
 
 /** Options shared by the renderers. Zero-initialised means: 80 columns, ASCII, no colour. */
 typedef struct rf_report_opts {
-    unsigned width; /**< terminal columns (0 = 80) */
-    int utf8;       /**< may use UTF-8 box/line characters */
-    int color;      /**< reserved for ANSI colours: no renderer reads it (the CLI sets it) */
+    unsigned width;        /**< terminal columns (0 = 80) */
+    int utf8;              /**< may use UTF-8 box/line characters */
+    int color;             /**< reserved for ANSI colours: no renderer reads it (the CLI sets it) */
     unsigned chart_height; /**< rows of the chart's plot area (0 = automatic) */
 } rf_report_opts;
 
@@ -29,8 +29,7 @@ typedef struct rf_report_opts {
 rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w);
 
 /** Bottleneck summary: bound shares, the slowest operations, and what would move them. */
-rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o,
-                            rf_writer *w);
+rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w);
 
 /** JSON document (schema RF_RESULT_SCHEMA) in base units: machine, roof, rows, totals. */
 rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w);

@@ -53,7 +53,7 @@ typedef struct rf_safetensors {
     uint64_t weight_bytes;  /**< sum of n_bytes */
     uint32_t n_shards;
     struct rf__st_priv *priv; /**< internal */
-    rf_allocator alloc_;        /**< private: what frees it */
+    rf_allocator alloc_;      /**< private: what frees it */
 } rf_safetensors;
 
 /** Parse one SafeTensors image data[0..size) (borrowed only during the call: names and metadata
@@ -68,8 +68,8 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
 /** A sharded checkpoint from the bytes of its `model.safetensors.index.json` (a JSON object with a
  *  "weight_map" of tensor name -> shard file name); `ipath` is the index's path: the shards are
  *  read beside it and named in messages. *out: rf_safetensors_free. */
-rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
-                                     const char *ipath, rf_safetensors **out);
+rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size, const char *ipath,
+                                     rf_safetensors **out);
 
 rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
 

@@ -16,11 +16,11 @@ extern "C" {
 /** A binding of a graph input or a symbolic dimension, from the command line:
  *  `--input NAME=1x3x512x512` (name + dims) or `--dim batch=8` (symbol + one value). */
 typedef struct rf_shape_binding {
-    char name[256];     /**< input tensor name, or dim symbol */
-    int is_dim;         /**< 1 for a symbol binding */
-    uint32_t rank;      /**< input bindings */
+    char name[256]; /**< input tensor name, or dim symbol */
+    int is_dim;     /**< 1 for a symbol binding */
+    uint32_t rank;  /**< input bindings */
     int64_t dims[RF_GRAPH_MAX_RANK];
-    int64_t value;      /**< symbol bindings */
+    int64_t value; /**< symbol bindings */
 } rf_shape_binding;
 
 /** Parse "NAME=1x3x224x224" (is_dim 0; dims >= 1, "x"-separated) or "SYMBOL=8" (is_dim 1) into

@@ -1,7 +1,7 @@
 /* roofline/status.h — the status codes every fallible call returns.
- * One list, RF_STATUS_LIST, expands into the enum and the name/string tables (libuv's UV_ERRNO_MAP),
- * so a code and its text can never drift apart. The detail of an error lives on the context
- * (rf_ctx_errmsg), not in the code. */
+ * One list, RF_STATUS_LIST, expands into the enum and the name/string tables (libuv's
+ * UV_ERRNO_MAP), so a code and its text can never drift apart. The detail of an error lives on the
+ * context (rf_ctx_errmsg), not in the code. */
 #ifndef ROOFLINE_STATUS_H
 #define ROOFLINE_STATUS_H
 

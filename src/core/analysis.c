@@ -1,6 +1,7 @@
 /* analysis.c — evaluates a stream of operations against one roof: keeps totals over all of them and
- * only the rows that will be printed (all, or the top N by the sort key in a bounded heap, so memory
- * is O(N) and time O(n log N) for a million rows). Produces the rf_result the renderers draw. */
+ * only the rows that will be printed (all, or the top N by the sort key in a bounded heap, so
+ * memory is O(N) and time O(n log N) for a million rows). Produces the rf_result the renderers
+ * draw. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,10 +17,10 @@
 struct rf_analysis {
     rf_ctx *ctx;
     rf_allocator a;
-    rf_result head;   /* machine and roof fields of the result; rows and totals filled at the end */
+    rf_result head; /* machine and roof fields of the result; rows and totals filled at the end */
     rf_sort sort;
-    uint64_t top;     /* 0 = keep all */
-    rf_row *rows;     /* kept rows; a max-heap in output order when top > 0 */
+    uint64_t top; /* 0 = keep all */
+    rf_row *rows; /* kept rows; a max-heap in output order when top > 0 */
     size_t n, cap;
     uint64_t next_index;
     uint64_t n_undefined_logged;
@@ -33,14 +34,14 @@ static int rf__row_cmp(rf_sort sort, const rf_row *x, const rf_row *y)
 {
     int c = 0;
     switch (sort) {
-    case RF_SORT_TIME:
-        c = (x->e.time_s > y->e.time_s) ? -1 : (x->e.time_s < y->e.time_s);
-        break;
+    case RF_SORT_TIME: c = (x->e.time_s > y->e.time_s) ? -1 : (x->e.time_s < y->e.time_s); break;
     case RF_SORT_AI: {
         /* Undefined (NaN) intensities go last. */
         int xn = isnan(x->e.ai), yn = isnan(y->e.ai);
-        if (xn || yn) c = xn - yn;
-        else c = (x->e.ai < y->e.ai) ? -1 : (x->e.ai > y->e.ai);
+        if (xn || yn)
+            c = xn - yn;
+        else
+            c = (x->e.ai < y->e.ai) ? -1 : (x->e.ai > y->e.ai);
         break;
     }
     case RF_SORT_NAME: c = strcmp(x->name, y->name); break;
@@ -56,8 +57,11 @@ rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out)
     static const struct {
         const char *name;
         rf_sort sort;
-    } t[] = {{"time", RF_SORT_TIME}, {"ai", RF_SORT_AI}, {"name", RF_SORT_NAME},
-             {"input", RF_SORT_INPUT}, {"lost", RF_SORT_LOST}};
+    } t[] = {{"time", RF_SORT_TIME},
+             {"ai", RF_SORT_AI},
+             {"name", RF_SORT_NAME},
+             {"input", RF_SORT_INPUT},
+             {"lost", RF_SORT_LOST}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (rf__strcasecmp(text, t[i].name) == 0) {
             *out = t[i].sort;
@@ -190,24 +194,29 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
     int f_ok = isfinite(t->flops + row.e.flops), b_ok = isfinite(t->bytes + row.e.bytes);
     RF_CHECK(a->ctx, f_ok && b_ok && isfinite(t->time_s + row.e.time_s), RF_RANGE,
              "operation '%.*s': the sum of %s over the operations passes %g, the largest number "
-             "kept", (int)(name_len > 200 ? 200 : name_len), name,
-             !f_ok ? "FLOPs" : !b_ok ? "bytes" : "times", DBL_MAX);
+             "kept",
+             (int)(name_len > 200 ? 200 : name_len), name,
+             !f_ok   ? "FLOPs"
+             : !b_ok ? "bytes"
+                     : "times",
+             DBL_MAX);
     if (m) {
         char what[240];
         rf_measured ok;
         snprintf(what, sizeof what, "operation '%.*s'", (int)(name_len > 200 ? 200 : name_len),
                  name);
         RF_TRY(rf__measured_check(a->ctx, m, what, &ok));
-        rf__achieved_eval(&row.e, &a->head.roof, a->provisional, a->levels, a->n_levels, &ok,
-                          &ach);
+        rf__achieved_eval(&row.e, &a->head.roof, a->provisional, a->levels, a->n_levels, &ok, &ach);
         row.measured = &ach;
     }
     row.index = a->next_index++;
     rf__totals_add(&a->head.totals, &row.e);
     rf__achieved_totals_add(&a->head.totals, &row.e, row.measured);
     if (row.e.bound == RF_BOUND_UNDEFINED && !quiet && a->n_undefined_logged++ < 10)
-        rf__log(a->ctx, RF_LOG_WARN, "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
-                "listed as undefined", (int)(name_len > 200 ? 200 : name_len), name);
+        rf__log(a->ctx, RF_LOG_WARN,
+                "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
+                "listed as undefined",
+                (int)(name_len > 200 ? 200 : name_len), name);
     /* With a full heap, a row that sorts after the current last one is not kept: no copy made. */
     int full = a->top && a->n == a->top;
     if (full && a->sort != RF_SORT_NAME && rf__row_cmp(a->sort, &row, &a->rows[0]) >= 0)

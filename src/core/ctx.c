@@ -17,8 +17,8 @@ struct rf_ctx {
     rf_log_fn log_fn;
     void *log_user;
     rf_log_level log_min;
-    uint64_t n_allocs;  /* allocations made so far */
-    uint64_t fail_at;   /* 0 = never; else the allocation number that fails */
+    uint64_t n_allocs; /* allocations made so far */
+    uint64_t fail_at;  /* 0 = never; else the allocation number that fails */
     int fail_sticky;
 };
 
@@ -62,9 +62,18 @@ void rf_ctx_free(rf_ctx *ctx)
     a.free_fn(a.user, ctx);
 }
 
-const char *rf_ctx_errmsg(const rf_ctx *ctx) { return ctx ? ctx->errmsg : "no context"; }
-int64_t rf_ctx_error_offset(const rf_ctx *ctx) { return ctx ? ctx->err_offset : -1; }
-rf_status rf_ctx_error_status(const rf_ctx *ctx) { return ctx ? ctx->err_status : RF_USAGE; }
+const char *rf_ctx_errmsg(const rf_ctx *ctx)
+{
+    return ctx ? ctx->errmsg : "no context";
+}
+int64_t rf_ctx_error_offset(const rf_ctx *ctx)
+{
+    return ctx ? ctx->err_offset : -1;
+}
+rf_status rf_ctx_error_status(const rf_ctx *ctx)
+{
+    return ctx ? ctx->err_status : RF_USAGE;
+}
 
 void rf_ctx_clear_error(rf_ctx *ctx)
 {
@@ -80,7 +89,10 @@ void rf_ctx_set_log(rf_ctx *ctx, rf_log_fn fn, void *user, rf_log_level min_leve
     ctx->log_min = min_level;
 }
 
-const rf_allocator *rf_ctx_allocator(const rf_ctx *ctx) { return &ctx->alloc; }
+const rf_allocator *rf_ctx_allocator(const rf_ctx *ctx)
+{
+    return &ctx->alloc;
+}
 
 void rf_ctx_fail_alloc_after(rf_ctx *ctx, uint64_t n, int sticky)
 {
@@ -88,9 +100,15 @@ void rf_ctx_fail_alloc_after(rf_ctx *ctx, uint64_t n, int sticky)
     ctx->fail_sticky = sticky;
 }
 
-uint64_t rf_ctx_alloc_count(const rf_ctx *ctx) { return ctx->n_allocs; }
+uint64_t rf_ctx_alloc_count(const rf_ctx *ctx)
+{
+    return ctx->n_allocs;
+}
 
-const char *rf_version(void) { return RF_VERSION_STRING; }
+const char *rf_version(void)
+{
+    return RF_VERSION_STRING;
+}
 
 /* Counts the allocation and tells whether the failure injection says it must fail. */
 static int rf__should_fail(rf_ctx *ctx)
@@ -146,7 +164,10 @@ char *rf__strndup(rf_ctx *ctx, const char *s, size_t n)
     return d;
 }
 
-char *rf__strdup(rf_ctx *ctx, const char *s) { return rf__strndup(ctx, s, strlen(s)); }
+char *rf__strdup(rf_ctx *ctx, const char *s)
+{
+    return rf__strndup(ctx, s, strlen(s));
+}
 
 rf_status rf__grow(rf_ctx *ctx, void **ptr, size_t *cap, size_t need, size_t elem)
 {
@@ -228,7 +249,10 @@ size_t rf__strlcpy(char *dst, const char *src, size_t size)
     return n;
 }
 
-static int rf__lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+static int rf__lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
 
 int rf__strncasecmp(const char *a, const char *b, size_t n)
 {
@@ -239,7 +263,10 @@ int rf__strncasecmp(const char *a, const char *b, size_t n)
     return 0;
 }
 
-int rf__strcasecmp(const char *a, const char *b) { return rf__strncasecmp(a, b, SIZE_MAX); }
+int rf__strcasecmp(const char *a, const char *b)
+{
+    return rf__strncasecmp(a, b, SIZE_MAX);
+}
 
 void rf__appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
 {

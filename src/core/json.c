@@ -28,8 +28,9 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
         return rf__error(ctx, st, e.position, "line %d, column %d: %s", e.line, e.column, e.text);
     }
     if (!json_is_object(r)) {
-        rf_status st = rf__error(ctx, RF_FORMAT, (int64_t)k,
-                                 "top level: expected a JSON object, got %s", rf__json_type_name(r));
+        rf_status st =
+            rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: expected a JSON object, got %s",
+                      rf__json_type_name(r));
         json_decref(r);
         return st;
     }

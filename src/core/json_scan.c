@@ -6,7 +6,7 @@
 
 #include "core/json_scan.h"
 
-#define RF__SCAN_DEPTH 64 /* levels tracked; deeper ones are only counted */
+#define RF__SCAN_DEPTH 64      /* levels tracked; deeper ones are only counted */
 #define RF__JANSSON_DEPTH 2048 /* JSON_PARSER_MAX_DEPTH of jansson 2.14 */
 
 typedef struct rf__scan_level {

@@ -176,8 +176,8 @@ rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind ki
     for (size_t i = 0; i < m->n_ceilings; i++)
         if (m->ceilings[i].kind == kind)
             rf__appendf(list, sizeof list, &len, "%s%s", len ? ", " : "", m->ceilings[i].name);
-    return rf__error(ctx, RF_USAGE, -1, "machine '%s' has no %s ceiling '%s' (it has: %s)",
-                     m->name, rf__kind_name(kind), name, len ? list : "none");
+    return rf__error(ctx, RF_USAGE, -1, "machine '%s' has no %s ceiling '%s' (it has: %s)", m->name,
+                     rf__kind_name(kind), name, len ? list : "none");
 }
 
 rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
@@ -185,8 +185,7 @@ rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size
 {
     RF_CHECK(ctx, compute < m->n_ceilings && m->ceilings[compute].kind == RF_CEILING_COMPUTE,
              RF_USAGE, "machine '%s': ceiling %zu is not a compute ceiling", m->name, compute);
-    RF_CHECK(ctx,
-             bandwidth < m->n_ceilings && m->ceilings[bandwidth].kind == RF_CEILING_BANDWIDTH,
+    RF_CHECK(ctx, bandwidth < m->n_ceilings && m->ceilings[bandwidth].kind == RF_CEILING_BANDWIDTH,
              RF_USAGE, "machine '%s': ceiling %zu is not a bandwidth ceiling", m->name, bandwidth);
     out->peak_flops_per_s = m->ceilings[compute].value;
     out->bw_bytes_per_s = m->ceilings[bandwidth].value;

@@ -27,7 +27,8 @@ char *rf__strndup(rf_ctx *ctx, const char *s, size_t n);
 void *rf__alloc_with(const rf_allocator *a, void *ptr, size_t size);
 void rf__free_with(const rf_allocator *a, void *ptr);
 
-/* Grow *ptr (of *cap elements of `elem` bytes) to hold at least `need`; doubles. RF_NOMEM/RF_RANGE. */
+/* Grow *ptr (of *cap elements of `elem` bytes) to hold at least `need`; doubles. RF_NOMEM/RF_RANGE.
+ */
 rf_status rf__grow(rf_ctx *ctx, void **ptr, size_t *cap, size_t need, size_t elem);
 
 /* Set the context's error and return `status`. offset -1 when none. */

@@ -1,6 +1,7 @@
 /* roof.c — the roofline model for one (FLOPs, bytes) pair: intensity, ridge, attainable
  * performance, bound, efficiency and time (docs/design.md "Intensity and bound", "Performance").
- * attainable = min(peak, AI x BW); time = max(FLOPs/peak, bytes/BW); a tie at the ridge is compute. */
+ * attainable = min(peak, AI x BW); time = max(FLOPs/peak, bytes/BW); a tie at the ridge is compute.
+ */
 #include <math.h>
 
 #include "rf_int.h"

@@ -100,7 +100,7 @@ rf_status rf__write_json_number(rf_writer *w, double v)
 }
 
 rf_status rf_write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
-                            const char *text)
+                           const char *text)
 {
     static const char spaces[] = "                                ";
     size_t col = rf__utf8_cols(first, strlen(first));

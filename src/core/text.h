@@ -1,6 +1,6 @@
 /* text.h — the text helpers every module shares, written once: UTF-8 decoding, display columns,
- * JSON strings and numbers, CSV fields (word wrapping is public: rf_write_wrapped in buf.h). Writers go through rf_writer. Never
- * installed; never included by cli/. */
+ * JSON strings and numbers, CSV fields (word wrapping is public: rf_write_wrapped in buf.h).
+ * Writers go through rf_writer. Never installed; never included by cli/. */
 #ifndef RF_CORE_TEXT_H
 #define RF_CORE_TEXT_H
 
@@ -29,7 +29,6 @@ rf_status rf__write_json_number(rf_writer *w, double v);
 
 /* Write s as a CSV field (quoted when it holds a comma, quote, CR or LF; RFC 4180). */
 rf_status rf__write_csv_field(rf_writer *w, const char *s);
-
 
 /* Copy src into dst (cap bytes, always NUL-terminated, cut at a whole item) with what must not
  * reach a terminal made visible as \xNN: C0 controls (newline and tab too), DEL, C1 controls and

@@ -9,19 +9,37 @@
 #include "roofline/exec_llm.h"
 
 /* Kinds of layer timed, named as rf_llm_build names its layers (without "blk.N."). */
-#define RF__LX_KINDS(X)                                                                            \
-    X(EMBD, "token_embd")                                                                          \
-    X(ATTN_NORM, "attn_norm")                                                                      \
-    X(Q, "attn_q")                                                                                 \
-    X(K, "attn_k") X(V, "attn_v") X(QKV, "attn_qkv") X(Q_NORM, "attn_q_norm")                      \
-        X(K_NORM, "attn_k_norm") X(ROPE_Q, "rope_q") X(ROPE_K, "rope_k") X(KV_STORE, "kv_store")   \
-            X(SCORES, "attn_scores") X(SOFTMAX, "attn_softmax") X(AV, "attn_av")                   \
-                X(O, "attn_output") X(POST_ATTN_NORM, "post_attn_norm")                            \
-                    X(ATTN_RES, "attn_residual") X(FFN_NORM, "ffn_norm") X(GATE, "ffn_gate")       \
-                        X(UP, "ffn_up") X(GATE_UP, "ffn_gate_up") X(ACT, "ffn_act")                \
-                            X(MUL, "ffn_mul") X(DOWN, "ffn_down")                                  \
-                                X(POST_FFN_NORM, "post_ffn_norm") X(FFN_RES, "ffn_residual")       \
-                                    X(OUT_NORM, "output_norm") X(OUTPUT, "output")
+/* clang-format off */
+#define RF__LX_KINDS(X)                  \
+    X(EMBD, "token_embd")                \
+    X(ATTN_NORM, "attn_norm")            \
+    X(Q, "attn_q")                       \
+    X(K, "attn_k")                       \
+    X(V, "attn_v")                       \
+    X(QKV, "attn_qkv")                   \
+    X(Q_NORM, "attn_q_norm")             \
+    X(K_NORM, "attn_k_norm")             \
+    X(ROPE_Q, "rope_q")                  \
+    X(ROPE_K, "rope_k")                  \
+    X(KV_STORE, "kv_store")              \
+    X(SCORES, "attn_scores")             \
+    X(SOFTMAX, "attn_softmax")           \
+    X(AV, "attn_av")                     \
+    X(O, "attn_output")                  \
+    X(POST_ATTN_NORM, "post_attn_norm")  \
+    X(ATTN_RES, "attn_residual")         \
+    X(FFN_NORM, "ffn_norm")              \
+    X(GATE, "ffn_gate")                  \
+    X(UP, "ffn_up")                      \
+    X(GATE_UP, "ffn_gate_up")            \
+    X(ACT, "ffn_act")                    \
+    X(MUL, "ffn_mul")                    \
+    X(DOWN, "ffn_down")                  \
+    X(POST_FFN_NORM, "post_ffn_norm")    \
+    X(FFN_RES, "ffn_residual")           \
+    X(OUT_NORM, "output_norm")           \
+    X(OUTPUT, "output")
+/* clang-format on */
 
 enum {
 #define RF__LX_ENUM(id, name) RF__LK_##id,

@@ -1,5 +1,6 @@
 /* formats_int.h — internals shared by the format readers (they map files through core/io.h):
- * the split of the operations-list reader into its CSV (RFC 4180) and JSON (RFC 8259) halves. Never installed; never included by cli/. */
+ * the split of the operations-list reader into its CSV (RFC 4180) and JSON (RFC 8259) halves. Never
+ * installed; never included by cli/. */
 #ifndef RF_FORMATS_INT_H
 #define RF_FORMATS_INT_H
 

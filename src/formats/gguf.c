@@ -360,13 +360,13 @@ static rf_status gg_counts(rf__gg *r, uint64_t *n_tensors, uint64_t *n_kv)
      * tensor records. The largest published models hold tens of thousands of tensors (a
      * 256-expert MoE: ~50k) and well under a thousand keys. */
     if (*n_tensors > GG_MAX_TENSORS || *n_kv > GG_MAX_KV)
-        return rf__error(r->ctx, RF_FORMAT, *n_tensors > GG_MAX_TENSORS ? 8 : 16,
-                         "GGUF %s %llu at byte %d is implausible (at most %llu)",
-                         *n_tensors > GG_MAX_TENSORS ? "tensor count" : "key/value count",
-                         (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? *n_tensors : *n_kv),
-                         *n_tensors > GG_MAX_TENSORS ? 8 : 16,
-                         (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? GG_MAX_TENSORS
-                                                                          : GG_MAX_KV));
+        return rf__error(
+            r->ctx, RF_FORMAT, *n_tensors > GG_MAX_TENSORS ? 8 : 16,
+            "GGUF %s %llu at byte %d is implausible (at most %llu)",
+            *n_tensors > GG_MAX_TENSORS ? "tensor count" : "key/value count",
+            (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? *n_tensors : *n_kv),
+            *n_tensors > GG_MAX_TENSORS ? 8 : 16,
+            (unsigned long long)(*n_tensors > GG_MAX_TENSORS ? GG_MAX_TENSORS : GG_MAX_KV));
     return RF_OK;
 }
 

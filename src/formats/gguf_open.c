@@ -10,7 +10,6 @@
 #define GG_MAX_FILE ((uint64_t)1 << 50)
 #define GG_MAX_SHARDS 9999
 
-
 /* Map and parse one file; the mapping is kept by the result. Errors are prefixed by the path. */
 static rf_status gg_open_one(rf_ctx *ctx, const char *path, rf_gguf **out)
 {

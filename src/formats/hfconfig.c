@@ -102,16 +102,19 @@ rf_status rf_hfconfig_parse(rf_ctx *ctx, const void *data, size_t size, rf_hfcon
     memset(out, 0, sizeof *out);
     /* What jansson may build (core/json_scan.h): configs nest a few levels (rope_scaling,
      * text_config); id2label maps of image models run to thousands of entries. */
-    static const rf__json_limits lim = {.max_depth = 16, .max_string = 1 << 20,
-                                        .per_item = 1 << 18, .outside = 1, .max_values = 1 << 19};
+    static const rf__json_limits lim = {.max_depth = 16,
+                                        .max_string = 1 << 20,
+                                        .per_item = 1 << 18,
+                                        .outside = 1,
+                                        .max_values = 1 << 19};
     RF_TRY(rf__json_scan(ctx, data ? data : "", size, &lim) == RF_OK
                ? RF_OK
                : rf__error_prefix(ctx, "config.json"));
     json_error_t err;
     json_t *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &err);
     if (!root && (json_error_code(&err) == json_error_out_of_memory || !err.text[0]))
-        return rf__error(ctx, RF_NOMEM, -1, "config.json: out of memory while reading it (%zu bytes)",
-                         size);
+        return rf__error(ctx, RF_NOMEM, -1,
+                         "config.json: out of memory while reading it (%zu bytes)", size);
     if (!root) {
         char clean[160];
         rf__excerpt(clean, sizeof clean, err.text, strlen(err.text), 120);

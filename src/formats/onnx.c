@@ -22,8 +22,8 @@ rf_status rf__onnx_unpack_fail(rf__onnx *o, const uint8_t *p)
         return rf__error(o->ctx, RF_RANGE, (int64_t)off,
                          "%s at byte %zu: decoding it needs more memory than its size justifies",
                          o->what, off);
-    return rf__error(o->ctx, RF_FORMAT, (int64_t)off, "%s at byte %zu: malformed message",
-                     o->what, off);
+    return rf__error(o->ctx, RF_FORMAT, (int64_t)off, "%s at byte %zu: malformed message", o->what,
+                     off);
 }
 
 /* The cap for one protobuf-c message of n bytes: 64 bytes per input byte + 1 MiB. */
@@ -40,7 +40,8 @@ void rf__onnx_what(rf__onnx *o, const char *fmt, const char *s, size_t i)
     rf__appendf(o->what, sizeof o->what, &len, fmt, i, s ? s : "");
 }
 
-/* ---- tensors ---------------------------------------------------------------------------------- */
+/* ---- tensors ----------------------------------------------------------------------------------
+ */
 
 rf_status rf__onnx_dtype(rf__onnx *o, int32_t id, rf_dtype *dt)
 {
@@ -55,7 +56,7 @@ rf_status rf__onnx_dtype(rf__onnx *o, int32_t id, rf_dtype *dt)
 
 /* Small integer contents of an int64/int32 initializer or Constant (for shape inference). */
 rf_status rf__onnx_values_raw(rf__onnx *o, uint32_t ti, rf_dtype dt, const uint8_t *raw,
-                                size_t raw_len)
+                              size_t raw_len)
 {
     int64_t v[RF_GRAPH_MAX_VALUES];
     size_t w = dt == RF_DTYPE_I64 ? 8 : dt == RF_DTYPE_I32 ? 4 : 0;
@@ -132,8 +133,8 @@ static rf_status rf__value_info(rf__onnx *o, const uint8_t *p, size_t n, uint32_
     uint32_t ti = rf_graph_find_tensor(o->g, name);
     rf_dtype dt = RF_DTYPE_UNKNOWN;
     int64_t dims[RF_GRAPH_MAX_RANK];
-    uint32_t rank = sh ? (uint32_t)(sh->n_dim > RF_GRAPH_MAX_RANK ? UINT32_MAX - 1 : sh->n_dim)
-                       : UINT32_MAX;
+    uint32_t rank =
+        sh ? (uint32_t)(sh->n_dim > RF_GRAPH_MAX_RANK ? UINT32_MAX - 1 : sh->n_dim) : UINT32_MAX;
     if (!*name || (tt && (st = rf__onnx_dtype(o, tt->elem_type, &dt)) != RF_OK)) {
         if (st == RF_OK) st = rf__error(o->ctx, RF_FORMAT, -1, "%s: no name", o->what);
         goto out;
@@ -144,7 +145,8 @@ static rf_status rf__value_info(rf__onnx *o, const uint8_t *p, size_t n, uint32_
         goto out;
     }
     for (uint32_t i = 0; sh && i < rank; i++)
-        dims[i] = sh->dim[i]->has_dim_value && sh->dim[i]->dim_value >= 0 ? sh->dim[i]->dim_value : -1;
+        dims[i] =
+            sh->dim[i]->has_dim_value && sh->dim[i]->dim_value >= 0 ? sh->dim[i]->dim_value : -1;
     if (ti == RF_GRAPH_NO_TENSOR) {
         if (!(flags & RF_TENSOR_INPUT)) goto out; /* value_info of a tensor nobody uses */
         st = rf_graph_add_tensor(o->ctx, o->g, name, dt, rank, dims, flags, &ti);
@@ -152,8 +154,10 @@ static rf_status rf__value_info(rf__onnx *o, const uint8_t *p, size_t n, uint32_
         rf_tensor *t = &o->g->tensors[ti];
         if (t->flags & RF_TENSOR_WEIGHT) goto out; /* IR < 4: initializers listed as inputs */
         st = rf_graph_add_flags(o->ctx, o->g, ti, flags);
-        if (st == RF_OK && t->dtype == RF_DTYPE_UNKNOWN) st = rf_graph_set_dtype(o->ctx, o->g, ti, dt);
-        if (st == RF_OK && !t->shape_known && rank != UINT32_MAX) st = rf_graph_set_shape(o->ctx, o->g, ti, rank, dims);
+        if (st == RF_OK && t->dtype == RF_DTYPE_UNKNOWN)
+            st = rf_graph_set_dtype(o->ctx, o->g, ti, dt);
+        if (st == RF_OK && !t->shape_known && rank != UINT32_MAX)
+            st = rf_graph_set_shape(o->ctx, o->g, ti, rank, dims);
     }
     for (uint32_t i = 0; st == RF_OK && sh && i < rank; i++)
         if (dims[i] < 0 && sh->dim[i]->dim_param && *sh->dim[i]->dim_param)
@@ -163,8 +167,8 @@ out:
     return st;
 }
 
-
-/* ---- GraphProto: four passes over its fields (initializers, inputs, nodes, shapes) ------------ */
+/* ---- GraphProto: four passes over its fields (initializers, inputs, nodes, shapes) ------------
+ */
 
 static rf_status rf__graph_pass(rf__onnx *o, const uint8_t *gp, size_t gn, int pass)
 {
@@ -194,11 +198,14 @@ static rf_status rf__graph_pass(rf__onnx *o, const uint8_t *gp, size_t gn, int p
         } else if (f == 5) {
             RF_TRY(rf__initializer(o, p, n, i));
         } else if (f == 11 || f == 12 || f == 13) {
-            const char *fld = f == 11 ? "graph.input[%zu]%s" : f == 12 ? "graph.output[%zu]%s"
-                                                                       : "graph.value_info[%zu]%s";
+            const char *fld = f == 11   ? "graph.input[%zu]%s"
+                              : f == 12 ? "graph.output[%zu]%s"
+                                        : "graph.value_info[%zu]%s";
             rf__onnx_what(o, fld, "", i);
-            RF_TRY(rf__value_info(o, p, n, f == 11 ? RF_TENSOR_INPUT
-                                           : f == 12 ? RF_TENSOR_OUTPUT : 0));
+            RF_TRY(rf__value_info(o, p, n,
+                                  f == 11   ? RF_TENSOR_INPUT
+                                  : f == 12 ? RF_TENSOR_OUTPUT
+                                            : 0));
         } else {
             RF_TRY(rf__onnx_node(o, p, n, i));
         }
@@ -263,8 +270,10 @@ static rf_status rf__model(rf__onnx *o)
     RF_CHECK(o->ctx, o->size > 0, RF_FORMAT, "empty file: not an ONNX model");
     if (!graph) return rf__error(o->ctx, RF_FORMAT, (int64_t)o->size, "model: no graph (field 7)");
     if (functions)
-        rf__log(o->ctx, RF_LOG_WARN, "model has %zu local function%s: nodes calling them are "
-                "counted as undefined", functions, functions == 1 ? "" : "s");
+        rf__log(o->ctx, RF_LOG_WARN,
+                "model has %zu local function%s: nodes calling them are "
+                "counted as undefined",
+                functions, functions == 1 ? "" : "s");
     return rf__graph(o, graph, graph_n);
 }
 

@@ -25,12 +25,12 @@ typedef struct rf__onnx_tensor {
     int32_t data_type;
     uint32_t rank;
     int64_t dims[RF_GRAPH_MAX_RANK];
-    const uint8_t *raw;        /* raw_data in the input, or NULL */
+    const uint8_t *raw; /* raw_data in the input, or NULL */
     size_t raw_len;
-    const uint8_t *i64;        /* packed int64_data, or NULL */
+    const uint8_t *i64; /* packed int64_data, or NULL */
     size_t i64_len;
-    int external;              /* data_location = EXTERNAL or external_data present */
-    const uint8_t *location;   /* external_data "location" value */
+    int external;            /* data_location = EXTERNAL or external_data present */
+    const uint8_t *location; /* external_data "location" value */
     size_t location_len;
 } rf__onnx_tensor;
 
@@ -49,7 +49,7 @@ typedef struct rf__pb_alloc {
     ProtobufCAllocator pb;
     rf_ctx *ctx;
     size_t live, cap;
-    int capped;                /* an allocation failed because of the cap */
+    int capped; /* an allocation failed because of the cap */
 } rf__pb_alloc;
 
 void rf__pb_alloc_init(rf__pb_alloc *a, rf_ctx *ctx, size_t cap);

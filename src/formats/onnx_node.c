@@ -23,8 +23,8 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
         const Onnx__TensorProto *t = a->t;
         rf_dtype dt;
         int64_t dims[RF_GRAPH_MAX_RANK];
-        RF_CHECK(o->ctx, t->n_dims <= RF_GRAPH_MAX_RANK, RF_UNSUPPORTED,
-                 "%s: constant of rank %zu", o->what, t->n_dims);
+        RF_CHECK(o->ctx, t->n_dims <= RF_GRAPH_MAX_RANK, RF_UNSUPPORTED, "%s: constant of rank %zu",
+                 o->what, t->n_dims);
         for (size_t i = 0; i < t->n_dims; i++) {
             RF_CHECK(o->ctx, t->dims[i] >= 0, RF_FORMAT, "%s: negative dim", o->what);
             dims[i] = t->dims[i];
@@ -32,7 +32,8 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
         RF_TRY(rf__onnx_dtype(o, t->data_type, &dt));
         RF_TRY(rf_graph_set_dtype(o->ctx, g, out, dt));
         RF_TRY(rf_graph_set_shape(o->ctx, g, out, (uint32_t)t->n_dims, dims));
-        if (t->has_raw_data) return rf__onnx_values_raw(o, out, dt, t->raw_data.data, t->raw_data.len);
+        if (t->has_raw_data)
+            return rf__onnx_values_raw(o, out, dt, t->raw_data.data, t->raw_data.len);
         if (t->n_int64_data && t->n_int64_data <= RF_GRAPH_MAX_VALUES)
             return rf_graph_set_values(o->ctx, g, out, t->int64_data, (uint32_t)t->n_int64_data);
         return RF_OK;
@@ -48,7 +49,8 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
         RF_TRY(rf_graph_set_dtype(o->ctx, g, out, RF_DTYPE_I64));
         RF_TRY(rf_graph_set_shape(o->ctx, g, out, 1, &n));
         return a->n_ints <= RF_GRAPH_MAX_VALUES
-                   ? rf_graph_set_values(o->ctx, g, out, a->ints, (uint32_t)a->n_ints) : RF_OK;
+                   ? rf_graph_set_values(o->ctx, g, out, a->ints, (uint32_t)a->n_ints)
+                   : RF_OK;
     }
     if (strcmp(a->name, "value_float") == 0) {
         g->tensors[out].dtype = RF_DTYPE_F32;
@@ -68,7 +70,8 @@ static rf_status rf__attr(rf__onnx *o, uint32_t li, const Onnx__AttributeProto *
     switch (type) {
     case 1: return rf_graph_set_attr_float(ctx, o->g, li, a->name, a->f);
     case 2: return rf_graph_set_attr_int(ctx, o->g, li, a->name, a->i);
-    case 3: return rf_graph_set_attr_string(ctx, o->g, li, a->name, (const char *)a->s.data, a->s.len);
+    case 3:
+        return rf_graph_set_attr_string(ctx, o->g, li, a->name, (const char *)a->s.data, a->s.len);
     case 7:
         RF_CHECK(ctx, a->n_ints <= UINT32_MAX, RF_RANGE, "%s: too many ints", o->what);
         return rf_graph_set_attr_ints(ctx, o->g, li, a->name, a->ints, (uint32_t)a->n_ints);
@@ -91,8 +94,10 @@ static rf_status rf__build(rf__onnx *o, const Onnx__NodeProto *nd, size_t idx)
              "%s: more than 256 inputs or outputs", o->what);
     RF_CHECK(o->ctx, nd->op_type && *nd->op_type, RF_FORMAT, "%s: no op_type", o->what);
     for (size_t i = 0; i < nd->n_input; i++) {
-        if (!*nd->input[i]) ins[i] = RF_GRAPH_NO_TENSOR;
-        else RF_TRY(rf__tensor_for(o, nd->input[i], &ins[i]));
+        if (!*nd->input[i])
+            ins[i] = RF_GRAPH_NO_TENSOR;
+        else
+            RF_TRY(rf__tensor_for(o, nd->input[i], &ins[i]));
     }
     for (size_t i = 0; i < nd->n_output; i++) {
         RF_TRY(rf__tensor_for(o, nd->output[i], &outs[i]));

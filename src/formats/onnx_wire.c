@@ -58,7 +58,8 @@ int rf__pb_skip(rf__cursor *c, int wire, const char **why)
     }
 }
 
-/* ---- initializer metadata ---------------------------------------------------------------------- */
+/* ---- initializer metadata ----------------------------------------------------------------------
+ */
 
 /* Change the status of the error already set (keeping its message and offset). */
 static rf_status rf__error_status(rf_ctx *ctx, rf_status st)
@@ -88,8 +89,10 @@ static int rf__ext_entry(const uint8_t *p, size_t n, rf__onnx_tensor *t, const c
         if (!rf__pb_tag(&c, &f, &w, why)) return 0;
         if ((f == 1 || f == 2) && w == RF__PB_LEN) {
             if (!rf__pb_bytes(&c, &s, &sn, why)) return 0;
-            if (f == 1) k = s, kn = sn;
-            else v = s, vn = sn;
+            if (f == 1)
+                k = s, kn = sn;
+            else
+                v = s, vn = sn;
         } else if (!rf__pb_skip(&c, w, why)) {
             return 0;
         }
@@ -138,11 +141,14 @@ rf_status rf__onnx_tensor_decode(rf_ctx *ctx, const uint8_t *base, const uint8_t
         const uint8_t *s;
         size_t sn;
         int ok = rf__pb_tag(&c, &f, &w, &why);
-        if (ok && f == 1) ok = rf__dims(&c, w, t, &why);
+        if (ok && f == 1)
+            ok = rf__dims(&c, w, t, &why);
         else if (ok && (f == 2 || f == 14) && w == RF__PB_VARINT) {
             ok = rf__pb_varint(&c, &v, &why);
-            if (f == 2) t->data_type = (int32_t)v;
-            else t->external |= v == 1;
+            if (f == 2)
+                t->data_type = (int32_t)v;
+            else
+                t->external |= v == 1;
         } else if (ok && (f == 8 || f == 9 || f == 7 || f == 13) && w == RF__PB_LEN) {
             ok = rf__pb_bytes(&c, &s, &sn, &why);
             if (ok && f == 8) t->name = s, t->name_len = sn;
@@ -171,8 +177,8 @@ rf_status rf__onnx_check_location(rf_ctx *ctx, const uint8_t *loc, size_t n, con
     RF_CHECK(ctx, n > 0 && n < 4096 && !memchr(loc, 0, n), RF_FORMAT,
              "%s: external data location \"%s\" is empty, too long or contains NUL", what, ex);
     RF_CHECK(ctx, loc[0] != '/' && loc[0] != '\\' && !(n >= 2 && loc[1] == ':'), RF_FORMAT,
-             "%s: external data location \"%s\" is absolute (must be relative to the model)",
-             what, ex);
+             "%s: external data location \"%s\" is absolute (must be relative to the model)", what,
+             ex);
     for (size_t i = 0; i < n;) { /* components separated by / or \ */
         size_t j = i;
         while (j < n && loc[j] != '/' && loc[j] != '\\') j++;
@@ -190,13 +196,14 @@ rf_status rf__onnx_check_location(rf_ctx *ctx, const uint8_t *loc, size_t n, con
     if (lstat(path, &st) != 0) return RF_OK; /* missing weights: fine, dims are in the graph */
     if (!realpath(path, real_file) || !realpath(base_dir, real_dir)) return RF_OK;
     size_t dl = strlen(real_dir);
-    RF_CHECK(ctx, strncmp(real_file, real_dir, dl) == 0 && (real_file[dl] == '/' || dl == 1),
-             RF_FORMAT, "%s: external data location \"%s\" leaves the model's folder through a link",
-             what, ex);
+    RF_CHECK(
+        ctx, strncmp(real_file, real_dir, dl) == 0 && (real_file[dl] == '/' || dl == 1), RF_FORMAT,
+        "%s: external data location \"%s\" leaves the model's folder through a link", what, ex);
     return RF_OK;
 }
 
-/* ---- protobuf-c allocator --------------------------------------------------------------------- */
+/* ---- protobuf-c allocator ---------------------------------------------------------------------
+ */
 
 #define RF__PB_HDR 16 /* size header in front of each block (keeps 16-byte alignment) */
 

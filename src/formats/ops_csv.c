@@ -163,12 +163,8 @@ static int csv_column_kind(const uint8_t *p, size_t n, const char **label)
     static const struct {
         const char *name;
         int kind;
-    } known[] = {{"name", COL_NAME},
-                 {"flops", COL_FLOPS},
-                 {"bytes", COL_BYTES},
-                 {"memory_bytes", COL_BYTES},
-                 {"time", COL_TIME},
-                 {"time_s", COL_TIME}};
+    } known[] = {{"name", COL_NAME},          {"flops", COL_FLOPS}, {"bytes", COL_BYTES},
+                 {"memory_bytes", COL_BYTES}, {"time", COL_TIME},   {"time_s", COL_TIME}};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         if (n == strlen(known[i].name) && rf__strncasecmp((const char *)p, known[i].name, n) == 0) {
             *label = known[i].name;

@@ -90,8 +90,8 @@ static rf_status js_value(js *j, size_t flags, const char *where, json_t **out)
     size_t off = rf__cursor_offset(j->cur), left = rf__cursor_left(j->cur);
     size_t len = left > INT_MAX ? INT_MAX : left; /* err.position is an int */
     /* What jansson may build for one element (core/json_scan.h): a few keys with scalars. */
-    static const rf__json_limits lim = {.max_depth = 0, .max_string = 65536, .per_item = 16,
-                                        .outside = 1, .one_value = 1};
+    static const rf__json_limits lim = {
+        .max_depth = 0, .max_string = 65536, .per_item = 16, .outside = 1, .one_value = 1};
     if (rf__json_scan(j->ctx, j->cur->p, len, &lim) != RF_OK) {
         char msg[256];
         rf__strlcpy(msg, rf_ctx_errmsg(j->ctx), sizeof msg);

@@ -212,9 +212,12 @@ static rf_status st_header(st_parse *p, size_t size, json_t **root)
                          "SafeTensors header at byte 8 does not start with '{'");
     /* What jansson may build (core/json_scan.h): an entry is its key, dtype, shape (rank <= 8)
      * and data_offsets, about 18 values; __metadata__ holds string pairs. */
-    static const rf__json_limits lim = {.max_depth = 3, .max_string = 1 << 20, .per_item = 32,
+    static const rf__json_limits lim = {.max_depth = 3,
+                                        .max_string = 1 << 20,
+                                        .per_item = 32,
                                         .special_item_key = "__metadata__",
-                                        .special_item = 1 << 16, .outside = 1,
+                                        .special_item = 1 << 16,
+                                        .outside = 1,
                                         .items_are_containers = 1};
     if (rf__json_scan(p->ctx, p->base + 8, (size_t)n, &lim) != RF_OK) {
         char msg[256];

@@ -14,7 +14,6 @@
 #define ST_MAX_FILE ((uint64_t)1 << 50)
 #define ST_MAX_INDEX ((uint64_t)64 << 20)
 
-
 static rf_gguf_str st_name(const void *user, uint64_t i)
 {
     const rf_st_tensor *t = &((const rf_st_tensor *)user)[i];
@@ -133,16 +132,19 @@ static rf_status st_merge(rf_ctx *ctx, const char *ipath, json_t *wm, rf_safeten
     return RF_OK;
 }
 
-rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
-                                     const char *ipath, rf_safetensors **out)
+rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size, const char *ipath,
+                                     rf_safetensors **out)
 {
     if (!ctx) return RF_USAGE;
     RF_CHECK(ctx, data && ipath && out, RF_USAGE,
              "rf_safetensors_parse_index: data, path and out are required");
     *out = NULL;
     /* What jansson may build (core/json_scan.h): one name -> file pair per tensor. */
-    static const rf__json_limits lim = {.max_depth = 3, .max_string = 65536,
-                                        .bulk_key = "weight_map", .per_item = 2, .outside = 4096};
+    static const rf__json_limits lim = {.max_depth = 3,
+                                        .max_string = 65536,
+                                        .bulk_key = "weight_map",
+                                        .per_item = 2,
+                                        .outside = 4096};
     if (rf__json_scan(ctx, data, size, &lim) != RF_OK) return rf__error_prefix(ctx, ipath);
     json_error_t err;
     json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &err);

@@ -19,8 +19,7 @@ static uint64_t rf__tbytes(const rf_tensor *t, int *ok)
 }
 
 /* Sort the bytes of layer l into the five classes. Returns 0 with *why when a size is unknown. */
-static int rf__layer_bytes(const rf_graph *g, const rf_layer *l, rf_layer_cost *c,
-                           const char **why)
+static int rf__layer_bytes(const rf_graph *g, const rf_layer *l, rf_layer_cost *c, const char **why)
 {
     int ok = 1;
     if (l->kind == RF_OP_METADATA || l->kind == RF_OP_CONSTANT) return 1; /* "Metadata" */
@@ -90,10 +89,10 @@ static void rf__layer_cost(const rf_graph *g, const rf_layer *l, rf_layer_cost *
     double r = (double)(l->repeat ? l->repeat : 1);
     rf__scale(c, r);
     c->params *= l->repeat ? l->repeat : 1;
-    c->bytes = c->weight_bytes + c->input_bytes + c->output_bytes + c->kv_read_bytes +
-               c->kv_write_bytes;
-    int is_mm = l->kind == RF_OP_CONV || l->kind == RF_OP_CONV_TRANSPOSE ||
-                l->kind == RF_OP_GEMM || l->kind == RF_OP_MATMUL || l->kind == RF_OP_ATTENTION;
+    c->bytes =
+        c->weight_bytes + c->input_bytes + c->output_bytes + c->kv_read_bytes + c->kv_write_bytes;
+    int is_mm = l->kind == RF_OP_CONV || l->kind == RF_OP_CONV_TRANSPOSE || l->kind == RF_OP_GEMM ||
+                l->kind == RF_OP_MATMUL || l->kind == RF_OP_ATTENTION;
     *mm = is_mm ? (double)core * r : 0;
 }
 

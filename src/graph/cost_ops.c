@@ -144,7 +144,8 @@ static int rf__simple(const rf_graph *g, const rf_layer *l, uint64_t *core, cons
         int nk = rf__attr_ints(l, "kernel_shape", ks, RF_GRAPH_MAX_RANK);
         if (nk < 0) return RF__WHY("kernel_shape missing");
         for (int i = 0; i < nk; i++)
-            if (ks[i] < 0 || !rf__mul_ok(kern, (uint64_t)ks[i], &kern)) return RF__WHY("bad kernel");
+            if (ks[i] < 0 || !rf__mul_ok(kern, (uint64_t)ks[i], &kern))
+                return RF__WHY("bad kernel");
         break;
     }
     case RF_OP_ELEMENTWISE: /* "Elementwise": (inputs - 1) per output element, at least 1 */

@@ -6,8 +6,8 @@
 #include "core/rf_int.h"
 #include "roofline/cost.h"
 
-rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
-                        uint64_t elem_bytes, double *flops, double *bytes)
+rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out, uint64_t elem_bytes,
+                        double *flops, double *bytes)
 {
     RF_CHECK(ctx, batch && in && out && elem_bytes, RF_RANGE,
              "dense layer: batch, in, out and element size must be > 0");

@@ -23,10 +23,13 @@ const char *rf_dtype_name(rf_dtype t)
 
 int rf_dtype_from_name(const char *name, rf_dtype *out)
 {
-    static const struct { const char *alias; rf_dtype t; } aliases[] = {
-        {"FLOAT", RF_DTYPE_F32},     {"FLOAT16", RF_DTYPE_F16},      {"BFLOAT16", RF_DTYPE_BF16},
-        {"DOUBLE", RF_DTYPE_F64},    {"F8_E4M3FN", RF_DTYPE_F8_E4M3}, {"F4_E2M1", RF_DTYPE_F4_E2M1},
-        {"INT8", RF_DTYPE_I8},       {"UINT8", RF_DTYPE_U8},         {"INT32", RF_DTYPE_I32},
+    static const struct {
+        const char *alias;
+        rf_dtype t;
+    } aliases[] = {
+        {"FLOAT", RF_DTYPE_F32},  {"FLOAT16", RF_DTYPE_F16},       {"BFLOAT16", RF_DTYPE_BF16},
+        {"DOUBLE", RF_DTYPE_F64}, {"F8_E4M3FN", RF_DTYPE_F8_E4M3}, {"F4_E2M1", RF_DTYPE_F4_E2M1},
+        {"INT8", RF_DTYPE_I8},    {"UINT8", RF_DTYPE_U8},          {"INT32", RF_DTYPE_I32},
         {"INT64", RF_DTYPE_I64},
     };
     if (!name) return 0;

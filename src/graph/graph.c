@@ -80,8 +80,8 @@ rf_status rf_graph_new(rf_ctx *ctx, const char *format, rf_graph **out)
     if (!g) return RF_NOMEM_ERR(ctx);
     g->alloc_ = *rf_ctx_allocator(ctx);
     g->index_ = rf__calloc(ctx, 1, sizeof *g->index_);
-    if (!g->index_ || !(g->format = rf__gstr(ctx, g, format)) || !(g->name = rf__gstr(ctx, g, "")) ||
-        !(g->architecture = rf__gstr(ctx, g, ""))) {
+    if (!g->index_ || !(g->format = rf__gstr(ctx, g, format)) ||
+        !(g->name = rf__gstr(ctx, g, "")) || !(g->architecture = rf__gstr(ctx, g, ""))) {
         rf_graph_free(g);
         return RF_NOMEM_ERR(ctx);
     }
@@ -181,7 +181,8 @@ uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name)
     return RF_GRAPH_NO_TENSOR;
 }
 
-/* ---- tensors ---------------------------------------------------------------------------------- */
+/* ---- tensors ----------------------------------------------------------------------------------
+ */
 
 static void rf__count_weight(rf_graph *g, const rf_tensor *t)
 {
@@ -193,13 +194,11 @@ static void rf__count_weight(rf_graph *g, const rf_tensor *t)
 }
 
 rf_status rf_graph_add_tensor(rf_ctx *ctx, rf_graph *g, const char *name, rf_dtype dtype,
-                              uint32_t rank, const int64_t *dims, uint32_t flags,
-                              uint32_t *index)
+                              uint32_t rank, const int64_t *dims, uint32_t flags, uint32_t *index)
 {
     name = name ? name : "";
     RF_CHECK(ctx, rank == UINT32_MAX || rank <= RF_GRAPH_MAX_RANK, RF_UNSUPPORTED,
-             "tensor '%.200s': rank %u is above the supported %d", name, rank,
-             RF_GRAPH_MAX_RANK);
+             "tensor '%.200s': rank %u is above the supported %d", name, rank, RF_GRAPH_MAX_RANK);
     RF_CHECK(ctx, g->n_tensors < RF_GRAPH_NO_TENSOR - 1, RF_RANGE, "graph: too many tensors");
     RF_CHECK(ctx, !*name || rf_graph_find_tensor(g, name) == RF_GRAPH_NO_TENSOR, RF_FORMAT,
              "duplicate tensor '%.200s'", name);

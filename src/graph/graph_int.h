@@ -70,8 +70,8 @@ static inline int rf__vals(const rf_graph *g, const rf_layer *l, uint32_t i, con
     return (int)t->n_values;
 }
 
-static inline rf_status rf__set(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t o, const rf__shp *s,
-                         rf_dtype dt)
+static inline rf_status rf__set(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t o,
+                                const rf__shp *s, rf_dtype dt)
 {
     if (o >= l->n_outputs) return RF_OK;
     for (uint32_t i = 0; i < s->rank; i++)

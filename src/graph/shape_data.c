@@ -14,7 +14,8 @@ static rf_status rf__put_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, con
     return l->n_outputs ? rf_graph_set_values(ctx, g, l->outputs[0], v, n) : RF_OK;
 }
 
-/* ---- integer arithmetic on known values (Add, Sub, Mul, Div with a scalar or equal length) ---- */
+/* ---- integer arithmetic on known values (Add, Sub, Mul, Div with a scalar or equal length) ----
+ */
 rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     const int64_t *a, *b;
@@ -74,7 +75,8 @@ static rf_status rf__gather(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
     rf__shp idx, y;
     if (!rf__get(g, l, 1, &idx) || x->rank == 0) return RF_OK;
     int64_t ax = rf__axis(rf_layer_attr_int(l, "axis", 0), x->rank);
-    if (ax < 0 || ax >= (int64_t)x->rank || x->rank - 1 + idx.rank > RF_GRAPH_MAX_RANK) return RF_OK;
+    if (ax < 0 || ax >= (int64_t)x->rank || x->rank - 1 + idx.rank > RF_GRAPH_MAX_RANK)
+        return RF_OK;
     y.rank = 0;
     for (int64_t i = 0; i < ax; i++) y.d[y.rank++] = x->d[i];
     for (uint32_t i = 0; i < idx.rank; i++) y.d[y.rank++] = idx.d[i];
@@ -148,8 +150,10 @@ static rf_status rf__concat(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
         if (!rf__i64_add(y.d[ax], s.d[ax], &y.d[ax]))
             return rf__shape_overflow(ctx, l, "the sum of the input sizes along the axis");
         int n = rf__vals(g, l, i, &v);
-        if (n < 0 || nv + n > RF__MAXV) vok = 0;
-        else memcpy(vals + nv, v, (size_t)n * sizeof *v), nv += n;
+        if (n < 0 || nv + n > RF__MAXV)
+            vok = 0;
+        else
+            memcpy(vals + nv, v, (size_t)n * sizeof *v), nv += n;
     }
     RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
     return vok && x->rank == 1 ? rf__put_values(ctx, g, l, vals, (uint32_t)nv) : RF_OK;
@@ -183,8 +187,10 @@ static rf_status rf__squeeze(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const 
         mark[a] = 1;
     }
     for (uint32_t i = 0, j = 0; i < out_rank; i++) {
-        if (un) y.d[y.rank++] = mark[i] ? 1 : x->d[j++];
-        else if (!(n < 0 ? x->d[i] == 1 : mark[i])) y.d[y.rank++] = x->d[i];
+        if (un)
+            y.d[y.rank++] = mark[i] ? 1 : x->d[j++];
+        else if (!(n < 0 ? x->d[i] == 1 : mark[i]))
+            y.d[y.rank++] = x->d[i];
     }
     RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
     const int64_t *v;
@@ -206,8 +212,10 @@ static rf_status rf__reduce(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
     rf__shp y = {0, {0}};
     for (uint32_t i = 0; i < x->rank; i++) {
         int red = n <= 0 ? 1 : mark[i];
-        if (!red) y.d[y.rank++] = x->d[i];
-        else if (keep) y.d[y.rank++] = 1;
+        if (!red)
+            y.d[y.rank++] = x->d[i];
+        else if (keep)
+            y.d[y.rank++] = 1;
     }
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
@@ -326,8 +334,7 @@ rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     if (!rf__get(g, l, 0, &x)) return RF_OK;
     switch (l->kind) {
     case RF_OP_REDUCE: return rf__reduce(ctx, g, l, &x);
-    case RF_OP_GATHER:
-        return strcmp(t, "Gather") == 0 ? rf__gather(ctx, g, l, &x) : RF_OK;
+    case RF_OP_GATHER: return strcmp(t, "Gather") == 0 ? rf__gather(ctx, g, l, &x) : RF_OK;
     case RF_OP_RESIZE: return rf__lin(g, l, 3) ? rf__from_values(ctx, g, l, NULL, 3) : RF_OK;
     default: break;
     }

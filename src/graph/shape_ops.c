@@ -22,8 +22,10 @@ static int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf
         }
         for (uint32_t k = 0; k < s.rank; k++) {
             int64_t *o = &out->d[out->rank - s.rank + k], v = s.d[k];
-            if (*o == 1) *o = v;
-            else if (v != 1 && v != *o) return 0;
+            if (*o == 1)
+                *o = v;
+            else if (v != 1 && v != *o)
+                return 0;
         }
     }
     return 1;

@@ -286,9 +286,15 @@ static const rf__hwdev rf__hwdb[] = {
     DEV("mi300x", "AMD Instinct MI300X 192GB", "gpu", SRC_MI300X, "fp32", mi300x),
 };
 
-size_t rf_hwdb_count(void) { return RF__COUNT(rf__hwdb); }
+size_t rf_hwdb_count(void)
+{
+    return RF__COUNT(rf__hwdb);
+}
 
-const char *rf_hwdb_id(size_t i) { return i < RF__COUNT(rf__hwdb) ? rf__hwdb[i].id : NULL; }
+const char *rf_hwdb_id(size_t i)
+{
+    return i < RF__COUNT(rf__hwdb) ? rf__hwdb[i].id : NULL;
+}
 
 /* Copy a table string into a fixed field; a string that does not fit is a bug in the table. */
 static rf_status rf__hw_copy(rf_ctx *ctx, char *dst, size_t cap, const char *src, const char *id,

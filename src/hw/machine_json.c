@@ -25,16 +25,15 @@
 #define RF__MJ_VALUE_MIN 1e-30             /* plausible range of a figure, base units */
 #define RF__MJ_VALUE_MAX 1e30
 
-
 static const char *const rf__mj_simple_keys[] = {
     "schema", "name", "description", "source", "peak_flops", "peak_bandwidth", NULL};
 static const char *const rf__mj_full_keys[] = {
     "schema",     "name",   "description",     "kind",
     "provenance", "source", "default_compute", "default_bandwidth",
     "ceilings",   NULL};
-static const char *const rf__mj_ceiling_keys[] = {
-    "name", "kind", "value", "unit", "provenance", "source", "note", "stats", "capacity_bytes",
-    "provisional", NULL};
+static const char *const rf__mj_ceiling_keys[] = {"name",           "kind",        "value", "unit",
+                                                  "provenance",     "source",      "note",  "stats",
+                                                  "capacity_bytes", "provisional", NULL};
 static const char *const rf__mj_stats_keys[] = {"threads", "repetitions", "min", "median",
                                                 "max",     "date",        NULL};
 
@@ -128,7 +127,8 @@ static rf_status rf__mj_stats(rf_ctx *ctx, json_t *v, const char *cname, rf_ceil
 {
     char where[4 * RF_NAME_MAX + 32];
     char shown[4 * RF_NAME_MAX];
-    snprintf(where, sizeof where, "stats of ceiling '%s'", rf__mj_shown(shown, sizeof shown, cname));
+    snprintf(where, sizeof where, "stats of ceiling '%s'",
+             rf__mj_shown(shown, sizeof shown, cname));
     RF_CHECK(ctx, json_is_object(v), RF_FORMAT, "%s: expected an object, got %s", where,
              rf__json_type_name(v));
     RF_TRY(rf__json_keys(ctx, v, rf__mj_stats_keys, where));
@@ -233,8 +233,8 @@ static rf_status rf__mj_default(rf_ctx *ctx, json_t *root, const char *key, rf_c
 
 static rf_status rf__mj_header(rf_ctx *ctx, json_t *root, const char *src, rf_machine *m)
 {
-    RF_TRY(rf__json_str(ctx, root, "description", "top level", m->description, sizeof m->description,
-                      0));
+    RF_TRY(rf__json_str(ctx, root, "description", "top level", m->description,
+                        sizeof m->description, 0));
     RF_TRY(rf__json_str(ctx, root, "kind", "top level", m->kind, sizeof m->kind, 0));
     RF_CHECK(ctx, m->kind[0], RF_FORMAT, "top level: 'kind' is empty");
     RF_TRY(rf__mj_provenance(ctx, root, "top level", &m->provenance));
@@ -306,8 +306,11 @@ rf_status rf_machine_parse_json(rf_ctx *ctx, const void *data, size_t size, cons
     *out = NULL;
     const char *src = source && source[0] ? source : "machine JSON";
     /* What jansson may build (core/json_scan.h): a ceiling with stats is about 30 values. */
-    static const rf__json_limits lim = {.max_depth = 0, .max_string = 65536,
-                                        .bulk_key = "ceilings", .per_item = 64, .outside = 256,
+    static const rf__json_limits lim = {.max_depth = 0,
+                                        .max_string = 65536,
+                                        .bulk_key = "ceilings",
+                                        .per_item = 64,
+                                        .outside = 256,
                                         .items_are_containers = 1};
     rf_status st = rf__json_scan(ctx, data ? data : "", size, &lim);
     if (st == RF_OK) st = rf__mj_parse(ctx, data ? data : "", size, src, out);
@@ -339,7 +342,6 @@ static rf_status rf__mj_wfield(rf_writer *w, int indent, const char *key, const 
     RF_TRY(rf__mj_wstr(w, val, cap));
     return rf_write(w, last ? "\n" : ",\n", last ? 1 : 2);
 }
-
 
 static int rf__mj_has_stats(const rf_ceiling *c)
 {

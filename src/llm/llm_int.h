@@ -9,12 +9,43 @@
 #include "roofline/llm.h"
 
 /* Roles of a weight. Globals first, then per block. */
-#define RF__LLM_ROLES(X)                                                                           \
-    X(TOK_EMBD)                                                                                    \
-    X(POS_EMBD) X(OUT_NORM) X(OUT_NORM_B) X(OUTPUT) X(ATTN_NORM) X(ATTN_NORM_B) X(Q) X(Q_B) X(K)   \
-        X(K_B) X(V) X(V_B) X(QKV) X(QKV_B) X(O) X(O_B) X(Q_NORM) X(K_NORM) X(POST_ATTN_NORM)       \
-            X(FFN_NORM) X(FFN_NORM_B) X(GATE) X(UP) X(UP_B) X(GATE_UP) X(DOWN) X(DOWN_B)           \
-                X(POST_FFN_NORM) X(ROUTER) X(GATE_EXPS) X(UP_EXPS) X(DOWN_EXPS) X(OTHER)
+/* clang-format off */
+#define RF__LLM_ROLES(X)  \
+    X(TOK_EMBD)           \
+    X(POS_EMBD)           \
+    X(OUT_NORM)           \
+    X(OUT_NORM_B)         \
+    X(OUTPUT)             \
+    X(ATTN_NORM)          \
+    X(ATTN_NORM_B)        \
+    X(Q)                  \
+    X(Q_B)                \
+    X(K)                  \
+    X(K_B)                \
+    X(V)                  \
+    X(V_B)                \
+    X(QKV)                \
+    X(QKV_B)              \
+    X(O)                  \
+    X(O_B)                \
+    X(Q_NORM)             \
+    X(K_NORM)             \
+    X(POST_ATTN_NORM)     \
+    X(FFN_NORM)           \
+    X(FFN_NORM_B)         \
+    X(GATE)               \
+    X(UP)                 \
+    X(UP_B)               \
+    X(GATE_UP)            \
+    X(DOWN)               \
+    X(DOWN_B)             \
+    X(POST_FFN_NORM)      \
+    X(ROUTER)             \
+    X(GATE_EXPS)          \
+    X(UP_EXPS)            \
+    X(DOWN_EXPS)          \
+    X(OTHER)
+/* clang-format on */
 
 enum {
 #define RF__ROLE_ENUM(n) RF__R_##n,
@@ -36,9 +67,9 @@ typedef struct rf__llm_w {
     uint64_t extra_bytes; /* stored beyond what dtype and dims give (APR: the per-tensor scale of
                              APR_Q8, K-quant rows padded one by one); added to the graph's
                              weight_bytes */
-    const uint8_t *data; /* the tensor's bytes in the file mapping the model keeps (GGUF), or NULL
-                            (SafeTensors, big-endian files): see llm_data.c */
-    uint64_t n_bytes;    /* bytes at data */
+    const uint8_t *data;  /* the tensor's bytes in the file mapping the model keeps (GGUF), or NULL
+                             (SafeTensors, big-endian files): see llm_data.c */
+    uint64_t n_bytes;     /* bytes at data */
 } rf__llm_w;
 
 struct rf_llm_model {

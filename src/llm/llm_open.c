@@ -208,7 +208,8 @@ static rf_status rf__llm_parse(rf_ctx *ctx, const void *data, size_t size, const
     name = name ? name : "model";
     rf_model_format fmt = rf_model_detect(data, size, name);
     int index = fmt == RF_MODEL_AUTO && rf__is_st_index(data, size);
-    RF_CHECK(ctx, fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || fmt == RF_MODEL_APR || index,
+    RF_CHECK(ctx,
+             fmt == RF_MODEL_GGUF || fmt == RF_MODEL_SAFETENSORS || fmt == RF_MODEL_APR || index,
              RF_UNSUPPORTED,
              "%s: not a GGUF or SafeTensors model (LLM analysis reads .gguf files, "
              "SafeTensors checkpoints with their config.json and .apr files)",

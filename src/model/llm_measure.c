@@ -24,8 +24,9 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
                 "prefill passes",
                 x->threads, x->threads == 1 ? "" : "s", x->isa, x->repeat, x->prefill_repeat);
     if (x->n_subst)
-        rf__appendf(src, sizeof src, &len, "; %zu weight type%s without a kernel ran as the nearest",
-                    x->n_subst, x->n_subst == 1 ? "" : "s");
+        rf__appendf(src, sizeof src, &len,
+                    "; %zu weight type%s without a kernel ran as the nearest", x->n_subst,
+                    x->n_subst == 1 ? "" : "s");
     if (x->notes[0]) rf__appendf(src, sizeof src, &len, "; %s", x->notes);
     rf_status st = rf_llm_result_set_measured(ctx, r, x->decode_tokens_per_s, x->prefill_s, src);
     rf_exec_llm_result_free(x);

@@ -1,8 +1,8 @@
 /* loader.c — the one way from a model file to an rf_graph: the file is mapped once, its format
  * detected once from the bytes (formats/detect.c), and one table of readers dispatches: ONNX to
  * its reader and shape inference with the user's bindings, GGUF and SafeTensors (file or index)
- * and APR to the transformer builder (a prefill of --seq tokens at --batch). rf_model_load is a thin
- * map-then-rf_model_load_mem wrapper. Also serves the embedded demo (data/resnet18.onnx). */
+ * and APR to the transformer builder (a prefill of --seq tokens at --batch). rf_model_load is a
+ * thin map-then-rf_model_load_mem wrapper. Also serves the embedded demo (data/resnet18.onnx). */
 #include <string.h>
 
 #include "core/io.h"
@@ -73,8 +73,8 @@ static rf_status rf__load_llm(rf_ctx *ctx, const void *data, size_t size, const 
 /* The readers, in the order their detection is tried. */
 typedef struct rf__reader {
     rf_model_format format;
-    rf_status (*load)(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                      const char *dir, const rf_model_opts *o, rf_graph **out);
+    rf_status (*load)(rf_ctx *ctx, const void *data, size_t size, const char *name, const char *dir,
+                      const rf_model_opts *o, rf_graph **out);
 } rf__reader;
 
 static const rf__reader rf__readers[] = {

@@ -12,8 +12,8 @@
 /* "PATH (FORMAT, opset N) input=1x3x224x224 ..." */
 static void rf__title(const rf_graph *g, const char *path, char *title, size_t cap)
 {
-    size_t tl = (size_t)snprintf(title, cap, "%s (%s", path ? path : "built-in demo: ResNet-18",
-                                 g->format);
+    size_t tl =
+        (size_t)snprintf(title, cap, "%s (%s", path ? path : "built-in demo: ResNet-18", g->format);
     if (g->opset && tl < cap)
         tl += (size_t)snprintf(title + tl, cap - tl, ", opset %lld", (long long)g->opset);
     if (tl < cap) tl += (size_t)snprintf(title + tl, cap - tl, ")");
@@ -23,8 +23,8 @@ static void rf__title(const rf_graph *g, const char *path, char *title, size_t c
             continue;
         tl += (size_t)snprintf(title + tl, cap - tl, " %s=", t->name);
         for (uint32_t d = 0; d < t->rank && tl < cap; d++)
-            tl += (size_t)snprintf(title + tl, cap - tl, d ? "x%lld" : "%lld",
-                                   (long long)t->dims[d]);
+            tl +=
+                (size_t)snprintf(title + tl, cap - tl, d ? "x%lld" : "%lld", (long long)t->dims[d]);
     }
 }
 
@@ -120,8 +120,8 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
             RF_TRY(rf_analysis_add_measured(an, l->name, strlen(l->name), l->op_type, shape, 1, f,
                                             b, &m));
         } else {
-            RF_TRY(rf_analysis_add_detail(an, l->name, strlen(l->name), l->op_type, shape, 1, f,
-                                          b));
+            RF_TRY(
+                rf_analysis_add_detail(an, l->name, strlen(l->name), l->op_type, shape, 1, f, b));
         }
     }
     (void)ctx;

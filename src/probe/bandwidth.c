@@ -202,7 +202,8 @@ rf_status rf__probe_bandwidth(rf__probe_run *run)
         if (st == RF_OK && t == 0) rf__levels_note(run->rep);
         for (size_t l = 0; l < run->rep->n_levels && st == RF_OK; l++) {
             const rf_probe_level *lv = &run->rep->levels[l];
-            uint64_t bytes = rf__level_bytes(lv, l ? lv - 1 : NULL, l + 1 == run->rep->n_levels, max);
+            uint64_t bytes =
+                rf__level_bytes(lv, l ? lv - 1 : NULL, l + 1 == run->rep->n_levels, max);
             char what[96];
             snprintf(what, sizeof what, "%s mixes, %u thread%s", lv->name, tc[t],
                      tc[t] > 1 ? "s" : "");

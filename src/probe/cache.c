@@ -48,9 +48,9 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
     /* The library version and the probe's own revision are in the key: a newer probe measures
      * differently (kernels, clock chain, level naming), so a cache never serves an older probe's
      * figures. Bump RF__PROBE_REVISION whenever what the probe measures changes. */
-    uint64_t h = rf__fnv1a(rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count),
-                                     rf_version()),
-                           RF__PROBE_REVISION);
+    uint64_t h = rf__fnv1a(
+        rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count), rf_version()),
+        RF__PROBE_REVISION);
     size_t len = strlen(buf);
     int k =
         snprintf(buf + len, size - len, "/peaks-%s-%s-%016llx.json",
@@ -74,8 +74,10 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
         *out = NULL;
     } else if (rf_machine_provisional(*out)) {
         /* Measured in a disturbed run: measure again (rf_probe_cache_store keeps the best). */
-        rf__log(ctx, RF_LOG_INFO, "peaks: the cached %s was measured in a disturbed run "
-                "(provisional): measuring again", path);
+        rf__log(ctx, RF_LOG_INFO,
+                "peaks: the cached %s was measured in a disturbed run "
+                "(provisional): measuring again",
+                path);
         rf_machine_free(*out);
         *out = NULL;
     }
@@ -108,7 +110,8 @@ rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_
     rf_machine *merged = NULL;
     if (rf_machine_provisional(m)) { /* keep the best of this run and the cached one */
         rf_machine *old = NULL;
-        if (rf_machine_read_file(ctx, path, &old) == RF_OK && rf_machine_clone(ctx, m, &merged) == RF_OK)
+        if (rf_machine_read_file(ctx, path, &old) == RF_OK &&
+            rf_machine_clone(ctx, m, &merged) == RF_OK)
             rf__merge_best(merged, old);
         rf_ctx_clear_error(ctx);
         rf_machine_free(old);

@@ -135,8 +135,8 @@ static rf_status rf__add_compute(rf__probe_run *run, const rf__flop_kernel *k, c
 /* A throughput kernel on more threads is never slower than on fewer unless something else ran on
  * the CPUs meanwhile (on a VM the host's other tenants, which no counter here shows). Such a figure
  * is measured again, up to twice, and the better kept. */
-static rf_status rf__remeasure_slow(rf__probe_run *run, const rf__flop_kernel *const *ks,
-                                    size_t nk, const unsigned *tc, size_t ntc, rf__flop_fig *figs)
+static rf_status rf__remeasure_slow(rf__probe_run *run, const rf__flop_kernel *const *ks, size_t nk,
+                                    const unsigned *tc, size_t ntc, rf__flop_fig *figs)
 {
     rf__team *team = NULL;
     rf_status st = RF_OK;

@@ -53,8 +53,8 @@ uint32_t rf__cpu_features(void)
     }
     /* AMX: tile, bf16 and int8 (edx 24, 22, 25), tile state in XCR0 (bits 17, 18), and Linux's
      * permission for this process to use the tile data (arch_prctl ARCH_REQ_XCOMP_PERM). */
-    int amx = (d & (1u << 24)) && (d & (1u << 22)) && (d & (1u << 25)) &&
-              (xcr0 & 0x60000) == 0x60000;
+    int amx =
+        (d & (1u << 24)) && (d & (1u << 22)) && (d & (1u << 25)) && (xcr0 & 0x60000) == 0x60000;
     if (amx && rf__amx_permit()) f |= RF__F_AMX;
     __cpuid_count(7, 1, a, b, c, d);
     if (ymm_ok && (a & (1u << 4))) f |= RF__F_AVXVNNI;

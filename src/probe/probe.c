@@ -251,7 +251,8 @@ static void rf__warn_provisional(rf__probe_run *run, const char *why)
 {
     rf_probe_report *r = run->rep;
     size_t n = 0;
-    for (size_t i = 0; i < r->machine->n_ceilings; i++) n += r->machine->ceilings[i].provisional != 0;
+    for (size_t i = 0; i < r->machine->n_ceilings; i++)
+        n += r->machine->ceilings[i].provisional != 0;
     r->provisional = n > 0;
     if (!n) {
         r->disturbed[0] = '\0';

@@ -157,7 +157,8 @@ rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_ma
     for (size_t i = 0; i < regions->n && st == RF_OK; i++) {
         const rf_region_stats *s = &regions->items[i];
         /* the counts given are totals over every call, so the time is too */
-        rf_measured t = {s->total_s, 0, 0, (uint32_t)(s->calls > UINT32_MAX ? UINT32_MAX : s->calls)};
+        rf_measured t = {s->total_s, 0, 0,
+                         (uint32_t)(s->calls > UINT32_MAX ? UINT32_MAX : s->calls)};
         if (s->calls && s->total_s > 0)
             st = rf_analysis_add_measured(a, s->name, strlen(s->name), "region", NULL, 1, s->flops,
                                           s->bytes, &t);
@@ -179,10 +180,10 @@ rf_status rf_regions_write_json(rf_ctx *ctx, const rf_regions *regions, const rf
     rf_buf b;
     rf_buf_init(&b, ctx, 0);
     rf_status st;
-    RF_TRY_GOTO(st,
-                rf_regions_analyze(ctx, regions, m, m->default_compute, m->default_bandwidth, title,
-                                   &r),
-                out);
+    RF_TRY_GOTO(
+        st,
+        rf_regions_analyze(ctx, regions, m, m->default_compute, m->default_bandwidth, title, &r),
+        out);
     rf_writer bw = rf_buf_writer(&b);
     RF_TRY_GOTO(st, rf_report_json(ctx, r, &bw), out);
     RF_CHECK(ctx, b.len >= 3 && memcmp(b.data + b.len - 3, "\n}\n", 3) == 0, RF_INTERNAL,

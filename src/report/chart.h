@@ -52,8 +52,8 @@ typedef struct rf__chart_ridge {
     char ai_text[24]; /* "23.3" */
 } rf__chart_ridge;
 
-#define RF__POINT_CLAMPED 1u /* outside the axis range: drawn on the edge */
-#define RF__POINT_INF_AI 2u  /* no bytes (AI = +inf): drawn on the right edge */
+#define RF__POINT_CLAMPED 1u  /* outside the axis range: drawn on the edge */
+#define RF__POINT_INF_AI 2u   /* no bytes (AI = +inf): drawn on the right edge */
 #define RF__POINT_MEASURED 4u /* attainable is a measurement (achieved FLOP/s), not an estimate */
 #define RF__POINT_HOLLOW 8u   /* an estimate in a chart with measurements: drawn hollow */
 
@@ -95,7 +95,7 @@ typedef struct rf__chart {
     size_t n_ridges;
     rf__chart_point *points; /* estimates in row order, then the measured points in row order */
     size_t n_points;
-    size_t n_measured; /* measured points (the last n_measured of `points`) */
+    size_t n_measured;              /* measured points (the last n_measured of `points`) */
     rf__chart_unplotted *unplotted; /* in row order */
     size_t n_unplotted, n_undefined, n_no_flops, n_clamped;
 } rf__chart;
@@ -182,8 +182,8 @@ rf_status rf__chart_draw(const rf__chart *c, const rf__draw_methods *dm, void *u
  * [xlo, xhi] x [ylo, yhi] is t in [*t0, *t1]. Returns 0 when the segment misses the box
  * (*t0 > *t1, or parallel to and outside an edge). Shared by the roof clipping and the label
  * layout, so the two agree on what crosses what. */
-int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi,
-                     double ylo, double yhi, double *t0, double *t1);
+int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi, double ylo,
+                     double yhi, double *t0, double *t1);
 
 /* Put charts[0..n) on shared axes (the union of their windows, capped at the maximum decades,
  * grown from the first chart's): ticks, point clamping and roof segments are done again. */

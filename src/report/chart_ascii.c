@@ -277,8 +277,8 @@ static rf_status rf__a_marker(void *user, double x, double y, const rf__mark *mk
     }
     /* An estimate with a measurement is 'o' (hollow); its measurement carries the letter. */
     uint32_t hollow = a->utf8 ? 0x25CB : 'o';
-    cl->ch = (mk->flags & RF__POINT_HOLLOW) && p->pair != SIZE_MAX ? hollow
-                                                                    : (unsigned char)mk->glyph;
+    cl->ch =
+        (mk->flags & RF__POINT_HOLLOW) && p->pair != SIZE_MAX ? hollow : (unsigned char)mk->glyph;
     cl->layer = RF__L_POINT;
     cl->point = (int32_t)mk->index;
     return RF_OK;
@@ -521,10 +521,12 @@ static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
         RF_TRY(rf__line_flush(l, w));
     }
     if (!c->n_measured) return RF_OK;
-    rf__line_text(l, a->utf8 ? "letter: measured; \xE2\x97\x8B: its estimate on the roof; ':' joins them; "
-                               "(%) of the roof"
-                             : "letter: measured; o: its estimate on the roof; ':' joins them; (%) "
-                               "of the roof",
+    rf__line_text(l,
+                  a->utf8
+                      ? "letter: measured; \xE2\x97\x8B: its estimate on the roof; ':' joins them; "
+                        "(%) of the roof"
+                      : "letter: measured; o: its estimate on the roof; ':' joins them; (%) "
+                        "of the roof",
                   SIZE_MAX);
     return rf__line_flush(l, w);
 }

@@ -90,8 +90,7 @@ static const char rf__html_js[] =
     "    if (d.above && d.kind === 'measured') line('above its roof: ' + d.above);\n"
     "    tip.hidden = false;\n"
     "    move(ev);\n"
-    "  }\n"
-    ;
+    "  }\n";
 /* The rest of the script (split: C99 compilers need only take 4095-byte string literals). */
 static const char rf__html_js2[] =
     "  function move(ev) {\n"
@@ -189,8 +188,9 @@ static rf_status rf__html_head_row(rf_writer *w, int series, int op, int meas)
 static rf_status rf__html_measured(rf_writer *w, const rf_achieved *a)
 {
     char t[48];
-    if (!a) return RF_WRITE_LIT(w, "<td data-v=\"\">-</td><td data-v=\"\">-</td>"
-                                        "<td data-v=\"\">-</td>");
+    if (!a)
+        return RF_WRITE_LIT(w, "<td data-v=\"\">-</td><td data-v=\"\">-</td>"
+                               "<td data-v=\"\">-</td>");
     RF_TRY(rf__td_num(w, a->m.time_s, rf_time_format(t, sizeof t, a->m.time_s, 3)));
     RF_TRY(rf__td_num(w, a->flops_per_s, rf_si_format(t, sizeof t, a->flops_per_s, 3, "FLOP/s")));
     if (isnan(a->utilization))

@@ -263,8 +263,8 @@ static int rf__box_free(rf__obstacles *o, const rf__box *b)
 /* Slide a box of half width hw along the roof on side `side` (+1 above/left, -1 below/right), in
  * lane 0 (against the roof) or 1 (one line further out); a flat roof from its right end
  * leftwards, a sloped one from its lower end upwards. */
-static int rf__slide(rf__obstacles *o, const double *seg, double hw, double hh, int side,
-                     int lane, int flat, size_t *budget, rf__box *out)
+static int rf__slide(rf__obstacles *o, const double *seg, double hw, double hh, int side, int lane,
+                     int flat, size_t *budget, rf__box *out)
 {
     double dx = seg[2] - seg[0], dy = seg[3] - seg[1], len = sqrt(dx * dx + dy * dy);
     if (!(len > 0)) return 0;
@@ -272,7 +272,7 @@ static int rf__slide(rf__obstacles *o, const double *seg, double hw, double hh, 
     double lo = hw + 2, hi = len - hw - 2;
     if (hi < lo) lo = hi = len / 2;
     size_t steps = (size_t)((hi - lo) / RF__LABEL_STEP) + 1;
-    for (size_t k = 0; k < steps && *budget > 0; k++, --*budget) {
+    for (size_t k = 0; k<steps && * budget> 0; k++, --*budget) {
         double s = flat ? hi - (double)k * RF__LABEL_STEP : lo + (double)k * RF__LABEL_STEP;
         double off = side * (hh + RF__LABEL_GAP + lane * 2 * hh);
         rf__box b = {seg[0] + s * ux + off * nx, seg[1] + s * uy + off * ny, hw, hh, ux, uy};
@@ -293,8 +293,7 @@ rf_status rf__label_place_roof(rf_ctx *ctx, rf__obstacles *o, double x0, double 
     int flat = fabs(y1 - y0) < 1e-9;
     const size_t cols[2] = {cols_full, cols_name};
     size_t budget = RF__LABEL_TRIES;
-    if (o->n_segments > RF__LABEL_CROWD)
-        budget = RF__LABEL_TRIES * RF__LABEL_CROWD / o->n_segments;
+    if (o->n_segments > RF__LABEL_CROWD) budget = RF__LABEL_TRIES * RF__LABEL_CROWD / o->n_segments;
     if (budget < RF__LABEL_TRIES_MIN) budget = RF__LABEL_TRIES_MIN;
     for (int form = 0; form < 2; form++) {
         double hw = ((double)cols[form] * char_w + RF__LABEL_PAD) / 2, hh = text_h / 2;

@@ -116,8 +116,8 @@ static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
         RF_CHECK(ctx, isfinite(g->ai) && g->ai > 0, RF_RANGE,
                  "chart: the ridge of '%s' (%s) over '%s' (%s) is %g FLOP/byte, too far out to "
                  "draw; give ceilings within a factor of 1e300 of each other",
-                 c->roofs[0].name, c->roofs[0].value_text, c->roofs[i].name,
-                 c->roofs[i].value_text, g->ai);
+                 c->roofs[0].name, c->roofs[0].value_text, c->roofs[i].name, c->roofs[i].value_text,
+                 g->ai);
         g->x = log10(g->ai);
         g->y = log10(peak);
         g->roof = i;
@@ -296,8 +296,8 @@ static void rf__layout_y(rf__chart *c)
 
 /* ---- roof segments --------------------------------------------------------------------------- */
 
-int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi,
-                     double ylo, double yhi, double *t0, double *t1)
+int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi, double ylo,
+                     double yhi, double *t0, double *t1)
 {
     const double p[4] = {-dx, dx, -dy, dy};
     const double q[4] = {x0 - xlo, xhi - x0, y0 - ylo, yhi - y0};

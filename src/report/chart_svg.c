@@ -12,14 +12,12 @@
 #include "svg_int.h"
 #include "svg_int.h"
 
-
 /* Title without its folder. */
 const char *rf__title_base(const rf_result *r)
 {
     const char *slash = strrchr(r->title, '/');
     return slash ? slash + 1 : r->title;
 }
-
 
 const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
                              size_t size)
@@ -38,8 +36,6 @@ const char *rf__series_label(const rf_result *const *results, size_t n, size_t i
         rf__appendf(buf, size, &len, " (%s, %s)", r->compute.name, r->bandwidth.name);
     return buf;
 }
-
-
 
 /* ---- begin: sizes, styles, patterns, obstacles ----------------------------------------------- */
 
@@ -241,8 +237,8 @@ static rf_status rf__svg_point_data(rf__svg *s, const rf__chart_point *p)
     if (p->flags & RF__POINT_CLAMPED) RF_TRY(RF_WRITE_LIT(w, " data-clamped=\"1\""));
     if (!s->charts[s->series].n_measured) return RF_OK;
     const rf_achieved *a = row->measured;
-    RF_TRY(rf_writef(w, " data-kind=\"%s\"",
-                     p->flags & RF__POINT_MEASURED ? "measured" : "estimate"));
+    RF_TRY(
+        rf_writef(w, " data-kind=\"%s\"", p->flags & RF__POINT_MEASURED ? "measured" : "estimate"));
     if (!a) return RF_OK;
     RF_TRY(rf__svg_num(w, "data-measured", a->m.time_s));
     RF_TRY(rf__svg_num(w, "data-achieved", a->flops_per_s));
@@ -266,7 +262,8 @@ static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
     if (p->flags & RF__POINT_MEASURED) {
         RF_TRY(rf_writef(w, "measured %s, %.0f%% of its roof%s</title>",
                          rf_time_format(t, sizeof t, row->measured->m.time_s, 3),
-                         100 * row->measured->utilization, row->measured->above ? ", above it" : ""));
+                         100 * row->measured->utilization,
+                         row->measured->above ? ", above it" : ""));
         return RF_OK;
     }
     RF_TRY(rf_writef(w, "%s (%.1f%% of the time)%s</title>",
@@ -290,7 +287,7 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
         s->group_open = 1;
     }
     const rf__chart_point *p = &s->charts[s->series].points[mk->index];
-    const char *kind = mk->flags & RF__POINT_MEASURED  ? "measured"
+    const char *kind = mk->flags & RF__POINT_MEASURED ? "measured"
                        : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
                                                       : "estimate";
     double r = rf__svg_radius(mk->share);

@@ -43,11 +43,11 @@ static rf_status rf__phase_table(rf_writer *w, const rf_llm_phase_result *p)
 {
     char f[16], wb[16], ai[16], ao[16], kr[16], kw[16], a[16], t[32], b[16];
     const rf_cost *k = p->cost;
-    RF_TRY(rf_writef(w, "\n%s (x: instances of the layer; figures are totals over them)\n",
-                     p->title));
-    RF_TRY(rf_writef(w, "  %-24s %-15s %5s %7s %7s %7s %7s %7s %7s %7s %-8s %9s %6s %5s\n",
-                     "layer", "op", "x", "FLOPs", "weights", "act in", "act out", "KV rd", "KV wr",
-                     "AI", "bound", "time", "share", "bpw"));
+    RF_TRY(
+        rf_writef(w, "\n%s (x: instances of the layer; figures are totals over them)\n", p->title));
+    RF_TRY(rf_writef(w, "  %-24s %-15s %5s %7s %7s %7s %7s %7s %7s %7s %-8s %9s %6s %5s\n", "layer",
+                     "op", "x", "FLOPs", "weights", "act in", "act out", "KV rd", "KV wr", "AI",
+                     "bound", "time", "share", "bpw"));
     for (uint32_t i = 0; i < p->graph->n_layers; i++) {
         const rf_layer *l = &p->graph->layers[i];
         const rf_layer_cost *c = &k->layers[i];
@@ -96,24 +96,23 @@ static rf_status rf__header(rf_writer *w, const rf_llm_result *r)
             (unsigned long long)hp->n_vocab,
             hp->tied_embeddings ? ", LM head tied to the embedding" : ""));
     if (hp->n_expert)
-        RF_TRY(rf_writef(w, "experts  %llu per block, %llu used per token: %llu of %llu params "
-                            "active\n",
+        RF_TRY(rf_writef(w,
+                         "experts  %llu per block, %llu used per token: %llu of %llu params "
+                         "active\n",
                          (unsigned long long)hp->n_expert, (unsigned long long)hp->n_expert_used,
                          (unsigned long long)hp->active_params, (unsigned long long)hp->params));
-    RF_TRY(rf_writef(w, "weights  %llu params, %sB, %.3f bits per weight%s%s\n",
-                     (unsigned long long)hp->params,
-                     rf_si_format_compact(a, sizeof a, r->ceilings.model_bytes, ""),
-                     r->ceilings.bits_per_weight,
-                     o->weights ? " under the what-if type " : " (from the file)",
-                     o->weights ? rf_dtype_name(o->weights) : ""));
+    RF_TRY(rf_writef(
+        w, "weights  %llu params, %sB, %.3f bits per weight%s%s\n", (unsigned long long)hp->params,
+        rf_si_format_compact(a, sizeof a, r->ceilings.model_bytes, ""), r->ceilings.bits_per_weight,
+        o->weights ? " under the what-if type " : " (from the file)",
+        o->weights ? rf_dtype_name(o->weights) : ""));
     RF_TRY(rf_writef(w, "machine  %s [%s, %s]\n", m->description, m->name,
                      rf_provenance_name(m->provenance)));
-    RF_TRY(rf_writef(w, "roof     %s %sFLOP/s, %s %sB/s, ridge %.3g FLOP/B\n",
-                     m->ceilings[r->compute].name,
-                     rf_si_format_compact(a, sizeof a, r->roof.peak_flops_per_s, ""),
-                     m->ceilings[r->bandwidth].name,
-                     rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, ""),
-                     r->phase[0].ridge_ai));
+    RF_TRY(rf_writef(
+        w, "roof     %s %sFLOP/s, %s %sB/s, ridge %.3g FLOP/B\n", m->ceilings[r->compute].name,
+        rf_si_format_compact(a, sizeof a, r->roof.peak_flops_per_s, ""),
+        m->ceilings[r->bandwidth].name,
+        rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, ""), r->phase[0].ridge_ai));
     return rf_writef(w,
                      "counting FLOPs of every op (a multiply-add is 2); prefill attention %s; "
                      "logits for every position; activations %u-bit, KV cache %u-bit\n",
@@ -161,8 +160,9 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
                          "  decode compute-bound  at no batch (at context %llu the KV cache and "
                          "activations grow as fast as the FLOPs)\n",
                          (unsigned long long)d->context));
-    return rf_writef(w, "  KV cache              %s per token, %s for %llu positions (one sequence, "
-                        "%u-bit)\n",
+    return rf_writef(w,
+                     "  KV cache              %s per token, %s for %llu positions (one sequence, "
+                     "%u-bit)\n",
                      rf_bytes_format_iec(a, sizeof a, c->kv_bytes_per_token, 4),
                      rf_bytes_format_iec(b, sizeof b, c->kv_bytes_context, 4),
                      (unsigned long long)d->context, d->kv_bits);
@@ -186,12 +186,13 @@ static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
                          100 * x->decode_of_compute,
                          rf_si_format_compact(b, sizeof b, x->weight_bytes_per_s, "")));
     if (x->have_prefill)
-        RF_TRY(rf_writef(w,
-                         "  time to first token   %s (%s tokens/s): the refined ceiling's is %.1f%% "
-                         "of it\n",
-                         rf__time(t, sizeof t, x->ttft_s),
-                         rf_si_format_compact(a, sizeof a, x->prefill_tokens_per_s, ""),
-                         100 * x->ttft_of_refined));
+        RF_TRY(
+            rf_writef(w,
+                      "  time to first token   %s (%s tokens/s): the refined ceiling's is %.1f%% "
+                      "of it\n",
+                      rf__time(t, sizeof t, x->ttft_s),
+                      rf_si_format_compact(a, sizeof a, x->prefill_tokens_per_s, ""),
+                      100 * x->ttft_of_refined));
     return RF_OK;
 }
 
@@ -321,12 +322,17 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
         RF_TRY(RF_WRITE_LIT(w, ", "));
         RF_TRY(rf__jnum(w, "decode_tokens_per_s", x->have_decode ? x->decode_tokens_per_s : NAN,
                         ", "));
-        RF_TRY(rf__jnum(w, "decode_of_bandwidth_ceiling", x->have_decode ? x->decode_of_bandwidth : NAN, ", "));
-        RF_TRY(rf__jnum(w, "decode_of_refined_ceiling", x->have_decode ? x->decode_of_refined : NAN, ", "));
-        RF_TRY(rf__jnum(w, "decode_of_compute_ceiling", x->have_decode ? x->decode_of_compute : NAN, ", "));
-        RF_TRY(rf__jnum(w, "weight_bytes_per_s", x->have_decode ? x->weight_bytes_per_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "decode_of_bandwidth_ceiling",
+                        x->have_decode ? x->decode_of_bandwidth : NAN, ", "));
+        RF_TRY(rf__jnum(w, "decode_of_refined_ceiling", x->have_decode ? x->decode_of_refined : NAN,
+                        ", "));
+        RF_TRY(rf__jnum(w, "decode_of_compute_ceiling", x->have_decode ? x->decode_of_compute : NAN,
+                        ", "));
+        RF_TRY(
+            rf__jnum(w, "weight_bytes_per_s", x->have_decode ? x->weight_bytes_per_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
-        RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,
+                        ", "));
         RF_TRY(rf__jnum(w, "ttft_of_refined_ceiling", x->have_prefill ? x->ttft_of_refined : NAN,
                         "},\n "));
     }

@@ -1,7 +1,8 @@
 /* machine_report.c — renderers of machines: the measured-machine report of `roofline peaks`
  * (ceilings with their statistics, ridge matrix, working-set sweep), one machine ceiling by
  * ceiling (`hw show`), the datasheet list (`hw list`, table or JSON), and the chart of a machine's
- * roofs alone. Figures come from the machine; the only arithmetic is the ridge, peak / bandwidth. */
+ * roofs alone. Figures come from the machine; the only arithmetic is the ridge, peak / bandwidth.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -77,9 +78,8 @@ static rf_status rf__sweep(const rf_probe_report *r, rf_writer *w)
     return rf_writef(w, "levels: %s\n", r->levels_note[0] ? r->levels_note : "(one plateau)");
 }
 
-rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m,
-                                     const rf_probe_report *sweep, const rf_report_opts *o,
-                                     rf_writer *w)
+rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *sweep,
+                                     const rf_report_opts *o, rf_writer *w)
 {
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
@@ -103,8 +103,8 @@ rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_repo
     (void)ctx;
     (void)o;
     char v[32];
-    RF_TRY(rf_writef(w, "%s [%s, %s, %s]\n", m->description[0] ? m->description : m->name,
-                     m->name, m->kind, rf_provenance_name(m->provenance)));
+    RF_TRY(rf_writef(w, "%s [%s, %s, %s]\n", m->description[0] ? m->description : m->name, m->name,
+                     m->kind, rf_provenance_name(m->provenance)));
     if (m->source[0]) RF_TRY(rf_writef(w, "source: %s\n", m->source));
     RF_TRY(rf_writef(w, "\n  %-18s %-9s %14s  %-9s  %s\n", "ceiling", "kind", "value", "from",
                      "note (and source, when not the one above)"));

@@ -20,7 +20,8 @@ static rf_status rf__model_summary(rf_writer *w, const rf_profile *p)
                      p->graph->n_layers, p->skipped, p->skipped == 1 ? "" : "s",
                      (unsigned long long)p->graph->params,
                      rf_si_format_compact(a, sizeof a, (double)p->graph->weight_bytes, "")));
-    RF_TRY(rf_writef(w, "       %sFLOP in all (= %s multiply-adds); Conv/Gemm/MatMul %sFLOP = %sMAC\n",
+    RF_TRY(rf_writef(w,
+                     "       %sFLOP in all (= %s multiply-adds); Conv/Gemm/MatMul %sFLOP = %sMAC\n",
                      rf_si_format_compact(a, sizeof a, k->flops, ""),
                      rf_si_format_compact(b, sizeof b, k->flops / 2, ""),
                      rf_si_format_compact(c, sizeof c, k->matmul_conv_flops, ""),
@@ -127,14 +128,15 @@ rf_status rf_report_profile_compare(rf_ctx *ctx, const rf_profile *a, const rf_p
         changed += ra->e.bound != rb->e.bound;
         RF_TRY(rf_writef(w, "  %-40s %9s %9s  %-8s %-8s %9s %9s\n", ra->name,
                          rf_si_format_compact(x, sizeof x, ra->e.ai, ""),
-                         rf_si_format_compact(y, sizeof y, rb->e.ai, ""), rf_bound_name(ra->e.bound),
-                         rf_bound_name(rb->e.bound), rf_time_format(t1, sizeof t1, ra->e.time_s, 3),
+                         rf_si_format_compact(y, sizeof y, rb->e.ai, ""),
+                         rf_bound_name(ra->e.bound), rf_bound_name(rb->e.bound),
+                         rf_time_format(t1, sizeof t1, ra->e.time_s, 3),
                          rf_time_format(t2, sizeof t2, rb->e.time_s, 3)));
     }
-    return rf_writef(w, "  total: AI %s -> %s FLOP/byte, time %s -> %s; %zu layer%s changed bound\n",
-                     rf_si_format_compact(x, sizeof x, ra_->totals.ai, ""),
-                     rf_si_format_compact(y, sizeof y, rb_->totals.ai, ""),
-                     rf_time_format(t1, sizeof t1, ra_->totals.time_s, 3),
-                     rf_time_format(t2, sizeof t2, rb_->totals.time_s, 3), changed,
-                     changed == 1 ? "" : "s");
+    return rf_writef(
+        w, "  total: AI %s -> %s FLOP/byte, time %s -> %s; %zu layer%s changed bound\n",
+        rf_si_format_compact(x, sizeof x, ra_->totals.ai, ""),
+        rf_si_format_compact(y, sizeof y, rb_->totals.ai, ""),
+        rf_time_format(t1, sizeof t1, ra_->totals.time_s, 3),
+        rf_time_format(t2, sizeof t2, rb_->totals.time_s, 3), changed, changed == 1 ? "" : "s");
 }

@@ -1,8 +1,9 @@
 /* result_json.c — the result JSON (schema RF_RESULT_SCHEMA), written (rf_report_json) and read
- * back for `roofline plot` (rf_result_parse_json), as machine JSON does: strict like the other readers (jansson with duplicate keys refused, unknown
- * keys, wrong types, non-finite or negative figures and inconsistent bounds are errors, each one
- * sentence naming the item). Each row is evaluated again under the file's roof, so a chart drawn
- * from a file puts every point where the analysis did. Never prints. */
+ * back for `roofline plot` (rf_result_parse_json), as machine JSON does: strict like the other
+ * readers (jansson with duplicate keys refused, unknown keys, wrong types, non-finite or negative
+ * figures and inconsistent bounds are errors, each one sentence naming the item). Each row is
+ * evaluated again under the file's roof, so a chart drawn from a file puts every point where the
+ * analysis did. Never prints. */
 #include <math.h>
 #include <string.h>
 
@@ -21,25 +22,38 @@
 /* What jansson may build (core/json_scan.h): a row is its keys and scalars plus a "measured"
  * object (about 40 values); the head (machine, roof, totals) about 100, the marker API's "regions"
  * ten values a region. Deeper nesting or longer strings have no use here. */
-static const rf__json_limits rf__rj_limits = {
-    .max_depth = 6, .max_string = 65536, .bulk_key = "rows", .per_item = 64,
-    .outside = 1 << 16, .items_are_containers = 1};
+static const rf__json_limits rf__rj_limits = {.max_depth = 6,
+                                              .max_string = 65536,
+                                              .bulk_key = "rows",
+                                              .per_item = 64,
+                                              .outside = 1 << 16,
+                                              .items_are_containers = 1};
 
 /* "regions": the marker API's measured figures (rf_regions_parse_json reads them) */
-static const char *const rf__rj_top_keys[] = {"schema", "kind", "title",  "machine", "roof",
-                                              "sort",   "top",  "rows",   "totals",  "regions",
-                                              NULL};
+static const char *const rf__rj_top_keys[] = {"schema", "kind", "title",  "machine", "roof", "sort",
+                                              "top",    "rows", "totals", "regions", NULL};
 static const char *const rf__rj_machine_keys[] = {"name", "description", "provenance", NULL};
 static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth", "ridge_ai", NULL};
 static const char *const rf__rj_ceiling_keys[] = {"name",   "value",       "unit", "provenance",
                                                   "source", "provisional", NULL};
 static const char *const rf__rj_row_keys[] = {
-    "name",  "op",         "shape",  "index",      "flops",    "bytes", "ai",
-    "attainable_flops_per_s", "bound", "efficiency", "time_s", "time_share", "measured", NULL};
-static const char *const rf__rj_measured_keys[] = {
-    "time_s",    "min_s",       "max_s",    "runs",       "achieved_flops_per_s",
-    "achieved_bytes_per_s", "utilization", "ratio", "lost_s", "above_roof", "reasons", "level",
-    NULL};
+    "name",     "op",         "shape",  "index",
+    "flops",    "bytes",      "ai",     "attainable_flops_per_s",
+    "bound",    "efficiency", "time_s", "time_share",
+    "measured", NULL};
+static const char *const rf__rj_measured_keys[] = {"time_s",
+                                                   "min_s",
+                                                   "max_s",
+                                                   "runs",
+                                                   "achieved_flops_per_s",
+                                                   "achieved_bytes_per_s",
+                                                   "utilization",
+                                                   "ratio",
+                                                   "lost_s",
+                                                   "above_roof",
+                                                   "reasons",
+                                                   "level",
+                                                   NULL};
 static const char *const rf__rj_tmeasured_keys[] = {
     "count", "count_above", "time_s", "estimated_s", "lost_s", "wall_s", "overhead_s", NULL};
 static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes",    "ai",
@@ -274,8 +288,8 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
     RF_TRY(rf__rj_num(ctx, m, "time_s", "totals.measured", 0, &o->measured_s));
     RF_TRY(rf__rj_num(ctx, m, "estimated_s", "totals.measured", 0, &o->measured_est_s));
     o->lost_s = o->measured_s - o->measured_est_s; /* may be negative: not read as a figure */
-    if (json_object_get(m, "wall_s")) RF_TRY(rf__rj_num(ctx, m, "wall_s", "totals.measured", 0,
-                                                         &o->wall_s));
+    if (json_object_get(m, "wall_s"))
+        RF_TRY(rf__rj_num(ctx, m, "wall_s", "totals.measured", 0, &o->wall_s));
     return RF_OK;
 }
 

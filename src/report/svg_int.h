@@ -29,9 +29,9 @@ typedef struct rf__box {
  * label is tested against its neighbours only (near-linear layout of 1024 roofs). Ids: every
  * obstacle in the order added; kind_of/index_of map an id back, stamp de-duplicates a query. */
 typedef struct rf__obs_grid {
-    size_t nx, ny;     /* cells; 0 = no grid (degenerate plot): every obstacle is tested */
-    double cw, ch;     /* cell size in pixels */
-    uint32_t **cell;   /* nx * ny lists of ids */
+    size_t nx, ny;   /* cells; 0 = no grid (degenerate plot): every obstacle is tested */
+    double cw, ch;   /* cell size in pixels */
+    uint32_t **cell; /* nx * ny lists of ids */
     uint32_t *cell_n, *cell_cap;
     unsigned char *kind_of; /* 0 circle, 1 segment, 2 box */
     uint32_t *index_of, *stamp;
@@ -106,8 +106,8 @@ const char *rf__series_label(const rf_result *const *results, size_t n, size_t i
 /* ---- the SVG writer's state, shared by chart_svg.c (draw methods) and chart_svg_text.c (title,
  * roof labels, legend, numbers and marker sizes) ---------------------------------------------- */
 
-#define RF__SVG_RMAX 26.0 /* radius of a marker holding all the time; area is proportional */
-#define RF__SVG_RMIN 3.0  /* smallest radius drawn, so a tiny share stays visible */
+#define RF__SVG_RMAX 26.0      /* radius of a marker holding all the time; area is proportional */
+#define RF__SVG_RMIN 3.0       /* smallest radius drawn, so a tiny share stays visible */
 #define RF__SVG_LEGEND_W 236.0 /* pixels right of the plot for the legend */
 #define RF__SVG_CHAR_W 7.0     /* estimated glyph width of a roof label (11.5 px DejaVu Sans) */
 #define RF__SVG_TEXT_H 14.0    /* line height of a roof label */

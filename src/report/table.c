@@ -46,8 +46,8 @@ static void rf__mcells(const rf_row *row, char c[][24])
     rf_time_format(c[0], 24, a->m.time_s, 3);
     rf_si_format_compact(c[1], 24, a->flops_per_s, "");
     rf_si_format_compact(c[2], 24, a->bytes_per_s, "");
-    if (!isnan(a->utilization)) snprintf(c[3], 24, "%.0f%%%s", 100 * a->utilization,
-                                         a->above ? "^" : "");
+    if (!isnan(a->utilization))
+        snprintf(c[3], 24, "%.0f%%%s", 100 * a->utilization, a->above ? "^" : "");
     if (!isnan(a->ratio)) snprintf(c[4], 24, "%.2f", a->ratio);
 }
 
@@ -79,8 +79,9 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
     RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
                      r->bandwidth.name, b, r->ridge_ai));
     if (r->compute.provisional || r->bandwidth.provisional)
-        RF_TRY(rf_writef(w, "         provisional: %s was measured in a disturbed run ('roofline "
-                            "peaks --refresh'\n         measures it again)\n",
+        RF_TRY(rf_writef(w,
+                         "         provisional: %s was measured in a disturbed run ('roofline "
+                         "peaks --refresh'\n         measures it again)\n",
                          r->compute.provisional ? r->compute.name : r->bandwidth.name));
     return RF_WRITE_LIT(w, "\n");
 }

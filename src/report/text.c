@@ -77,7 +77,6 @@ double rf__time_share(const rf_result *r, const rf_row *row)
     return r->totals.time_s > 0 ? row->e.time_s / r->totals.time_s : 0;
 }
 
-
 size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx)
 {
     size_t n = 0;

@@ -59,7 +59,7 @@ extern int rf_test_skipped;
 #define RF_EXPECT_NEAR(a, b, rel)                                                                  \
     do {                                                                                           \
         double rf_a = (a), rf_b = (b);                                                             \
-        if (!(fabs(rf_a - rf_b) <= (rel) * fabs(rf_b)))                                            \
+        if (!(fabs(rf_a - rf_b) <= (rel)*fabs(rf_b)))                                              \
             RF_FAIL_AT("%s ~= %s (rel %g): %.17g vs %.17g", #a, #b, (double)(rel), rf_a, rf_b);    \
     } while (0)
 
@@ -67,7 +67,7 @@ extern int rf_test_skipped;
     do {                                                                                           \
         const char *rf_a = (a), *rf_b = (b);                                                       \
         if (!rf_a || !rf_b || strcmp(rf_a, rf_b) != 0)                                             \
-            RF_FAIL_AT("%s == %s: \"%s\" != \"%s\"", #a, #b, rf_a ? rf_a : "(null)",              \
+            RF_FAIL_AT("%s == %s: \"%s\" != \"%s\"", #a, #b, rf_a ? rf_a : "(null)",               \
                        rf_b ? rf_b : "(null)");                                                    \
     } while (0)
 
@@ -75,7 +75,7 @@ extern int rf_test_skipped;
     do {                                                                                           \
         const char *rf_h = (hay), *rf_n = (needle);                                                \
         if (!rf_h || !strstr(rf_h, rf_n))                                                          \
-            RF_FAIL_AT("%s contains \"%s\": got \"%s\"", #hay, rf_n, rf_h ? rf_h : "(null)");     \
+            RF_FAIL_AT("%s contains \"%s\": got \"%s\"", #hay, rf_n, rf_h ? rf_h : "(null)");      \
     } while (0)
 
 /* Skip the current test (ctest reports it as skipped: the runner exits 77). */

@@ -20,7 +20,9 @@ int main(int argc, char **argv)
         int before = rf_test_failures, skipped = rf_test_skipped;
         rf_test_table[i].fn();
         fprintf(stderr, "%s %s\n",
-                rf_test_failures != before ? "FAIL" : rf_test_skipped != skipped ? "skip" : "ok  ",
+                rf_test_failures != before   ? "FAIL"
+                : rf_test_skipped != skipped ? "skip"
+                                             : "ok  ",
                 rf_test_table[i].name);
         ran++;
     }

@@ -108,7 +108,8 @@ RF_TEST(not_models)
     rf_ctx *ctx = NULL;
     rf_apr *a = NULL;
     RF_REQUIRE(rf_ctx_new(&ctx, NULL) == RF_OK);
-    RF_EXPECT_INT(rf_apr_read_file(ctx, APR_DIR "aprender_tsp_att48-aco.apr", 0, &a), RF_UNSUPPORTED);
+    RF_EXPECT_INT(rf_apr_read_file(ctx, APR_DIR "aprender_tsp_att48-aco.apr", 0, &a),
+                  RF_UNSUPPORTED);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "aprender-tsp");
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "aprender_tsp_att48-aco.apr");
     uint8_t aprn[64] = "APRN\1\0\2\0";

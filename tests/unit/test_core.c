@@ -84,7 +84,7 @@ RF_TEST(dense_seed)
     rf_ctx *c = ctx_new();
     double f = 0, b = 0;
     RF_EXPECT_INT(rf_dense_cost(c, 8, 64, 32, 4, &f, &b), RF_OK);
-    RF_EXPECT_DBL(f, 32768.0);      /* 2 * 8 * 64 * 32 */
+    RF_EXPECT_DBL(f, 32768.0); /* 2 * 8 * 64 * 32 */
     RF_EXPECT_DBL(b, 8192.0 + 2048 + 1024);
     RF_EXPECT_INT(rf_dense_cost(c, 0, 64, 32, 4, &f, &b), RF_RANGE);
     RF_EXPECT_INT(rf_dense_cost(c, 1ULL << 40, 1ULL << 20, 1ULL << 20, 4, &f, &b), RF_RANGE);
@@ -284,8 +284,8 @@ RF_TEST(si_parse)
     RF_EXPECT_DBL(v, 312e12);
     RF_EXPECT_INT(rf_si_parse(c, "64k", "x", &v), RF_OK);
     RF_EXPECT_DBL(v, 64e3);
-    static const char *bad[] = {"", "T", "nan", "inf", "0x10", "-5G", "1e400", "12Q", "1..2",
-                                " 5", "5 5", "1e", "+"};
+    static const char *bad[] = {"",    "T",    "nan", "inf", "0x10", "-5G", "1e400",
+                                "12Q", "1..2", " 5",  "5 5", "1e",   "+"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rf_status st = rf_si_parse(c, bad[i], "--peak-bw", &v);
         if (st == RF_OK) RF_FAIL_AT("'%s' was accepted", bad[i]);
@@ -353,9 +353,9 @@ static rf_status six_row(void *user, const rf_op_row *row)
     static const struct {
         const char *name;
         uint64_t in, out;
-    } layers[] = {{"embedding", 1000, 128}, {"attention.qkv", 128, 384},
+    } layers[] = {{"embedding", 1000, 128},    {"attention.qkv", 128, 384},
                   {"attention.out", 384, 128}, {"ffn.up", 128, 512},
-                  {"ffn.down", 512, 128}, {"output.proj", 128, 1000}};
+                  {"ffn.down", 512, 128},      {"output.proj", 128, 1000}};
     int *seen = user;
     RF_EXPECT(row->row >= 1 && row->row <= 6);
     if (row->row < 1 || row->row > 6) return RF_OK;

@@ -440,8 +440,14 @@ RF_TEST(json_write_reports_a_failing_writer)
 #define CEIL_FP32 "{\"name\": \"fp32\", \"kind\": \"compute\", \"value\": 1e12}"
 #define CEIL_DRAM "{\"name\": \"DRAM\", \"kind\": \"bandwidth\", \"value\": 1e11}"
 
-RF_TEST(bad_empty) { EXPECT_BAD("", RF_FORMAT, "empty input"); }
-RF_TEST(bad_blank) { EXPECT_BAD(" \n\t ", RF_FORMAT, "empty input"); }
+RF_TEST(bad_empty)
+{
+    EXPECT_BAD("", RF_FORMAT, "empty input");
+}
+RF_TEST(bad_blank)
+{
+    EXPECT_BAD(" \n\t ", RF_FORMAT, "empty input");
+}
 RF_TEST(bad_not_json)
 {
     EXPECT_BAD("peak_flops = 1e12", RF_FORMAT, "line 1, column 4: '[' or '{' expected");

@@ -280,7 +280,8 @@ static rf_llm_model *open_spec(rf_ctx *ctx, const spec *s, const char *tag)
     rf_llm_model *m = NULL;
     snprintf(path, sizeof path, RF_BINARY_DIR "/llm_%s_%d.gguf", tag, (int)getpid());
     write_gguf(path, s);
-    if (rf_llm_read_file(ctx, path, &m) != RF_OK) RF_FAIL_AT("open %s: %s", tag, rf_ctx_errmsg(ctx));
+    if (rf_llm_read_file(ctx, path, &m) != RF_OK)
+        RF_FAIL_AT("open %s: %s", tag, rf_ctx_errmsg(ctx));
     unlink(path);
     return m;
 }

@@ -44,9 +44,8 @@ static void check_fixture(const char *name, double total_flops)
     json_t *ref = json_load_file(path, 0, &jerr);
     RF_REQUIRE(ref);
     RF_EXPECT_DBL(c->matmul_conv_flops, total_flops);
-    RF_EXPECT_DBL(c->matmul_conv_flops,
-                  json_number_value(json_object_get(json_object_get(ref, "summary"),
-                                                    "flops_onnx_graph")));
+    RF_EXPECT_DBL(c->matmul_conv_flops, json_number_value(json_object_get(
+                                            json_object_get(ref, "summary"), "flops_onnx_graph")));
     json_t *of = json_object_get(ref, "onnx_file");
     /* params: every initializer except BatchNorm running statistics. Where the exporter kept the
      * BatchNorm nodes (tiny_cnn) that is PyTorch's own count; where it folded them into the convs
@@ -68,7 +67,8 @@ static void check_fixture(const char *name, double total_flops)
     size_t i, checked = 0;
     json_t *nd;
     RF_EXPECT_INT(g->n_layers, json_array_size(nodes));
-    json_array_foreach(nodes, i, nd) {
+    json_array_foreach(nodes, i, nd)
+    {
         json_t *fl = json_object_get(nd, "flops");
         const char *nm = json_string_value(json_object_get(nd, "name"));
         RF_REQUIRE(i < g->n_layers);
@@ -87,10 +87,22 @@ static void check_fixture(const char *name, double total_flops)
     rf_ctx_free(ctx);
 }
 
-RF_TEST(fixture_tiny_cnn) { check_fixture("tiny_cnn", 4741632); }
-RF_TEST(fixture_resnet18) { check_fixture("resnet18", 3628146688.0); }
-RF_TEST(fixture_mobilenet_v2) { check_fixture("mobilenet_v2", 601548544); }
-RF_TEST(fixture_transformer_encoder_small) { check_fixture("transformer_encoder_small", 704643072); }
+RF_TEST(fixture_tiny_cnn)
+{
+    check_fixture("tiny_cnn", 4741632);
+}
+RF_TEST(fixture_resnet18)
+{
+    check_fixture("resnet18", 3628146688.0);
+}
+RF_TEST(fixture_mobilenet_v2)
+{
+    check_fixture("mobilenet_v2", 601548544);
+}
+RF_TEST(fixture_transformer_encoder_small)
+{
+    check_fixture("transformer_encoder_small", 704643072);
+}
 
 /* ---- malformed inputs: hand-made protobuf ---------------------------------------------------- */
 
@@ -113,7 +125,10 @@ static void pb_bytes(pb *p, unsigned field, const void *d, size_t n)
     memcpy(p->b + p->n, d, n);
     p->n += n;
 }
-static void pb_str(pb *p, unsigned field, const char *s) { pb_bytes(p, field, s, strlen(s)); }
+static void pb_str(pb *p, unsigned field, const char *s)
+{
+    pb_bytes(p, field, s, strlen(s));
+}
 static void pb_int(pb *p, unsigned field, uint64_t v)
 {
     pb_varint(p, field << 3);
@@ -185,10 +200,10 @@ RF_TEST(bad_wire)
     rf_ctx *ctx;
     rf_graph *g = NULL;
     RF_REQUIRE(rf_ctx_new(&ctx, NULL) == RF_OK);
-    static const unsigned char huge[] = {0x08, 0x07, 0x3a, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                         0xff, 0xff, 0xff, 0xff, 0x01};
-    static const unsigned char longv[] = {0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-                                          0x80, 0x80, 0x80, 0x80, 0x01};
+    static const unsigned char huge[] = {0x08, 0x07, 0x3a, 0xff, 0xff, 0xff, 0xff,
+                                         0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    static const unsigned char longv[] = {0x08, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                          0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
     static const unsigned char group[] = {0x08, 0x07, 0x0b};
     RF_EXPECT_INT(rf_onnx_parse(ctx, huge, sizeof huge, "h.onnx", NULL, &g), RF_FORMAT);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "length past the end of the input at byte");

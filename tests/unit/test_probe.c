@@ -326,8 +326,8 @@ RF_TEST(plateaus_named_by_cache_sizes)
     rf_probe_point p[32];
     rf_probe_level l[8];
     /* Recorded here; the plain detector finds the same four. */
-    const double here[] = {409, 376, 359, 351, 212, 176, 177, 176, 178,
-                           119, 38.9, 35.6, 34.5, 21, 19.3, 18.9, 18.8};
+    const double here[] = {409, 376,  359,  351,  212, 176,  177,  176, 178,
+                           119, 38.9, 35.6, 34.5, 21,  19.3, 18.9, 18.8};
     size_t n = rf__plateaus_by_caches(p, sweep(here, 17, p), 0.2, priv, l, 4);
     RF_REQUIRE(n == 4);
     RF_EXPECT_STR(l[0].name, "L1");
@@ -339,8 +339,8 @@ RF_TEST(plateaus_named_by_cache_sizes)
     RF_EXPECT_STR(l[3].name, "DRAM");
     /* L2 split in two by a disturbed stretch, and an extra step inside DRAM: the closest-median
      * merge would call the second L2 piece "L3"; by size it stays L2. */
-    const double noisy[] = {409, 376, 359, 351, 212, 176, 177, 120, 121,
-                            119, 38.9, 35.6, 34.5, 24, 24.5, 18.9, 18.8};
+    const double noisy[] = {409, 376,  359,  351,  212, 176,  177,  120, 121,
+                            119, 38.9, 35.6, 34.5, 24,  24.5, 18.9, 18.8};
     n = rf__plateaus_by_caches(p, sweep(noisy, 17, p), 0.2, priv, l, 4);
     RF_REQUIRE(n == 4);
     RF_EXPECT_STR(l[1].name, "L2");
@@ -359,7 +359,7 @@ RF_TEST(plateaus_flat_sweep_with_cache_sizes)
 {
     const uint64_t priv[2] = {48 << 10, 2 << 20};
     const double flat[] = {2.4, 2.5, 2.35, 2.5, 2.4, 2.4, 2.3, 2.4, 2.4,
-                           2.4, 2.4, 2.4, 2.4, 2.4, 2.4, 2.4, 2.4};
+                           2.4, 2.4, 2.4,  2.4, 2.4, 2.4, 2.4, 2.4};
     rf_probe_point p[32];
     rf_probe_level l[8];
     size_t n = rf__plateaus_by_caches(p, sweep(flat, 17, p), 0.2, priv, l, 4);

@@ -146,8 +146,7 @@ RF_TEST(profile_rows_with_a_shape_round_trip)
     rf_ctx *ctx = new_ctx();
     rf_machine *m = NULL;
     rf_analysis *a = new_analysis(ctx, &m);
-    RF_REQUIRE(rf_analysis_add_detail(a, "conv1", 5, "Conv", "1x64x112x112", 0, 2e9, 1e7) ==
-               RF_OK);
+    RF_REQUIRE(rf_analysis_add_detail(a, "conv1", 5, "Conv", "1x64x112x112", 0, 2e9, 1e7) == RF_OK);
     rf_result *r = NULL, *back = NULL;
     RF_REQUIRE(rf_analysis_finish(a, "model.onnx", &r) == RF_OK);
     rf_buf b;

@@ -125,7 +125,6 @@ RF__FLOP_KERNEL(16, rf__fp16_fma, "avx512f,avx512fp16", __m512h, __m512h, rf__se
                 RF__FMA_PH, rf__sum_ph)
 #endif
 
-
 /* AMX: C[16x16] += A . B on tiles, four independent accumulators (tiles 0-3) fed by two A tiles
  * (4, 7) and two B tiles (5, 6). A 64-byte tile row holds 32 bf16 or 64 int8, so every element
  * gains 32 (bf16) or 64 (int8) products per instruction; with every input a = 1 each element ends
@@ -157,8 +156,10 @@ RF__TAMX static double rf__amx(uint64_t iters, double a, double b, int int8)
     }
     for (int i = 0; i < 256; i++) {
         float fb = (float)b;
-        if (int8) acc[i] = (int32_t)b;
-        else memcpy(&acc[i], &fb, 4);
+        if (int8)
+            acc[i] = (int32_t)b;
+        else
+            memcpy(&acc[i], &fb, 4);
     }
     _tile_loadconfig(&cfg);
     _tile_loadd(0, acc, 64);
@@ -201,8 +202,14 @@ RF__TAMX static double rf__amx(uint64_t iters, double a, double b, int int8)
     return sum;
 }
 
-static double rf__bf16_amx(uint64_t iters, double a, double b) { return rf__amx(iters, a, b, 0); }
-static double rf__int8_amx(uint64_t iters, double a, double b) { return rf__amx(iters, a, b, 1); }
+static double rf__bf16_amx(uint64_t iters, double a, double b)
+{
+    return rf__amx(iters, a, b, 0);
+}
+static double rf__int8_amx(uint64_t iters, double a, double b)
+{
+    return rf__amx(iters, a, b, 1);
+}
 
 #define F512 (RF__F_AVX512F)
 /* clang-format off */
