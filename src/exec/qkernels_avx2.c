@@ -9,6 +9,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#include "exec/qkernels_x86.h"
+
 #define RF__TQ2 __attribute__((target("avx2,fma,f16c")))
 
 RF__TQ2 static float rf__hsum(__m256 v)
@@ -196,7 +198,6 @@ RF__TQ2 static __m256 rf__q6_16(__m128i q, const float *x, float s, __m256 t)
 RF__TQ2 static float rf__dot_q6_k(const void *w, const float *x, const float *xs, size_t k)
 {
     const rf__bq6_k *b = w;
-    const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3), c32 = _mm256_set1_epi8(32);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     (void)xs;
     for (size_t i = 0; i < k / 256; i++) {
@@ -204,23 +205,10 @@ RF__TQ2 static float rf__dot_q6_k(const void *w, const float *x, const float *xs
         for (int n = 0; n < 2; n++, x += 128) {
             const uint8_t *ql = b[i].ql + 64 * n, *qh = b[i].qh + 32 * n;
             const int8_t *sc = b[i].scales + 8 * n;
-            __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
-            __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-            __m256i h = _mm256_loadu_si256((const __m256i *)qh);
             __m256i v[4];
-            v[0] = _mm256_or_si256(_mm256_and_si256(l0, m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
-            v[1] = _mm256_or_si256(
-                _mm256_and_si256(l1, m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
-            v[2] = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
-            v[3] = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+            rf__q6k_unpack256(ql, qh, v);
             for (int g = 0; g < 4; g++) {
-                __m256i q = _mm256_sub_epi8(v[g], c32);
+                __m256i q = v[g];
                 t0 = rf__q6_16(_mm256_castsi256_si128(q), x + 32 * g, d * sc[2 * g], t0);
                 t1 = rf__q6_16(_mm256_extracti128_si256(q, 1), x + 32 * g + 16, d * sc[2 * g + 1],
                                t1);

@@ -9,6 +9,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#include "exec/qkernels_x86.h"
+
 #define RF__TQ5 __attribute__((target("avx512f,avx512bw,avx2,fma,f16c")))
 
 RF__TQ5 static float rf__h5(uint16_t h)
@@ -189,7 +191,6 @@ RF__TQ5 static float rf__dot_q4_k(const void *w, const float *x, const float *au
 RF__TQ5 static float rf__dot_q6_k(const void *w, const float *x, const float *xs, size_t k)
 {
     const rf__bq6_k *b = w;
-    const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3), c32 = _mm256_set1_epi8(32);
     __m512 t0 = _mm512_setzero_ps(), t1 = t0;
     (void)xs;
     for (size_t i = 0; i < k / 256; i++) {
@@ -197,23 +198,10 @@ RF__TQ5 static float rf__dot_q6_k(const void *w, const float *x, const float *xs
         for (int n = 0; n < 2; n++, x += 128) {
             const uint8_t *ql = b[i].ql + 64 * n, *qh = b[i].qh + 32 * n;
             const int8_t *sc = b[i].scales + 8 * n;
-            __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
-            __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-            __m256i h = _mm256_loadu_si256((const __m256i *)qh);
             __m256i v[4];
-            v[0] = _mm256_or_si256(_mm256_and_si256(l0, m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
-            v[1] = _mm256_or_si256(
-                _mm256_and_si256(l1, m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
-            v[2] = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
-            v[3] = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+            rf__q6k_unpack256(ql, qh, v);
             for (int g = 0; g < 4; g++) {
-                __m256i q = _mm256_sub_epi8(v[g], c32);
+                __m256i q = v[g];
                 __m512 a = _mm512_mul_ps(RF__I8F16(_mm256_castsi256_si128(q)),
                                          _mm512_loadu_ps(x + 32 * g));
                 __m512 c = _mm512_mul_ps(RF__I8F16(_mm256_extracti128_si256(q, 1)),

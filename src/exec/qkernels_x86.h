@@ -1,0 +1,29 @@
+/* qkernels_x86.h — what the AVX2 and AVX-512 quantized kernels share: the unpacking of Q6_K's
+ * 6-bit values with 256-bit integer operations (both kernels accumulate at their own width).
+ * Included by qkernels_avx2.c and qkernels_avx512.c only, after <immintrin.h>. */
+#ifndef RF_EXEC_QKERNELS_X86_H
+#define RF_EXEC_QKERNELS_X86_H
+
+#include <stdint.h>
+
+/* The 128 values of half a Q6_K block (ql: 64 bytes of low nibbles, qh: 32 bytes of high bit
+ * pairs) as four vectors of 32 signed bytes, the offset of 32 taken off: v[g] holds values
+ * 32g .. 32g+31. An AVX2 function, inlined into the AVX-512 kernel too (a superset target). */
+__attribute__((target("avx2"))) static inline void
+rf__q6k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
+{
+    const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3), c32 = _mm256_set1_epi8(32);
+    __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
+    __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+    __m256i h = _mm256_loadu_si256((const __m256i *)qh);
+    v[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+    v[1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
+    v[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
+    v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+    for (int g = 0; g < 4; g++) v[g] = _mm256_sub_epi8(v[g], c32);
+}
+
+#endif
