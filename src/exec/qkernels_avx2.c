@@ -240,22 +240,10 @@ RF__TQ2 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 const rf__qk_dot_fn rf__qk_avx2[RF__QK_COUNT] = {
     rf__dot_f32, rf__dot_f16, rf__dot_bf16, rf__dot_q8_0, rf__dot_q4_0, rf__dot_q4_k, rf__dot_q6_k};
 #else
-/* F16 and BF16 rows to F32 with F16C / shifts (the prefill's dequantisation); 0 for other types. */
-RF__TQ2 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
+/* Not an x86 build: no AVX2 kernels, nothing dequantised here. */
+int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 {
-    const uint16_t *a = w;
-    size_t i = 0;
-    if (id == RF__QK_F16) {
-        for (; i + 8 <= k; i += 8)
-            _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i))));
-        for (; i < k; i++) y[i] = rf__h(a[i]);
-        return 1;
-    }
-    if (id == RF__QK_BF16) {
-        for (; i + 8 <= k; i += 8) _mm256_storeu_ps(y + i, rf__bf8(a + i));
-        for (; i < k; i++) y[i] = rf__bf16_to_f32(a[i]);
-        return 1;
-    }
+    (void)id, (void)w, (void)y, (void)k;
     return 0;
 }
 
