@@ -4,6 +4,9 @@
  * types without a kernel, and the choice of instruction set. Never allocates, never times. */
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
@@ -303,9 +306,9 @@ int rf__qisa_best(void)
     int isa = RF__QISA_GENERIC, probe_isa = RF__ISA_GENERIC;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     /* F16C (cpuid 1, ecx bit 29) converts F16 weights in the AVX2 kernels */
-    if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) &&
-        __builtin_cpu_supports("f16c"))
-        isa = RF__QISA_AVX2;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)); /* clang 14's builtin lacks it */
+    if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) && f16c) isa = RF__QISA_AVX2;
     if (isa == RF__QISA_AVX2 && (f & RF__F_AVX512F) && (f & RF__F_AVX512BW)) isa = RF__QISA_AVX512;
 #endif
     /* $RF_ISA (the probe's override) caps the level; an unknown or unsupported name is ignored */
