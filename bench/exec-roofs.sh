@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -I"$here/include" "$here/bench/exec_run.c" "$build/libroofline.a" \
-    $(pkg-config --libs jansson libprotobuf-c hwloc openblas) -ldnnl -lm -lpthread -ldl \
+    $(pkg-config --libs jansson libprotobuf-c liblz4 hwloc openblas) -ldnnl -lm -lpthread -ldl \
     -o "$tmp/exec_run" || fail "cannot build bench/exec_run.c"
 echo "threads $threads, $runs passes, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$build/roofline" peaks --quick --json --no-cache --threads "$threads" >"$tmp/peaks.json" 2>"$tmp/peaks.err" ||

@@ -26,7 +26,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -I"$here/include" "$here/bench/exec_run.c" "$build/libroofline.a" \
-    $(pkg-config --libs jansson libprotobuf-c hwloc openblas) -ldnnl -lm -lpthread -ldl \
+    $(pkg-config --libs jansson libprotobuf-c liblz4 hwloc openblas) -ldnnl -lm -lpthread -ldl \
     -o "$tmp/exec_run" || fail "cannot build bench/exec_run.c"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 echo "threads $threads, $rounds rounds of $runs passes, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}, load average $(cut -d" " -f1-3 /proc/loadavg)"

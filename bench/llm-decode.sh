@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-decode.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 avail=$(df -Pk "$tmp" | awk 'NR == 2 { print $4 }')
 [ "$avail" -gt 1000000 ] || fail "needs 1 GB free in ${TMPDIR:-/tmp} (has ${avail} KiB)"
-cc -O2 -I"$here/include" "$here/bench/llm_decode.c" "$build/libroofline.a" -lopenblas -lhwloc \
+cc -O2 -I"$here/include" "$here/bench/llm_decode.c" "$build/libroofline.a" -lopenblas -lhwloc -llz4 -ldnnl -ldl \
     -lprotobuf-c -ljansson -lpthread -lm -o "$tmp/llm_decode" || fail "cannot build llm_decode.c"
 python3 "$here/bench/make_llama1b.py" "$tmp/llama1b.gguf" || fail "cannot write the model"
 echo "model: $(du -h --apparent-size "$tmp/llama1b.gguf" | cut -f1) Llama-1B shape, Q4_K, random data; decode at context $context"

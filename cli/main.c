@@ -1,8 +1,6 @@
 /* main.c — the `roofline` program: the subcommand table, --help, --version, and `roofline` with no
  * argument running the demo. Each subcommand lives in its own cmd_<name>.c. */
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -54,22 +52,8 @@ static int cli_dispatch(int argc, char **argv)
 
 /* Every command's output is checked once more here: a failed write to stdout (a full disk, a
  * closed pipe) is exit 1 with one line, whichever path wrote (help, version, man page, reports). */
-/* The executor's oneDNN runs on OpenMP, whose threads spin while waiting unless told otherwise:
- * on a machine shared with other work that spinning costs more than the kernels. libgomp reads
- * OMP_WAIT_POLICY once, when it loads, so a measuring run sets it and starts itself again. */
-static void cli_passive_omp(char **argv)
-{
-    int measure = 0;
-    for (char **a = argv; *a && !measure; a++)
-        measure = strcmp(*a, "--measure") == 0 || strcmp(*a, "-m") == 0;
-    if (!measure || getenv("OMP_WAIT_POLICY")) return;
-    if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
-    execv("/proc/self/exe", argv); /* on failure: go on as we are */
-}
-
 int main(int argc, char **argv)
 {
-    cli_passive_omp(argv);
     int rc = cli_dispatch(argc, argv);
     if (cli_flush(NULL) != RF_OK) return EXIT_INTERNAL;
     return rc;
