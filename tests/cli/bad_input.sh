@@ -47,6 +47,7 @@ expect 2 'no-such.csv' -- analyze --peak-flops 1T --peak-bw 100G no-such.csv
 expect 2 "$TMP" -- analyze --peak-flops 1T --peak-bw 100G "$TMP"
 printf 'name,flops,bytes\na,1,2\n' >"$TMP/ok.csv"
 expect 0 'no --hw given' -- analyze "$TMP/ok.csv"
+for w in -1 nan 1e999; do expect 2 '--wall' -- analyze --peak-flops 1T --peak-bw 1G --wall "$w" "$TMP/ok.csv"; done
 expect 2 'unknown machine' -- analyze --hw no-such-gpu "$TMP/ok.csv"
 expect 2 '--peak-flops' -- analyze --peak-flops abc --peak-bw 1G "$TMP/ok.csv"
 expect 2 '--peak-bw' -- analyze --peak-flops 1T --peak-bw -5G "$TMP/ok.csv"
