@@ -1,12 +1,10 @@
 /* cmd_llm.c — `roofline llm MODEL`: per-layer rooflines of an LLM (GGUF, or SafeTensors with its
- * config.json) for prefill (--prompt S) and decode (--context L) at --batch B, the quantization
- * read from the file (or a what-if --weights type), and the token-rate ceilings: aprender's simple
- * figures and the refined per-layer ones. Parsing and writing only: the analysis is
- * rf_llm_analyze, every output format a renderer of src/report. */
-#include <string.h>
-
-#include <math.h>
-#include <stdlib.h>
+ * config.json, or APR) for prefill (--prompt S) and decode (--context L) at --batch B, the
+ * quantization read from the file (or a what-if --weights type), and the token-rate ceilings:
+ * aprender's simple figures and the refined per-layer ones. Parsing and writing only: the analysis
+ * is rf_llm_analyze (measured rates: rf_llm_measure, rf_llm_result_set_measured), every output
+ * format a renderer of src/report. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -50,12 +48,16 @@ static int cli_bits(const cli_cmd *cmd, const cli_args *a, const char *opt, uint
 /* A positive finite number option (a rate, a time). */
 static int cli_positive(const cli_cmd *cmd, const char *opt, const char *text, double *out)
 {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v <= 0)
-        return cli_usage_error(cmd, "--%s: '%s' is not a positive number", opt, text);
-    *out = v;
-    return 0;
+    char what[32];
+    rf_ctx *ctx = cli_ctx();
+    if (!ctx) return EXIT_INTERNAL;
+    snprintf(what, sizeof what, "--%s", opt);
+    rf_status st = rf_si_parse(ctx, text, what, out); /* the library's one number parser */
+    int rc = st != RF_OK ? cli_usage_error(cmd, "%s", rf_ctx_errmsg(ctx))
+             : *out <= 0 ? cli_usage_error(cmd, "%s: '%s' is not a positive number", what, text)
+                         : EXIT_OK;
+    rf_ctx_free(ctx);
+    return rc;
 }
 
 /* Options into the two phases' rf_llm_opts. */
