@@ -62,7 +62,7 @@ static int cli_run_child(const cli_cmd *cmd, char **argv, const char *out, int *
 
 /* The report once the program has run: regions from `path` against the machine. */
 static int cli_run_report(const cli_cmd *cmd, const cli_args *a, const char *path,
-                          const char *title)
+                          const char *title, const rf_perf_counters *pc)
 {
     const char *format = cli_format(cmd, a), *plot = cli_get(a, "plot");
     if (!format) return EXIT_USAGE;
@@ -96,10 +96,8 @@ static int cli_run_report(const cli_cmd *cmd, const cli_args *a, const char *pat
     } else if (strcmp(format, "csv") == 0) {
         rc = cli_print_result(ctx, r, m, format, 0, 0);
     } else {
-        rf_perf_counters pc;
-        char line[512];
-        rf_perf_detect(ctx, NULL, NULL, &pc);
-        rf_writef(&w, "counters  %s\n\n", rf_perf_describe(&pc, line, sizeof line));
+        char line[1024];
+        rf_writef(&w, "counters  %s\n\n", rf_perf_describe(pc, line, sizeof line));
         rc = cli_print_result(ctx, r, m, format, cli_get(a, "chart") != NULL,
                               !cli_get(a, "no-summary"));
         if (rc == EXIT_OK) {
@@ -144,6 +142,13 @@ static int cli_run(const cli_cmd *cmd, int argc, char **argv)
         close(fd);
     }
     unlink(tmp); /* the program writes it at exit; absent afterwards means no regions */
+    /* hardware counters: when this process can open them, so can the program's markers */
+    rf_perf_counters pc;
+    rf_ctx *pctx = cli_ctx();
+    if (!pctx) return EXIT_INTERNAL;
+    rf_perf_detect(pctx, NULL, NULL, &pc);
+    rf_ctx_free(pctx);
+    if (pc.fp && pc.mem) setenv("ROOFLINE_COUNTERS", "1", 1);
     int status = 0;
     rc = cli_run_child(cmd, argv + dd + 1, tmp, &status);
     const char *prog = strrchr(argv[dd + 1], '/') ? strrchr(argv[dd + 1], '/') + 1 : argv[dd + 1];
@@ -154,7 +159,7 @@ static int cli_run(const cli_cmd *cmd, int argc, char **argv)
         fprintf(stderr, "roofline run: %s exited with status %d\n", prog, WEXITSTATUS(status));
         rc = WEXITSTATUS(status); /* the program's own */
     } else if (rc == 0) {
-        rc = cli_run_report(cmd, &a, tmp, prog);
+        rc = cli_run_report(cmd, &a, tmp, prog, &pc);
     }
     if (!keep) unlink(tmp);
     return rc;
@@ -169,8 +174,10 @@ const cli_cmd cli_cmd_run = {
     "then evaluates every region's FLOPs and bytes against the machine (this one measured unless "
     "--hw says otherwise) and prints the table, chart and summary, and each region's measured "
     "calls, time per call, achieved FLOP/s and utilization. The program's output passes through "
-    "untouched; when it fails, its exit status is roofline's. One line says whether hardware "
-    "counters are available (perf_event); the counts used are those given by RF_REGION_ADD.",
+    "untouched; when it fails, its exit status is roofline's. Where perf_event exposes this CPU's "
+    "floating-point and last-level-cache-miss counters, each region's FLOPs and bytes are "
+    "counted by them (one line names the counters); otherwise (most VMs) one line says why and "
+    "the counts given by RF_REGION_ADD are used.",
     cli_run_opts,
     cli_run,
 };

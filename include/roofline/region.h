@@ -55,7 +55,16 @@ typedef struct rf_region_stats {
     double bytes;       /**< byte given through rf_region_add */
     uint32_t threads;   /**< threads that completed at least one call */
     uint64_t unmatched; /**< ends ignored: no matching begin */
+    /** Hardware counts (ROOFLINE_COUNTERS=1, see rf_regions_set_perf): the calls whose counters
+     *  were read, and the FLOP (floating-point retirement events weighted by the FLOPs per
+     *  event) and bytes (last-level-cache misses x 64 B) counted over them. 0 when not counted. */
+    uint64_t counted_calls;
+    double counted_flops;
+    double counted_bytes;
 } rf_region_stats;
+/** The FLOPs and bytes a region is evaluated with: the hardware counts when every call of it was
+ *  counted (returns 1), else the rf_region_add figures (returns 0). */
+int rf_region_counts(const rf_region_stats *s, double *flops, double *bytes);
 
 /** A set of region statistics, in the order the names were first seen. */
 typedef struct rf_regions {
@@ -112,7 +121,7 @@ rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_res
 typedef struct rf_perf_counters {
     unsigned fp;         /**< floating-point events that opened */
     unsigned mem;        /**< memory events that opened */
-    char fp_events[160]; /**< their names, comma-separated */
+    char fp_events[512]; /**< their names, comma-separated */
     char mem_events[96];
     char why[160]; /**< when either kind is missing: why, in a few words */
 } rf_perf_counters;
@@ -126,9 +135,26 @@ typedef int (*rf_perf_open_fn)(void *user, uint32_t type, uint64_t config);
  *  is offered every event). Always RF_OK unless `out` is NULL; the outcome is in *out. */
 rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user, rf_perf_counters *out);
 
-/** One sentence for `roofline run`: which counters, or that none are available and why, and that
- *  the rf_region_add counts are used. Returns buf. */
+/** One sentence for `roofline run`: which counters count the regions, or that none are available
+ *  and why, and that the rf_region_add counts are used. Returns buf. */
 const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size);
+/** Where the markers read hardware counters from: `open` opens one event for the calling thread
+ *  and returns a handle >= 0 (or -errno), `read` stores its running count (scaled for
+ *  multiplexing) and returns 0 (or -errno), `close` releases it. */
+typedef struct rf_perf_ops {
+    int (*open)(void *user, uint32_t type, uint64_t config);
+    int (*read)(void *user, int handle, uint64_t *count);
+    void (*close)(void *user, int handle);
+    void *user;
+} rf_perf_ops;
+/** Count every region's FLOPs and bytes with hardware counters: each thread opens this CPU's
+ *  floating-point retirement events and last-level-cache misses once (perf_event_open on the
+ *  thread) and reads them at every begin and end. On when the environment has
+ *  ROOFLINE_COUNTERS=1 (`roofline run` sets it when rf_perf_detect found both kinds) or when a
+ *  test passes stand-in `ops` here (which are offered every event of every vendor); NULL restores
+ *  the environment's choice. Call before any thread records (or after rf_regions_reset). A
+ *  thread whose events do not all open counts nothing. */
+void rf_regions_set_perf(const rf_perf_ops *ops);
 
 /** Forget every record (tests). No thread may be inside a marker call meanwhile. */
 void rf_regions_reset(void);

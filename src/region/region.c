@@ -24,6 +24,8 @@ static atomic_uint rf__generation = 1;
 static pthread_once_t rf__once = PTHREAD_ONCE_INIT;
 static uint64_t (*rf__clock_fn)(void *);
 static void *rf__clock_user;
+static const rf_perf_ops *rf__perf_test; /* rf_regions_set_perf */
+static int rf__perf_env;                 /* ROOFLINE_COUNTERS=1, read once */
 
 /* initial-exec: a plain offset from the thread pointer, no __tls_get_addr call per marker (a few
  * bytes of the static TLS surplus glibc keeps for libraries loaded later). */
@@ -101,6 +103,8 @@ static void rf__at_exit(void)
 
 static void rf__register_exit(void)
 {
+    const char *c = getenv("ROOFLINE_COUNTERS");
+    rf__perf_env = c && strcmp(c, "1") == 0;
     rf__clock_init();
     atexit(rf__at_exit);
 }
@@ -113,6 +117,54 @@ static void rf__lock(rf__rthread *t)
 static void rf__unlock(rf__rthread *t)
 {
     atomic_flag_clear_explicit(&t->lock, memory_order_release);
+}
+
+void rf_regions_set_perf(const rf_perf_ops *ops)
+{
+    rf__perf_test = ops;
+}
+
+static void rf__perf_close(rf__rthread *t, const rf_perf_ops *ops)
+{
+    for (int i = 0; i < t->perf_n; i++) ops->close(ops->user, t->perf_fd[i]);
+    t->perf_n = 0;
+    free(t->perf_start);
+    t->perf_start = NULL;
+}
+
+/* Open this thread's counters: every event of this CPU's vendor (every event for a test's
+ * stand-in); all or none, so a region's count never misses a width. */
+static void rf__perf_open(rf__rthread *t)
+{
+    const rf_perf_ops *ops = rf__perf_test  ? rf__perf_test
+                             : rf__perf_env ? &rf__perf_sys_ops
+                                            : NULL;
+    if (!ops) return;
+    int vendor = rf__perf_test ? -1 : rf__perf_vendor(), fp = 0, mem = 0;
+    t->perf_start = malloc(sizeof *t->perf_start * RF_REGION_MAX_DEPTH);
+    if (!t->perf_start) return;
+    for (size_t i = 0; i < rf__perf_n_events && t->perf_n < RF__PERF_MAX; i++) {
+        const rf__perf_event *e = &rf__perf_events[i];
+        if (vendor >= 0 && e->vendor && e->vendor != vendor) continue;
+        int fd = ops->open(ops->user, e->type, e->config);
+        if (fd < 0) {
+            rf__perf_close(t, ops);
+            return;
+        }
+        t->perf_fd[t->perf_n] = fd;
+        t->perf_ev[t->perf_n++] = (uint8_t)i;
+        *(e->mem ? &mem : &fp) += 1;
+    }
+    if (!fp || !mem) rf__perf_close(t, ops);
+}
+
+/* This thread's running counts into v[]; 0 when a read failed (the call is then not counted). */
+static int rf__perf_read(const rf__rthread *t, uint64_t *v)
+{
+    const rf_perf_ops *ops = rf__perf_test ? rf__perf_test : &rf__perf_sys_ops;
+    for (int i = 0; i < t->perf_n; i++)
+        if (ops->read(ops->user, t->perf_fd[i], &v[i]) != 0) return 0;
+    return 1;
 }
 
 static rf__rthread *rf__thread(void)
@@ -130,6 +182,7 @@ static rf__rthread *rf__thread(void)
     *rf__tail = t;
     rf__tail = &t->next;
     pthread_mutex_unlock(&rf__list_lock);
+    rf__perf_open(t);
     rf__tls = t;
     rf__tls_gen = gen;
     return t;
@@ -212,6 +265,7 @@ void rf_region_begin(const char *name)
         return;
     }
     t->stack[t->depth].entry = e;
+    t->stack[t->depth].counted = t->perf_n && rf__perf_read(t, t->perf_start[t->depth]);
     t->stack[t->depth].start_ns = rf__now(); /* last: the lookup is not timed */
     t->depth++;
 }
@@ -259,7 +313,15 @@ void rf_region_end(const char *name)
     t->depth--;
     rf__rentry *en = &t->entries[t->stack[t->depth].entry];
     uint64_t ns = now - t->stack[t->depth].start_ns;
+    uint64_t cnt[RF__PERF_MAX];
+    int counted = t->stack[t->depth].counted && rf__perf_read(t, cnt);
     rf__lock(t);
+    for (int i = 0; counted && i < t->perf_n; i++) {
+        const rf__perf_event *ev = &rf__perf_events[t->perf_ev[i]];
+        uint64_t d = cnt[i] >= t->perf_start[t->depth][i] ? cnt[i] - t->perf_start[t->depth][i] : 0;
+        *(ev->mem ? &en->cnt_bytes : &en->cnt_flops) += (double)d * ev->weight;
+    }
+    en->cnt_calls += (uint64_t)counted;
     if (en->calls == 0 || ns < en->min_ns) en->min_ns = ns;
     if (ns > en->max_ns) en->max_ns = ns;
     en->calls++;
@@ -307,6 +369,7 @@ void rf_regions_reset(void)
         }
         free(t->entries);
         free(t->table);
+        rf__perf_close(t, rf__perf_test ? rf__perf_test : &rf__perf_sys_ops);
         free(t);
         t = next;
     }

@@ -57,6 +57,9 @@ static rf_status rf__merge_entry(rf__merge *m, const rf__rentry *en)
     it->s.unmatched += en->unmatched;
     it->s.flops += en->flops;
     it->s.bytes += en->bytes;
+    it->s.counted_calls += en->cnt_calls;
+    it->s.counted_flops += en->cnt_flops;
+    it->s.counted_bytes += en->cnt_bytes;
     if (en->n_samples) {
         RF_TRY(rf__grow(m->ctx, (void **)&it->samples, &it->cap_samples,
                         it->n_samples + en->n_samples, sizeof *it->samples));
@@ -141,6 +144,14 @@ void rf_regions_free(rf_regions *r)
     rf__free_with(&a, r);
 }
 
+int rf_region_counts(const rf_region_stats *s, double *flops, double *bytes)
+{
+    int counted = s->calls && s->counted_calls == s->calls;
+    *flops = counted ? s->counted_flops : s->flops;
+    *bytes = counted ? s->counted_bytes : s->bytes;
+    return counted;
+}
+
 static rf_status rf__key_num(rf_writer *w, const char *key, double v)
 {
     RF_TRY(rf_writef(w, ", \"%s\": ", key));
@@ -159,12 +170,12 @@ rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_ma
         /* the counts given are totals over every call, so the time is too */
         rf_measured t = {s->total_s, 0, 0,
                          (uint32_t)(s->calls > UINT32_MAX ? UINT32_MAX : s->calls)};
+        double f, b;
+        rf_region_counts(s, &f, &b); /* the hardware's counts when every call was counted */
         if (s->calls && s->total_s > 0)
-            st = rf_analysis_add_measured(a, s->name, strlen(s->name), "region", NULL, 1, s->flops,
-                                          s->bytes, &t);
+            st = rf_analysis_add_measured(a, s->name, strlen(s->name), "region", NULL, 1, f, b, &t);
         else
-            st = rf_analysis_add_detail(a, s->name, strlen(s->name), "region", NULL, 1, s->flops,
-                                        s->bytes);
+            st = rf_analysis_add_detail(a, s->name, strlen(s->name), "region", NULL, 1, f, b);
     }
     if (st == RF_OK) st = rf_analysis_finish(a, title ? title : "regions", out);
     rf_analysis_free(a);
@@ -202,9 +213,17 @@ rf_status rf_regions_write_json(rf_ctx *ctx, const rf_regions *regions, const rf
         RF_TRY_GOTO(st, rf__key_num(w, "flops", s->flops), out);
         RF_TRY_GOTO(st, rf__key_num(w, "bytes", s->bytes), out);
         RF_TRY_GOTO(st,
-                    rf_writef(w, ", \"threads\": %u, \"unmatched\": %llu}", s->threads,
+                    rf_writef(w, ", \"threads\": %u, \"unmatched\": %llu", s->threads,
                               (unsigned long long)s->unmatched),
                     out);
+        if (s->counted_calls) {
+            RF_TRY_GOTO(
+                st, rf_writef(w, ", \"counted_calls\": %llu", (unsigned long long)s->counted_calls),
+                out);
+            RF_TRY_GOTO(st, rf__key_num(w, "counted_flops", s->counted_flops), out);
+            RF_TRY_GOTO(st, rf__key_num(w, "counted_bytes", s->counted_bytes), out);
+        }
+        RF_TRY_GOTO(st, RF_WRITE_LIT(w, "}"), out);
     }
     st = regions->n ? RF_WRITE_LIT(w, "\n  ]\n}\n") : RF_WRITE_LIT(w, "]\n}\n");
 out:
@@ -261,9 +280,9 @@ out:
     return st;
 }
 
-static const char *const rf__region_keys[] = {"name",     "calls",     "total_s", "min_s",
-                                              "median_s", "max_s",     "flops",   "bytes",
-                                              "threads",  "unmatched", NULL};
+static const char *const rf__region_keys[] = {
+    "name",  "calls",   "total_s",   "min_s",         "median_s",      "max_s",         "flops",
+    "bytes", "threads", "unmatched", "counted_calls", "counted_flops", "counted_bytes", NULL};
 
 static rf_status rf__num(rf_ctx *ctx, json_t *o, const char *key, const char *where, double *out)
 {
@@ -306,6 +325,16 @@ static rf_status rf__parse_item(rf_ctx *ctx, json_t *v, size_t i, rf_region_stat
     RF_TRY(rf__count(ctx, v, "unmatched", where, &s->unmatched));
     RF_CHECK(ctx, threads <= UINT32_MAX, RF_RANGE, "%s: 'threads' is too large", where);
     s->threads = (uint32_t)threads;
+    if (json_object_get(v, "counted_calls")) { /* hardware counts, all three or none */
+        RF_TRY(rf__count(ctx, v, "counted_calls", where, &s->counted_calls));
+        RF_TRY(rf__num(ctx, v, "counted_flops", where, &s->counted_flops));
+        RF_TRY(rf__num(ctx, v, "counted_bytes", where, &s->counted_bytes));
+        RF_CHECK(ctx, s->counted_calls <= s->calls, RF_RANGE, "%s: 'counted_calls' exceeds 'calls'",
+                 where);
+    } else {
+        RF_CHECK(ctx, !json_object_get(v, "counted_flops") && !json_object_get(v, "counted_bytes"),
+                 RF_FORMAT, "%s: 'counted_flops' and 'counted_bytes' need 'counted_calls'", where);
+    }
     return RF_OK;
 }
 

@@ -31,6 +31,7 @@ rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_res
     RF_TRY(rf__write_cell(w, "region", name_w, 0));
     RF_TRY(
         RF_WRITE_LIT(w, "   calls  median/call   min/call      total  FLOP/s     B/s   util.\n"));
+    size_t n_counted = 0;
     for (size_t i = 0; i < regions->n; i++) {
         const rf_region_stats *s = &regions->items[i];
         const rf_row *row = rf__row_named(r, s->name);
@@ -38,12 +39,14 @@ rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_res
         rf_time_format(med, sizeof med, s->median_s, 3);
         rf_time_format(mn, sizeof mn, s->min_s, 3);
         rf_time_format(tot, sizeof tot, s->total_s, 3);
-        double fps = s->total_s > 0 ? s->flops / s->total_s : NAN;
-        double bps = s->total_s > 0 ? s->bytes / s->total_s : NAN;
-        rf_si_format_compact(fl, sizeof fl, s->flops > 0 ? fps : NAN, "");
-        rf_si_format_compact(by, sizeof by, s->bytes > 0 ? bps : NAN, "");
+        double f, b;
+        n_counted += (size_t)rf_region_counts(s, &f, &b);
+        double fps = s->total_s > 0 ? f / s->total_s : NAN;
+        double bps = s->total_s > 0 ? b / s->total_s : NAN;
+        rf_si_format_compact(fl, sizeof fl, f > 0 ? fps : NAN, "");
+        rf_si_format_compact(by, sizeof by, b > 0 ? bps : NAN, "");
         /* utilization = achieved / attainable under the region's own roof (DESIGN.md) */
-        if (row && row->e.bound != RF_BOUND_UNDEFINED && s->total_s > 0 && s->flops > 0)
+        if (row && row->e.bound != RF_BOUND_UNDEFINED && s->total_s > 0 && f > 0)
             snprintf(ut, sizeof ut, "%.1f%%", 100 * fps / row->e.attainable_flops_per_s);
         else if (row && row->e.bound != RF_BOUND_UNDEFINED && s->total_s > 0)
             snprintf(ut, sizeof ut, "%.1f%%", 100 * row->e.time_s / s->total_s);
@@ -53,6 +56,11 @@ rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_res
         RF_TRY(rf_writef(w, "  %6llu  %11s  %9s  %9s  %6s  %6s  %6s\n",
                          (unsigned long long)s->calls, med, mn, tot, fl, by, ut));
     }
+    if (n_counted)
+        RF_TRY(rf_writef(w,
+                         "(FLOPs and bytes of %zu of %zu region%s counted by hardware counters; "
+                         "the others as given by rf_region_add)\n",
+                         n_counted, regions->n, regions->n == 1 ? "" : "s"));
     for (size_t i = 0; i < regions->n; i++)
         if (regions->items[i].unmatched)
             RF_TRY(rf_writef(w, "(region '%s': %llu end%s without a matching begin, ignored)\n",
