@@ -53,7 +53,8 @@ _ACT = {nn.ReLU: "Relu", nn.Sigmoid: "Sigmoid", nn.Tanh: "Tanh", nn.GELU: "Gelu"
         # 1 FLOP per element like every activation (docs/cost-model.md "Activations")
         nn.Softsign: "Relu", nn.LogSigmoid: "Sigmoid", nn.Threshold: "Relu",
         nn.Tanhshrink: "Tanh", nn.Softshrink: "Relu", nn.Hardshrink: "Relu"}
-_FREE = (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout, nn.Identity,
+_FREE = (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
+         nn.FeatureAlphaDropout, nn.Identity,
          nn.Flatten, nn.Unflatten)
 
 
@@ -175,6 +176,109 @@ def _resize(m, x, out):
     return [("Resize", [_t(x), None, None, ((len(shape),), "I64", False, shape)], {"mode": mode})]
 
 
+def _shuffle(m, x):
+    """PixelShuffle, PixelUnshuffle and ChannelShuffle are one copy through a transpose of a view
+    (ONNX DepthToSpace / SpaceToDepth in CRD order): "Data movement"."""
+    n, c = x.shape[0], x.shape[1]
+    rest = tuple(x.shape[2:])
+    if isinstance(m, nn.PixelShuffle):
+        r = m.upscale_factor
+        h, w = rest[-2:]
+        return [("Transpose", [((n, c // (r * r), r, r, h, w), _DT.get(x.dtype, "F32"), False)],
+                 {"perm": [0, 1, 4, 2, 5, 3]})]
+    if isinstance(m, nn.PixelUnshuffle):
+        r = m.downscale_factor
+        h, w = rest[-2:]
+        return [("Transpose", [((n, c, h // r, r, w // r, r), _DT.get(x.dtype, "F32"), False)],
+                 {"perm": [0, 1, 3, 5, 2, 4]})]
+    g = m.groups
+    return [("Transpose", [((n, g, c // g) + rest, _DT.get(x.dtype, "F32"), False)],
+             {"perm": [0, 2, 1] + list(range(3, 3 + len(rest)))})]
+
+
+def _bytes(t):
+    return t.numel() * t.element_size() if torch.is_tensor(t) else 0
+
+
+def _io_bytes(m, args, out):
+    """A fused module's bytes (docs/cost-model.md "Bytes"): its tensor inputs, parameters and
+    outputs once each, not the intermediates of the operations its FLOPs are counted by."""
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    return (sum(_bytes(a) for a in args) + sum(_bytes(p) for p in m.parameters(recurse=False))
+            + sum(_bytes(o) for o in outs))
+
+
+def _dt(x):
+    return _DT.get(x.dtype, "F32")
+
+
+def _fused(m, args, out):
+    """(operations, True) for modules computed in one kernel whose FLOPs are those of a few
+    cost-model operations and whose bytes are its inputs, parameters and outputs (_io_bytes);
+    None when `m` is not such a module."""
+    x = args[0] if args else None
+    if isinstance(m, nn.Bilinear):  # y_k = x1 A_k x2 + b_k: x1·A, then ·x2 summed, then + b
+        x2 = args[1]
+        rows = x.numel() // x.shape[-1]
+        o, i1, i2 = m.weight.shape
+        ops = [("MatMul", [((rows, i1), _dt(x), False), ((i1, o * i2), _dt(x), True)], {}),
+               ("Mul", [((rows, o, i2), _dt(x), False), ((rows, 1, i2), _dt(x2), False)], {}),
+               ("ReduceSum", [((rows, o, i2), _dt(x), False)], {"axes": [-1], "keepdims": 0})]
+        if m.bias is not None:
+            ops.append(("Add", [((rows, o), _dt(x), False), ((o,), _dt(x), True)], {}))
+        return ops
+    if isinstance(m, nn.GLU):  # a * sigmoid(b) over the two halves
+        half = list(x.shape)
+        half[m.dim] //= 2
+        h = (tuple(half), _dt(x), False)
+        return [("Sigmoid", [h], {}), ("Mul", [h, h], {})]
+    if isinstance(m, (nn.LocalResponseNorm, nn.CrossMapLRN2d)):
+        # x / (k + alpha/size · sum of squares over `size` channels)^beta: a square, a
+        # `size`-tap sum (a pooling window over channels), then a power and a division
+        n, c = x.shape[0], x.shape[1]
+        sp = x.numel() // max(1, n * c)
+        v = ((n, 1, c, sp), _dt(x), False)
+        t = (tuple(x.shape), _dt(x), False)
+        return [("Mul", [t, t], {}),
+                ("AveragePool", [v], {"kernel_shape": [m.size, 1], "strides": [1, 1],
+                                      "pads": [m.size // 2, 0, (m.size - 1) // 2, 0]}),
+                ("Pow", [t, ((1,), "F32", False)], {}), ("Div", [t, t], {})]
+    if isinstance(m, nn.CosineSimilarity):  # x1·x2 / max(|x1|·|x2|, eps) along dim
+        x2 = args[1]
+        t = (tuple(torch.broadcast_shapes(x.shape, x2.shape)), _dt(x), False)
+        red = {"axes": [m.dim], "keepdims": 0}
+        return [("Mul", [t, t], {})] * 3 + [("ReduceSum", [t], red)] * 3 + \
+            [("Mul", [(tuple(out.shape), _dt(x), False)] * 2, {}),
+             ("Sqrt", [(tuple(out.shape), _dt(x), False)], {}),
+             ("Div", [(tuple(out.shape), _dt(x), False)] * 2, {})]
+    if isinstance(m, nn.PairwiseDistance):  # (sum |x1 - x2 + eps|^p)^(1/p) along the last axis
+        t = (tuple(torch.broadcast_shapes(x.shape, args[1].shape)), _dt(x), False)
+        o = (tuple(out.shape) or (1,), _dt(x), False)
+        return [("Sub", [t, t], {}), ("Abs", [t], {}), ("Pow", [t, ((1,), "F32", False)], {}),
+                ("ReduceSum", [t], {"axes": [-1], "keepdims": 0}),
+                ("Pow", [o, ((1,), "F32", False)], {})]
+    if isinstance(m, nn.Unfold):  # im2col: a copy into the patch matrix, no arithmetic
+        return [("Identity", [(tuple(out.shape), _dt(x), False)], {})]
+    if isinstance(m, nn.Fold):  # col2im: every patch element added into its place once
+        t = (tuple(x.shape), _dt(x), False)
+        return [("Add", [t, t], {})]
+    if isinstance(m, (nn.MaxUnpool1d, nn.MaxUnpool2d, nn.MaxUnpool3d)):
+        return [("Identity", [(tuple(out.shape), _dt(x), False)], {})]  # zero-fill + scatter
+    if isinstance(m, nn.modules.loss._Loss):
+        # the losses are elementwise over prediction and target, then a mean: one subtraction
+        # (or log/compare) and one multiply-or-transcendental per element, then the reduction
+        t = (tuple(x.shape), _dt(x), False)
+        ops = [("Sub", [t, t], {}), ("Mul", [t, t], {}),
+               ("ReduceMean", [t], {"keepdims": 0})]
+        if isinstance(m, (nn.CrossEntropyLoss, nn.NLLLoss, nn.KLDivLoss, nn.BCELoss,
+                          nn.BCEWithLogitsLoss, nn.PoissonNLLLoss, nn.GaussianNLLLoss,
+                          nn.MultiLabelSoftMarginLoss, nn.SoftMarginLoss)):
+            ops.insert(0, ("Softmax" if isinstance(m, nn.CrossEntropyLoss) else "Log", [t],
+                           {"axis": 1} if isinstance(m, nn.CrossEntropyLoss) else {}))
+        return ops
+    return None
+
+
 def module_ops(m, args, kwargs=None, out=None):
     """The operations (op_type, inputs, attrs) one call of module `m` on `args` (giving `out`)
     performs, in the cost model's terms; [] for modules that cost nothing; None when the kind is
@@ -209,12 +313,39 @@ def module_ops(m, args, kwargs=None, out=None):
         return [("Softmax", [_t(x)], {"axis": m.dim if m.dim is not None else -1})]
     if isinstance(m, nn.Embedding):
         return [("Gather", [_t(m.weight, True), _t(x)], {})]
+    if isinstance(m, nn.EmbeddingBag):  # the rows of each bag gathered, then summed or averaged
+        idx = x if x.dim() == 1 else x.reshape(-1)
+        rows = (tuple(idx.shape) + (m.embedding_dim,), _dt(m.weight), False)
+        red = "ReduceMax" if m.mode == "max" else "ReduceSum"
+        bags = out.shape[0] if torch.is_tensor(out) else 1
+        per = max(1, idx.numel() // max(1, bags))
+        return [("Gather", [_t(m.weight, True), _t(idx)], {}),
+                (red, [((bags, per, m.embedding_dim), _dt(m.weight), False)],
+                 {"axes": [1], "keepdims": 0})]
+    if isinstance(m, (nn.PixelShuffle, nn.PixelUnshuffle, nn.ChannelShuffle)):
+        return _shuffle(m, x)
+    if isinstance(m, nn.Softmax2d):
+        return [("Softmax", [_t(x)], {"axis": -3})]
+    if isinstance(m, (nn.LPPool1d, nn.LPPool2d)):
+        n = x.dim() - 2
+        k = _pair(m.kernel_size, n)
+        return [("LpPool", [_t(x)], {"kernel_shape": k, "strides": _pair(m.stride or k, n),
+                                      "p": int(m.norm_type)})]
+    if isinstance(m, (nn.FractionalMaxPool2d, nn.FractionalMaxPool3d)) and torch.is_tensor(out):
+        # pseudo-random window starts: the cost of a max pool with the same window and output
+        n = x.dim() - 2
+        k = _pair(m.kernel_size, n)
+        o = list(out.shape[2:])
+        st = [max(1, (i - kk) // max(1, oo - 1)) for i, kk, oo in zip(x.shape[2:], k, o)]
+        return [("MaxPool", [_t(x)], {"kernel_shape": k, "strides": st})]
     return None
 
 
 def cost_call(m, args, kwargs=None, out=None):
-    """(flops, bytes, matmul_flops, known) of one call, summed over its operations."""
-    ops = module_ops(m, args, kwargs, out)
+    """(flops, bytes, matmul_flops, known) of one call, summed over its operations (a fused
+    module: the FLOPs of its operations, the bytes of its inputs, parameters and outputs)."""
+    fused = _fused(m, args, out)
+    ops = fused if fused is not None else module_ops(m, args, kwargs, out)
     if ops is None:
         return 0.0, 0.0, 0.0, False
     f = b = mm = 0.0
@@ -225,6 +356,8 @@ def cost_call(m, args, kwargs=None, out=None):
         f, b = f + c.flops, b + c.bytes
         if op in _MATRIX:
             mm += c.matmul_flops
+    if fused is not None:
+        b = float(_io_bytes(m, args, out))
     return f, b, mm, True
 
 
