@@ -169,6 +169,7 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
 /* ---- the op builders: each returns RF_OK after adding steps or marking the layer not measured;
  * errors are only RF_NOMEM / RF_INTERNAL. ---- */
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
+rf_status rf__xop_deconv(rf__xplan *p, uint32_t li);
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_matmul(rf__xplan *p, uint32_t li);
 rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled);

@@ -1,7 +1,7 @@
 /* op_c_data.c — the executor's data-movement ops in plain C: views (Reshape, Flatten, Squeeze,
  * Unsqueeze, Identity, Dropout: the output shares its input's bytes), Gather (indices wrap
- * modulo the axis size: the values are synthetic), Slice, Split, Expand, Pad (constant), Shape
- * and Size. Copies run row by row (memcpy when a row is contiguous). */
+ * modulo the axis size: the values are synthetic), Slice, Split, Expand, Pad (constant, edge,
+ * reflect), Tile, Shape and Size. Copies run row by row (memcpy when a row is contiguous). */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -68,6 +68,77 @@ static void pad(const rf__xstep *s)
             idx[d] = 0;
         }
     }
+}
+
+/* Where output index i of an axis reads from an input axis of n: Tile wraps (op 0), Pad "edge"
+ * clamps (1), Pad "reflect" mirrors without repeating the edge (2), pb being the begin pad. */
+static int64_t mapped_index(int op, int64_t i, int64_t n, int64_t pb)
+{
+    if (op == 0) return i % n;
+    int64_t j = i - pb;
+    if (op == 1) return j < 0 ? 0 : j >= n ? n - 1 : j;
+    if (n == 1) return 0;
+    int64_t per = 2 * (n - 1);
+    j %= per;
+    if (j < 0) j += per;
+    return j >= n ? per - j : j;
+}
+
+/* y (contiguous over c.dims) from x (dims c.st[1], strides c.st[0]) through mapped_index per
+ * axis (mode c.op, begin pads c.st[2]): Tile and Pad edge/reflect. */
+static void mapped_copy(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    uint32_t R = c->rank;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[1];
+    int64_t n = c->dims[R - 1], idx[RF_GRAPH_MAX_RANK] = {0}, outer = 1;
+    int64_t xn = c->st[1][R - 1], xs = c->st[0][R - 1], pb = c->st[2][R - 1];
+    for (uint32_t i = 0; i + 1 < R; i++) outer *= c->dims[i];
+    for (int64_t o = 0; o < outer; o++, y += n) {
+        int64_t base = 0;
+        for (uint32_t d = 0; d + 1 < R; d++)
+            base += mapped_index(c->op, idx[d], c->st[1][d], c->st[2][d]) * c->st[0][d];
+        if (c->op == 0 && xs == 1) { /* Tile: whole input rows */
+            for (int64_t i = 0; i < n; i += xn)
+                memcpy(y + i, x + base, (size_t)(n - i < xn ? n - i : xn) * sizeof *y);
+        } else {
+            for (int64_t i = 0; i < n; i++) y[i] = x[base + mapped_index(c->op, i, xn, pb) * xs];
+        }
+        for (int d = (int)R - 2; d >= 0; d--) {
+            if (++idx[d] < c->dims[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static void out_dims(const rf__xt *y, rf__xcop *c);
+static void plain_strides(const rf__xt *x, int64_t *st);
+
+static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const int64_t *pb)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t Y = l->outputs[0], r = p->t[xu].rank;
+    if (!r || p->t[Y].rank != r) {
+        rf__xnot(p, li, "%s of a rank-%u tensor to rank %u", l->op_type, r, p->t[Y].rank);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    out_dims(&p->t[Y], &c);
+    plain_strides(&p->t[xu], c.st[0]);
+    for (uint32_t i = 0; i < r; i++) {
+        c.st[1][i] = p->t[xu].dims[i];
+        c.st[2][i] = pb ? pb[i] : 0;
+        if (c.st[1][i] <= 0 && c.dims[i] > 0) {
+            rf__xnot(p, li, "%s from an empty axis", l->op_type);
+            return RF_OK;
+        }
+    }
+    uint32_t io[2] = {xu, Y};
+    rf__xmeasured(p, li, op == 0 ? "c:tile" : op == 1 ? "c:pad-edge" : "c:pad-reflect");
+    return rf__xstep_c(p, li, mapped_copy, io, 2, 1, &c);
 }
 
 static void fill_values(const rf__xstep *s)
@@ -223,11 +294,16 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
             memcpy(pads, t->values, (size_t)np * sizeof *pads);
         }
     }
-    if ((m && m->type == RF_ATTR_STRING && strcmp(m->s, "constant")) || np != (int)(2 * r) || !r ||
-        p->t[Y].rank != r) {
-        rf__xnot(p, li, "Pad mode or pads not supported (constant mode with known pads only)");
+    const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "constant";
+    int mapped = !strcmp(mode, "edge") ? 1 : !strcmp(mode, "reflect") ? 2 : 0;
+    if ((!mapped && strcmp(mode, "constant")) || np != (int)(2 * r) || !r || p->t[Y].rank != r) {
+        rf__xnot(p, li,
+                 "Pad mode '%s' or pads not supported (constant, edge or reflect with known "
+                 "pads only)",
+                 mode);
         return RF_OK;
     }
+    if (mapped) return mapped_op(p, li, xu, mapped, pads);
     rf__xcop c;
     memset(&c, 0, sizeof c);
     c.rank = r;
@@ -252,8 +328,8 @@ rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
 {
     static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
                                         "Identity", "Dropout", "View",    NULL};
-    static const char *const data[] = {"Gather", "Slice", "Split", "Expand",
-                                       "Pad",    "Shape", "Size",  NULL};
+    static const char *const data[] = {"Gather", "Slice", "Split", "Expand", "Pad",
+                                       "Tile",   "Shape", "Size",  NULL};
     const rf_layer *l = &p->g->layers[li];
     *handled = (is(l, views) && l->n_outputs == 1) || is(l, data);
     if (!*handled) return RF_OK;
@@ -284,6 +360,7 @@ rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
     if (!strcmp(l->op_type, "Slice")) return slice(p, li, xu);
     if (!strcmp(l->op_type, "Split")) return split(p, li, xu);
     if (!strcmp(l->op_type, "Pad")) return pad_op(p, li, xu);
+    if (!strcmp(l->op_type, "Tile")) return mapped_op(p, li, xu, 0, NULL);
     rf__xcop c;
     memset(&c, 0, sizeof c);
     if (!strcmp(l->op_type, "Expand")) {

@@ -1,5 +1,6 @@
 /* op_gemm.c — the executor's matrix layers on oneDNN: Conv (1-D to 3-D, groups, depthwise,
- * stride, dilation, explicit or automatic pads) with the layouts oneDNN picks (format `any`),
+ * stride, dilation, explicit or automatic pads) and ConvTranspose (deconvolution) with the
+ * layouts oneDNN picks (format `any`),
  * Gemm (transA/transB, bias) and MatMul (batched, broadcast batch dims) as oneDNN matmul.
  * Weights are packed once before the passes; activations are reordered by timed extra steps. */
 #include <string.h>
@@ -98,6 +99,91 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
                      {DNNL_ARG_DST, Y, ym, NULL},
                      {DNNL_ARG_BIAS, bu, bm, NULL}};
     rf__xmeasured(p, li, "onednn:convolution");
+    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+}
+
+/* ConvTranspose as oneDNN deconvolution. ONNX's weight is (C_in, C_out/group, k...): oneDNN's
+ * (C_out, C_in, k...) in the `iohw` order (per group: `giohw`), so the plain weight is described
+ * with that tag and reordered once to what the primitive picks. Pads: the convolution that goes
+ * back from Y to X has the same padding, so rf__xpads runs with input and output swapped; an
+ * output_padding shows up as a smaller right padding. */
+rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "ConvTranspose without weights");
+        return RF_OK;
+    }
+    uint32_t X = l->inputs[0], W = l->inputs[1], Y = l->outputs[0];
+    uint32_t B = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
+    const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
+    int r = (int)x->rank, sp = r - 2;
+    int64_t g = rf_layer_attr_int(l, "group", 1);
+    if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
+        w->dims[0] != x->dims[1] || w->dims[1] * g != y->dims[1]) {
+        rf__xnot(p, li, "ConvTranspose shape not supported (input rank %d, group %lld)", r,
+                 (long long)g);
+        return RF_OK;
+    }
+    int64_t k[3], s[3], d[3], pl[3], pr[3];
+    for (int i = 0; i < sp; i++) k[i] = w->dims[2 + i];
+    spatial_attr(l, "strides", sp, 1, s);
+    spatial_attr(l, "dilations", sp, 1, d);
+    rf__xpads(l, sp, y->dims + 2, x->dims + 2, k, s, d, pl, pr);
+    dnnl_dims_t xd, wd, yd, st, dl, pdl, pdr;
+    for (int i = 0; i < r; i++) xd[i] = x->dims[i], yd[i] = y->dims[i];
+    int wr = g > 1 ? r + 1 : r;
+    if (g > 1) {
+        wd[0] = g, wd[1] = y->dims[1] / g, wd[2] = x->dims[1] / g;
+        for (int i = 0; i < sp; i++) wd[3 + i] = k[i];
+    } else {
+        wd[0] = y->dims[1], wd[1] = x->dims[1];
+        for (int i = 0; i < sp; i++) wd[2 + i] = k[i];
+    }
+    for (int i = 0; i < sp; i++) st[i] = s[i], dl[i] = d[i] - 1, pdl[i] = pl[i], pdr[i] = pr[i];
+    /* ONNX's bytes, (g, I/g, O/g, k...), seen in oneDNN's dims order (g, O/g, I/g, k...) */
+    dnnl_dims_t ws;
+    int64_t kk = 1, ig = x->dims[1] / g, og = y->dims[1] / g;
+    for (int i = sp - 1; i >= 0; i--) {
+        ws[wr - sp + i] = kk;
+        kk *= k[i];
+    }
+    ws[wr - sp - 2] = kk;      /* O/g */
+    ws[wr - sp - 1] = og * kk; /* I/g */
+    if (g > 1) ws[0] = ig * og * kk;
+    dnnl_memory_desc_t xa, wa, ya, bm, wplain;
+    dnnl_memory_desc_init_by_tag(&xa, r, xd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wa, wr, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
+    memset(&wplain, 0, sizeof wplain);
+    dnnl_memory_desc_init_by_strides(&wplain, wr, wd, dnnl_f32, ws);
+    rf__xmd_plain(&bm, 1, (const int64_t[]){y->dims[1]});
+    dnnl_deconvolution_desc_t cd;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_dilated_deconvolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
+            B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
+        !rf__xpd(p, &cd, &pd)) {
+        rf__xnot(p, li, "oneDNN has no deconvolution for these parameters");
+        return RF_OK;
+    }
+    dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    uint32_t xu, wu, bu = 0;
+    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
+    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, &wplain, &wm, &wu);
+    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
+    if (st0 != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st0;
+    }
+    rf__xt_define(p, Y, &ym);
+    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                     {DNNL_ARG_DST, Y, ym, NULL},
+                     {DNNL_ARG_BIAS, bu, bm, NULL}};
+    rf__xmeasured(p, li, "onednn:deconvolution");
     return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
 }
 

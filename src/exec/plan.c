@@ -223,6 +223,7 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
                                        "ReduceL2",   "ReduceSumSquare", NULL};
     int handled = 0;
     if (strcmp(l->op_type, "Conv") == 0) return rf__xop_conv(p, li);
+    if (strcmp(l->op_type, "ConvTranspose") == 0) return rf__xop_deconv(p, li);
     if (strcmp(l->op_type, "Gemm") == 0) return rf__xop_gemm(p, li);
     if (strcmp(l->op_type, "MatMul") == 0) return rf__xop_matmul(p, li);
     if (is_type(l, pools)) return rf__xop_pool(p, li);

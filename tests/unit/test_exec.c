@@ -1,5 +1,6 @@
 /* test_exec.c — the executor's oneDNN and C compute ops numerically against naive C references
- * on small shapes: convolution (groups, depthwise, stride, dilation, asymmetric pads), Gemm,
+ * on small shapes: convolution (groups, depthwise, stride, dilation, asymmetric pads),
+ * ConvTranspose (the same, with output_padding), Gemm,
  * batched MatMul, eltwise, broadcast binary (oneDNN and C), Where, Pow, pooling, normalisation,
  * softmax, reduction. Graphs built by hand with their shapes stated; no timing assertions.
  * Layouts: test_exec_layout.c; data ops: test_exec_data.c; harness: test_exec_run.c. */
@@ -43,6 +44,64 @@ RF_TEST(conv_depthwise_and_plain)
     conv_case((convp){1, 3, 12, 10, 16, 5, 3, 1, 2, 2, 1, 1, 2, 1, 0, 0}, 2, 1, 0);
     conv_case((convp){1, 4, 8, 8, 8, 3, 3, 1, 2, 2, 1, 1, 0, 0, 0, 0}, 0, 0,
               1); /* last row unused */
+}
+
+/* ConvTranspose against a scatter reference: every input pixel times every tap lands at
+ * i = h*stride - pad_top + u*dilation (ONNX ConvTranspose, weight (C_in, C_out/group, kh, kw)). */
+static void deconv_case(convp q, int64_t pb, int64_t pr, int64_t oph, int64_t opw, int bias)
+{
+    tg t = tg_new();
+    q.oh = q.sh * (q.h - 1) + oph + (q.kh - 1) * q.dh + 1 - q.pt - pb;
+    q.ow = q.sw * (q.w - 1) + opw + (q.kw - 1) * q.dw + 1 - q.pl - pr;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(q.n, q.c, q.h, q.w));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(q.c, q.oc / q.g, q.kh, q.kw));
+    uint32_t b = tens(&t, "b", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(q.n, q.oc, q.oh, q.ow));
+    uint32_t li =
+        bias ? lay(&t, "ConvTranspose", IN(x, w, b), y) : lay(&t, "ConvTranspose", IN(x, w), y);
+    rf_graph_set_attr_int(t.ctx, t.g, li, "group", q.g);
+    ints(&t, li, "strides", D(q.sh, q.sw));
+    ints(&t, li, "dilations", D(q.dh, q.dw));
+    ints(&t, li, "pads", D(q.pt, q.pl, pb, pr));
+    ints(&t, li, "output_padding", D(oph, opw));
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:deconvolution");
+        float *xv = vals(&t, x, 0), *wv = vals(&t, w, 0), *bv = vals(&t, b, 0), *got = out(&t, y);
+        uint64_t ny = elems(&t, y);
+        double *acc = calloc(ny, sizeof *acc);
+        float *ref = calloc(ny, sizeof *ref);
+        int64_t icg = q.c / q.g, ocg = q.oc / q.g;
+        for (int64_t n = 0; n < q.n; n++)
+            for (int64_t c = 0; c < q.c; c++)
+                for (int64_t hh = 0; hh < q.h; hh++)
+                    for (int64_t ww = 0; ww < q.w; ww++)
+                        for (int64_t oo = 0; oo < ocg; oo++)
+                            for (int64_t u = 0; u < q.kh; u++)
+                                for (int64_t v = 0; v < q.kw; v++) {
+                                    int64_t i = hh * q.sh - q.pt + u * q.dh;
+                                    int64_t j = ww * q.sw - q.pl + v * q.dw;
+                                    if (i < 0 || i >= q.oh || j < 0 || j >= q.ow) continue;
+                                    int64_t o = c / icg * ocg + oo;
+                                    acc[((n * q.oc + o) * q.oh + i) * q.ow + j] +=
+                                        (double)xv[((n * q.c + c) * q.h + hh) * q.w + ww] *
+                                        wv[((c * ocg + oo) * q.kh + u) * q.kw + v];
+                                }
+        for (uint64_t i = 0; i < ny; i++)
+            ref[i] = (float)(acc[i] + (bias ? bv[i / (uint64_t)(q.oh * q.ow) % q.oc] : 0));
+        close_all("deconv", got, ref, ny);
+        free(xv), free(wv), free(bv), free(got), free(ref), free(acc);
+    }
+    tg_free(&t);
+}
+
+RF_TEST(conv_transpose_groups_stride_dilation_pads)
+{
+    /* stride 2, pads 1, output_padding 1 (a U-Net/DCGAN upsampler) */
+    deconv_case((convp){2, 4, 5, 6, 6, 3, 3, 1, 2, 2, 1, 1, 1, 1, 0, 0}, 1, 1, 1, 1, 1);
+    /* groups 2, dilation 2, asymmetric pads, no bias */
+    deconv_case((convp){1, 4, 4, 5, 8, 3, 2, 2, 1, 2, 2, 1, 0, 1, 0, 0}, 2, 0, 0, 1, 0);
+    /* depthwise, stride 3 */
+    deconv_case((convp){1, 6, 3, 3, 6, 2, 2, 6, 3, 3, 1, 1, 0, 0, 0, 0}, 0, 0, 0, 0, 1);
 }
 
 /* ---- matrix products ---------------------------------------------------------------------- */

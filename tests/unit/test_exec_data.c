@@ -105,6 +105,48 @@ RF_TEST(slice_steps_pad_expand)
     tg_free(&t);
 }
 
+/* Tile and Pad edge/reflect against index arithmetic written out (ONNX Operators.md examples:
+ * reflect of [1.0 1.2; 2.3 3.4; 4.5 5.7] by 2 columns each side gives 1.0 1.2 1.0 1.2 ...). */
+RF_TEST(tile_pad_edge_reflect)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(3, 4));
+    uint32_t rep = tens(&t, "rep", RF_TENSOR_WEIGHT, D(2));
+    rf_graph_set_values(t.ctx, t.g, rep, (const int64_t[]){2, 3}, 2);
+    uint32_t ti = tens(&t, "ti", RF_TENSOR_OUTPUT, D(6, 12));
+    uint32_t pads = tens(&t, "pads", RF_TENSOR_WEIGHT, D(4));
+    rf_graph_set_values(t.ctx, t.g, pads, (const int64_t[]){1, 3, 2, 1}, 4);
+    uint32_t pe = tens(&t, "pe", RF_TENSOR_OUTPUT, D(6, 8));
+    uint32_t pr = tens(&t, "pr", RF_TENSOR_OUTPUT, D(6, 8));
+    uint32_t l0 = lay(&t, "Tile", IN(x, rep), ti);
+    uint32_t l1 = lay(&t, "Pad", IN(x, pads), pe);
+    uint32_t l2 = lay(&t, "Pad", IN(x, pads), pr);
+    rf_graph_set_attr_string(t.ctx, t.g, l1, "mode", "edge", 4);
+    rf_graph_set_attr_string(t.ctx, t.g, l2, "mode", "reflect", 7);
+    if (run(&t)) {
+        expect_measured(&t, l0, "c:tile");
+        expect_measured(&t, l1, "c:pad-edge");
+        expect_measured(&t, l2, "c:pad-reflect");
+        float *xv = vals(&t, x, 0), *gt = out(&t, ti), *ge = out(&t, pe), *gr = out(&t, pr);
+        float rt[72], re[48], rr[48];
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 12; c++) rt[r * 12 + c] = xv[(r % 3) * 4 + c % 4];
+        /* rows: pad 1 before, 2 after; columns: 3 before, 1 after */
+        static const int er[6] = {0, 0, 1, 2, 2, 2}, ec[8] = {0, 0, 0, 0, 1, 2, 3, 3};
+        static const int rr_[6] = {1, 0, 1, 2, 1, 0}, rc[8] = {3, 2, 1, 0, 1, 2, 3, 2};
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 8; c++) {
+                re[r * 8 + c] = xv[er[r] * 4 + ec[c]];
+                rr[r * 8 + c] = xv[rr_[r] * 4 + rc[c]];
+            }
+        close_all("tile", gt, rt, 72);
+        close_all("pad edge", ge, re, 48);
+        close_all("pad reflect", gr, rr, 48);
+        free(xv), free(gt), free(ge), free(gr);
+    }
+    tg_free(&t);
+}
+
 RF_TEST(split_views_shape)
 {
     tg t = tg_new();
