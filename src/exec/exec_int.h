@@ -170,6 +170,8 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
  * errors are only RF_NOMEM / RF_INTERNAL. ---- */
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
 rf_status rf__xop_deconv(rf__xplan *p, uint32_t li);
+rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li);
+rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled);
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_matmul(rf__xplan *p, uint32_t li);
 rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled);

@@ -314,3 +314,51 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
     md_strided(&ym, R, yd, ys);
     return matmul_step(p, li, A, &am, B, &bm, RF__XNONE, NULL, Y, &ym);
 }
+
+/* The LLM builders' attention matmuls (attribute llm_attention; src/llm/llm_block.c): scores =
+ * q [B,S,H,D] . K-cache [B,Hkv,T,D]^T into [B,H,S,T], and A.V = probs [B,H,S,T] . V-cache
+ * [B,Hkv,T,D] into [B*S, H*D] (= [B,S,H,D]). Grouped-query heads h read KV head h / (H/Hkv): as
+ * one oneDNN matmul over batch dims [B, Hkv, G] with the cache broadcast over G, q and the A.V
+ * output seen through strided views of their [B,S,H,D] bytes (no copies). */
+rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t A = l->inputs[0], C = l->inputs[1], Y = l->outputs[0];
+    const rf__xt *a = &p->t[A], *c = &p->t[C], *y = &p->t[Y];
+    int scores = y->rank == 4;
+    if (a->rank != 4 || c->rank != 4 || (y->rank != 4 && y->rank != 2)) {
+        rf__xnot(p, li, "attention matmul of unexpected ranks");
+        return RF_OK;
+    }
+    int64_t B = c->dims[0], Hkv = c->dims[1], T = c->dims[2], D = c->dims[3];
+    int64_t S = scores ? a->dims[1] : a->dims[2], H = scores ? a->dims[2] : a->dims[1];
+    if (Hkv <= 0 || H % Hkv || a->dims[0] != B || (scores && a->dims[3] != D) ||
+        (!scores && a->dims[3] != T) ||
+        (scores ? y->dims[1] != H || y->dims[2] != S || y->dims[3] != T
+                : y->dims[0] != B * S || y->dims[1] != H * D)) {
+        rf__xnot(p, li, "attention matmul shapes do not agree");
+        return RF_OK;
+    }
+    int64_t G = H / Hkv;
+    dnnl_dim_t ad[5], as[5], bd[5], bs[5], yd[5], ys[5];
+    /* the [B,S,H,D] bytes as [B, Hkv, G, S, D] */
+    const dnnl_dim_t hd[5] = {B, Hkv, G, S, D}, hs[5] = {S * H * D, G * D, D, H * D, 1};
+    /* the [B,H,S,T] bytes as [B, Hkv, G, S, T] */
+    const dnnl_dim_t sd[5] = {B, Hkv, G, S, T}, ss[5] = {H * S * T, G * S * T, S * T, T, 1};
+    if (scores) { /* K^T: [B, Hkv, 1, D, T] */
+        memcpy(ad, hd, sizeof ad), memcpy(as, hs, sizeof as);
+        memcpy(yd, sd, sizeof yd), memcpy(ys, ss, sizeof ys);
+        const dnnl_dim_t kd[5] = {B, Hkv, 1, D, T}, ks[5] = {Hkv * T * D, T * D, T * D, 1, D};
+        memcpy(bd, kd, sizeof bd), memcpy(bs, ks, sizeof bs);
+    } else { /* V: [B, Hkv, 1, T, D] */
+        memcpy(ad, sd, sizeof ad), memcpy(as, ss, sizeof as);
+        memcpy(yd, hd, sizeof yd), memcpy(ys, hs, sizeof ys);
+        const dnnl_dim_t vd[5] = {B, Hkv, 1, T, D}, vs[5] = {Hkv * T * D, T * D, T * D, D, 1};
+        memcpy(bd, vd, sizeof bd), memcpy(bs, vs, sizeof bs);
+    }
+    dnnl_memory_desc_t am, bm, ym;
+    md_strided(&am, 5, ad, as);
+    md_strided(&bm, 5, bd, bs);
+    md_strided(&ym, 5, yd, ys);
+    return matmul_step(p, li, A, &am, C, &bm, RF__XNONE, NULL, Y, &ym);
+}
