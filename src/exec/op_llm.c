@@ -1,8 +1,10 @@
 /* op_llm.c — the LLM builders' own layer kinds (src/llm) in the graph executor, in plain C on
  * plain tensors: RMSNorm (the measured LLM pass's kernel, rf__lx_norm), RotaryEmbedding (NeoX
  * pairs (i, i + D/2); cos and sin computed once per position and shared by its heads, as
- * llama.cpp does) and KVStore (the new K and V rows copied out, as into the cache). The attention
- * matmuls are in op_gemm.c. Values are synthetic: positions count from 0 in every pass. */
+ * llama.cpp does), KVStore (the new K and V rows copied out, as into the cache) and the MoE
+ * expert matmuls (OpenBLAS, grouped by expert). The attention matmuls are in op_gemm.c. Values
+ * are synthetic: positions count from 0 in every pass, routing is synthetic (below). */
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -52,6 +54,31 @@ static void kvstore(const rf__xstep *s)
         memcpy(s->ptr[s->n_in + i], s->ptr[i], (size_t)s->c.n_idx * sizeof(float));
 }
 
+/* MoE expert matmul: x [BS, in] (gate/up) or [BS, u, in] (down) against the active experts
+ * W [E, out, in] into y [BS, u, out]. Synthetic routing that keeps each expert's tokens
+ * contiguous, as grouped kernels (llama.cpp's mul_mat_id) arrange them: the token-slot pairs taken
+ * slot-major (p = j * BS + t) are cut into E equal runs, run e to expert e. Each run is one sgemm
+ * per slot it spans, so every expert's weights are read once per pass.
+ * c: outer = BS, n_idx = u, axis_n = E, inner = in, off = out, value = x has a slot axis. */
+static void moe(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0], *w = s->ptr[1];
+    float *y = s->ptr[2];
+    int64_t BS = c->outer, u = c->n_idx, E = c->axis_n, K = c->inner, N = c->off;
+    int64_t P = BS * u, ldx = c->value != 0 ? u * K : K, colx = c->value != 0 ? K : 0;
+    for (int64_t e = 0; e < E; e++) {
+        int64_t p0 = e * P / E, p1 = (e + 1) * P / E;
+        while (p0 < p1) {
+            int64_t j = p0 / BS, t0 = p0 % BS, t1 = p1 - j * BS < BS ? p1 - j * BS : BS;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(t1 - t0), (int)N, (int)K,
+                        1.0f, x + t0 * ldx + j * colx, (int)ldx, w + e * N * K, (int)K, 0.0f,
+                        y + t0 * u * N + j * N, (int)(u * N));
+            p0 = j * BS + t1;
+        }
+    }
+}
+
 static uint64_t elems_of(const rf__xt *t)
 {
     uint64_t n = 1;
@@ -64,7 +91,12 @@ rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled)
     const rf_layer *l = &p->g->layers[li];
     int norm = !strcmp(l->op_type, "RMSNorm"), rot = !strcmp(l->op_type, "RotaryEmbedding");
     int kv = !strcmp(l->op_type, "KVStore");
-    *handled = norm || rot || kv;
+    /* the builder's expert matmuls: x against a rank-3 weight into [BS, u, out] */
+    int ex = !strcmp(l->op_type, "MatMul") && l->n_inputs == 2 && l->n_outputs == 1 &&
+             l->inputs[1] != RF_GRAPH_NO_TENSOR && p->t[l->inputs[1]].rank == 3 &&
+             p->t[l->inputs[1]].weight && p->t[l->outputs[0]].rank == 3 &&
+             (p->t[l->inputs[0]].rank == 2 || p->t[l->inputs[0]].rank == 3);
+    *handled = norm || rot || kv || ex;
     if (!*handled) return RF_OK;
     rf__xcop c;
     memset(&c, 0, sizeof c);
@@ -91,6 +123,21 @@ rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled)
         io[0] = xu[0], io[1] = xu[1], io[1 + w] = l->outputs[0];
         rf__xmeasured(p, li, "c:rmsnorm");
         return rf__xstep_c(p, li, rmsnorm, io, 2 + (uint32_t)w, 1 + (uint32_t)w, &c);
+    }
+    if (ex) {
+        const rf__xt *x = &p->t[xu[0]], *w = &p->t[xu[1]], *y = &p->t[l->outputs[0]];
+        int slots = x->rank == 3;
+        c.outer = y->dims[0], c.n_idx = y->dims[1], c.off = y->dims[2];
+        c.axis_n = w->dims[0], c.inner = w->dims[2], c.value = (float)slots;
+        if (x->dims[0] != c.outer || x->dims[x->rank - 1] != c.inner || w->dims[1] != c.off ||
+            (slots && x->dims[1] != c.n_idx) || c.axis_n < 1 || c.axis_n > c.outer * c.n_idx ||
+            c.inner > INT32_MAX || c.off * c.n_idx > INT32_MAX || c.outer > INT32_MAX) {
+            rf__xnot(p, li, "expert matmul shapes do not agree");
+            return RF_OK;
+        }
+        io[0] = xu[0], io[1] = xu[1], io[2] = l->outputs[0];
+        rf__xmeasured(p, li, "openblas:moe");
+        return rf__xstep_c(p, li, moe, io, 3, 2, &c);
     }
     if (rot) {
         const rf__xt *y = &p->t[l->outputs[0]]; /* [B, S, H, D] */

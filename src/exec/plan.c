@@ -225,9 +225,11 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     if (strcmp(l->op_type, "Conv") == 0) return rf__xop_conv(p, li);
     if (strcmp(l->op_type, "ConvTranspose") == 0) return rf__xop_deconv(p, li);
     if (strcmp(l->op_type, "Gemm") == 0) return rf__xop_gemm(p, li);
-    if (strcmp(l->op_type, "MatMul") == 0)
-        return rf_layer_attr_int(l, "llm_attention", 0) ? rf__xop_llm_attn(p, li)
-                                                        : rf__xop_matmul(p, li);
+    if (strcmp(l->op_type, "MatMul") == 0) {
+        if (rf_layer_attr_int(l, "llm_attention", 0)) return rf__xop_llm_attn(p, li);
+        RF_TRY(rf__xop_llm(p, li, &handled)); /* the MoE expert matmuls */
+        return handled ? RF_OK : rf__xop_matmul(p, li);
+    }
     if (is_type(l, pools)) return rf__xop_pool(p, li);
     if (is_type(l, norms)) return rf__xop_norm(p, li);
     if (is_type(l, reds)) return rf__xop_reduce(p, li);

@@ -1,7 +1,8 @@
 /* test_exec_llmops.c — the LLM builders' layer kinds in the graph executor against naive
  * references: the attention matmuls with grouped-query heads (scores = q.K^T from [B,S,H,D] and
  * the [B,Hkv,T,D] cache; A.V into [B*S, H*D]), RMSNorm, rotary embedding (NeoX pairs, position =
- * row % S) and KVStore; and a GGUF-built graph (tests/data/gguf) with every layer measured. */
+ * row % S), KVStore and the MoE expert matmuls; and a GGUF-built graph (tests/data/gguf) with every
+ * layer measured. */
 #include "exec_tg.h"
 
 static uint32_t attn_layer(tg *t, const uint32_t *in, uint32_t out)
@@ -99,6 +100,45 @@ RF_TEST(rmsnorm_rope_kvstore)
         free(xv), free(wv), free(vv), free(gy), free(gr), free(gk), free(gv);
     }
     tg_free(&t);
+}
+
+/* MoE expert matmuls: token-slot pairs taken slot-major (p = j * BS + t) cut into E equal runs,
+ * run e to expert e (op_llm.c); gate/up read x [BS, in], down reads x [BS, u, in]. */
+static void moe_case(int slots)
+{
+    enum { BS = 5, U = 2, E = 3, K = 4, N = 6 };
+    tg t = tg_new();
+    uint32_t x = slots ? tens(&t, "x", RF_TENSOR_INPUT, D(BS, U, K))
+                       : tens(&t, "x", RF_TENSOR_INPUT, D(BS, K));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(E, N, K));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(BS, U, N));
+    uint32_t li = lay(&t, "MatMul", IN(x, w), y);
+    if (run(&t)) {
+        expect_measured(&t, li, "openblas:moe");
+        float *xv = vals(&t, x, 0), *wv = vals(&t, w, 0), *gy = out(&t, y);
+        float ry[BS * U * N];
+        for (int j = 0; j < U; j++)
+            for (int tk = 0; tk < BS; tk++) {
+                int pp = j * BS + tk, e = 0;
+                while ((e + 1) * (BS * U) / E <= pp) e++;
+                for (int n = 0; n < N; n++) {
+                    double acc = 0;
+                    for (int k = 0; k < K; k++)
+                        acc += (double)wv[(e * N + n) * K + k] *
+                               xv[slots ? (tk * U + j) * K + k : tk * K + k];
+                    ry[(tk * U + j) * N + n] = (float)acc;
+                }
+            }
+        close_all(slots ? "moe down" : "moe gate", gy, ry, BS * U * N);
+        free(xv), free(wv), free(gy);
+    }
+    tg_free(&t);
+}
+
+RF_TEST(moe_expert_matmuls)
+{
+    moe_case(0);
+    moe_case(1);
 }
 
 /* A model from a GGUF file runs with no layer left unmeasured (the builder's kinds included). */
