@@ -189,6 +189,11 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li); /* LSTM, GRU (op_rnn.c) */
 rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled);
 rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op);
 rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled);
+/* Resize mode cubic over the last two axes (op_c.c); the kernel itself for tests. */
+#define RF__CUBIC_MAX_W 4096
+rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li);
+void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t oh,
+                       int64_t ow, int mode, float a);
 
 /* C binary ops (rf__xcop.op for the n-ary kernel). */
 enum {

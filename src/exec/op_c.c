@@ -257,3 +257,106 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
     rf__xmeasured(p, li, op == U_COPY ? "c:cast" : "c:unary");
     return rf__xstep_c(p, li, unary, io, 2, 1, &c);
 }
+
+/* ---- Resize, cubic (ONNX Resize mode "cubic": Keys' kernel with coefficient a, 4 taps per
+ * resized axis, edge taps clamped as exclude_outside = 0 does) over the last two axes ---------- */
+
+/* Source coordinate of output index o (ONNX coordinate_transformation_mode). */
+static double cubic_src(int mode, int64_t o, int64_t in, int64_t out)
+{
+    double scale = (double)out / (double)in;
+    switch (mode) {
+    case 1: return out > 1 ? (double)o * (double)(in - 1) / (double)(out - 1) : 0; /* corners */
+    case 2: return (double)o / scale;                                              /* asymmetric */
+    case 3: return out > 1 ? ((double)o + 0.5) / scale - 0.5 : 0; /* pytorch_half_pixel */
+    default: return ((double)o + 0.5) / scale - 0.5;              /* half_pixel */
+    }
+}
+
+/* The 4 taps (clamped source indices) and weights of output index o. */
+static void cubic_taps(int mode, float a, int64_t o, int64_t in, int64_t out, int64_t *idx,
+                       float *w)
+{
+    double s = cubic_src(mode, o, in, out), f = floor(s), t = s - f;
+    double t1 = t + 1, u = 1 - t, u1 = 2 - t;
+    w[0] = (float)(((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a);
+    w[1] = (float)(((a + 2) * t - (a + 3)) * t * t + 1);
+    w[2] = (float)(((a + 2) * u - (a + 3)) * u * u + 1);
+    w[3] = (float)(((a * u1 - 5 * a) * u1 + 8 * a) * u1 - 4 * a);
+    for (int k = 0; k < 4; k++) {
+        int64_t i = (int64_t)f - 1 + k;
+        idx[k] = i < 0 ? 0 : i >= in ? in - 1 : i;
+    }
+}
+
+void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t oh,
+                       int64_t ow, int mode, float a)
+{
+    int64_t ci[RF__CUBIC_MAX_W * 4];
+    float cw[RF__CUBIC_MAX_W * 4];
+    for (int64_t j = 0; j < ow; j++) cubic_taps(mode, a, j, iw, ow, ci + 4 * j, cw + 4 * j);
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * ih * iw;
+        for (int64_t i = 0; i < oh; i++) {
+            int64_t ri[4];
+            float rw[4];
+            cubic_taps(mode, a, i, ih, oh, ri, rw);
+            float *yr = y + (pl * oh + i) * ow;
+            for (int64_t j = 0; j < ow; j++) {
+                float acc = 0;
+                for (int u = 0; u < 4; u++) {
+                    const float *row = xp + ri[u] * iw;
+                    float h = row[ci[4 * j]] * cw[4 * j] + row[ci[4 * j + 1]] * cw[4 * j + 1] +
+                              row[ci[4 * j + 2]] * cw[4 * j + 2] +
+                              row[ci[4 * j + 3]] * cw[4 * j + 3];
+                    acc += h * rw[u];
+                }
+                yr[j] = acc;
+            }
+        }
+    }
+}
+
+static void resize_cubic(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    rf__xresize_cubic(s->ptr[0], s->ptr[1], c->outer, c->st[0][0], c->st[0][1], c->st[1][0],
+                      c->st[1][1], c->op, c->value);
+}
+
+rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t xu, Y = l->outputs[0];
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
+    const rf__xt *x = &p->t[xu], *y = &p->t[Y];
+    uint32_t r = x->rank;
+    int ok = r >= 2 && y->rank == r && y->dims[r - 1] <= RF__CUBIC_MAX_W;
+    for (uint32_t i = 0; ok && i + 2 < r; i++) ok = x->dims[i] == y->dims[i];
+    const rf_attr *ct = rf_layer_attr(l, "coordinate_transformation_mode");
+    const char *cm = ct && ct->type == RF_ATTR_STRING ? ct->s : "half_pixel";
+    int mode = !strcmp(cm, "half_pixel")           ? 0
+               : !strcmp(cm, "align_corners")      ? 1
+               : !strcmp(cm, "asymmetric")         ? 2
+               : !strcmp(cm, "pytorch_half_pixel") ? 3
+                                                   : -1;
+    if (!ok || mode < 0 || rf_layer_attr_int(l, "exclude_outside", 0)) {
+        rf__xnot(p, li,
+                 "cubic resize of more than the last two axes, wider than %d, or "
+                 "coordinate mode '%s' / exclude_outside",
+                 RF__CUBIC_MAX_W, cm);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = mode;
+    c.outer = 1;
+    for (uint32_t i = 0; i + 2 < r; i++) c.outer *= x->dims[i];
+    c.st[0][0] = x->dims[r - 2], c.st[0][1] = x->dims[r - 1];
+    c.st[1][0] = y->dims[r - 2], c.st[1][1] = y->dims[r - 1];
+    const rf_attr *ca = rf_layer_attr(l, "cubic_coeff_a");
+    c.value = ca && ca->type == RF_ATTR_FLOAT ? (float)ca->f : -0.75f;
+    uint32_t io[2] = {xu, Y};
+    rf__xmeasured(p, li, "c:resize-cubic");
+    return rf__xstep_c(p, li, resize_cubic, io, 2, 1, &c);
+}

@@ -353,6 +353,7 @@ rf_status rf__xop_resize(rf__xplan *p, uint32_t li)
     const rf_attr *m = rf_layer_attr(l, "mode");
     const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "nearest";
     int r = (int)x->rank;
+    if (!strcmp(mode, "cubic")) return rf__xop_resize_cubic(p, li);
     dnnl_alg_kind_t alg = !strcmp(mode, "nearest")  ? dnnl_resampling_nearest
                           : !strcmp(mode, "linear") ? dnnl_resampling_linear
                                                     : dnnl_alg_kind_undef;

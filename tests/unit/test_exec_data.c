@@ -147,6 +147,47 @@ RF_TEST(tile_pad_edge_reflect)
     tg_free(&t);
 }
 
+/* Cubic Resize: the kernel against PyTorch's bicubic interpolation (a = -0.75, edge taps
+ * clamped) of x = 0.1 k^2 - k, k = 0..11, as [1,1,3,4] to [5,7] — align_corners=False is
+ * ONNX half_pixel, True is align_corners (values printed by torch 1.13's F.interpolate) — then
+ * through a graph with the mode attribute. */
+RF_TEST(resize_cubic_against_pytorch)
+{
+    float x[12], y[35];
+    for (int k = 0; k < 12; k++) x[k] = 0.1f * (float)(k * k) - (float)k;
+    static const float half_pixel[35] = {
+        0.327315f,  -0.054666f, -0.654630f, -1.172300f, -1.592084f, -1.951231f, -2.157228f,
+        -0.924588f, -1.181827f, -1.578313f, -1.897100f, -2.118000f, -2.273669f, -2.354926f,
+        -2.390079f, -2.440224f, -2.498897f, -2.487500f, -2.378216f, -2.196073f, -2.070235f,
+        -2.127570f, -1.970621f, -1.691482f, -1.349900f, -0.910432f, -0.390477f, -0.057544f,
+        -1.600272f, -1.318582f, -0.835965f, -0.295500f, 0.342851f,  1.066284f,  1.523958f};
+    static const float corners[35] = {
+        0.000000f,  -0.384375f, -0.900000f, -1.287500f, -1.600000f, -1.915625f, -2.100000f,
+        -1.275000f, -1.527344f, -1.850000f, -2.075000f, -2.225000f, -2.347656f, -2.400000f,
+        -2.400000f, -2.459375f, -2.500000f, -2.487500f, -2.400000f, -2.240625f, -2.100000f,
+        -2.225000f, -2.091406f, -1.850000f, -1.600000f, -1.275000f, -0.833594f, -0.500000f,
+        -1.600000f, -1.334375f, -0.900000f, -0.487500f, 0.000000f,  0.634375f,  1.100000f};
+    rf__xresize_cubic(x, y, 1, 3, 4, 5, 7, 0, -0.75f);
+    close_all("cubic half_pixel", y, half_pixel, 35);
+    rf__xresize_cubic(x, y, 1, 3, 4, 5, 7, 1, -0.75f);
+    close_all("cubic align_corners", y, corners, 35);
+
+    tg t = tg_new();
+    uint32_t in = tens(&t, "in", RF_TENSOR_INPUT, D(2, 3, 6, 5));
+    uint32_t yo = tens(&t, "yo", RF_TENSOR_OUTPUT, D(2, 3, 12, 9));
+    uint32_t li = lay(&t, "Resize", IN(in), yo);
+    rf_graph_set_attr_string(t.ctx, t.g, li, "mode", "cubic", 5);
+    if (run(&t)) {
+        expect_measured(&t, li, "c:resize-cubic");
+        float *xv = vals(&t, in, 0), *got = out(&t, yo);
+        float *ref = calloc(2 * 3 * 12 * 9, sizeof *ref);
+        rf__xresize_cubic(xv, ref, 6, 6, 5, 12, 9, 0, -0.75f);
+        close_all("cubic graph", got, ref, 2 * 3 * 12 * 9);
+        free(xv), free(got), free(ref);
+    }
+    tg_free(&t);
+}
+
 RF_TEST(split_views_shape)
 {
     tg t = tg_new();
