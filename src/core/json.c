@@ -38,6 +38,157 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
     return RF_OK;
 }
 
+static size_t rf__ws(const char *s, size_t k, size_t n)
+{
+    while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n')) k++;
+    return k;
+}
+
+/* jansson's error for the value that starts at byte `at`, as rf__json_load words it. */
+static rf_status rf__json_err(rf_ctx *ctx, json_error_t *e, size_t at)
+{
+    enum json_error_code code = json_error_code(e);
+    if (code == json_error_out_of_memory || !e->text[0])
+        return rf__error(ctx, RF_NOMEM, (int64_t)at,
+                         "out of memory while reading the JSON value "
+                         "at byte %zu",
+                         at);
+    for (char *p = e->text; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    size_t pos = at + (e->position > 0 ? (size_t)e->position : 0);
+    return rf__error(ctx, code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT, (int64_t)pos,
+                     "at byte %zu: %s", pos, e->text);
+}
+
+/* Decode the one value at data[*k..n) and move *k past it. */
+static rf_status rf__json_one(rf_ctx *ctx, const char *s, size_t *k, size_t n, json_t **out)
+{
+    json_error_t e;
+    size_t left = n - *k, len = left > INT32_MAX ? INT32_MAX : left; /* positions are ints */
+    *out = json_loadb(s + *k, len,
+                      JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY |
+                          JSON_DISABLE_EOF_CHECK,
+                      &e);
+    if (!*out) return rf__json_err(ctx, &e, *k);
+    *k += e.position > 0 ? (size_t)e.position : 0;
+    return RF_OK;
+}
+
+/* Skip the array at data[*k] ('[' there), strings and nesting respected; RF_FORMAT when the
+ * input ends first. */
+static rf_status rf__json_skip_array(rf_ctx *ctx, const char *s, size_t *k, size_t n)
+{
+    size_t at = *k, depth = 0;
+    for (size_t i = *k; i < n; i++) {
+        char c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+            continue;
+        }
+        if (c == '[' || c == '{') depth++;
+        if ((c == ']' || c == '}') && --depth == 0) {
+            *k = i + 1;
+            return RF_OK;
+        }
+    }
+    return rf__error(ctx, RF_FORMAT, (int64_t)at, "at byte %zu: the array never ends", at);
+}
+
+rf_status rf__json_load_bulk(rf_ctx *ctx, const void *data, size_t size, const char *bulk_key,
+                             json_t **head, size_t *bulk_at, size_t *bulk_end)
+{
+    const char *s = data;
+    *head = NULL;
+    *bulk_at = *bulk_end = 0;
+    size_t k = rf__ws(s, 0, size);
+    RF_CHECK(ctx, k < size, RF_FORMAT, "empty input (expected a JSON object)");
+    RF_CHECK(ctx, s[k] == '{', RF_FORMAT, "top level: expected a JSON object");
+    json_t *h = json_object();
+    if (!h) return RF_NOMEM_ERR(ctx);
+    rf_status st = RF_OK;
+    k = rf__ws(s, k + 1, size);
+    int first = 1;
+    while (st == RF_OK) {
+        if (k < size && s[k] == '}' && first) {
+            k++;
+            break;
+        }
+        json_t *key = NULL, *v = NULL;
+        if (k >= size || s[k] != '"') {
+            st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected a key", k);
+            break;
+        }
+        if ((st = rf__json_one(ctx, s, &k, size, &key)) != RF_OK) break;
+        k = rf__ws(s, k, size);
+        if (k >= size || s[k] != ':') {
+            json_decref(key);
+            st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ':'", k);
+            break;
+        }
+        k = rf__ws(s, k + 1, size);
+        const char *name = json_string_value(key);
+        if (json_object_get(h, name) || (*bulk_end && strcmp(name, bulk_key) == 0)) {
+            st = rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: duplicate key '%s'", name);
+        } else if (strcmp(name, bulk_key) == 0) {
+            if (k >= size || s[k] != '[')
+                st = rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: '%s' must be an array",
+                               bulk_key);
+            *bulk_at = k;
+            if (st == RF_OK) st = rf__json_skip_array(ctx, s, &k, size);
+            *bulk_end = k;
+        } else if ((st = rf__json_one(ctx, s, &k, size, &v)) == RF_OK &&
+                   json_object_set_new(h, name, v) != 0) {
+            st = RF_NOMEM_ERR(ctx);
+        }
+        json_decref(key);
+        first = 0;
+        if (st != RF_OK) break;
+        k = rf__ws(s, k, size);
+        if (k < size && s[k] == ',') {
+            k = rf__ws(s, k + 1, size);
+            continue;
+        }
+        if (k < size && s[k] == '}') {
+            k++;
+            break;
+        }
+        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ',' or '}'", k);
+    }
+    if (st == RF_OK && rf__ws(s, k, size) != size)
+        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: data after the JSON object", k);
+    if (st != RF_OK) {
+        json_decref(h);
+        return st;
+    }
+    *head = h;
+    return RF_OK;
+}
+
+rf_status rf__json_bulk_next(rf_ctx *ctx, const void *data, size_t *pos, size_t end, json_t **elem)
+{
+    const char *s = data;
+    size_t k = *pos; /* at the '[' first, then at the ',' or ']' after an element */
+    *elem = NULL;
+    RF_CHECK(ctx, k < end, RF_FORMAT, "at byte %zu: the array never ends", k);
+    if (s[k] == ']') return RF_OK;
+    int start = s[k] == '[';
+    k = rf__ws(s, k + 1, end);
+    if (start && k < end && s[k] == ']') {
+        *pos = k;
+        return RF_OK;
+    }
+    RF_TRY(rf__json_one(ctx, s, &k, end, elem));
+    k = rf__ws(s, k, end);
+    if (k >= end || (s[k] != ',' && s[k] != ']')) {
+        json_decref(*elem);
+        *elem = NULL;
+        return rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ',' or ']'", k);
+    }
+    *pos = k;
+    return RF_OK;
+}
+
 const char *rf__json_type_name(const json_t *v)
 {
     switch (json_typeof(v)) {

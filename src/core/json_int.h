@@ -15,6 +15,18 @@
  * (json_decref). */
 rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **root);
 
+/* rf__json_load for a document whose bulk is the array under top-level key `bulk_key` (a result's
+ * "rows"): every other member is decoded into *head (duplicate top-level keys refused), while the
+ * array is only skipped over and its bytes [*bulk_at, *bulk_end) returned (0, 0 when the key is
+ * absent; RF_FORMAT when its value is not an array), for rf__json_bulk_next to decode one element
+ * at a time: memory is one element's tree, not the document's. *head owned by the caller. */
+rf_status rf__json_load_bulk(rf_ctx *ctx, const void *data, size_t size, const char *bulk_key,
+                             json_t **head, size_t *bulk_at, size_t *bulk_end);
+
+/* The next element of the array at data[*pos..end) (*pos starts at the '['), decoded as
+ * rf__json_load decodes, into *elem (NULL once the array has ended). *pos moves past it. */
+rf_status rf__json_bulk_next(rf_ctx *ctx, const void *data, size_t *pos, size_t end, json_t **elem);
+
 /* "an object", "a string", "a number", ... for messages. */
 const char *rf__json_type_name(const json_t *v);
 

@@ -293,20 +293,27 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
     return RF_OK;
 }
 
-static rf_status rf__rj_doc(rf_ctx *ctx, json_t *root, rf_result *r)
+/* The head (every top-level member but "rows") is a small tree; the rows are decoded and checked
+ * one at a time from their bytes, so a file of many tiny rows costs one row's tree. */
+static rf_status rf__rj_doc(rf_ctx *ctx, json_t *root, const char *data, size_t at, size_t end,
+                            rf_result *r)
 {
-    RF_CHECK(ctx, json_is_object(root), RF_FORMAT, "top level: expected a JSON object");
     RF_TRY(rf__rj_head(ctx, root, r));
-    json_t *rows = json_object_get(root, "rows");
-    RF_CHECK(ctx, rows && json_is_array(rows), RF_FORMAT, "top level: 'rows' must be an array");
-    size_t n = json_array_size(rows);
-    if (n) {
-        r->rows = rf__calloc(ctx, n, sizeof *r->rows);
-        if (!r->rows) return RF_NOMEM_ERR(ctx);
-    }
-    for (size_t i = 0; i < n; i++) {
-        r->n_rows = i + 1; /* so rf_result_free releases what was allocated */
-        RF_TRY(rf__rj_row(ctx, r, json_array_get(rows, i), i));
+    RF_CHECK(ctx, end > at, RF_FORMAT, "top level: 'rows' must be an array");
+    size_t cap = 0, pos = at;
+    for (size_t i = 0;; i++) {
+        json_t *v = NULL;
+        rf_status st = rf__json_bulk_next(ctx, data, &pos, end, &v);
+        if (st != RF_OK) return rf__error_prefix(ctx, "rows");
+        if (!v) break;
+        st = rf__grow(ctx, (void **)&r->rows, &cap, i + 1, sizeof *r->rows);
+        if (st == RF_OK) {
+            memset(&r->rows[i], 0, sizeof r->rows[i]);
+            r->n_rows = i + 1; /* so rf_result_free releases what was allocated */
+            st = rf__rj_row(ctx, r, v, i);
+        }
+        json_decref(v);
+        RF_TRY(st);
     }
     return rf__rj_totals(ctx, root, r);
 }
@@ -321,9 +328,10 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     rf_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc_ = *rf_ctx_allocator(ctx);
+    size_t at = 0, end = 0;
     rf_status st = rf__json_scan(ctx, data, size, &rf__rj_limits);
-    if (st == RF_OK) st = rf__json_load(ctx, data, size, &root);
-    if (st == RF_OK) st = rf__rj_doc(ctx, root, r);
+    if (st == RF_OK) st = rf__json_load_bulk(ctx, data, size, "rows", &root, &at, &end);
+    if (st == RF_OK) st = rf__rj_doc(ctx, root, data, at, end, r);
     json_decref(root);
     if (st != RF_OK) {
         rf_result_free(r);

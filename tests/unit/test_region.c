@@ -341,7 +341,9 @@ RF_TEST(perf_counting)
     const rf_region_stats *ob = find(back, "outer");
     RF_EXPECT(ob && ob->counted_calls == 1 && ob->counted_bytes == 192);
     rf_result *res = NULL;
-    RF_EXPECT_INT(rf_regions_analyze(ctx, back, m, 0, 0, "prog", &res), RF_OK);
+    RF_EXPECT_INT(
+        rf_regions_analyze(ctx, back, m, m->default_compute, m->default_bandwidth, "prog", &res),
+        RF_OK);
     if (res) RF_EXPECT_DBL(res->rows[0].e.flops, 107);
     rf_buf out;
     rf_buf_init(&out, ctx, 0);
