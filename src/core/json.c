@@ -61,13 +61,14 @@ static rf_status rf__json_err(rf_ctx *ctx, json_error_t *e, size_t at)
 }
 
 /* Decode the one value at data[*k..n) and move *k past it. */
-static rf_status rf__json_one(rf_ctx *ctx, const char *s, size_t *k, size_t n, json_t **out)
+static rf_status rf__json_one(rf_ctx *ctx, const char *s, size_t *k, size_t n, json_t **out,
+                              int ints)
 {
     json_error_t e;
     size_t left = n - *k, len = left > INT32_MAX ? INT32_MAX : left; /* positions are ints */
     *out = json_loadb(s + *k, len,
-                      JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY |
-                          JSON_DISABLE_EOF_CHECK,
+                      JSON_REJECT_DUPLICATES | (ints ? 0 : JSON_DECODE_INT_AS_REAL) |
+                          JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK,
                       &e);
     if (!*out) return rf__json_err(ctx, &e, *k);
     *k += e.position > 0 ? (size_t)e.position : 0;
@@ -95,6 +96,53 @@ static rf_status rf__json_skip_array(rf_ctx *ctx, const char *s, size_t *k, size
     return rf__error(ctx, RF_FORMAT, (int64_t)at, "at byte %zu: the array never ends", at);
 }
 
+rf_status rf__json_member_next(rf_ctx *ctx, const void *data, size_t size, size_t *pos,
+                               const char *skip_key, int ints, json_t **key, json_t **val,
+                               size_t *skip_at, size_t *skip_end)
+{
+    const char *s = data;
+    size_t k = *pos; /* at the '{' first, then at the ',' or '}' after a member */
+    *key = *val = NULL;
+    RF_CHECK(ctx, k < size, RF_FORMAT, "at byte %zu: the object never ends", k);
+    if (s[k] == '}') return RF_OK;
+    int start = s[k] == '{';
+    k = rf__ws(s, k + 1, size);
+    if (start && k < size && s[k] == '}') {
+        *pos = k;
+        return RF_OK;
+    }
+    RF_CHECK(ctx, k < size && s[k] == '"', RF_FORMAT, "at byte %zu: expected a key", k);
+    RF_TRY(rf__json_one(ctx, s, &k, size, key, 0));
+    k = rf__ws(s, k, size);
+    rf_status st = RF_OK;
+    if (k >= size || s[k] != ':') {
+        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ':'", k);
+    } else {
+        k = rf__ws(s, k + 1, size);
+        if (skip_key && strcmp(json_string_value(*key), skip_key) == 0) {
+            if (k >= size || s[k] != '[')
+                st = rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: '%s' must be an array",
+                               skip_key);
+            *skip_at = k;
+            if (st == RF_OK) st = rf__json_skip_array(ctx, s, &k, size);
+            *skip_end = k;
+        } else {
+            st = rf__json_one(ctx, s, &k, size, val, ints);
+        }
+    }
+    k = rf__ws(s, k, size);
+    if (st == RF_OK && (k >= size || (s[k] != ',' && s[k] != '}')))
+        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ',' or '}'", k);
+    if (st != RF_OK) {
+        json_decref(*key);
+        json_decref(*val);
+        *key = *val = NULL;
+        return st;
+    }
+    *pos = k;
+    return RF_OK;
+}
+
 rf_status rf__json_load_bulk(rf_ctx *ctx, const void *data, size_t size, const char *bulk_key,
                              json_t **head, size_t *bulk_at, size_t *bulk_end)
 {
@@ -104,59 +152,29 @@ rf_status rf__json_load_bulk(rf_ctx *ctx, const void *data, size_t size, const c
     size_t k = rf__ws(s, 0, size);
     RF_CHECK(ctx, k < size, RF_FORMAT, "empty input (expected a JSON object)");
     RF_CHECK(ctx, s[k] == '{', RF_FORMAT, "top level: expected a JSON object");
-    json_t *h = json_object();
+    json_t *h = json_object(), *key, *v;
     if (!h) return RF_NOMEM_ERR(ctx);
-    rf_status st = RF_OK;
-    k = rf__ws(s, k + 1, size);
-    int first = 1;
-    while (st == RF_OK) {
-        if (k < size && s[k] == '}' && first) {
-            k++;
-            break;
-        }
-        json_t *key = NULL, *v = NULL;
-        if (k >= size || s[k] != '"') {
-            st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected a key", k);
-            break;
-        }
-        if ((st = rf__json_one(ctx, s, &k, size, &key)) != RF_OK) break;
-        k = rf__ws(s, k, size);
-        if (k >= size || s[k] != ':') {
-            json_decref(key);
-            st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ':'", k);
-            break;
-        }
-        k = rf__ws(s, k + 1, size);
+    rf_status st;
+    size_t at = 0, end = 0;
+    while ((st = rf__json_member_next(ctx, s, size, &k, bulk_key, 0, &key, &v, &at, &end)) ==
+               RF_OK &&
+           key) {
         const char *name = json_string_value(key);
-        if (json_object_get(h, name) || (*bulk_end && strcmp(name, bulk_key) == 0)) {
+        if (json_object_get(h, name) || (!v && *bulk_end))
             st = rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: duplicate key '%s'", name);
-        } else if (strcmp(name, bulk_key) == 0) {
-            if (k >= size || s[k] != '[')
-                st = rf__error(ctx, RF_FORMAT, (int64_t)k, "top level: '%s' must be an array",
-                               bulk_key);
-            *bulk_at = k;
-            if (st == RF_OK) st = rf__json_skip_array(ctx, s, &k, size);
-            *bulk_end = k;
-        } else if ((st = rf__json_one(ctx, s, &k, size, &v)) == RF_OK &&
-                   json_object_set_new(h, name, v) != 0) {
+        else if (!v)
+            *bulk_at = at, *bulk_end = end;
+        else if (json_object_set_new(h, name, v) != 0)
             st = RF_NOMEM_ERR(ctx);
-        }
+        else
+            v = NULL;
         json_decref(key);
-        first = 0;
+        json_decref(v);
         if (st != RF_OK) break;
-        k = rf__ws(s, k, size);
-        if (k < size && s[k] == ',') {
-            k = rf__ws(s, k + 1, size);
-            continue;
-        }
-        if (k < size && s[k] == '}') {
-            k++;
-            break;
-        }
-        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: expected ',' or '}'", k);
     }
-    if (st == RF_OK && rf__ws(s, k, size) != size)
-        st = rf__error(ctx, RF_FORMAT, (int64_t)k, "at byte %zu: data after the JSON object", k);
+    if (st == RF_OK && rf__ws(s, k + 1, size) != size)
+        st = rf__error(ctx, RF_FORMAT, (int64_t)k + 1, "at byte %zu: data after the JSON object",
+                       k + 1);
     if (st != RF_OK) {
         json_decref(h);
         return st;
@@ -178,7 +196,7 @@ rf_status rf__json_bulk_next(rf_ctx *ctx, const void *data, size_t *pos, size_t 
         *pos = k;
         return RF_OK;
     }
-    RF_TRY(rf__json_one(ctx, s, &k, end, elem));
+    RF_TRY(rf__json_one(ctx, s, &k, end, elem, 0));
     k = rf__ws(s, k, end);
     if (k >= end || (s[k] != ',' && s[k] != ']')) {
         json_decref(*elem);

@@ -23,6 +23,15 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
 rf_status rf__json_load_bulk(rf_ctx *ctx, const void *data, size_t size, const char *bulk_key,
                              json_t **head, size_t *bulk_at, size_t *bulk_end);
 
+/* The next member of the object at data[*pos..size) (*pos starts at its '{'): *key a jansson
+ * string and *val its value decoded as rf__json_load decodes (both NULL once the object has
+ * ended); *pos moves past it. A member whose key is `skip_key` (may be NULL) must be an array: it
+ * is skipped, not decoded (*val NULL), and its bytes are [*skip_at, *skip_end). `ints`: integers
+ * stay integers (else reals, as rf__json_load). Duplicate keys are the caller's to find. */
+rf_status rf__json_member_next(rf_ctx *ctx, const void *data, size_t size, size_t *pos,
+                               const char *skip_key, int ints, json_t **key, json_t **val,
+                               size_t *skip_at, size_t *skip_end);
+
 /* The next element of the array at data[*pos..end) (*pos starts at the '['), decoded as
  * rf__json_load decodes, into *elem (NULL once the array has ended). *pos moves past it. */
 rf_status rf__json_bulk_next(rf_ctx *ctx, const void *data, size_t *pos, size_t end, json_t **elem);

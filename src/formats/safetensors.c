@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_int.h"
 #include "core/json_scan.h"
 #include "formats/safetensors_int.h"
 
@@ -188,8 +189,8 @@ static rf_status st_tiling(st_parse *p, rf_safetensors *st)
     return s;
 }
 
-/* The header length and the JSON object. */
-static rf_status st_header(st_parse *p, size_t size, json_t **root)
+/* The header length, and the JSON object's bytes scanned against the limits (core/json_scan.h). */
+static rf_status st_header(st_parse *p, size_t size)
 {
     if (size < 8)
         return rf__error(p->ctx, RF_FORMAT, 0,
@@ -225,48 +226,52 @@ static rf_status st_header(st_parse *p, size_t size, json_t **root)
         return rf__error(p->ctx, rf_ctx_error_status(p->ctx), 8,
                          "SafeTensors header JSON (from byte 8) %s", msg);
     }
-    json_error_t err;
-    *root = json_loadb((const char *)p->base + 8, (size_t)n, JSON_REJECT_DUPLICATES, &err);
-    if (!*root && (json_error_code(&err) == json_error_out_of_memory || !err.text[0]))
-        return rf__error(p->ctx, RF_NOMEM, 8,
-                         "SafeTensors header JSON (%llu bytes): out of memory while reading it",
-                         (unsigned long long)n);
-    if (!*root) {
-        char clean[160];
-        rf__excerpt(clean, sizeof clean, err.text, strlen(err.text), 120);
-        return rf__error(p->ctx, RF_FORMAT, 8 + (int64_t)err.position,
-                         "SafeTensors header JSON at byte %lld: %s", 8 + (long long)err.position,
-                         clean);
-    }
-    if (!json_is_object(*root))
-        return rf__error(p->ctx, RF_FORMAT, 8, "SafeTensors header at byte 8 is not an object");
     return RF_OK;
 }
 
+/* The header's members are decoded one at a time (core/json_int.h), so a header of a million
+ * entries costs one entry's tree beside the tensor table, not a tree of the whole header. */
 static rf_status st_parse_all(st_parse *p, rf_safetensors *st)
 {
-    json_t *root = NULL;
-    rf_status s = st_header(p, p->size, &root);
-    size_t n = root ? json_object_size(root) : 0;
-    if (s == RF_OK) {
-        p->priv->tensors = rf__calloc(p->ctx, n ? n : 1, sizeof *p->priv->tensors);
+    rf_status s = st_header(p, p->size);
+    size_t pos = 8, cap = 0, end = 8 + p->header_len, at = 0, skip_end = 0;
+    int meta = 0;
+    while (s == RF_OK) {
+        json_t *key = NULL, *v = NULL;
+        s = rf__json_member_next(p->ctx, p->base, end, &pos, NULL, 1, &key, &v, &at, &skip_end);
+        if (s != RF_OK) {
+            char msg[256];
+            rf__strlcpy(msg, rf_ctx_errmsg(p->ctx), sizeof msg);
+            s = rf__error(p->ctx, rf_ctx_error_status(p->ctx), (int64_t)pos,
+                          "SafeTensors header JSON %s", msg);
+            break;
+        }
+        if (!key) break;
+        const char *k = json_string_value(key);
+        if (strcmp(k, "__metadata__") == 0) {
+            s = meta++ ? rf__error(p->ctx, RF_FORMAT, (int64_t)pos,
+                                   "SafeTensors header has '__metadata__' twice")
+                       : st_metadata(p, v, st);
+        } else {
+            s = rf__grow(p->ctx, (void **)&p->priv->tensors, &cap, st->n_tensors + 1,
+                         sizeof *p->priv->tensors);
+            rf_st_tensor *t = s == RF_OK ? &p->priv->tensors[st->n_tensors] : NULL;
+            if (t) memset(t, 0, sizeof *t);
+            if (s == RF_OK) s = st_entry(p, k, v, t);
+            if (s == RF_OK && !(t->name = rf__strdup(p->ctx, k))) s = RF_NOMEM_ERR(p->ctx);
+            if (s == RF_OK) st->n_tensors++;
+        }
+        json_decref(key);
+        json_decref(v);
+    }
+    for (size_t k = pos + 1; s == RF_OK && k < end; k++) /* padding after '}': spaces only */
+        if (!strchr(" \t\r\n", (char)p->base[k]) || !p->base[k])
+            s = rf__error(p->ctx, RF_FORMAT, (int64_t)k,
+                          "SafeTensors header JSON at byte %zu: data after the object", k);
+    if (s == RF_OK && !p->priv->tensors) { /* no tensors: an empty table, not NULL */
+        p->priv->tensors = rf__calloc(p->ctx, 1, sizeof *p->priv->tensors);
         if (!p->priv->tensors) s = RF_NOMEM_ERR(p->ctx);
     }
-    const char *k;
-    json_t *v;
-    if (s == RF_OK) json_object_foreach(root, k, v)
-        {
-            if (strcmp(k, "__metadata__") == 0) {
-                s = st_metadata(p, v, st);
-            } else {
-                rf_st_tensor *t = &p->priv->tensors[st->n_tensors];
-                s = st_entry(p, k, v, t);
-                if (s == RF_OK && !(t->name = rf__strdup(p->ctx, k))) s = RF_NOMEM_ERR(p->ctx);
-                if (s == RF_OK) st->n_tensors++;
-            }
-            if (s != RF_OK) break;
-        }
-    json_decref(root);
     if (s == RF_OK) s = st_tiling(p, st);
     return s;
 }

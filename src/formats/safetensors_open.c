@@ -28,7 +28,10 @@ rf_status rf__st_index(rf_ctx *ctx, rf_safetensors *st)
     for (uint64_t i = 0; i < st->n_tensors; i++) {
         rf_gguf_str s = {p->tensors[i].name, strlen(p->tensors[i].name)};
         if (rf__gg_index_put(&p->ix, s, i, st_name, p->tensors))
-            return rf__error(ctx, RF_FORMAT, -1, "SafeTensors tensor '%s' is in two shards",
+            return rf__error(ctx, RF_FORMAT, p->n_shards ? -1 : 8,
+                             p->n_shards ? "SafeTensors tensor '%s' is in two shards"
+                                         : "SafeTensors tensor '%s' appears twice in the header "
+                                           "(a duplicate object key)",
                              p->tensors[i].name);
     }
     return RF_OK;

@@ -150,7 +150,13 @@ RF_TEST(refusals)
               "a hole in the data buffer before it");
     expect_st("{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,1]}}", 1, RF_FORMAT,
               "do not fill whole bytes");
-    expect_st("{\"a\":1,\"a\":2}", 0, RF_FORMAT, "duplicate object key");
+    /* the header is read one member at a time: a repeated name is found by the tensor index */
+    expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]},"
+              "\"a\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}}",
+              0, RF_FORMAT, "'a' appears twice in the header (a duplicate object key)");
+    expect_st("{\"__metadata__\":{},\"__metadata__\":{}}", 0, RF_FORMAT, "'__metadata__' twice");
+    expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[0],\"dtype\":\"F16\"}}", 0, RF_FORMAT,
+              "duplicate object key");
     expect_st("{\"__metadata__\":{\"k\":1}}", 0, RF_FORMAT, "__metadata__ value");
     expect_st("[1]", 0, RF_FORMAT, "does not start with '{'");
     expect_st("{\"a\":", 0, RF_FORMAT, "header JSON at byte");
