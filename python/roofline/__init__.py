@@ -10,7 +10,7 @@ import ctypes
 import json
 
 from ._lib import (ATTR_FLOAT, ATTR_FLOATS, ATTR_INT, ATTR_INTS, ATTR_STRING, CEILING_BANDWIDTH,
-                   CEILING_COMPUTE, Attr, Context, LayerCost, ModelOpts, OpInput, ProfileHead,
+                   CEILING_COMPUTE, Attr, Context, LayerCost, Measured, ModelOpts, OpInput, ProfileHead,
                    RooflineError, ShapeBinding, c_double, c_int, c_int64, c_size_t, c_uint32,
                    c_void_p, lib)
 
@@ -160,7 +160,9 @@ def analyze(ops, machine=None, sort="input", top=0, title="operations"):
     """Evaluate operations against a machine (a Machine, a name, or None: this one measured).
 
     `ops`: an iterable of (name, flops, bytes) tuples or dicts with those keys (bytes may be given
-    as memory_bytes or bytes_moved). Returns a Result."""
+    as memory_bytes or bytes_moved). A dict with `time_s` (seconds; optionally `min_s`, `max_s`,
+    `runs`) is a measured operation: its row gets achieved FLOP/s and utilization, and charts
+    draw it filled under its estimate (as `analyze`'s time column). Returns a Result."""
     m = _machine_or_measured(machine)
     with Context() as ctx:
         a = c_void_p()
@@ -168,16 +170,26 @@ def analyze(ops, machine=None, sort="input", top=0, title="operations"):
                                       _SORTS[sort], top, ctypes.byref(a)))
         try:
             for op in ops:
+                t = None
                 if isinstance(op, dict):
                     name, flops = op["name"], op["flops"]
                     nbytes = op.get("bytes", op.get("memory_bytes", op.get("bytes_moved")))
                     kind = op.get("op")
+                    if op.get("time_s") is not None:
+                        ts = float(op["time_s"])
+                        t = Measured(ts, float(op.get("min_s", ts)), float(op.get("max_s", ts)),
+                                     int(op.get("runs", 1)))
                 else:
                     (name, flops, nbytes), kind = op[:3], (op[3] if len(op) > 3 else None)
                 nb = str(name).encode()
-                ctx.check(lib.rf_analysis_add_detail(a, nb, len(nb),
-                                                     kind.encode() if kind else None, None, 0,
-                                                     float(flops), float(nbytes)))
+                kb = kind.encode() if kind else None
+                if t is not None:
+                    ctx.check(lib.rf_analysis_add_measured(a, nb, len(nb), kb, None, 0,
+                                                           float(flops), float(nbytes),
+                                                           ctypes.byref(t)))
+                else:
+                    ctx.check(lib.rf_analysis_add_detail(a, nb, len(nb), kb, None, 0,
+                                                         float(flops), float(nbytes)))
             r = c_void_p()
             ctx.check(lib.rf_analysis_finish(a, title.encode(), ctypes.byref(r)))
         finally:

@@ -50,6 +50,11 @@ class LayerCost(ctypes.Structure):  # rf_layer_cost
                 ("params", c_uint64), ("known", c_int), ("reason", ctypes.c_char * 96)]
 
 
+class Measured(ctypes.Structure):  # rf_measured
+    _fields_ = [("time_s", c_double), ("min_s", c_double), ("max_s", c_double),
+                ("runs", ctypes.c_uint32)]
+
+
 class ShapeBinding(ctypes.Structure):  # rf_shape_binding
     _fields_ = [("name", ctypes.c_char * 256), ("is_dim", c_int), ("rank", c_uint32),
                 ("dims", c_int64 * 8), ("value", c_int64)]
@@ -86,6 +91,8 @@ _SIGS = [
                                 POINTER(c_void_p)]),
     ("rf_analysis_add_detail", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_char_p, c_int,
                                        c_double, c_double]),
+    ("rf_analysis_add_measured", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_char_p,
+                                         c_int, c_double, c_double, c_void_p]),
     ("rf_analysis_finish", c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
     ("rf_analysis_free", None, [c_void_p]),
     ("rf_result_free", None, [c_void_p]),

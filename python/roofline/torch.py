@@ -200,12 +200,65 @@ def _bytes(t):
     return t.numel() * t.element_size() if torch.is_tensor(t) else 0
 
 
+def _tensors(x):
+    """The tensors in x, nested tuples and lists flattened (an LSTM returns (y, (h, c)))."""
+    if torch.is_tensor(x):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _tensors(v)]
+    return []
+
+
 def _io_bytes(m, args, out):
     """A fused module's bytes (docs/cost-model.md "Bytes"): its tensor inputs, parameters and
     outputs once each, not the intermediates of the operations its FLOPs are counted by."""
-    outs = out if isinstance(out, (tuple, list)) else [out]
-    return (sum(_bytes(a) for a in args) + sum(_bytes(p) for p in m.parameters(recurse=False))
-            + sum(_bytes(o) for o in outs))
+    return (sum(_bytes(a) for a in _tensors(args))
+            + sum(_bytes(p) for p in m.parameters(recurse=False))
+            + sum(_bytes(o) for o in _tensors(out)))
+
+
+def _rnn(m, x):
+    """RNN, LSTM, GRU and their cells, per layer and direction: the input projection of every step
+    as one Gemm, the recurrent projection (the same FLOPs as one step at a time), the bias adds
+    and the gates' elementwise work (LSTM: 3 sigmoids, 2 tanh, 3 products, 1 sum per hidden unit
+    and step; GRU: 2 sigmoids, 1 tanh, r*(W_hn h), the sums and (1-z)*n + z*h; RNN: the sum and
+    tanh or relu)."""
+    if not torch.is_tensor(x):
+        return None  # a PackedSequence: lengths vary per sequence
+    dt = _dt(x)
+    cell = isinstance(m, nn.RNNCellBase)
+    h = m.hidden_size
+    if cell:
+        steps, batch = 1, (x.shape[0] if x.dim() == 2 else 1)
+        layers, dirs, size_in = 1, 1, m.input_size
+    else:
+        steps, batch = ((x.shape[1], x.shape[0]) if m.batch_first else (x.shape[0], x.shape[1])) \
+            if x.dim() == 3 else (x.shape[0], 1)
+        layers, dirs, size_in = m.num_layers, 2 if m.bidirectional else 1, m.input_size
+    kind = type(m).__name__.replace("Cell", "")
+    g = {"LSTM": 4, "GRU": 3}.get(kind, 1)
+    n = steps * batch
+    v = lambda k: ((n, k * h), dt, False)  # noqa: E731
+    ops = []
+    for layer in range(layers):
+        k_in = size_in if layer == 0 else h * dirs
+        for _ in range(dirs):
+            ops.append(("Gemm", [((n, k_in), dt, False), ((g * h, k_in), dt, True),
+                                 ((g * h,), dt, True)], {"transB": 1}))
+            ops.append(("Gemm", [((n, h), dt, False), ((g * h, h), dt, True),
+                                 ((g * h,), dt, True)], {"transB": 1}))
+            if kind == "LSTM":
+                ops += [("Add", [v(4), v(4)], {}), ("Sigmoid", [v(3)], {}),
+                        ("Tanh", [v(2)], {}), ("Mul", [v(3), v(3)], {}), ("Add", [v(1), v(1)], {})]
+            elif kind == "GRU":
+                ops += [("Add", [v(2), v(2)], {}), ("Sigmoid", [v(2)], {}),
+                        ("Mul", [v(1), v(1)], {}), ("Add", [v(1), v(1)], {}), ("Tanh", [v(1)], {}),
+                        ("Sub", [v(1), v(1)], {}), ("Mul", [v(2), v(2)], {}),
+                        ("Add", [v(1), v(1)], {})]
+            else:
+                act = "Relu" if getattr(m, "nonlinearity", "tanh") == "relu" else "Tanh"
+                ops += [("Add", [v(1), v(1)], {}), (act, [v(1)], {})]
+    return ops
 
 
 def _dt(x):
@@ -217,6 +270,8 @@ def _fused(m, args, out):
     cost-model operations and whose bytes are its inputs, parameters and outputs (_io_bytes);
     None when `m` is not such a module."""
     x = args[0] if args else None
+    if isinstance(m, (nn.RNNBase, nn.RNNCellBase)):
+        return _rnn(m, x)
     if isinstance(m, nn.Bilinear):  # y_k = x1 A_k x2 + b_k: x1·A, then ·x2 summed, then + b
         x2 = args[1]
         rows = x.numel() // x.shape[-1]
@@ -361,6 +416,96 @@ def cost_call(m, args, kwargs=None, out=None):
     return f, b, mm, True
 
 
+# ---- functional calls: what a module's forward does through torch functions (out + identity,
+# F.relu, x @ w) is not a module; with functional=True the analyzer sees them too, through a
+# TorchFunctionMode active in passes of their own (so the modules' times carry no overhead).
+_F_BINARY = {"add": "Add", "add_": "Add", "__add__": "Add", "__iadd__": "Add", "__radd__": "Add",
+             "sub": "Sub", "sub_": "Sub", "__sub__": "Sub", "__isub__": "Sub", "__rsub__": "Sub",
+             "mul": "Mul", "mul_": "Mul", "__mul__": "Mul", "__imul__": "Mul", "__rmul__": "Mul",
+             "div": "Div", "div_": "Div", "__truediv__": "Div", "__itruediv__": "Div",
+             "__rtruediv__": "Div", "pow": "Pow", "__pow__": "Pow", "maximum": "Max",
+             "minimum": "Min", "where": "Where"}
+_F_UNARY = {"relu": "Relu", "relu_": "Relu", "gelu": "Gelu", "silu": "Silu", "sigmoid": "Sigmoid",
+            "tanh": "Tanh", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "rsqrt": "Sqrt",
+            "hardswish": "HardSwish", "hardsigmoid": "HardSigmoid", "leaky_relu": "LeakyRelu",
+            "elu": "Elu", "softplus": "Softplus", "mish": "Mish", "neg": "Neg", "abs": "Abs",
+            "clamp": "Clip", "clip": "Clip", "hardtanh": "Clip", "relu6": "Clip", "erf": "Erf"}
+# shape and view functions, dropout at inference, and metadata: no work of their own
+_F_FREE = {"view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
+           "transpose", "t", "expand", "expand_as", "contiguous", "size", "dim", "__getitem__",
+           "split", "chunk", "unbind", "narrow", "dropout", "detach", "to", "type", "float",
+           "__get__", "numel", "is_floating_point", "__len__", "__iter__", "__bool__", "item",
+           "__format__", "__repr__", "__hash__", "__eq__", "__ne__", "__lt__", "__gt__",
+           "__le__", "__ge__", "__setitem__", "shape", "dtype", "device", "requires_grad",
+           "is_nested", "_has_compatible_shallow_copy_type", "new_empty", "stride",
+           "data_ptr", "storage_offset", "__contains__", "view_as", "reshape_as", "clone"}
+
+
+def _arg_in(a):
+    if torch.is_tensor(a):
+        return (tuple(a.shape) or (1,), _DT.get(a.dtype, "F32"), False)
+    return ((1,), "F32", False)  # a Python number: a scalar operand
+
+
+def functional_ops(name, args, kwargs, out):
+    """The cost-model operations of one torch function call at a module's level, [] for calls
+    that cost nothing (views, metadata), None when the function is not known."""
+    kwargs = kwargs or {}
+    if name in _F_FREE:
+        return []
+    if name in _F_BINARY:
+        return [(_F_BINARY[name], [_arg_in(a) for a in args[:2]], {})]
+    if name in _F_UNARY and args and torch.is_tensor(args[0]):
+        return [(_F_UNARY[name], [_arg_in(args[0])], {})]
+    if name in ("softmax", "log_softmax") and args and torch.is_tensor(args[0]):
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else -1)
+        return [("Softmax", [_arg_in(args[0])], {"axis": int(dim if dim is not None else -1)})]
+    if name in ("matmul", "__matmul__", "mm", "bmm") and len(args) >= 2:
+        return [("MatMul", [_arg_in(args[0]), _arg_in(args[1])], {})]
+    if name == "linear" and len(args) >= 2:
+        x, w = args[0], args[1]
+        b = args[2] if len(args) > 2 else kwargs.get("bias")
+        rows = x.numel() // x.shape[-1] if x.dim() else 1
+        ins = [((rows, x.shape[-1]), _DT.get(x.dtype, "F32"), False), _t(w, True)]
+        return [("Gemm", ins + ([_t(b, True)] if torch.is_tensor(b) else []), {"transB": 1})]
+    if name == "layer_norm" and args and torch.is_tensor(args[0]):
+        shape = args[1] if len(args) > 1 else kwargs.get("normalized_shape")
+        return [("LayerNormalization", [_arg_in(args[0])], {"axis": -len(tuple(shape))})]
+    if name in ("cat", "concat", "stack") and args and isinstance(args[0], (list, tuple)):
+        ins = [_arg_in(a) for a in args[0] if torch.is_tensor(a)]
+        if name == "stack":  # a stack is a concat of unsqueezed tensors: same copy
+            ins = [((1,) + i[0], i[1], i[2]) for i in ins]
+        return [("Concat", ins, {"axis": 0})] if ins else []
+    if name in ("mean", "sum", "amax", "amin") and args and torch.is_tensor(args[0]):
+        op = {"mean": "ReduceMean", "sum": "ReduceSum", "amax": "ReduceMax",
+              "amin": "ReduceMin"}[name]
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        a = {"keepdims": int(bool(kwargs.get("keepdim", False)))}
+        if dim is not None:
+            a["axes"] = list(dim) if isinstance(dim, (list, tuple)) else [int(dim)]
+        return [(op, [_arg_in(args[0])], a)]
+    if name in ("adaptive_avg_pool2d", "avg_pool2d", "max_pool2d") and torch.is_tensor(out):
+        x = args[0]
+        if tuple(out.shape[2:]) == (1, 1):
+            return [("GlobalAveragePool" if "avg" in name else "GlobalMaxPool", [_arg_in(x)],
+                     {})]
+        return None
+    return None
+
+
+def _functional_cost(name, args, kwargs, out):
+    ops = functional_ops(name, args, kwargs, out)
+    if ops is None:
+        return None
+    f = b = 0.0
+    for op, ins, attrs in ops:
+        c = _rf.op_cost(op, ins, attrs)
+        if not c.known:
+            return None
+        f, b = f + c.flops, b + c.bytes
+    return f, b
+
+
 def _leaves(model):
     """(name, module) of every leaf, MultiheadAttention taken whole (its out_proj is not called
     as a module)."""
@@ -392,9 +537,12 @@ class RooflineAnalyzer:
             return self.model(*[t.to(device) for t in s])
         return self.model(s.to(device))
 
-    def profile(self, device="cpu", warmup=5, steps=20):
+    def profile(self, device="cpu", warmup=5, steps=20, functional=True):
         """Time every leaf module over `steps` forward passes (after `warmup`), cost each from the
-        shapes it saw, and evaluate it against the machine. Returns `results`."""
+        shapes it saw, and evaluate it against the machine. With `functional` (the default), `steps`
+        more passes time and cost the torch functions the modules' forwards call outside any leaf
+        (residual adds, F.relu, matmuls): rows named "PARENT:function", type "functional".
+        Returns `results`."""
         model, leaves = self.model, list(_leaves(self.model))
         sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
         calls, times, starts, handles = {}, {}, {}, []
@@ -431,10 +579,85 @@ class RooflineAnalyzer:
             for h in handles:
                 h.remove()
             model.train(was_training)
-        self._evaluate(leaves, calls, {n: t[warmup:] for n, t in times.items()})
+        fcalls, ftimes = self._functional(device, steps, leaves) if functional else ({}, {})
+        self._evaluate(leaves, calls, {n: t[warmup:] for n, t in times.items()}, fcalls, ftimes)
         return self.results
 
-    def _evaluate(self, leaves, calls, times):
+    def _functional(self, device, steps, leaves):
+        """Passes with a TorchFunctionMode: every torch function called outside a leaf module,
+        timed and (in the first pass) costed, per (innermost module, function)."""
+        from torch.overrides import TorchFunctionMode
+        model, sync = self.model, (torch.cuda.synchronize if str(device).startswith("cuda")
+                                   else (lambda: None))
+        leaf_ids = {id(m) for _, m in leaves}
+        stack, handles = [], []
+        calls, times = {}, {}
+        state = {"inside": 0, "busy": False, "record": False}
+        self.unknown_functional = {}
+
+        def enter(name, m):
+            def hook(mod, args):
+                if id(m) in leaf_ids:
+                    state["inside"] += 1
+                else:
+                    stack.append(name)
+            return hook
+
+        def leave(m):
+            def hook(mod, args, out):
+                if id(m) in leaf_ids:
+                    state["inside"] -= 1
+                elif stack:
+                    stack.pop()
+            return hook
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if state["inside"] or state["busy"]:
+                    return func(*args, **kwargs)
+                name = getattr(func, "__name__", "") or str(func)
+                if name in _F_FREE:
+                    return func(*args, **kwargs)
+                state["busy"] = True
+                try:
+                    sync()
+                    t0 = time.perf_counter()
+                    out = func(*args, **kwargs)
+                    sync()
+                    dt = time.perf_counter() - t0
+                finally:
+                    state["busy"] = False
+                key = "%s:%s" % (stack[-1] if stack else "", name)
+                if state["record"]:
+                    c = _functional_cost(name, args, kwargs, out)
+                    if c is None:
+                        unknown[name] = unknown.get(name, 0) + 1
+                        return out
+                    calls.setdefault(key, []).append(c)
+                if key in calls:
+                    times.setdefault(key, [0.0] * steps)[state["step"]] += dt
+                return out
+
+        unknown = self.unknown_functional
+        for name, m in model.named_modules():
+            handles.append(m.register_forward_pre_hook(enter(name, m)))
+            handles.append(m.register_forward_hook(leave(m)))
+        was_training = model.training
+        model.to(device).eval()
+        try:
+            with torch.no_grad(), Mode():
+                for i in range(steps):
+                    state["record"], state["step"] = i == 0, i
+                    stack.clear()
+                    self._run(device)
+        finally:
+            for h in handles:
+                h.remove()
+            model.train(was_training)
+        return calls, times
+
+    def _evaluate(self, leaves, calls, times, fcalls=None, ftimes=None):
         rows = []
         for name, m in leaves:
             cs = calls[name]
@@ -443,13 +666,23 @@ class RooflineAnalyzer:
             known = all(c[3] for c in cs)
             f, b, mm = (sum(c[k] for c in cs) for k in range(3))
             t = statistics.median(times[name]) if times[name] else 0.0
-            rows.append([name or type(m).__name__, type(m).__name__, f, b, t, mm, known, len(cs)])
+            rows.append([name or type(m).__name__, type(m).__name__, f, b, t, mm, known, len(cs),
+                         len(times[name])])
+        for key, cs in (fcalls or {}).items():
+            ts = (ftimes or {}).get(key, [])
+            f, b = sum(c[0] for c in cs), sum(c[1] for c in cs)
+            t = statistics.median(ts) if ts else 0.0
+            name = type(self.model).__name__ + key if key.startswith(":") else key
+            rows.append([name, "functional." + key.split(":")[-1], f, b, t, 0.0, True, len(cs),
+                         len(ts)])
         ev = [r for r in rows if r[6] and (r[2] or r[3])]
-        self._result = _rf.analyze([(r[0], r[2], r[3], r[1]) for r in ev], self.machine,
-                                   title=type(self.model).__name__)
+        self._result = _rf.analyze(
+            [{"name": r[0], "flops": r[2], "bytes": r[3], "op": r[1],
+              "time_s": r[4] if r[4] > 0 else None, "runs": max(1, r[8])}
+             for r in ev], self.machine, title=type(self.model).__name__)
         by_name = {row.name: row for row in self._result.rows}
         self.results = []
-        for name, typ, f, b, t, mm, known, n in rows:
+        for name, typ, f, b, t, mm, known, n, _ in rows:
             row = by_name.get(name)
             ai = f / b if b else (float("inf") if f else 0.0)
             gf = f / t / 1e9 if t > 0 else 0.0
@@ -478,10 +711,16 @@ class RooflineAnalyzer:
                 r.name[-28:], r.type[:18], r.time_s * 1e3, r.achieved_gflops,
                 r.arithmetic_intensity if r.arithmetic_intensity != float("inf") else 0.0,
                 r.bound, r.utilization_pct))
-        lines.append("total: %d modules, %.3g GFLOP, %.3f ms measured (sum of modules), "
+        nf = sum(1 for r in self.results if r.type.startswith("functional."))
+        lines.append("total: %d modules%s, %.3g GFLOP, %.3f ms measured (sum of modules), "
                      "%.2f GFLOP/s"
-                     % (len(self.results), total_f / 1e9, total_t * 1e3,
+                     % (len(self.results) - nf, " + %d functional calls" % nf if nf else "",
+                        total_f / 1e9, total_t * 1e3,
                         total_f / total_t / 1e9 if total_t else 0.0))
+        un = getattr(self, "unknown_functional", {})
+        if un:
+            lines.append("functional calls not costed: " + ", ".join(
+                "%s x%d" % (k, v) for k, v in sorted(un.items())))
         return "\n".join(lines)
 
     def plot(self, path):

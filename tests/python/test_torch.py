@@ -75,7 +75,8 @@ def hand_rule(mod, args, out):
 def compare(model, sample, what):
     model.eval()
     an = RooflineAnalyzer(model, sample, peaks="a100-sxm4-80gb")
-    res = {r.name: r for r in an.profile(warmup=1, steps=1)}
+    res = {r.name: r for r in an.profile(warmup=1, steps=1)
+           if not r.type.startswith("functional.")}
     calls = captured_calls(model, sample)
     per = {}
     for name, mod, args, out in calls:
@@ -117,11 +118,30 @@ check("a block calls its relu twice: both calls counted",
 summ = an.summary(top=5).splitlines()  # the slowest 5 depend on the machine's load: count them
 check("summary: header, column names, 5 modules, total",
       len(summ) == 8 and summ[0].startswith("roofline of ResNet18")
-      and summ[-1].startswith("total"))
+      and summ[-1].startswith("total: 52 modules + 8 functional calls"))
+# functional calls: each BasicBlock's residual add (out + identity), one FLOP per output element
+fadd = [r for r in an.results if r.type == "functional.add"]
+check("8 residual adds seen as functional rows",
+      sorted(r.name for r in fadd) == sorted("layer%d.%d:add" % (i, j)
+                                             for i in range(1, 5) for j in range(2)))
+check("residual add FLOPs: 64*56*56 in layer1, 512*7*7 in layer4",
+      {r.name: r.flops for r in fadd}["layer1.0:add"] == 64 * 56 * 56
+      and {r.name: r.flops for r in fadd}["layer4.1:add"] == 512 * 7 * 7)
+check("functional rows are timed", all(r.time_s > 0 for r in fadd))
+# measured points reach the library's result (charts draw them filled)
+doc = an._result.to_dict()
+check("every costed module is a measured row",
+      all("measured" in row for row in doc["rows"]) and doc["totals"]["measured"]["count"] == 60)
 
 enc = nn.TransformerEncoderLayer(64, 4, 128)  # batch_first=False: the module path, not the fast one
 an2 = compare(enc, torch.randn(10, 2, 64), "encoder")
 mha = next(r for r in an2.results if r.type == "MultiheadAttention")
+# the layer's own forward: two residual adds and the activation (F.relu) are functions
+fx = {r.name: r for r in an2.results if r.type.startswith("functional.")}
+check("encoder: residual adds 2 x 10*2*64 and F.relu over 10*2*128 seen",
+      fx.get("TransformerEncoderLayer:add") is not None
+      and fx["TransformerEncoderLayer:add"].flops == 2 * 10 * 2 * 64
+      and fx["TransformerEncoderLayer:relu"].flops == 10 * 2 * 128)
 check("MHA = in_proj + QK^T + AV + out_proj", mha.matmul_flops == 655360 + 51200)
 
 # Upsample and padding: the cost model's "Resize" and "Data movement" (torch.profiler counts none)

@@ -241,5 +241,17 @@ f, b = results["Softmax2d"][:2]
 f2 = results["Softmax"][0]
 check("Softmax2d = Softmax over channels (%g, %g)" % (f, f2), f == f2 and f > 0)
 
+f, b = results["LSTM"][:2]
+# LSTM(5, 6, bidirectional) over 7 steps x batch 3 (n = 21 rows), per direction: input Gemm
+# 2*21*5*24 + bias 21*24 = 5544, recurrent Gemm 2*21*6*24 + 504 = 6552, the two projections
+# summed 504, 3 sigmoids 378, 2 tanh 252, 3 products 378, c = f*c + i*g's sum 126: 13734 x 2
+check("LSTM FLOPs 27468 (%g)" % f, f == 27468)
+check("LSTM bytes: x, weights and biases of both directions, y, h_n, c_n (%g)" % b,
+      b == 4 * (7 * 3 * 5 + 2 * (24 * 5 + 24 * 6 + 24 + 24) + 7 * 3 * 12 + 2 * 3 * 6 * 2))
+f = results["GRUCell"][0]
+# GRUCell(5, 6), batch 3: Gemms 2*3*5*18 + 54 = 594 and 2*3*6*18 + 54 = 702; r,z sums 36,
+# sigmoids 36, r*(W_hn h) 18, + 18, tanh 18, 1 - z 18, two products 36, the sum 18
+check("GRUCell FLOPs 1494 (%g)" % f, f == 594 + 702 + 36 + 36 + 18 + 18 + 18 + 18 + 36 + 18)
+
 print("%d module kinds costed, %d failed" % (len(results), len(fails)))
 sys.exit(1 if fails else 0)
