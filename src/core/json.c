@@ -24,7 +24,7 @@ rf_status rf__json_load(rf_ctx *ctx, const void *data, size_t size, json_t **roo
         rf_status st = code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT;
         /* jansson quotes the input near the error: keep the message one printable line. */
         for (char *p = e.text; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
         return rf__error(ctx, st, e.position, "line %d, column %d: %s", e.line, e.column, e.text);
     }
     if (!json_is_object(r)) {
@@ -54,7 +54,7 @@ static rf_status rf__json_err(rf_ctx *ctx, json_error_t *e, size_t at)
                          "at byte %zu",
                          at);
     for (char *p = e->text; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
     size_t pos = at + (e->position > 0 ? (size_t)e->position : 0);
     return rf__error(ctx, code == json_error_numeric_overflow ? RF_RANGE : RF_FORMAT, (int64_t)pos,
                      "at byte %zu: %s", pos, e->text);
