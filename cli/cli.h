@@ -101,13 +101,40 @@ rf_report_opts cli_report_opts(void);
 rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,
                       size_t *compute, size_t *bandwidth);
 
+/* --advice N and --what-if-hw NAME[,NAME] (profile, llm, analyze; advice_out.c). */
+#define CLI_ADVICE_OPTS                                                                            \
+    {"advice", 0, "N",                                                                             \
+     "what would move it: the N largest predicted savings, each change evaluated on the same "     \
+     "layers (default: 5; 0: none)"},                                                              \
+    {                                                                                              \
+        "what-if-hw", 0, "NAME[,NAME]",                                                            \
+            "also evaluate the same work on these machines (datasheet names or files)"             \
+    }
+
+typedef struct cli_advice {
+    rf_advice_opts o;
+    int off;        /* --advice 0 */
+    char buf[1024]; /* the --what-if-hw names, split in place */
+    const char *names[16];
+} cli_advice;
+
+/* Parse --advice and --what-if-hw into *adv; 0 or a usage error (exit 2). */
+int cli_advice_parse(const cli_cmd *cmd, const cli_args *a, cli_advice *adv);
+
 /* Parse --format/--json/--csv into "table", "json" or "csv"; NULL after a usage error. */
 const char *cli_format(const cli_cmd *cmd, const cli_args *a);
 
 /* Print a result as `format` ("table", "json", "csv"); the table adds the chart (if `chart`) and
- * the bottleneck summary (if `summary`). Returns the exit code. */
+ * the bottleneck summary (if `summary`); `adv` (may be NULL) is the JSON's "advice" array and,
+ * when `summary`, the table's last section. Returns the exit code. */
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
-                     int chart, int summary);
+                     int chart, int summary, const rf_advice_list *adv);
+
+/* A JSON document rendered by `render` (rf_report_json, rf_report_llm_json ...) with the advice
+ * added (adv may be NULL: the document as it is) to stdout. */
+rf_status cli_json_with_advice(rf_ctx *ctx,
+                               rf_status (*render)(rf_ctx *, const void *, rf_writer *),
+                               const void *obj, const rf_advice_list *adv);
 
 /* --plot FILE.svg|FILE.html|- (plot_out.c), shared by analyze, profile, llm, peaks and plot. */
 enum { CLI_PLOT_SVG = 0, CLI_PLOT_HTML = 1 };

@@ -19,6 +19,7 @@ static const cli_opt cli_analyze_opts[] = {
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    CLI_ADVICE_OPTS,
     {"wall", 0, "SECONDS",
      "measured wall time of the whole pass, beside the per-row times "
      "(the gap to their sum is dispatch overhead)"},
@@ -47,6 +48,8 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
     const char *plot = cli_get(&a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
+    cli_advice adv;
+    if (cli_advice_parse(cmd, &a, &adv)) return EXIT_USAGE;
 
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
@@ -54,6 +57,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_machine *m = NULL;
     rf_analysis *an = NULL;
     rf_result *r = NULL;
+    rf_advice_list *al = NULL;
     size_t ci, bi;
     rf_status st = RF_OK;
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
@@ -66,14 +70,16 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     }
     if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
+    if (!adv.off && (st = rf_advise_result(ctx, r, m, ci, bi, &adv.o, &al)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
         rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
-                              !cli_get(&a, "no-summary"));
+                              !cli_get(&a, "no-summary"), al);
     if (plot && rc == EXIT_OK) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:
     rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? EXIT_USAGE : cli_fail(ctx, st);
 out:
+    rf_advice_free(al);
     rf_result_free(r);
     rf_analysis_free(an);
     rf_machine_free(m);

@@ -26,6 +26,7 @@ static const cli_opt cli_llm_opts[] = {
     {"threads", 0, "N", "--measure: threads (default: every core)"},
     {"measured-tps", 0, "N", "a decode rate measured elsewhere (tokens/s, e.g. llama-bench tg)"},
     {"measured-ttft", 0, "S", "a time to first token measured elsewhere (seconds)"},
+    CLI_ADVICE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -89,13 +90,19 @@ static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po
     return 0;
 }
 
-static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const rf_llm_result *r)
+static rf_status cli_render_llm(rf_ctx *ctx, const void *r, rf_writer *w)
+{
+    return rf_report_llm_json(ctx, r, w);
+}
+
+static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const rf_llm_result *r,
+                     const rf_advice_list *al)
 {
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
     rf_status st;
     if (strcmp(format, "json") == 0) {
-        st = rf_report_llm_json(ctx, r, &w);
+        st = cli_json_with_advice(ctx, cli_render_llm, r, al);
     } else if (strcmp(format, "csv") == 0) {
         st = rf_report_llm_csv(ctx, r, &w);
     } else {
@@ -104,6 +111,7 @@ static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const r
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_chart_ascii(ctx, r->groups, r->machine, &o, &w);
         }
+        if (st == RF_OK && al) st = rf_report_advice(ctx, al, &o, &w);
     }
     if (st != RF_OK) return cli_fail(ctx, st);
     if (cli_flush(ctx) != RF_OK) return cli_fail(ctx, RF_IO);
@@ -137,11 +145,14 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         cli_positive(cmd, "measured-ttft", cli_get(&a, "measured-ttft"), &ttft))
         return EXIT_USAGE;
     if (cli_get(&a, "plot") && cli_plot_check("llm", cli_get(&a, "plot"))) return EXIT_USAGE;
+    cli_advice adv;
+    if (cli_advice_parse(cmd, &a, &adv)) return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     rf_machine *mach = NULL;
     rf_llm_model *m = NULL;
     rf_llm_result *r = NULL;
+    rf_advice_list *al = NULL;
     size_t ci, bi;
     rf_status st = cli_machine(ctx, &a, NULL, &mach, &ci, &bi);
     if (st == RF_USAGE && !cli_get(&a, "hw")) { /* cli_machine printed the line */
@@ -158,7 +169,9 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
         st = rf_llm_measure(ctx, r, m, &eo);
     }
-    rc = st == RF_OK ? cli_print(ctx, format, &a, r) : cli_fail(ctx, st);
+    if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
+    rc = st == RF_OK ? cli_print(ctx, format, &a, r, al) : cli_fail(ctx, st);
+    rf_advice_free(al);
     rf_llm_result_free(r);
     rf_llm_free(m);
     rf_machine_free(mach);

@@ -20,6 +20,7 @@ static const cli_opt cli_profile_opts[] = {
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
+    CLI_ADVICE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -71,6 +72,8 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         return EXIT_USAGE;
     if (cli_get(a, "threads") && cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 1024, &threads))
         return EXIT_USAGE;
+    cli_advice adv;
+    if (cli_advice_parse(cmd, a, &adv)) return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     int rc = cli_bindings(cmd, ctx, "input", cli_get(a, "input"), 0, b, 16, &nb);
@@ -86,6 +89,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     mo2.n_bindings = nb2;
     rf_machine *m = NULL;
     rf_profile *p1 = NULL, *p2 = NULL;
+    rf_advice_list *al = NULL;
     size_t ci, bi;
     rf_status st = cli_machine(ctx, a, fallback_machine, &m, &ci, &bi);
     if (st != RF_OK && fallback_machine && !cli_get(a, "hw"))
@@ -100,20 +104,24 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     }
     if (st == RF_OK && cli_get(a, "compare"))
         st = rf_profile_model(ctx, path, &mo2, m, ci, bi, &p2);
+    if (st == RF_OK && !adv.off) st = rf_advise_profile(ctx, p1, m, ci, bi, &adv.o, &al);
     if (st == RF_OK) {
         int table = strcmp(format, "table") == 0;
         /* the demo (fallback machine set) shows the chart and the summary unless --no-chart */
         int demo = fallback_machine != NULL;
         int chart = demo ? !cli_get(a, "no-chart") : cli_get(a, "chart") != NULL;
         int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the report */
-        if (!to_stdout) rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo);
+        if (!to_stdout)
+            rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo && !table, al);
         if (!rc && table && !to_stdout) {
             rf_writer w = cli_stdout();
             rf_report_opts o = cli_report_opts();
             st = rf_write(&w, "\n", 1);
+            if (st == RF_OK && demo) st = rf_report_summary(ctx, p1->result, &o, &w);
             if (st == RF_OK) st = rf_report_profile_summary(ctx, p1, top, &o, &w);
             if (st == RF_OK && p2)
                 st = rf_report_profile_compare(ctx, p1, p2, cli_get(a, "compare"), &o, &w);
+            if (st == RF_OK && al) st = rf_report_advice(ctx, al, &o, &w);
             if (st != RF_OK)
                 rc = cli_fail(ctx, st);
             else if (cli_flush(ctx) != RF_OK)
@@ -124,6 +132,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     } else {
         rc = cli_fail(ctx, st);
     }
+    rf_advice_free(al);
     rf_profile_free(p1);
     rf_profile_free(p2);
     rf_machine_free(m);

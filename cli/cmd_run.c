@@ -94,12 +94,12 @@ static int cli_run_report(const cli_cmd *cmd, const cli_args *a, const char *pat
         st = rf_regions_write_json(ctx, regs, m, title, &w);
         rc = st == RF_OK && cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
     } else if (strcmp(format, "csv") == 0) {
-        rc = cli_print_result(ctx, r, m, format, 0, 0);
+        rc = cli_print_result(ctx, r, m, format, 0, 0, NULL);
     } else {
         char line[1024];
         rf_writef(&w, "counters  %s\n\n", rf_perf_describe(pc, line, sizeof line));
         rc = cli_print_result(ctx, r, m, format, cli_get(a, "chart") != NULL,
-                              !cli_get(a, "no-summary"));
+                              !cli_get(a, "no-summary"), NULL);
         if (rc == EXIT_OK) {
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_regions(ctx, regs, r, &o, &w);

@@ -4,14 +4,34 @@
 
 #include "cli.h"
 
+static rf_status cli_render_result(rf_ctx *ctx, const void *r, rf_writer *w)
+{
+    return rf_report_json(ctx, r, w);
+}
+
+rf_status cli_json_with_advice(rf_ctx *ctx,
+                               rf_status (*render)(rf_ctx *, const void *, rf_writer *),
+                               const void *obj, const rf_advice_list *adv)
+{
+    rf_writer w = cli_stdout();
+    if (!adv) return render(ctx, obj, &w);
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer bw = rf_buf_writer(&b);
+    rf_status st = render(ctx, obj, &bw);
+    if (st == RF_OK) st = rf_report_json_add_advice(ctx, b.data, b.len, adv, &w);
+    rf_buf_free(&b);
+    return st;
+}
+
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
-                     int chart, int summary)
+                     int chart, int summary, const rf_advice_list *adv)
 {
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
     rf_status st;
     if (strcmp(format, "json") == 0) {
-        st = rf_report_json(ctx, r, &w);
+        st = cli_json_with_advice(ctx, cli_render_result, r, adv);
     } else if (strcmp(format, "csv") == 0) {
         st = rf_report_csv(ctx, r, &w);
     } else {
@@ -21,6 +41,7 @@ int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const
             if (st == RF_OK) st = rf_report_chart_ascii(ctx, r, m, &o, &w);
         }
         if (st == RF_OK && summary) st = rf_report_summary(ctx, r, &o, &w);
+        if (st == RF_OK && summary && adv) st = rf_report_advice(ctx, adv, &o, &w);
     }
     if (st == RF_IO || cli_flush(ctx) != RF_OK) return EXIT_INTERNAL;
     return st == RF_OK ? EXIT_OK : cli_fail(ctx, st);

@@ -28,5 +28,6 @@
 #include "exec_llm.h"
 #include "region.h"
 #include "op_cost.h"
+#include "advice.h"
 
 #endif

@@ -30,8 +30,9 @@ static const rf__json_limits rf__rj_limits = {.max_depth = 6,
                                               .items_are_containers = 1};
 
 /* "regions": the marker API's measured figures (rf_regions_parse_json reads them) */
-static const char *const rf__rj_top_keys[] = {"schema", "kind", "title",  "machine", "roof", "sort",
-                                              "top",    "rows", "totals", "regions", NULL};
+static const char *const rf__rj_top_keys[] = {"schema", "kind",    "title",  "machine",
+                                              "roof",   "sort",    "top",    "rows",
+                                              "totals", "regions", "advice", NULL};
 static const char *const rf__rj_machine_keys[] = {"name", "description", "provenance", NULL};
 static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth", "ridge_ai", NULL};
 static const char *const rf__rj_ceiling_keys[] = {"name",   "value",       "unit", "provenance",

@@ -1,6 +1,7 @@
 """test_api.py — the Python package against the CLI's JSON for the same inputs (analyze, profile),
 rf_op_cost through ctypes against docs/cost-model.md's checks, machines, charts, errors.
 Usage: test_api.py ROOFLINE_BIN SOURCE_DIR (ROOFLINE_LIB names libroofline.so)."""
+import json
 import os
 import subprocess
 import sys
@@ -19,10 +20,13 @@ def check(what, cond):
         print("FAIL:", what)
 
 
-def cli_json(*args):
+def cli_json(*args, advice=False):
+    """The CLI's JSON; without its "advice" array unless asked (the library's result is the
+    document before the advice is added to it)."""
     env = dict(os.environ, LC_ALL="C")
-    return subprocess.run([BIN, *args, "--format", "json"], check=True, capture_output=True,
-                          text=True, env=env).stdout
+    extra = [] if advice else ["--advice", "0"]
+    return subprocess.run([BIN, *args, "--format", "json", *extra], check=True,
+                          capture_output=True, text=True, env=env).stdout
 
 
 a100 = roofline.machine("a100-sxm4-80gb")
@@ -51,6 +55,10 @@ check("analyze --sort time --top 2 == CLI",
 onnx = os.path.join(SRC, "data", "resnet18.onnx")
 p = roofline.profile(onnx, a100)
 check("profile JSON == CLI JSON", p.json == cli_json("profile", onnx, "--hw", "a100-sxm4-80gb"))
+adv = json.loads(cli_json("profile", onnx, "--hw", "a100-sxm4-80gb", advice=True))
+check("the CLI's JSON adds the advice to the same document",
+      isinstance(adv.get("advice"), list) and len(adv["advice"]) > 0
+      and {k: v for k, v in adv.items() if k != "advice"} == json.loads(p.json))
 p512 = roofline.profile(onnx, a100, inputs={"input": (1, 3, 512, 512)})
 check("profile 512 JSON == CLI JSON",
       p512.json == cli_json("profile", onnx, "--hw", "a100-sxm4-80gb", "--input",
