@@ -20,6 +20,9 @@ static const cli_opt cli_profile_opts[] = {
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
+    {"allow-undefined", 0, NULL,
+     "exit 0 even when more than a tenth of the layers have no cost (the totals are then a "
+     "lower bound; without it that is exit 2)"},
     CLI_ADVICE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
@@ -129,6 +132,9 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         }
         const rf_result *series[2] = {p1 ? p1->result : NULL, p2 ? p2->result : NULL};
         if (!rc && plot) rc = cli_plot(ctx, series, p2 ? 2 : 1, m, plot);
+        if (!rc && !cli_get(a, "allow-undefined") &&
+            (st = rf_profile_check_defined(ctx, p1, path ? path : "demo")) != RF_OK)
+            rc = cli_fail(ctx, st);
     } else {
         rc = cli_fail(ctx, st);
     }

@@ -1,7 +1,8 @@
 /* roofline/advice.h — what would move it, and by how much: every suggestion is computed by
  * evaluating the same layers again, on the same roof (or another machine's), under one change —
  * lower precision, fusion, batching, pruning, distillation, other hardware — and ranked by the
- * share of the whole run it saves (Amdahl). Never a fixed sentence; docs/advice.md has the rules. */
+ * share of the whole run it saves (Amdahl). Never a fixed sentence; docs/advice.md has the rules.
+ */
 #ifndef ROOFLINE_ADVICE_H
 #define ROOFLINE_ADVICE_H
 
@@ -38,9 +39,9 @@ const char *rf_advice_kind_name(rf_advice_kind k);
 /** One row of a batching table: the whole model at `batch` samples (sequences) per pass. */
 typedef struct rf_advice_batch {
     uint64_t batch;
-    double time_s;       /**< one pass of the batch */
-    double per_sample_s; /**< time_s / batch */
-    double throughput;   /**< samples per second */
+    double time_s;          /**< one pass of the batch */
+    double per_sample_s;    /**< time_s / batch */
+    double throughput;      /**< samples per second */
     uint64_t compute_bound; /**< matrix layers compute-bound at this batch */
 } rf_advice_batch;
 
@@ -66,18 +67,18 @@ typedef struct rf_advice {
 typedef struct rf_advice_list {
     rf_advice *items;
     size_t n;
-    double total_s; /**< the run the shares are of */
-    int measured;   /**< 1: total_s and the savings start from measured times */
-    char unit[16];  /**< "sample" or "token": what a batch is made of */
+    double total_s;      /**< the run the shares are of */
+    int measured;        /**< 1: total_s and the savings start from measured times */
+    char unit[16];       /**< "sample" or "token": what a batch is made of */
     rf_allocator alloc_; /**< private */
 } rf_advice_list;
 
 /** Options. Zero-initialised: at most 5 suggestions, no other machines. */
 typedef struct rf_advice_opts {
-    size_t max;                  /**< most suggestions kept (0: 5); other-hardware ones extra */
-    const char *const *what_if;  /**< datasheet names or machine files to evaluate the work on */
+    size_t max;                 /**< most suggestions kept (0: 5); other-hardware ones extra */
+    const char *const *what_if; /**< datasheet names or machine files to evaluate the work on */
     size_t n_what_if;
-    int machines_only;           /**< 1: only the what-if machines, no changes */
+    int machines_only; /**< 1: only the what-if machines, no changes */
 } rf_advice_opts;
 
 /** Advice for a profiled model on ceilings `compute` / `bandwidth` of `m` (the profile's), from

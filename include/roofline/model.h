@@ -81,6 +81,13 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
 /** Release. Accepts NULL. */
 void rf_profile_free(rf_profile *p);
 
+/** 1 when more than a tenth of the profile's listed layers have an undefined cost: its totals
+ *  are then a lower bound (`roofline profile` says so and exits 2 unless --allow-undefined). */
+int rf_profile_lower_bound(const rf_profile *p);
+
+/** RF_OK, or RF_FORMAT with one line starting with `name` when rf_profile_lower_bound holds. */
+rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

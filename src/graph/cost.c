@@ -2,6 +2,7 @@
  * model (docs/cost-model.md "Bytes": every weight, input and output once, at its storage size;
  * metadata ops move nothing; Gather reads only the rows it gathers), times the layer's repeat
  * count, with totals and the list of unknown op types (one warning). Never parses, never prints. */
+#include <stdio.h>
 #include <string.h>
 
 #include "graph/graph_int.h"
@@ -109,13 +110,26 @@ static rf_status rf__note_unknown(rf_ctx *ctx, rf_cost *c, const char *t, size_t
     return RF_OK;
 }
 
-static void rf__warn_unknown(rf_ctx *ctx, const rf_cost *c)
+/* "domain:Op" for an op of another domain than ONNX's own, else "Op". */
+static const char *rf__qualified(const rf_layer *l, char *buf, size_t cap)
 {
-    char list[512];
+    if (!l->domain[0] || strcmp(l->domain, "ai.onnx") == 0) return l->op_type;
+    snprintf(buf, cap, "%s:%s", l->domain, l->op_type);
+    return buf;
+}
+
+static void rf__warn_unknown(rf_ctx *ctx, const rf_graph *g, const rf_cost *c)
+{
+    char list[512], q[256];
     size_t len = 0;
     list[0] = '\0';
-    for (uint32_t i = 0; i < c->n_unknown_ops; i++)
-        rf__appendf(list, sizeof list, &len, "%s%s", i ? ", " : "", c->unknown_ops[i]);
+    for (uint32_t i = 0; i < c->n_unknown_ops; i++) { /* each type with its count */
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < g->n_layers; k++)
+            n += !c->layers[k].known &&
+                 !strcmp(rf__qualified(&g->layers[k], q, sizeof q), c->unknown_ops[i]);
+        rf__appendf(list, sizeof list, &len, "%s%s x%u", i ? ", " : "", c->unknown_ops[i], n);
+    }
     rf__log(ctx, RF_LOG_WARN, "cost undefined for %u layer%s (op types: %s)", c->n_unknown,
             c->n_unknown == 1 ? "" : "s", list);
 }
@@ -140,7 +154,9 @@ rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out)
         rf__layer_cost(g, &g->layers[i], lc, &mm);
         if (!lc->known) {
             c->n_unknown++;
-            rf_status st = rf__note_unknown(ctx, c, g->layers[i].op_type, &cap);
+            char q[256];
+            rf_status st =
+                rf__note_unknown(ctx, c, rf__qualified(&g->layers[i], q, sizeof q), &cap);
             if (st != RF_OK) {
                 rf_cost_free(c);
                 return st;
@@ -156,7 +172,7 @@ rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out)
         c->kv_write_bytes += lc->kv_write_bytes;
         c->matmul_conv_flops += mm;
     }
-    if (c->n_unknown) rf__warn_unknown(ctx, c);
+    if (c->n_unknown) rf__warn_unknown(ctx, g, c);
     *out = c;
     return RF_OK;
 }

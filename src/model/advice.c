@@ -21,10 +21,10 @@
 
 typedef struct rf__item {
     const char *name;
-    int matrix;   /* Conv, Gemm, MatMul: runs on the compute ceiling of its precision */
-    int fold;     /* elementwise, activation, norm, softmax: can be folded into its producer */
-    int softmax;  /* a softmax (attention fusion) */
-    int attn_mm;  /* a matmul that reads a softmax's output (A.V) */
+    int matrix;  /* Conv, Gemm, MatMul: runs on the compute ceiling of its precision */
+    int fold;    /* elementwise, activation, norm, softmax: can be folded into its producer */
+    int softmax; /* a softmax (attention fusion) */
+    int attn_mm; /* a matmul that reads a softmax's output (A.V) */
     double flops, wbytes, abytes, kvbytes;
     double wbits, abits; /* element sizes, bits (32 when unknown) */
     double est_s;        /* on the roof */
@@ -49,8 +49,8 @@ typedef struct rf__adv {
 
 const char *rf_advice_kind_name(rf_advice_kind k)
 {
-    static const char *const names[] = {"precision", "kv-precision", "fusion", "attention",
-                                        "batching", "pruning", "distillation", "hardware"};
+    static const char *const names[] = {"precision", "kv-precision", "fusion",       "attention",
+                                        "batching",  "pruning",      "distillation", "hardware"};
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "unknown";
 }
 
@@ -131,7 +131,7 @@ static rf_status rf__precision(rf__adv *a, const char *title, double wbits, doub
         const rf__item *x = &a->it[i];
         double wb = x->wbits > wbits ? x->wbytes * wbits / x->wbits : x->wbytes;
         double ab = abits > 0 && x->abits > abits ? x->abytes * abits / x->abits : x->abytes;
-        touched += wb < x->wbytes || (x->matrix && ab < x->abytes);
+        touched += wb < x->wbytes || ab < x->abytes;
         r.peak_flops_per_s = x->matrix ? peak : a->roof.peak_flops_per_s;
         after += rf__scaled(x, rf__eval(&r, x->flops, wb + ab + x->kvbytes));
     }
@@ -352,7 +352,7 @@ static rf_status rf__shrink(rf__adv *a, int distil)
         if (!pick[i]) continue;
         const rf__item *x = &a->it[i];
         after -= x->t_s - rf__scaled(x, rf__eval(&a->roof, x->flops / 2,
-                                                  x->wbytes / 2 + x->abytes + x->kvbytes));
+                                                 x->wbytes / 2 + x->abytes + x->kvbytes));
         n++;
     }
     rf_status st = RF_OK;
@@ -406,9 +406,9 @@ static rf_status rf__hardware(rf__adv *a, const char *name)
     if (st == RF_OK) {
         snprintf(v->title, sizeof v->title, "the same work on %s", m->name);
         snprintf(v->ceiling, sizeof v->ceiling, "%.120s: %.60s %.4g TFLOP/s, %.60s %.4g GB/s",
-                 m->description[0] ? m->description : m->name,
-                 m->ceilings[m->default_compute].name, r.peak_flops_per_s / 1e12,
-                 m->ceilings[m->default_bandwidth].name, r.bw_bytes_per_s / 1e9);
+                 m->description[0] ? m->description : m->name, m->ceilings[m->default_compute].name,
+                 r.peak_flops_per_s / 1e12, m->ceilings[m->default_bandwidth].name,
+                 r.bw_bytes_per_s / 1e9);
         snprintf(v->assumption, sizeof v->assumption,
                  "its default roof (%s); %llu layer%s change%s bound there",
                  rf_provenance_name(m->provenance), (unsigned long long)flips,
@@ -444,10 +444,9 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
     a->out->measured = a->measured;
     rf_status st = RF_OK;
     if (a->total_s > 0 && !(o && o->machines_only)) {
-        if (st == RF_OK) st = rf__precision(a, "weights and activations at BF16/FP16", 16, 16,
-                                            "bf16|fp16");
         if (st == RF_OK)
-            st = rf__precision(a, "weights and activations at INT8", 8, 8, "int8|i8");
+            st = rf__precision(a, "weights and activations at BF16/FP16", 16, 16, "bf16|fp16");
+        if (st == RF_OK) st = rf__precision(a, "weights and activations at INT8", 8, 8, "int8|i8");
         if (st == RF_OK)
             st = rf__precision(a, "weights at 4 bits (activations unchanged)", 4.5, 0, NULL);
         if (st == RF_OK) st = rf__kv(a);
@@ -456,7 +455,8 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
         if (st == RF_OK) st = rf__shrink(a, 0);
         if (st == RF_OK) st = rf__shrink(a, 1);
     }
-    for (size_t k = 0; st == RF_OK && o && k < o->n_what_if; k++) st = rf__hardware(a, o->what_if[k]);
+    for (size_t k = 0; st == RF_OK && o && k < o->n_what_if; k++)
+        st = rf__hardware(a, o->what_if[k]);
     if (st != RF_OK) return st;
     rf_advice_list *l = a->out;
     /* Amdahl: under 1% of the run is left out (asked-for machines stay) */
@@ -475,7 +475,8 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
     }
     l->n = keep;
     qsort(l->items, l->n, sizeof *l->items, rf__by_saving);
-    size_t max = o && o->max ? o->max : 5, hw = o ? o->n_what_if : 0, changes = l->n - (hw < l->n ? hw : l->n);
+    size_t max = o && o->max ? o->max : 5, hw = o ? o->n_what_if : 0,
+           changes = l->n - (hw < l->n ? hw : l->n);
     if (changes > max) { /* drop the smallest changes, keep the machines */
         for (size_t i = max; i < changes; i++) {
             rf_advice *v = &l->items[i];
@@ -506,8 +507,7 @@ void rf_advice_free(rf_advice_list *l)
     if (!l) return;
     rf_allocator al = l->alloc_;
     for (size_t i = 0; i < l->n; i++) {
-        for (size_t k = 0; k < l->items[i].n_layers; k++)
-            rf__free_with(&al, l->items[i].layers[k]);
+        for (size_t k = 0; k < l->items[i].n_layers; k++) rf__free_with(&al, l->items[i].layers[k]);
         rf__free_with(&al, l->items[i].layers);
         rf__free_with(&al, l->items[i].batches);
     }
@@ -650,7 +650,8 @@ rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opt
     }
     if (r->measured.have_decode && r->measured.decode_tokens_per_s > 0) {
         /* a measured decode step: every layer scaled to it */
-        double est = 0, step = (double)(ph->batch ? ph->batch : 1) / r->measured.decode_tokens_per_s;
+        double est = 0,
+               step = (double)(ph->batch ? ph->batch : 1) / r->measured.decode_tokens_per_s;
         for (size_t i = 0; i < a.n; i++) est += a.it[i].est_s;
         for (size_t i = 0; est > 0 && i < a.n; i++) a.it[i].t_s = a.it[i].est_s * step / est;
         a.measured = 1;

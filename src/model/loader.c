@@ -36,13 +36,92 @@ static rf_status rf__apply_batch_seq(rf_ctx *ctx, rf_graph *g, const rf_model_op
     return RF_OK;
 }
 
+/* Is axis d of input tensor `t` set by the user (an --input binding of t, a --dim of its symbol)?
+ */
+static int rf__bound(const rf_tensor *t, uint32_t d, const rf_model_opts *o)
+{
+    for (size_t i = 0; i < o->n_bindings; i++) {
+        const rf_shape_binding *b = &o->bindings[i];
+        if (!b->is_dim && strcmp(b->name, t->name) == 0) return 1;
+        if (b->is_dim && t->dim_names[d] && strcmp(b->name, t->dim_names[d]) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Unknown input dimensions (issue 12: no silent table of zeros). The first axis of every input
+ * is the batch: when the user left it unknown it becomes 1, said in one warning. Any other
+ * unknown input dimension stops the run with one line naming it and the flag that sets it.
+ * Bindings for the symbols set to 1 are added to *b (capacity cap). */
+static rf_status rf__input_dims(rf_ctx *ctx, rf_graph *g, const char *name, const rf_model_opts *o,
+                                rf_shape_binding *b, size_t cap, size_t *n)
+{
+    char missing[512] = "", batch[256] = "";
+    size_t lm = 0, lb = 0;
+    for (uint32_t i = 0; i < g->n_tensors; i++) {
+        rf_tensor *t = &g->tensors[i];
+        if (!(t->flags & RF_TENSOR_INPUT) || (t->flags & RF_TENSOR_WEIGHT) || !t->shape_known)
+            continue;
+        char shape[160] = "";
+        size_t ls = 0;
+        int other = 0;
+        for (uint32_t d = 0; d < t->rank; d++) {
+            const char *sym = t->dim_names[d];
+            int unknown = t->dims[d] < 0 && !rf__bound(t, d, o);
+            if (unknown && d > 0) {
+                other = 1;
+                rf__appendf(missing, sizeof missing, &lm, "%sinput '%s' has unknown dimension '%s'",
+                            lm ? "; " : "", t->name, sym ? sym : "?");
+                if (sym)
+                    rf__appendf(missing, sizeof missing, &lm, ": give --dim %s=N or", sym);
+                else
+                    rf__appendf(missing, sizeof missing, &lm, ": give");
+            }
+            rf__appendf(shape, sizeof shape, &ls, "%s%s", d ? "x" : "",
+                        t->dims[d] >= 0 ? ""
+                        : d             ? "N"
+                                        : "1");
+            if (t->dims[d] >= 0)
+                rf__appendf(shape, sizeof shape, &ls, "%lld", (long long)t->dims[d]);
+        }
+        if (other) rf__appendf(missing, sizeof missing, &lm, " --input %s=%s", t->name, shape);
+        if (t->rank && t->dims[0] < 0 && !rf__bound(t, 0, o)) {
+            rf__appendf(batch, sizeof batch, &lb, "%s'%s'", lb ? ", " : "", t->name);
+            if (t->dim_names[0] && *n < cap) { /* every tensor with that symbol gets 1 */
+                memset(&b[*n], 0, sizeof b[*n]);
+                rf__strlcpy(b[*n].name, t->dim_names[0], sizeof b[*n].name);
+                b[*n].is_dim = 1;
+                b[*n].value = 1;
+                (*n)++;
+            } else {
+                int64_t dims[RF_GRAPH_MAX_RANK];
+                memcpy(dims, t->dims, sizeof dims);
+                dims[0] = 1;
+                RF_TRY(rf_graph_set_shape(ctx, g, i, t->rank, dims));
+            }
+        }
+    }
+    if (lm) return rf__error(ctx, RF_USAGE, -1, "%s: %s", name, missing);
+    if (lb)
+        rf__log(ctx, RF_LOG_WARN,
+                "%s: the first dimension of input %s is unknown: taken as 1 (the batch; --batch N "
+                "or --dim sets it)",
+                name, batch);
+    return RF_OK;
+}
+
 /* ONNX: the graph as the file states it, then the user's shapes and inference. */
 static rf_status rf__load_onnx(rf_ctx *ctx, const void *data, size_t size, const char *name,
                                const char *dir, const rf_model_opts *o, rf_graph **out)
 {
     RF_TRY(rf_onnx_parse(ctx, data, size, name, dir, out));
     if (o->batch || o->seq) RF_TRY(rf__apply_batch_seq(ctx, *out, o));
-    rf_status st = rf_graph_infer_shapes(ctx, *out, o->bindings, o->n_bindings);
+    rf_shape_binding b[48];
+    size_t nb = o->n_bindings < 32 ? o->n_bindings : 32;
+    if (nb) memcpy(b, o->bindings, nb * sizeof *b);
+    rf_status st = rf__input_dims(ctx, *out, name, o, b, sizeof b / sizeof *b, &nb);
+    if (st != RF_OK) return st;
+    if (o->n_bindings > 32) nb = o->n_bindings; /* more than kept: the user's, as given */
+    st = rf_graph_infer_shapes(ctx, *out, nb == o->n_bindings ? o->bindings : b, nb);
     if (st != RF_OK && st != RF_USAGE) rf__error_prefix(ctx, name);
     return st;
 }

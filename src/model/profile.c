@@ -148,3 +148,20 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
     p->result = r;
     return RF_OK;
 }
+
+int rf_profile_lower_bound(const rf_profile *p)
+{
+    uint32_t listed = p && p->graph ? p->graph->n_layers - p->skipped : 0;
+    return p && p->cost && p->cost->n_unknown && (uint64_t)p->cost->n_unknown * 10 > listed;
+}
+
+rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name)
+{
+    RF_CHECK(ctx, p, RF_USAGE, "rf_profile_check_defined: missing argument");
+    if (!rf_profile_lower_bound(p)) return RF_OK;
+    return rf__error(ctx, RF_FORMAT, -1,
+                     "%s: %u of %u layers have no cost (undefined): the totals are a lower "
+                     "bound (--allow-undefined accepts that)",
+                     name && name[0] ? name : "model", p->cost->n_unknown,
+                     p->graph->n_layers - p->skipped);
+}

@@ -51,8 +51,7 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
             for (size_t k = 0; k < v->n_layers && k < RF__ADV_NAMES; k++)
                 rf__appendf(text, sizeof text, &len, "%s%s", k ? ", " : "", v->layers[k]);
             if (v->n_layers > RF__ADV_NAMES)
-                rf__appendf(text, sizeof text, &len, " (+%zu more)",
-                            v->n_layers - RF__ADV_NAMES);
+                rf__appendf(text, sizeof text, &len, " (+%zu more)", v->n_layers - RF__ADV_NAMES);
             rf__appendf(text, sizeof text, &len, ".");
         }
         rf__appendf(text, sizeof text, &len, " Assuming %s.", v->assumption);

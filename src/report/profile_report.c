@@ -20,15 +20,17 @@ static rf_status rf__model_summary(rf_writer *w, const rf_profile *p)
                      p->graph->n_layers, p->skipped, p->skipped == 1 ? "" : "s",
                      (unsigned long long)p->graph->params,
                      rf_si_format_compact(a, sizeof a, (double)p->graph->weight_bytes, "")));
-    RF_TRY(rf_writef(w,
-                     "       %sFLOP in all (= %s multiply-adds); Conv/Gemm/MatMul %sFLOP = %sMAC\n",
-                     rf_si_format_compact(a, sizeof a, k->flops, ""),
-                     rf_si_format_compact(b, sizeof b, k->flops / 2, ""),
-                     rf_si_format_compact(c, sizeof c, k->matmul_conv_flops, ""),
-                     rf_si_format_compact(d, sizeof d, k->matmul_conv_flops / 2, "")));
+    RF_TRY(rf_writef(
+        w, "       %sFLOP in all%s (= %s multiply-adds); Conv/Gemm/MatMul %sFLOP = %sMAC\n",
+        rf_si_format_compact(a, sizeof a, k->flops, ""),
+        rf_profile_lower_bound(p) ? " at least" : "",
+        rf_si_format_compact(b, sizeof b, k->flops / 2, ""),
+        rf_si_format_compact(c, sizeof c, k->matmul_conv_flops, ""),
+        rf_si_format_compact(d, sizeof d, k->matmul_conv_flops / 2, "")));
     if (!k->n_unknown) return RF_OK;
-    RF_TRY(rf_writef(w, "       %u layer%s undefined (op types:", k->n_unknown,
-                     k->n_unknown == 1 ? "" : "s"));
+    RF_TRY(rf_writef(w, "       %u of %u layer%s undefined%s (op types:", k->n_unknown,
+                     p->graph->n_layers - p->skipped, k->n_unknown == 1 ? "" : "s",
+                     rf_profile_lower_bound(p) ? ": the totals are a lower bound" : ""));
     for (uint32_t i = 0; i < k->n_unknown_ops; i++) {
         RF_TRY(rf_write(w, " ", 1));
         RF_TRY(rf_write(w, k->unknown_ops[i], strlen(k->unknown_ops[i])));

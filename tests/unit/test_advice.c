@@ -101,8 +101,8 @@ RF_TEST(graph_fusion_distillation_and_cut)
     rf_graph *g = NULL;
     rf_graph_new(ctx, "t", &g);
     uint32_t x, w, y, z, li;
-    rf_graph_add_tensor(ctx, g, "x", RF_DTYPE_F32, 2, (const int64_t[]){256, 1024},
-                        RF_TENSOR_INPUT, &x);
+    rf_graph_add_tensor(ctx, g, "x", RF_DTYPE_F32, 2, (const int64_t[]){256, 1024}, RF_TENSOR_INPUT,
+                        &x);
     rf_graph_add_tensor(ctx, g, "w", RF_DTYPE_F32, 2, (const int64_t[]){1024, 1024},
                         RF_TENSOR_WEIGHT, &w);
     rf_graph_add_tensor(ctx, g, "y", RF_DTYPE_F32, 2, (const int64_t[]){256, 1024}, 0, &y);
@@ -172,8 +172,8 @@ RF_TEST(batching_table)
                         &x);
     rf_graph_add_tensor(ctx, g, "w", RF_DTYPE_F32, 2, (const int64_t[]){1024, 1024},
                         RF_TENSOR_WEIGHT, &w);
-    rf_graph_add_tensor(ctx, g, "y", RF_DTYPE_F32, 2, (const int64_t[]){1, 1024},
-                        RF_TENSOR_OUTPUT, &y);
+    rf_graph_add_tensor(ctx, g, "y", RF_DTYPE_F32, 2, (const int64_t[]){1, 1024}, RF_TENSOR_OUTPUT,
+                        &y);
     rf_graph_add_layer(ctx, g, "fc", "Gemm", (const uint32_t[]){x, w}, 2, &y, 1, &li);
     rf_machine *m = NULL;
     rf_machine_simple(ctx, "t", 1e12, 1e11, RF_PROV_USER, "test", &m);

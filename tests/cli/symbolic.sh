@@ -1,0 +1,45 @@
+#!/bin/sh
+# symbolic.sh — no silent table of zeros (issue 12 item 4): a symbolic first axis becomes 1 with
+# one warning; any other unknown input dimension stops the run with one line naming it and the
+# flag that sets it (exit 2); a model with more than a tenth of its layers undefined says its
+# totals are a lower bound and exits 2 unless --allow-undefined. Models: tests/data/onnx/
+# (gen_symbolic.py). Unknown domains are named in the warning with their op count.
+. "$(dirname "$0")/lib.sh"
+D="$SRC/tests/data/onnx"
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds
+check() {
+    what=$1
+    shift
+    if "$@"; then
+        PASSES=$((PASSES + 1))
+    else
+        echo "FAIL: $what"
+        FAILS=$((FAILS + 1))
+    fi
+}
+HW="--hw xeon-8480plus"
+
+expect 0 "" -- profile $HW "$D/kws_symbolic_batch.onnx"
+check "kws: the batch taken as 1, said once" grep -q "first dimension of input 'input' is unknown: taken as 1" "$TMP/err"
+check "kws: every layer costed at batch 1" grep -q "input=1x49x10x1: 5 operations" "$TMP/out"
+check "kws: no undefined layer" grep -q 'undefined 0 (0.0% of time)' "$TMP/out"
+expect 0 "" -- profile $HW --batch 8 "$D/kws_symbolic_batch.onnx"
+check "kws --batch 8: no warning" sh -c "! grep -q 'taken as 1' '$TMP/err'"
+
+expect 2 "audio_frontend.onnx: input 'audio' has unknown dimension 'samples': give --dim samples=N or --input audio=1xN" -- profile $HW "$D/audio_frontend.onnx"
+check "frontend: one line" test "$(wc -l <"$TMP/err")" -eq 1
+expect 0 "" -- profile $HW --dim samples=16000 "$D/audio_frontend.onnx"
+# the framing Conv: 40 filters x 98 frames x 400 taps x 2
+check "frontend: 3.14M FLOPs from 40 x 98 x 400 x 2" grep -q "frames     Conv  1x40x98  3.14M" "$TMP/out"
+expect 0 "" -- profile $HW --input audio=2x16000 "$D/audio_frontend.onnx"
+check "frontend --input: batch 2" grep -q "audio=2x16000" "$TMP/out"
+
+"$BIN" profile $HW "$D/unknown_ops.onnx" >"$TMP/out" 2>"$TMP/err"
+check "a third undefined: exit 2" test $? -eq 2
+check "the last line says why" sh -c "tail -1 '$TMP/err' | grep -qF 'unknown_ops.onnx: 1 of 3 layers have no cost (undefined): the totals are a lower bound (--allow-undefined accepts that)'"
+check "unknown domain named with its count" grep -q "com.example:MysteryOp x1" "$TMP/err"
+check "the totals say 'at least'" grep -q "FLOP in all at least" "$TMP/out"
+expect 0 "" -- profile $HW --allow-undefined "$D/unknown_ops.onnx"
+
+finish
