@@ -107,6 +107,9 @@ const char *rf_op_kind_name(rf_op_kind k);
 /** Kind of an ONNX-style op type ("Conv", "MatMul", "Relu", ...); RF_OP_UNKNOWN when not known.
  *  Readers of other formats may use it too or set the kind directly. */
 rf_op_kind rf_op_kind_from_type(const char *op_type);
+/** The kind of `op_type` in ONNX domain `domain` ("" or "ai.onnx": the standard ops;
+ *  "com.microsoft": ONNX Runtime's contrib ops roofline has rules for; any other: unknown). */
+rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain);
 
 /** A layer (an operator instance). */
 typedef struct rf_layer {

@@ -115,8 +115,7 @@ static rf_status rf__build(rf__onnx *o, const Onnx__NodeProto *nd, size_t idx)
     const char *dom = nd->domain ? nd->domain : "";
     if (*dom) l->domain = rf_graph_strdup(o->ctx, o->g, dom, strlen(dom));
     if (!l->domain) return rf_ctx_error_status(o->ctx);
-    if (*dom && strcmp(dom, "ai.onnx") != 0 && strcmp(dom, "com.microsoft") != 0)
-        l->kind = RF_OP_UNKNOWN;
+    if (*dom) l->kind = rf_op_kind_in_domain(nd->op_type, dom);
     int sub = 0;
     for (size_t i = 0; i < nd->n_attribute; i++) {
         RF_TRY(rf__attr(o, li, nd->attribute[i], &sub));

@@ -172,6 +172,8 @@ int rf__layer_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64
                     const char **why)
 {
     *core = *extra = 0;
+    const rf__ext_op *ext = rf__ext_find(l);
+    if (ext && ext->flops) return ext->flops(g, l, core, extra, why);
     switch (l->kind) {
     case RF_OP_UNKNOWN: return RF__WHY("unknown op type");
     case RF_OP_CONV: return rf__conv(g, l, core, extra, why);

@@ -101,6 +101,25 @@ rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
  * RF_RANGE, "node 'NAME' (OP): WHAT overflows 64-bit integers" (shape.c). */
 rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what);
 
+/* Conv / pooling output spatial sizes (shape_ops.c): 1 inferred, 0 undecided, -1 overflow. */
+int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_out, rf__shp *y);
+/* ONNX MatMul's output shape (1-D operands, broadcast batch dims); 0 when they do not agree. */
+int rf__matmul_shape(const rf__shp *a, const rf__shp *b, rf__shp *y);
+
+/* The ops with rules of their own (cost_ext.c): recurrent (LSTM, GRU, RNN), Einsum,
+ * comparisons and logic (boolean outputs), quantized ops, ONNX Runtime's contrib ops. `flops`
+ * NULL: the kind's rule counts it. docs/cost-model.md. */
+typedef struct rf__ext_op {
+    const char *op, *domain; /* domain NULL: any */
+    rf_op_kind kind;
+    rf_status (*shape)(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
+    int (*flops)(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                 const char **why);
+} rf__ext_op;
+const rf__ext_op *rf__ext_find(const rf_layer *l);
+/* The kind of an op known to cost_ext.c by type and domain, or RF_OP_UNKNOWN. */
+rf_op_kind rf__ext_kind(const char *op_type, const char *domain);
+
 /* Shape inference of one layer (shape.c, shape_ops.c). Returns RF_OK also when it could not
  * infer (outputs then stay unknown); errors for NOMEM and for overflowing sizes (RF_RANGE). */
 rf_status rf__infer_layer(rf_ctx *ctx, rf_graph *g, uint32_t li);

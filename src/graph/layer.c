@@ -124,7 +124,18 @@ rf_op_kind rf_op_kind_from_type(const char *op_type)
 {
     for (size_t i = 0; op_type && i < sizeof rf__op_kinds / sizeof *rf__op_kinds; i++)
         if (strcmp(op_type, rf__op_kinds[i].type) == 0) return rf__op_kinds[i].kind;
-    return RF_OP_UNKNOWN;
+    return op_type ? rf__ext_kind(op_type, "") : RF_OP_UNKNOWN; /* cost_ext.c's standard ops */
+}
+
+rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain)
+{
+    if (!domain || !domain[0] || strcmp(domain, "ai.onnx") == 0)
+        return rf_op_kind_from_type(op_type);
+    rf_op_kind k = op_type ? rf__ext_kind(op_type, domain) : RF_OP_UNKNOWN;
+    /* ONNX Runtime also registers standard ops (LayerNormalization ...) in its own domain */
+    if (k == RF_OP_UNKNOWN && strcmp(domain, "com.microsoft") == 0)
+        k = rf_op_kind_from_type(op_type);
+    return k;
 }
 
 static uint32_t *rf__dup_idx(rf_ctx *ctx, rf_graph *g, const uint32_t *v, uint32_t n)

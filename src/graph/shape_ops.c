@@ -34,8 +34,7 @@ static int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf
 /* Conv / pooling output spatial sizes (ONNX Conv, MaxPool: auto_pad, pads, strides, dilations,
  * ceil_mode). x: input [N, C, spatial...]; k: kernel sizes; c_out: channels of the output.
  * Returns 1 when inferred, 0 when the rule cannot decide, -1 when a size overflows int64. */
-static int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_out,
-                      rf__shp *y)
+int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_out, rf__shp *y)
 {
     uint32_t nd = x->rank - 2;
     int64_t st[RF_GRAPH_MAX_RANK], di[RF_GRAPH_MAX_RANK], pads[2 * RF_GRAPH_MAX_RANK];
@@ -147,30 +146,39 @@ static rf_status rf__gemm(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
         y.d[1] = b.d[rf_layer_attr_int(l, "transB", 0) ? 0 : 1];
         return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
     }
+    if (!rf__matmul_shape(&a, &b, &y)) return RF_OK;
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+int rf__matmul_shape(const rf__shp *a_, const rf__shp *b_, rf__shp *y)
+{
     /* MatMul: 1-D operands get a dim prepended/appended, batch dims broadcast */
-    if (a.rank == 0 || b.rank == 0) return RF_OK;
+    const rf__shp a = *a_, b = *b_;
+    if (a.rank == 0 || b.rank == 0) return 0;
     int a1 = a.rank == 1, b1 = b.rank == 1;
     rf__shp ba = a, bb = b;
     ba.rank = a1 ? 0 : a.rank - 2;
     bb.rank = b1 ? 0 : b.rank - 2;
     uint32_t r = ba.rank > bb.rank ? ba.rank : bb.rank;
-    if (r + 2 > RF_GRAPH_MAX_RANK) return RF_OK;
-    y.rank = r;
+    if (r + 2 > RF_GRAPH_MAX_RANK) return 0;
+    y->rank = r;
     for (uint32_t i = 0; i < r; i++) {
         int64_t da = i + ba.rank >= r ? ba.d[i + ba.rank - r] : 1;
         int64_t db = i + bb.rank >= r ? bb.d[i + bb.rank - r] : 1;
-        if (da != db && da != 1 && db != 1) return RF_OK;
-        y.d[i] = da == 1 ? db : da;
+        if (da != db && da != 1 && db != 1) return 0;
+        y->d[i] = da == 1 ? db : da;
     }
-    if (!a1) y.d[y.rank++] = a.d[a.rank - 2];
-    if (!b1) y.d[y.rank++] = b.d[b.rank - 1];
-    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+    if (!a1) y->d[y->rank++] = a.d[a.rank - 2];
+    if (!b1) y->d[y->rank++] = b.d[b.rank - 1];
+    return 1;
 }
 
 rf_status rf__infer_layer(rf_ctx *ctx, rf_graph *g, uint32_t li)
 {
     const rf_layer *l = &g->layers[li];
     rf__shp s;
+    const rf__ext_op *ext = rf__ext_find(l);
+    if (ext) return ext->shape(ctx, g, l);
     switch (l->kind) {
     case RF_OP_CONV:
     case RF_OP_CONV_TRANSPOSE: return rf__conv(ctx, g, l);

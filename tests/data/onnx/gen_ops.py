@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""gen_ops.py - ONNX models of the ops beyond the common set, with reference FLOPs counted here
+independently of roofline (hand rules written out below, torch's exporter for the recurrent
+ones): recurrent (LSTM, GRU), Einsum, an ONNX-Runtime-optimized transformer block (contrib ops
+in com.microsoft) and a quantized CNN (QDQ and QLinear/Integer ops). Debian python3-onnx and
+python3-torch. Writes NAME.onnx and NAME.ref.json ({"layers": {name: FLOPs}, "total": FLOPs}).
+
+    python3 tests/data/onnx/gen_ops.py tests/data/onnx
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def save(root, name, model, ref):
+    onnx.save(model, os.path.join(root, name + ".onnx"))
+    with open(os.path.join(root, name + ".ref.json"), "w") as f:
+        json.dump({"layers": ref, "total": sum(ref.values())}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def recurrent(root):
+    """torch.nn.LSTM (bidirectional) and GRU exported by torch.onnx (opset 14)."""
+    import torch
+    torch.manual_seed(0)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(16, 24, bidirectional=True)
+            self.gru = torch.nn.GRU(48, 16)
+
+        def forward(self, x):
+            y, _ = self.lstm(x)
+            z, _ = self.gru(y)
+            return z
+
+    S, B = 10, 2
+    path = os.path.join(root, "recurrent.onnx")
+    torch.onnx.export(Net(), torch.randn(S, B, 16), path, opset_version=14,
+                      input_names=["x"], output_names=["z"])
+    m = onnx.load(path)
+    # the reference: per direction, step and batch row (docs/cost-model.md "Recurrent")
+    ref = {}
+    for n in m.graph.node:
+        if n.op_type == "LSTM":  # I 16, H 24, 2 directions, B given
+            G, H, I, dirs = 4, 24, 16, 2
+            per = 2 * G * H * (I + H) + 3 * G * H + 9 * H
+            ref[n.name] = S * B * dirs * per
+        elif n.op_type == "GRU":  # I 48, H 16
+            G, H, I, dirs = 3, 16, 48, 1
+            per = 2 * G * H * (I + H) + 3 * G * H + 8 * H
+            ref[n.name] = S * B * dirs * per
+    with open(os.path.join(root, "recurrent.ref.json"), "w") as f:
+        json.dump({"layers": ref, "total": sum(ref.values()),
+                   "note": "LSTM and GRU only; the rest are views and copies"}, f, indent=1,
+                  sort_keys=True)
+        f.write("\n")
+
+
+def einsum(root):
+    eqs = [("bmm", "bij,bjk->bik", [(4, 8, 16), (4, 16, 32)], 4 * 8 * 16 * 32 * 2),
+           ("dot", "i,i->", [(64,), (64,)], 64 * 2),
+           ("transpose", "ij->ji", [(8, 16)], 8 * 16),
+           ("scores", "bhqd,bhkd->bhqk", [(1, 4, 32, 16), (1, 4, 32, 16)], 4 * 32 * 32 * 16 * 2),
+           ("batched_ell", "...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 6)], 2 * 3 * 4 * 5 * 6 * 2),
+           ("implicit", "ij,jk", [(4, 5), (5, 6)], 4 * 5 * 6 * 2),
+           ("three", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)], 2 * 3 * 4 * 5 * 3)]
+    nodes, inputs, outputs, ref = [], [], [], {}
+    for name, eq, shapes, flops in eqs:
+        ins = []
+        for k, s in enumerate(shapes):
+            ins.append("%s_in%d" % (name, k))
+            inputs.append(vi(ins[-1], list(s)))
+        nodes.append(helper.make_node("Einsum", ins, [name + "_out"], equation=eq, name=name))
+        outputs.append(vi(name + "_out", None))
+        ref[name] = flops
+    outputs = [helper.make_tensor_value_info(o.name, F, None) for o in outputs]
+    g = helper.make_graph(nodes, "einsum", inputs, outputs)
+    save(root, "einsum", helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), ref)
+
+
+def ort_transformer(root):
+    """One BERT-style block as ONNX Runtime's transformer optimizer leaves it, plus the decoder
+    contrib ops (GroupQueryAttention, RotaryEmbedding, MatMulNBits), batch 1, sequence 32, width
+    64 (small: the file holds its zero weights)."""
+    B, S, E, NH, FF = 1, 32, 64, 4, 128
+    ms = "com.microsoft"
+    inits = [init("ln_g", np.ones(E, np.float32)), init("ln_b", np.zeros(E, np.float32)),
+             init("ln_bias", np.zeros(E, np.float32)),
+             init("qkv_w", np.zeros((E, 3 * E), np.float32)),
+             init("qkv_b", np.zeros(3 * E, np.float32)),
+             init("o_w", np.zeros((E, E), np.float32)), init("o_b", np.zeros(E, np.float32)),
+             init("up_w", np.zeros((E, FF), np.float32)), init("up_b", np.zeros(FF, np.float32)),
+             init("down_w", np.zeros((FF, E), np.float32)),
+             init("nb_w", np.zeros((E, E // 32, 16), np.uint8)),
+             init("nb_s", np.zeros((E * (E // 32),), np.float32)),
+             init("cos", np.zeros((S, E // NH // 2), np.float32)),
+             init("sin", np.zeros((S, E // NH // 2), np.float32)),
+             init("pos", np.zeros((B, S), np.int64)),
+             init("seqlens", np.full((B,), S - 1, np.int32)),
+             init("total", np.array(S, np.int32)),
+             init("split_b", np.zeros(2 * FF, np.float32))]
+    n = helper.make_node
+    nodes = [
+        n("SkipLayerNormalization", ["x", "skip", "ln_g", "ln_b", "ln_bias"], ["ln"],
+          domain=ms, epsilon=1e-5, name="skip_ln"),
+        n("Attention", ["ln", "qkv_w", "qkv_b"], ["att"], domain=ms, num_heads=NH, name="attn"),
+        n("MatMul", ["att", "o_w"], ["o"], name="o_proj"),
+        n("BiasAdd", ["o", "o_b", "ln"], ["res"], domain=ms, name="bias_add"),
+        n("MatMul", ["res", "up_w"], ["up"], name="up_proj"),
+        n("BiasGelu", ["up", "up_b"], ["act"], domain=ms, name="bias_gelu"),
+        n("FastGelu", ["act"], ["act2"], domain=ms, name="fast_gelu"),
+        n("FusedMatMul", ["act2", "down_w"], ["down"], domain=ms, alpha=1.0, name="down_fused"),
+        n("SkipSimplifiedLayerNormalization", ["down", "res", "ln_g"], ["rms"], domain=ms,
+          epsilon=1e-6, name="skip_rms"),
+        n("MatMulNBits", ["rms", "nb_w", "nb_s"], ["q"], domain=ms, K=E, N=E, bits=4,
+          block_size=32, name="q_nbits"),
+        n("RotaryEmbedding", ["q", "pos", "cos", "sin"], ["q_rot"], domain=ms, name="rope"),
+        n("GroupQueryAttention", ["q_rot", "k_in", "v_in", "", "", "seqlens", "total"],
+          ["gqa", "present_k", "present_v"], domain=ms, num_heads=NH, kv_num_heads=2,
+          name="gqa"),
+        n("MultiHeadAttention", ["gqa", "mk", "mv"], ["mha"], domain=ms, num_heads=NH, name="mha"),
+        n("QuickGelu", ["mha"], ["qg"], domain=ms, alpha=1.702, name="quick_gelu"),
+        n("Gelu", ["up"], ["g2"], domain=ms, name="gelu"),
+        n("BiasSplitGelu", ["up2x", "split_b"], ["bsg"], domain=ms, name="bias_split_gelu"),
+    ]
+    inputs = [vi("x", [B, S, E]), vi("skip", [B, S, E]), vi("k_in", [B, S, E // 2]),
+              vi("v_in", [B, S, E // 2]), vi("mk", [B, 16, E]), vi("mv", [B, 16, E]),
+              vi("up2x", [B, S, 2 * FF])]
+    outputs = [vi("qg", [B, S, E]), vi("g2", [B, S, FF]), vi("bsg", [B, S, FF]),
+               vi("present_k", None), vi("present_v", None)]
+    outputs = [helper.make_tensor_value_info(o.name, F, None) for o in outputs]
+    g = helper.make_graph(nodes, "ort_block", inputs, outputs, inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14),
+                                                helper.make_opsetid(ms, 1)])
+    BS = B * S
+    hd = E // NH
+    ref = {
+        "skip_ln": BS * E * 9,  # skip + bias adds, LayerNormalization's 7
+        "attn": 2 * BS * E * 3 * E + BS * 3 * E  # QKV projection and its bias
+        + 2 * BS * S * E * 2 + 5 * B * NH * S * S,  # QK^T, A.V over 4 heads, softmax
+        "o_proj": 2 * BS * E * E,
+        "bias_add": BS * E * 2,
+        "up_proj": 2 * BS * E * FF,
+        "bias_gelu": BS * FF * 2,
+        "fast_gelu": BS * FF,
+        "down_fused": 2 * BS * FF * E,
+        "skip_rms": BS * E * 5,
+        "q_nbits": 2 * BS * E * E,
+        "rope": BS * E * 3,
+        # GQA: 4 query heads over 2 KV heads, head 16, keys = the 32 new positions
+        "gqa": 2 * BS * S * E * 2 + 5 * B * NH * S * S,
+        # MHA: keys and values of 16 positions
+        "mha": 2 * BS * 16 * E * 2 + 5 * B * NH * S * 16,
+        "quick_gelu": BS * E,
+        "gelu": BS * FF,
+        "bias_split_gelu": BS * FF * 4,
+    }
+    assert hd == 16
+    save(root, "ort_transformer", model, ref)
+
+
+def quantized(root):
+    """A QDQ-quantized CNN (QuantizeLinear / DequantizeLinear around a Conv) and the integer ops:
+    QLinearConv, QLinearMatMul, MatMulInteger, ConvInteger, DynamicQuantizeLinear."""
+    u8, i8 = np.uint8, np.int8
+    inits = [init("s", np.array(0.02, np.float32)), init("zp", np.array(128, u8)),
+             init("w_q", np.zeros((16, 3, 3, 3), i8)), init("w_s", np.array(0.01, np.float32)),
+             init("w_zp", np.array(0, i8)),
+             init("w2", np.zeros((32, 16, 3, 3), u8)), init("w2_zp", np.array(0, u8)),
+             init("fc_w", np.zeros((32 * 16 * 16, 10), u8)), init("fc_zp", np.array(0, u8)),
+             init("w3", np.zeros((8, 32, 1, 1), u8)), init("b2", np.zeros(32, np.int32))]
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "s", "zp"], ["xq"], name="quant_in"),
+        n("DequantizeLinear", ["xq", "s", "zp"], ["xd"], name="dequant_in"),
+        n("DequantizeLinear", ["w_q", "w_s", "w_zp"], ["wd"], name="dequant_w"),
+        n("Conv", ["xd", "wd"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        n("QuantizeLinear", ["c1", "s", "zp"], ["c1q"], name="quant_c1"),
+        n("QLinearConv", ["c1q", "s", "zp", "w2", "s", "w2_zp", "s", "zp", "b2"], ["c2q"],
+          pads=[1, 1, 1, 1], strides=[2, 2], name="qlinear_conv"),
+        n("ConvInteger", ["c2q", "w3", "zp", "w2_zp"], ["c3"], name="conv_integer"),
+        n("Flatten", ["c2q"], ["flat"], axis=1, name="flatten"),
+        n("QLinearMatMul", ["flat", "s", "zp", "fc_w", "s", "fc_zp", "s", "zp"], ["fcq"],
+          name="qlinear_matmul"),
+        n("MatMulInteger", ["flat", "fc_w", "zp", "fc_zp"], ["fci"], name="matmul_integer"),
+        n("DynamicQuantizeLinear", ["xf"], ["dq", "dq_s", "dq_zp"], name="dynamic_quant"),
+    ]
+    inputs = [vi("x", [1, 3, 32, 32]), vi("xf", [1, 64])]
+    outputs = [helper.make_tensor_value_info(o, t, None) for o, t in
+               (("c3", TensorProto.INT32), ("fcq", TensorProto.UINT8),
+                ("fci", TensorProto.INT32), ("dq", TensorProto.UINT8))]
+    g = helper.make_graph(nodes, "qcnn", inputs, outputs, inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    ref = {
+        "quant_in": 2 * 3 * 32 * 32, "dequant_in": 2 * 3 * 32 * 32,
+        "dequant_w": 2 * 16 * 3 * 3 * 3,
+        "conv1": 2 * 16 * 32 * 32 * 3 * 9,
+        "quant_c1": 2 * 16 * 32 * 32,
+        "qlinear_conv": 2 * 32 * 16 * 16 * 16 * 9 + 32 * 16 * 16,  # + int32 bias
+        "conv_integer": 2 * 8 * 16 * 16 * 32,
+        "qlinear_matmul": 2 * 32 * 16 * 16 * 10,
+        "matmul_integer": 2 * 32 * 16 * 16 * 10,
+        "dynamic_quant": 4 * 64,
+    }
+    save(root, "quantized", model, ref)
+
+
+def main(root):
+    einsum(root)
+    ort_transformer(root)
+    quantized(root)
+    recurrent(root)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/onnx")

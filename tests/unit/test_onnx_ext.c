@@ -1,0 +1,137 @@
+/* test_onnx_ext.c — the ops beyond the common set (src/graph/cost_ext.c) on models made by
+ * tests/data/onnx/gen_ops.py, every costed layer's FLOPs against the reference counted there
+ * independently (NAME.ref.json: hand rules written out in the generator; the recurrent model
+ * exported by torch.onnx): Einsum equations, an ONNX-Runtime-optimized transformer block
+ * (com.microsoft contrib ops), a QDQ / QLinear / Integer quantized CNN (integer output types),
+ * LSTM and GRU. No layer of these models may stay undefined. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <roofline/roofline.h>
+
+#include "rf_test.h"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (b) b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The reference FLOPs of layer `name` in the JSON text (-1 when it is not listed). */
+static double ref_of(const char *json, const char *name)
+{
+    char key[256];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *p = strstr(json, key);
+    return p ? strtod(p + strlen(key), NULL) : -1;
+}
+
+static void check_model(const char *stem, int want_refs)
+{
+    char path[512], refp[512];
+    snprintf(path, sizeof path, "%s/tests/data/onnx/%s.onnx", RF_SOURCE_DIR, stem);
+    snprintf(refp, sizeof refp, "%s/tests/data/onnx/%s.ref.json", RF_SOURCE_DIR, stem);
+    char *ref = slurp(refp);
+    RF_EXPECT(ref != NULL);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    rf_status st = rf_model_load(ctx, path, NULL, &g);
+    RF_EXPECT_INT(st, RF_OK);
+    if (st == RF_OK) st = rf_graph_cost(ctx, g, &c);
+    RF_EXPECT_INT(st, RF_OK);
+    int matched = 0;
+    for (uint32_t i = 0; c && ref && i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        if (!c->layers[i].known)
+            RF_FAIL_AT("%s: layer '%s' (%s) undefined: %s", stem, l->name, l->op_type,
+                       c->layers[i].reason);
+        double want = ref_of(ref, l->name);
+        if (want < 0) continue;
+        matched++;
+        if (c->layers[i].flops != want)
+            RF_FAIL_AT("%s: layer '%s' (%s): %.17g FLOPs, the reference %.17g", stem, l->name,
+                       l->op_type, c->layers[i].flops, want);
+    }
+    RF_EXPECT(matched >= want_refs);
+    if (c) RF_EXPECT_INT(c->n_unknown, 0);
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_ctx_free(ctx);
+    free(ref);
+}
+
+RF_TEST(einsum_equations)
+{
+    check_model("einsum", 7);
+}
+
+RF_TEST(ort_contrib_transformer)
+{
+    check_model("ort_transformer", 16);
+}
+
+RF_TEST(quantized_cnn)
+{
+    check_model("quantized", 10);
+}
+
+RF_TEST(recurrent_lstm_gru)
+{
+    check_model("recurrent", 2);
+}
+
+/* Integer output types reach the bytes: MatMulInteger writes int32, QuantizeLinear uint8. */
+RF_TEST(integer_output_types)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/onnx/quantized.onnx", RF_SOURCE_DIR);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_graph *g = NULL;
+    RF_EXPECT_INT(rf_model_load(ctx, path, NULL, &g), RF_OK);
+    for (uint32_t i = 0; g && i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        rf_dtype dt = g->tensors[l->outputs[0]].dtype;
+        if (!strcmp(l->name, "matmul_integer") || !strcmp(l->name, "conv_integer"))
+            RF_EXPECT_INT(dt, RF_DTYPE_I32);
+        if (!strcmp(l->name, "quant_in") || !strcmp(l->name, "dynamic_quant"))
+            RF_EXPECT_INT(dt, RF_DTYPE_U8);
+        if (!strcmp(l->name, "dequant_in")) RF_EXPECT_INT(dt, RF_DTYPE_F32);
+    }
+    rf_graph_free(g);
+    rf_ctx_free(ctx);
+}
+
+/* Hostile equations are refused as undefined, never read out of bounds. */
+RF_TEST(einsum_hostile_equations)
+{
+    static const char *const eqs[] = {"", "->", "ij,jk->ii", "ij,,jk", "i.j->i", "ij->k",
+                                      "....,ij->ij", "ij,jk->ikk", "abcdefghijklmnop->a",
+                                      "ij->", "ij,jk,kl,lm,mn,no,op,pq,qr->ir"};
+    for (size_t k = 0; k < sizeof eqs / sizeof *eqs; k++) {
+        rf_ctx *ctx;
+        rf_ctx_new(&ctx, NULL);
+        rf_op_input in[2] = {{RF_DTYPE_F32, 2, (const int64_t[]){3, 4}, 0, NULL, 0},
+                             {RF_DTYPE_F32, 2, (const int64_t[]){4, 5}, 0, NULL, 0}};
+        rf_attr a;
+        memset(&a, 0, sizeof a);
+        a.name = "equation";
+        a.type = RF_ATTR_STRING;
+        a.s = eqs[k];
+        rf_layer_cost c;
+        rf_status st = rf_op_cost(ctx, "Einsum", in, 2, &a, 1, &c, NULL, NULL);
+        RF_EXPECT(st == RF_OK || st == RF_RANGE);
+        rf_ctx_free(ctx);
+    }
+}
