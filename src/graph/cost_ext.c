@@ -162,15 +162,14 @@ static rf_status rf__mm_nbits(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x;
     int64_t K = rf_layer_attr_int(l, "K", 0), N = rf_layer_attr_int(l, "N", 0);
-    if (!rf__get(g, l, 0, &x) || !x.rank || K <= 0 || N <= 0 || x.d[x.rank - 1] != K)
-        return RF_OK;
+    if (!rf__get(g, l, 0, &x) || !x.rank || K <= 0 || N <= 0 || x.d[x.rank - 1] != K) return RF_OK;
     x.d[x.rank - 1] = N;
     return rf__set(ctx, g, l, 0, &x, rf__dt(g, l, 0));
 }
 
 /* Conv-like on x (input xi) and w (input wi), output type dt. */
-static rf_status rf__conv_on(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t xi,
-                             uint32_t wi, rf_dtype dt)
+static rf_status rf__conv_on(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t xi, uint32_t wi,
+                             rf_dtype dt)
 {
     rf__shp x, w, y;
     if (!rf__get(g, l, xi, &x) || !rf__get(g, l, wi, &w) || x.rank < 3 || w.rank != x.rank)
@@ -235,8 +234,7 @@ static rf_status rf__ms_attention(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x;
     int64_t hq, hk, hv;
-    if (!rf__get(g, l, 0, &x) || x.rank != 3 || !rf__attn_sizes(g, l, &hq, &hk, &hv))
-        return RF_OK;
+    if (!rf__get(g, l, 0, &x) || x.rank != 3 || !rf__attn_sizes(g, l, &hq, &hk, &hv)) return RF_OK;
     x.d[2] = hv;
     return rf__set(ctx, g, l, 0, &x, rf__dt(g, l, 0));
 }
@@ -310,10 +308,10 @@ static rf_status rf__rnn(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 #define RF__EIN_MAX 8 /* operands */
 
 typedef struct rf__ein {
-    int n;                                          /* operands */
-    char term[RF__EIN_MAX][RF_GRAPH_MAX_RANK + 1];  /* letters per operand */
-    char out[RF_GRAPH_MAX_RANK + 1];                /* output letters */
-    int64_t size[128];                              /* per letter, -1 unset */
+    int n;                                         /* operands */
+    char term[RF__EIN_MAX][RF_GRAPH_MAX_RANK + 1]; /* letters per operand */
+    char out[RF_GRAPH_MAX_RANK + 1];               /* output letters */
+    int64_t size[128];                             /* per letter, -1 unset */
 } rf__ein;
 
 /* Parse the equation against the inputs' shapes: letters only, "..." expanded to fresh letters
@@ -372,8 +370,10 @@ static int rf__ein_parse(const rf_graph *g, const rf_layer *l, rf__ein *e)
                     char c = (char)('0' + ell_rank - er + j);
                     int64_t v = t->dims[d++];
                     /* broadcast: 1 yields to the other size */
-                    if (e->size[(int)c] < 0 || e->size[(int)c] == 1) e->size[(int)c] = v;
-                    else if (v != 1 && v != e->size[(int)c]) return 0;
+                    if (e->size[(int)c] < 0 || e->size[(int)c] == 1)
+                        e->size[(int)c] = v;
+                    else if (v != 1 && v != e->size[(int)c])
+                        return 0;
                     expanded[n++] = c;
                 }
                 continue;
@@ -513,8 +513,8 @@ static int rf__mm_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, ui
     return 1;
 }
 
-static int rf__conv_int_flops(const rf_graph *g, const rf_layer *l, uint64_t *core,
-                              uint64_t *extra, const char **why)
+static int rf__conv_int_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                              const char **why)
 {
     /* ConvInteger (w at 1), QLinearConv (w at 3, bias at 8): 2·outputs·(Cin/g)·prod(k) */
     int ql = !strcmp(l->op_type, "QLinearConv");

@@ -116,9 +116,17 @@ RF_TEST(integer_output_types)
 /* Hostile equations are refused as undefined, never read out of bounds. */
 RF_TEST(einsum_hostile_equations)
 {
-    static const char *const eqs[] = {"", "->", "ij,jk->ii", "ij,,jk", "i.j->i", "ij->k",
-                                      "....,ij->ij", "ij,jk->ikk", "abcdefghijklmnop->a",
-                                      "ij->", "ij,jk,kl,lm,mn,no,op,pq,qr->ir"};
+    static const char *const eqs[] = {"",
+                                      "->",
+                                      "ij,jk->ii",
+                                      "ij,,jk",
+                                      "i.j->i",
+                                      "ij->k",
+                                      "....,ij->ij",
+                                      "ij,jk->ikk",
+                                      "abcdefghijklmnop->a",
+                                      "ij->",
+                                      "ij,jk,kl,lm,mn,no,op,pq,qr->ir"};
     for (size_t k = 0; k < sizeof eqs / sizeof *eqs; k++) {
         rf_ctx *ctx;
         rf_ctx_new(&ctx, NULL);
