@@ -60,6 +60,29 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
 }
 
 /* One attribute onto layer li. Returns 1 through *subgraph for GRAPH(S) attributes. */
+/* ConstantOfShape's integer fill value (a one-element INT64 or INT32 tensor) as the private
+ * attribute rf_fill_int, so that shape arithmetic sees the values it makes. */
+static rf_status rf__fill_value(rf__onnx *o, uint32_t li, const Onnx__AttributeProto *a)
+{
+    const Onnx__TensorProto *t = a->t;
+    if (strcmp(a->name, "value") != 0 || !t || (t->data_type != 7 && t->data_type != 6))
+        return RF_OK;
+    int64_t v;
+    if (t->data_type == 7 && t->n_int64_data == 1)
+        v = t->int64_data[0];
+    else if (t->data_type == 6 && t->n_int32_data == 1)
+        v = t->int32_data[0];
+    else if (t->has_raw_data && t->raw_data.len == (t->data_type == 7 ? 8u : 4u)) {
+        const uint8_t *b = t->raw_data.data;
+        uint64_t u = 0;
+        for (size_t k = t->raw_data.len; k-- > 0;) u = u << 8 | b[k];
+        v = t->data_type == 7 ? (int64_t)u : (int64_t)(int32_t)(uint32_t)u;
+    } else {
+        return RF_OK;
+    }
+    return rf_graph_set_attr_int(o->ctx, o->g, li, "rf_fill_int", v);
+}
+
 static rf_status rf__attr(rf__onnx *o, uint32_t li, const Onnx__AttributeProto *a, int *subgraph)
 {
     rf_ctx *ctx = o->ctx;
@@ -121,6 +144,8 @@ static rf_status rf__build(rf__onnx *o, const Onnx__NodeProto *nd, size_t idx)
         RF_TRY(rf__attr(o, li, nd->attribute[i], &sub));
         if (strcmp(nd->op_type, "Constant") == 0 && nd->n_output == 1)
             RF_TRY(rf__constant(o, outs[0], nd->attribute[i]));
+        if (strcmp(nd->op_type, "ConstantOfShape") == 0)
+            RF_TRY(rf__fill_value(o, li, nd->attribute[i]));
     }
     if (sub) o->g->layers[li].kind = RF_OP_UNKNOWN; /* control flow: subgraphs not counted */
     return RF_OK;

@@ -14,27 +14,50 @@ static rf_status rf__put_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, con
     return l->n_outputs ? rf_graph_set_values(ctx, g, l->outputs[0], v, n) : RF_OK;
 }
 
-/* ---- integer arithmetic on known values (Add, Sub, Mul, Div with a scalar or equal length) ----
- */
+/* ---- integer arithmetic on known values: Add, Sub, Mul, Div, Min, Max, the comparisons
+ * (Equal, Less, Greater, GreaterOrEqual, LessOrEqual: 1 or 0) with a scalar or an equal length,
+ * and Where (condition, x, y) ---- */
 rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
-    const int64_t *a, *b;
+    const int64_t *a, *b, *c = NULL;
+    const char *t = l->op_type;
+    int where = strcmp(t, "Where") == 0;
     int na = rf__vals(g, l, 0, &a), nb = rf__vals(g, l, 1, &b);
-    if (l->n_inputs != 2 || na < 1 || nb < 1 || (na != nb && na != 1 && nb != 1)) return RF_OK;
+    int nc = where ? rf__vals(g, l, 2, &c) : 1;
+    if (l->n_inputs != (where ? 3u : 2u) || na < 1 || nb < 1 || nc < 1) return RF_OK;
     int n = na > nb ? na : nb;
+    n = nc > n ? nc : n;
+    if ((na != n && na != 1) || (nb != n && nb != 1) || (nc != n && nc != 1)) return RF_OK;
     int64_t out[RF__MAXV];
-    char op = l->op_type[0];
     for (int i = 0; i < n; i++) {
         int64_t x = a[na == 1 ? 0 : i], y = b[nb == 1 ? 0 : i];
-        if (op == 'A' && !__builtin_add_overflow(x, y, &out[i])) continue;
-        if (op == 'S' && !__builtin_sub_overflow(x, y, &out[i])) continue;
-        if (op == 'M' && strcmp(l->op_type, "Mul") == 0 && !__builtin_mul_overflow(x, y, &out[i]))
+        if (where) {
+            out[i] = x ? y : c[nc == 1 ? 0 : i];
             continue;
-        if (strcmp(l->op_type, "Div") == 0 && y != 0 && !(x == INT64_MIN && y == -1)) {
+        }
+        if (!strcmp(t, "Add") && !__builtin_add_overflow(x, y, &out[i])) continue;
+        if (!strcmp(t, "Sub") && !__builtin_sub_overflow(x, y, &out[i])) continue;
+        if (!strcmp(t, "Mul") && !__builtin_mul_overflow(x, y, &out[i])) continue;
+        if (!strcmp(t, "Div") && y != 0 && !(x == INT64_MIN && y == -1)) {
             out[i] = x / y;
             continue;
         }
-        return RF_OK;
+        if (!strcmp(t, "Min") || !strcmp(t, "Max")) {
+            out[i] = (t[1] == 'i') == (x < y) ? x : y;
+            continue;
+        }
+        if (!strcmp(t, "Equal"))
+            out[i] = x == y;
+        else if (!strcmp(t, "Less"))
+            out[i] = x < y;
+        else if (!strcmp(t, "Greater"))
+            out[i] = x > y;
+        else if (!strcmp(t, "LessOrEqual"))
+            out[i] = x <= y;
+        else if (!strcmp(t, "GreaterOrEqual"))
+            out[i] = x >= y;
+        else
+            return RF_OK;
     }
     return rf__put_values(ctx, g, l, out, (uint32_t)n);
 }
@@ -67,7 +90,10 @@ static rf_status rf__reshape(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const 
         if (known == 0 || total % known) return RF_OK;
         y.d[infer] = total / known;
     }
-    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    const int64_t *xv;
+    int nx = rf__vals(g, l, 0, &xv); /* a shape vector reshaped: the same values */
+    return nx >= 0 && (int64_t)nx == total ? rf__put_values(ctx, g, l, xv, (uint32_t)nx) : RF_OK;
 }
 
 static rf_status rf__gather(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
@@ -114,6 +140,7 @@ static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
     }
     if (m != n || (k >= 0 && k != n) || (s >= 0 && s != n)) return RF_OK;
     rf__shp y = *x;
+    int64_t first = 0, stride = 1; /* of a 1-D slice, for its values */
     for (int i = 0; i < n; i++) {
         int64_t a = k >= 0 ? rf__axis(ax[i], x->rank) : i, step = s >= 0 ? sp[i] : 1;
         if (a < 0 || a >= (int64_t)x->rank || step == 0) return RF_OK;
@@ -132,8 +159,19 @@ static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
             int64_t span = b - e; /* both in [-1, dim-1]: at most dim */
             y.d[a] = span <= 0 ? 0 : step == INT64_MIN ? 1 : (span - 1) / -step + 1;
         }
+        if (x->rank == 1) first = b, stride = step;
     }
-    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    const int64_t *xv;
+    int nx = rf__vals(g, l, 0, &xv); /* a slice of a shape vector: its values */
+    if (x->rank != 1 || nx != x->d[0] || n != 1 || y.d[0] > RF__MAXV) return RF_OK;
+    int64_t out[RF__MAXV];
+    for (int64_t i = 0; i < y.d[0]; i++) {
+        int64_t at = first + i * stride;
+        if (at < 0 || at >= nx) return RF_OK;
+        out[i] = xv[at];
+    }
+    return rf__put_values(ctx, g, l, out, (uint32_t)y.d[0]);
 }
 
 static rf_status rf__concat(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
@@ -255,7 +293,35 @@ static rf_status rf__from_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, co
         y = o;
     }
     rf_dtype dt = x ? rf__dt(g, l, 0) : RF_DTYPE_F32;
-    return rf__set(ctx, g, l, 0, &y, dt);
+    const rf_attr *fill = x ? NULL : rf_layer_attr(l, "rf_fill_int"); /* ConstantOfShape */
+    if (fill) dt = RF_DTYPE_I64;
+    RF_TRY(rf__set(ctx, g, l, 0, &y, dt));
+    if (!fill || fill->type != RF_ATTR_INT || y.rank > 1 || (y.rank && y.d[0] > RF__MAXV))
+        return RF_OK;
+    int64_t out[RF__MAXV];
+    uint32_t cnt = y.rank ? (uint32_t)y.d[0] : 1;
+    for (uint32_t i = 0; i < cnt; i++) out[i] = fill->i;
+    return rf__put_values(ctx, g, l, out, cnt);
+}
+
+/* Range (start, limit, delta scalars): max(ceil((limit - start) / delta), 0) elements, and the
+ * values when they are few. */
+static rf_status rf__range(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    const int64_t *s, *e, *d;
+    if (rf__vals(g, l, 0, &s) != 1 || rf__vals(g, l, 1, &e) != 1 || rf__vals(g, l, 2, &d) != 1 ||
+        d[0] == 0)
+        return RF_OK;
+    int64_t span, n;
+    if (!rf__i64_sub(e[0], s[0], &span)) return rf__shape_overflow(ctx, l, "limit - start");
+    n = d[0] > 0 ? rf__i64_div_ceil(span, d[0]) : rf__i64_div_ceil(-span, -d[0]);
+    if (d[0] == INT64_MIN) return RF_OK;
+    rf__shp y = {1, {n > 0 ? n : 0}};
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    if (y.d[0] > RF__MAXV) return RF_OK;
+    int64_t out[RF__MAXV];
+    for (int64_t i = 0; i < y.d[0]; i++) out[i] = s[0] + i * d[0]; /* |i·d| <= |span| */
+    return rf__put_values(ctx, g, l, out, (uint32_t)y.d[0]);
 }
 
 static rf_status rf__pad(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
@@ -331,7 +397,16 @@ rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     const char *t = l->op_type;
     rf__shp x;
     if (strcmp(t, "ConstantOfShape") == 0) return rf__from_values(ctx, g, l, NULL, 0);
+    if (strcmp(t, "Range") == 0) return rf__range(ctx, g, l);
     if (!rf__get(g, l, 0, &x)) return RF_OK;
+    if (strcmp(t, "Size") == 0) {
+        int64_t n = 1;
+        for (uint32_t i = 0; i < x.rank; i++)
+            if (!rf__i64_mul(n, x.d[i], &n)) return RF_OK;
+        rf__shp y = {0, {0}};
+        RF_TRY(rf__set(ctx, g, l, 0, &y, RF_DTYPE_I64));
+        return rf__put_values(ctx, g, l, &n, 1);
+    }
     switch (l->kind) {
     case RF_OP_REDUCE: return rf__reduce(ctx, g, l, &x);
     case RF_OP_GATHER: return strcmp(t, "Gather") == 0 ? rf__gather(ctx, g, l, &x) : RF_OK;

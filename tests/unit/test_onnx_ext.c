@@ -143,3 +143,31 @@ RF_TEST(einsum_hostile_equations)
         rf_ctx_free(ctx);
     }
 }
+
+/* A ViT exported with a dynamic batch (gen_vit.py): the class token's Expand shape comes from
+ * Shape/Gather/Unsqueeze/Concat/Reshape/ConstantOfShape/Mul/Equal/Where; every layer must be
+ * costed and the matrix FLOPs match the hand count (vit.ref.json), at batch 1 (the symbolic batch
+ * taken as 1) and at --batch 4. */
+RF_TEST(vit_class_token_shape_arithmetic)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/onnx/vit.onnx", RF_SOURCE_DIR);
+    for (uint64_t batch = 1; batch <= 4; batch += 3) {
+        rf_ctx *ctx;
+        rf_ctx_new(&ctx, NULL);
+        rf_model_opts o;
+        memset(&o, 0, sizeof o);
+        o.batch = batch == 1 ? 0 : batch;
+        rf_graph *g = NULL;
+        rf_cost *c = NULL;
+        RF_EXPECT_INT(rf_model_load(ctx, path, &o, &g), RF_OK);
+        if (g) RF_EXPECT_INT(rf_graph_cost(ctx, g, &c), RF_OK);
+        if (c) {
+            RF_EXPECT_INT(c->n_unknown, 0);
+            RF_EXPECT_DBL(c->matmul_conv_flops, 828288.0 * (double)batch);
+        }
+        rf_cost_free(c);
+        rf_graph_free(g);
+        rf_ctx_free(ctx);
+    }
+}
