@@ -15,7 +15,12 @@ static const cli_opt cli_llm_opts[] = {
     {"prompt", 'p', "S", "prefill: prompt tokens per sequence (default: 128)"},
     {"context", 'c', "L",
      "decode: KV-cache positions attended, the new token included (default: 128)"},
-    {"causal-half", 0, NULL, "count half of prefill's attention matmuls (default: the full S x S)"},
+    {"causal-half", 0, NULL,
+     "prefill: count half of the attention matmuls, of the softmax and of the score bytes (the "
+     "causal triangle; default: the full S x S)"},
+    {"attention", 0, "fused|unfused",
+     "fused (default): the S x S scores stay on chip, as FlashAttention kernels keep them; "
+     "unfused: written and read back by separate matmul and softmax kernels"},
     {"granular", 0, NULL, "list every block's layers, not the repeated block once x N"},
     {"kv-bits", 0, "BITS", "KV-cache element size: 32, 16, 8 or 4 (default: 16)"},
     {"act-bits", 0, "BITS", "activation element size: 32, 16, 8 or 4 (default: 16)"},
@@ -77,6 +82,10 @@ static int llm_parse_opts(const cli_cmd *cmd, const cli_args *a, rf_llm_opts *po
     po->batch = b;
     po->prompt = s;
     po->causal_half = cli_get(a, "causal-half") != NULL;
+    const char *att = cli_get(a, "attention");
+    if (att && strcmp(att, "fused") != 0 && strcmp(att, "unfused") != 0)
+        return cli_usage_error(cmd, "--attention: '%s' is neither fused nor unfused", att);
+    po->unfused_attention = att && strcmp(att, "unfused") == 0;
     po->granular = cli_get(a, "granular") != NULL;
     if (cli_bits(cmd, a, "kv-bits", &po->kv_bits) || cli_bits(cmd, a, "act-bits", &po->act_bits))
         return EXIT_USAGE;
@@ -160,7 +169,11 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
+    char why[RF_TEXT_MAX] = "";
+    if (st == RF_OK && !cli_get(&a, "compute") && !cli_get(&a, "peak-flops"))
+        st = rf_llm_pick_compute(ctx, m, mach, &po, &ci, why, sizeof why);
     if (st == RF_OK) st = rf_llm_analyze(ctx, m, a.pos[0], mach, ci, bi, &po, &dopt, &r);
+    if (st == RF_OK) snprintf(r->roof_note, sizeof r->roof_note, "%s", why);
     if (st == RF_OK && (tps > 0 || ttft > 0))
         st = rf_llm_result_set_measured(ctx, r, tps, ttft, "given on the command line");
     if (st == RF_OK && cli_get(&a, "measure")) {

@@ -81,6 +81,11 @@ typedef struct rf_llm_opts {
     int granular;      /**< 1: every block's layers listed on their own ("blk.0", "blk.1", ...)
                             even when all blocks are identical; 0: identical blocks are one
                             block "blk.*" with repeat = n_layer (`apr profile --granular`) */
+    int unfused_attention; /**< 1: the score matrix (Q.K^T, softmax) is written to memory and
+                                read back, as separate matmul and softmax kernels do; 0 (the
+                                default): fused, as FlashAttention-style kernels (vLLM,
+                                TensorRT-LLM, PyTorch's scaled_dot_product_attention, llama.cpp
+                                --flash-attn) keep it on chip: no score bytes */
 } rf_llm_opts;
 
 /** Build the graph of one phase: embedding gather of B x S rows, per block norms, q/k/v/o (or
@@ -92,8 +97,10 @@ typedef struct rf_llm_opts {
  *  g->params and g->weight_bytes are the file's. *out owned by the caller (rf_graph_free). */
 rf_status rf_llm_build(rf_ctx *ctx, const rf_llm_model *m, const rf_llm_opts *o, rf_graph **out);
 
-/** rf_graph_cost of a graph from rf_llm_build, with the options' conventions applied (half of
- *  the attention matmuls under causal_half in prefill). *out: rf_cost_free. */
+/** rf_graph_cost of a graph from rf_llm_build, with the options' conventions applied: the score
+ *  matrix's bytes left out under fused attention (the default); under causal_half in prefill,
+ *  half of the attention matmuls' FLOPs, of the softmax's and of the score bytes that remain.
+ *  *out: rf_cost_free. */
 rf_status rf_llm_cost(rf_ctx *ctx, const rf_graph *g, const rf_llm_opts *o, rf_cost **out);
 
 /** 1 when layer `l` of a graph from rf_llm_build belongs to the repeated decoder block. */
@@ -171,12 +178,14 @@ typedef struct rf_llm_result {
     rf_roof roof;                 /**< their figures */
     rf_llm_phase_result phase[2]; /**< [0] prefill, [1] decode */
     rf_llm_ceilings ceilings;
-    rf_result *prefill_rows;  /**< every costed layer of prefill as a result row; owned */
-    rf_result *decode_rows;   /**< the same for decode; owned */
-    rf_result *groups;        /**< per phase: all layers, weight matmuls, attention matmuls,
-                                   other ops (the ASCII chart's points); owned */
-    rf_llm_measured measured; /**< rf_llm_result_set_measured, rf_llm_measure */
-    rf_allocator alloc_;      /**< private */
+    rf_result *prefill_rows;     /**< every costed layer of prefill as a result row; owned */
+    rf_result *decode_rows;      /**< the same for decode; owned */
+    rf_result *groups;           /**< per phase: all layers, weight matmuls, attention matmuls,
+                                      other ops (the ASCII chart's points); owned */
+    rf_llm_measured measured;    /**< rf_llm_result_set_measured, rf_llm_measure */
+    char roof_note[RF_TEXT_MAX]; /**< why this compute ceiling (rf_llm_pick_compute's sentence,
+                                      set by the caller), or "" */
+    rf_allocator alloc_;         /**< private */
 } rf_llm_result;
 
 /** Analyse `m` on ceilings `compute` / `bandwidth` of `mach` for the prefill options `po` and the
@@ -189,6 +198,14 @@ rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_n
 
 /** Release. Accepts NULL. */
 void rf_llm_result_free(rf_llm_result *r);
+
+/** The compute ceiling of `mach` an LLM's matrix math runs on when the user names none (LLM-Viewer
+ *  and llm-analysis pick it by precision, not the machine's FP32 default): F32 weights -> fp32;
+ *  otherwise the activations' width (o->act_bits, 16 by default; weights are dequantised to it,
+ *  W4A16, W8A16) -> the best bf16/fp16 ceiling (bf16 first for BF16 weights), 8 -> int8,
+ *  32 -> fp32. Without such a ceiling the machine's default. `why` gets one sentence. */
+rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
+                              const rf_llm_opts *o, size_t *compute, char *why, size_t cap);
 
 /** Set measured rates on an analysis: `decode_tokens_per_s` (0: not measured) and `ttft_s` (time
  *  to first token of the batch's prompt; 0: not measured), and compute their shares of each

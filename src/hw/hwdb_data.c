@@ -151,7 +151,8 @@ static const rf__hwc t4[] = {
     C_("fp32", 8.1e12, SRC_T4, ""),
     C_("fp16.tensor", 65e12, SRC_T4, "Mixed Precision (FP16/FP32)"),
     C_("int8.tensor", 130e12, SRC_T4, "OP/s"),
-    DRAM_(320e9, SRC_T4, "GDDR6, 16 GB; the datasheet says 320+ GB/s"),
+    DRAM_(300e9, SRC_T4,
+          "GDDR6, 16 GB; the T4 datasheet's 300 GB/s (NVIDIA's T4 product page says 320+ GB/s)"),
 };
 
 #define SRC_ADA                                                                                    \

@@ -13,18 +13,65 @@ int rf_llm_layer_in_block(const rf_layer *l)
     return rf_layer_attr_int(l, "llm_block", 0) != 0;
 }
 
+/* A tensor of the score matrix: the output of an attention scores matmul (rank 4, [B, H, S, T])
+ * or of the softmax that reads one. */
+static int rf__score(const rf_graph *g, uint32_t t)
+{
+    for (int hops = 0; t != RF_GRAPH_NO_TENSOR && hops < 2; hops++) {
+        int32_t p = g->tensors[t].producer;
+        if (p < 0) return 0;
+        const rf_layer *l = &g->layers[p];
+        if (rf_layer_attr_int(l, "llm_attention", 0)) return g->tensors[t].rank == 4;
+        if (l->kind != RF_OP_SOFTMAX || !l->n_inputs) return 0;
+        t = l->inputs[0];
+    }
+    return 0;
+}
+
+static void rf__less(rf_cost *c, rf_layer_cost *lc, double *part, double b)
+{
+    *part -= b;
+    lc->bytes -= b;
+    c->bytes -= b;
+}
+
 rf_status rf_llm_cost(rf_ctx *ctx, const rf_graph *g, const rf_llm_opts *o, rf_cost **out)
 {
     RF_TRY(rf_graph_cost(ctx, g, out));
-    if (!o || !o->causal_half || o->phase != RF_LLM_PREFILL) return RF_OK;
+    int half = o && o->causal_half && o->phase == RF_LLM_PREFILL;
+    int fused = !o || !o->unfused_attention;
+    if (!half && !fused) return RF_OK;
     rf_cost *c = *out;
+    /* the score bytes: none when fused (on chip); half under the causal triangle */
+    double keep = fused ? 0 : half ? 0.5 : 1;
     for (uint32_t i = 0; i < g->n_layers && i < c->n_layers; i++) {
         rf_layer_cost *lc = &c->layers[i];
-        if (!lc->known || !rf_layer_attr_int(&g->layers[i], "llm_attention", 0)) continue;
-        double half = lc->flops / 2; /* "causal half": the upper triangle is never computed */
-        lc->flops -= half;
-        c->flops -= half;
-        c->matmul_conv_flops -= half;
+        const rf_layer *l = &g->layers[i];
+        if (!lc->known) continue;
+        double r = (double)(l->repeat ? l->repeat : 1);
+        for (int io = 0; io < 2; io++) {
+            uint32_t n = io ? l->n_outputs : l->n_inputs;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t t = io ? l->outputs[k] : l->inputs[k];
+                uint64_t b;
+                if (t == RF_GRAPH_NO_TENSOR || !rf__score(g, t) ||
+                    !rf_tensor_bytes(&g->tensors[t], &b))
+                    continue;
+                double cut = (double)b * r * (1 - keep);
+                if (io)
+                    rf__less(c, lc, &lc->output_bytes, cut), c->output_bytes -= cut;
+                else
+                    rf__less(c, lc, &lc->input_bytes, cut), c->input_bytes -= cut;
+            }
+        }
+        if (!half) continue;
+        int attn = rf_layer_attr_int(l, "llm_attention", 0) != 0;
+        int softmax = l->kind == RF_OP_SOFTMAX && l->n_inputs && rf__score(g, l->inputs[0]);
+        if (!attn && !softmax) continue;
+        double h = lc->flops / 2; /* "causal half": the upper triangle is never computed */
+        lc->flops -= h;
+        c->flops -= h;
+        if (attn) c->matmul_conv_flops -= h;
     }
     return RF_OK;
 }

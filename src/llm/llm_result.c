@@ -184,3 +184,72 @@ rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decod
     rf__strlcpy(x->source, source ? source : "", sizeof x->source);
     return RF_OK;
 }
+
+/* The best compute ceiling whose name starts with `prefix` and then '.' or ends, or SIZE_MAX. */
+static size_t rf__ceiling_by(const rf_machine *m, const char *prefix)
+{
+    size_t best = SIZE_MAX, len = strlen(prefix);
+    for (size_t i = 0; i < m->n_ceilings; i++) {
+        const rf_ceiling *c = &m->ceilings[i];
+        if (c->kind == RF_CEILING_COMPUTE && rf__strncasecmp(c->name, prefix, len) == 0 &&
+            (c->name[len] == '\0' || c->name[len] == '.') &&
+            (best == SIZE_MAX || c->value > m->ceilings[best].value))
+            best = i;
+    }
+    return best;
+}
+
+rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
+                              const rf_llm_opts *o, size_t *compute, char *why, size_t cap)
+{
+    RF_CHECK(ctx, m && mach && compute && why && cap, RF_USAGE,
+             "rf_llm_pick_compute: missing argument");
+    /* the matrix weights' main type, by bytes */
+    rf_dtype main = RF_DTYPE_UNKNOWN;
+    double best = -1;
+    for (size_t i = 0; i < m->n_w; i++) {
+        double b = 0;
+        for (size_t k = 0; k < m->n_w; k++) {
+            uint64_t n;
+            if (m->w[k].dtype != m->w[i].dtype || m->w[k].rank < 2 ||
+                !rf_dtype_bytes(m->w[k].dtype, 1, &n))
+                continue;
+            double e = 1;
+            for (uint32_t d = 0; d < m->w[k].rank; d++) e *= (double)m->w[k].dims[d];
+            b += e;
+        }
+        if (b > best) best = b, main = m->w[i].dtype;
+    }
+    if (o && o->weights != RF_DTYPE_UNKNOWN) main = o->weights;
+    unsigned act = o && o->act_bits ? o->act_bits : 16;
+    const char *want, *what;
+    if (main == RF_DTYPE_F32 || act == 32)
+        want = "fp32", what = main == RF_DTYPE_F32 ? "F32 weights" : "32-bit activations";
+    else if (act == 8)
+        want = "int8", what = "8-bit activations (W8A8)";
+    else if (act == 4)
+        want = "int4|int8", what = "4-bit activations";
+    else
+        want = main == RF_DTYPE_BF16 ? "bf16|fp16" : "fp16|bf16",
+        what = "16-bit activations, weights dequantised to them";
+    size_t pick = SIZE_MAX;
+    char buf[16];
+    rf__strlcpy(buf, want, sizeof buf);
+    for (char *p = buf, *e; p && *p && pick == SIZE_MAX; p = e) {
+        e = strchr(p, '|');
+        if (e) *e++ = '\0';
+        pick = rf__ceiling_by(mach, p);
+    }
+    const char *wt = main != RF_DTYPE_UNKNOWN ? rf_dtype_name(main) : "unknown";
+    if (pick == SIZE_MAX) {
+        *compute = mach->default_compute;
+        snprintf(why, cap,
+                 "%s weights, %s: %s has no %s ceiling, so its default %s (--compute sets "
+                 "another)",
+                 wt, what, mach->name, want, mach->ceilings[*compute].name);
+    } else {
+        *compute = pick;
+        snprintf(why, cap, "picked for %s weights, %s (--compute sets another)", wt, what);
+    }
+    return RF_OK;
+}

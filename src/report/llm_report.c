@@ -113,11 +113,21 @@ static rf_status rf__header(rf_writer *w, const rf_llm_result *r)
         rf_si_format_compact(a, sizeof a, r->roof.peak_flops_per_s, ""),
         m->ceilings[r->bandwidth].name,
         rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, ""), r->phase[0].ridge_ai));
+    if (r->roof_note[0]) {
+        char note[2 * RF_TEXT_MAX];
+        snprintf(note, sizeof note, "%s: %s", m->ceilings[r->compute].name, r->roof_note);
+        RF_TRY(rf_write_wrapped(w, 80, "         ", 9, note));
+    }
     return rf_writef(w,
                      "counting FLOPs of every op (a multiply-add is 2); prefill attention %s; "
-                     "logits for every position; activations %u-bit, KV cache %u-bit\n",
-                     o->causal_half ? "counts half of the S x S matmuls (--causal-half)"
+                     "attention %s; logits for every position; activations %u-bit, KV cache "
+                     "%u-bit\n",
+                     o->causal_half ? "counts half of the S x S matmuls, softmax and scores "
+                                      "(--causal-half)"
                                     : "is the full S x S matmul (--causal-half halves it)",
+                     o->unfused_attention
+                         ? "unfused: the scores are written and read back (--attention)"
+                         : "fused: the scores stay on chip (--attention unfused counts them)",
                      o->act_bits, o->kv_bits);
 }
 
@@ -301,7 +311,13 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
     RF_TRY(rf__jnum(w, "weight_bytes", c->model_bytes, ", "));
     RF_TRY(rf__jnum(w, "bits_per_weight", c->bits_per_weight, ",\n \"machine\": "));
     RF_TRY(rf__write_json_string(w, r->machine->name));
-    RF_TRY(RF_WRITE_LIT(w, ", "));
+    RF_TRY(RF_WRITE_LIT(w, ", \"compute\": "));
+    RF_TRY(rf__write_json_string(w, r->machine->ceilings[r->compute].name));
+    RF_TRY(RF_WRITE_LIT(w, ", \"compute_note\": "));
+    RF_TRY(rf__write_json_string(w, r->roof_note));
+    RF_TRY(rf_writef(w, ", \"attention\": \"%s\", \"causal_half\": %s, ",
+                     r->phase[0].opts.unfused_attention ? "unfused" : "fused",
+                     r->phase[0].opts.causal_half ? "true" : "false"));
     RF_TRY(rf__jnum(w, "peak_flops_per_s", r->roof.peak_flops_per_s, ", "));
     RF_TRY(rf__jnum(w, "bw_bytes_per_s", r->roof.bw_bytes_per_s, ",\n \"ceilings\": {"));
     RF_TRY(rf__jnum(w, "bw_tokens_per_s", c->bw_tokens_per_s, ", "));

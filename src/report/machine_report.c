@@ -130,15 +130,19 @@ rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_repo
                      dc->value / bw->value);
 }
 
-/* Highest compute ceiling of a machine (for the list). */
+/* Highest floating-point compute ceiling of a machine (for the list): integer ceilings (int8,
+ * int4: OP/s, not FLOP/s) are left out; the default when the machine has only those. */
 static const rf_ceiling *rf__top_compute(const rf_machine *m)
 {
     const rf_ceiling *best = NULL;
-    for (size_t i = 0; i < m->n_ceilings; i++)
-        if (m->ceilings[i].kind == RF_CEILING_COMPUTE &&
-            (!best || m->ceilings[i].value > best->value))
-            best = &m->ceilings[i];
-    return best;
+    for (size_t i = 0; i < m->n_ceilings; i++) {
+        const rf_ceiling *c = &m->ceilings[i];
+        if (c->kind != RF_CEILING_COMPUTE || rf__strncasecmp(c->name, "int", 3) == 0 ||
+            rf__strncasecmp(c->name, "uint", 4) == 0)
+            continue;
+        if (!best || c->value > best->value) best = c;
+    }
+    return best ? best : &m->ceilings[m->default_compute];
 }
 
 static rf_status rf__list_entry(rf_writer *w, const rf_machine *m, int json, int last)
@@ -179,9 +183,11 @@ rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w)
         RF_TRY(st);
     }
     if (json) return RF_WRITE_LIT(w, "]\n");
-    return RF_WRITE_LIT(w, "\ndefault: the roof used unless --compute says otherwise (FLOP/s); "
-                           "best: the highest\ncompute ceiling; DRAM: main-memory bandwidth (B/s). "
-                           "'roofline hw show ID' for all.\n");
+    return RF_WRITE_LIT(
+        w, "\ndefault: the roof used unless --compute says otherwise (FLOP/s); "
+           "best: the highest\nfloating-point compute ceiling (integer OP/s left out); DRAM: "
+           "main-memory bandwidth\n(B/s). "
+           "'roofline hw show ID' for all.\n");
 }
 
 /* A result with no rows under the machine's default roof: what the chart back ends draw when

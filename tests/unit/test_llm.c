@@ -494,3 +494,88 @@ RF_TEST(llm_refusals)
     RF_EXPECT(m == NULL);
     rf_ctx_free(ctx);
 }
+
+/* Cost of one phase of `m` under `o` (flops and bytes out). */
+static void phase_cost(rf_ctx *ctx, rf_llm_model *m, rf_llm_opts o, double *flops, double *bytes)
+{
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    *flops = *bytes = -1;
+    if (rf_llm_build(ctx, m, &o, &g) == RF_OK && rf_llm_cost(ctx, g, &o, &c) == RF_OK) {
+        *flops = c->flops;
+        *bytes = c->bytes;
+    } else {
+        RF_FAIL_AT("build: %s", rf_ctx_errmsg(ctx));
+    }
+    rf_cost_free(c);
+    rf_graph_free(g);
+}
+
+/* The LLM conventions (issue 12 item 8) on the Llama-2-7B shape (32 layers, 32 heads of 128, F16
+ * scores): the score matrix is [1, 32, S, T] at 2 bytes, written by Q.K^T, read and written by
+ * the softmax, read by A.V: 4 x 32 x S x T x 2 bytes a layer. Fused attention (the default)
+ * leaves them all out; --causal-half halves them with the attention matmuls and the softmax. */
+RF_TEST(llm_conventions_7b)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = open_spec(ctx, &llama7b, "7bconv");
+    RF_REQUIRE(m != NULL);
+    rf_llm_opts o = {0};
+    double ff, bf, fu, bu, fh, bh;
+    o.phase = RF_LLM_PREFILL;
+    o.prompt = 512;
+    phase_cost(ctx, m, o, &ff, &bf); /* fused */
+    o.unfused_attention = 1;
+    phase_cost(ctx, m, o, &fu, &bu);
+    o.causal_half = 1;
+    phase_cost(ctx, m, o, &fh, &bh);
+    const double scores = 4.0 * 32 * 32 * 512 * 512 * 2; /* 2 GiB over the 32 layers */
+    RF_EXPECT_DBL(bu - bf, scores);
+    RF_EXPECT_DBL(ff, fu); /* fusing moves no FLOPs */
+    RF_EXPECT_DBL(bu - bh, scores / 2);
+    /* halved: Q.K^T and A.V, 2 x 2 x 32 x 512 x 512 x 128 a layer, and the softmax's 5 x 32 x
+     * 512 x 512 */
+    RF_EXPECT_DBL(fu - fh, 32.0 * (2.0 * 2 * 32 * 512 * 512 * 128 + 5.0 * 32 * 512 * 512) / 2);
+    /* decode: the scores are [1, 32, 1, L]: 4 x 32 x 32 x L x 2 bytes; causal-half changes
+     * nothing (one new token) */
+    for (uint64_t L = 512; L <= 4096; L *= 8) {
+        rf_llm_opts d = {0};
+        d.phase = RF_LLM_DECODE;
+        d.context = L;
+        phase_cost(ctx, m, d, &ff, &bf);
+        d.unfused_attention = 1;
+        phase_cost(ctx, m, d, &fu, &bu);
+        d.causal_half = 1;
+        phase_cost(ctx, m, d, &fh, &bh);
+        RF_EXPECT_DBL(bu - bf, 4.0 * 32 * 32 * (double)L * 2);
+        RF_EXPECT_DBL(bh, bu);
+        RF_EXPECT_DBL(fh, fu);
+    }
+    /* the compute roof by precision: F16 weights with 16-bit activations -> fp16.tensor on an
+     * A100 (312 TFLOP/s, not fp32's 19.5); 8-bit activations -> int8.tensor; 32 -> fp32 */
+    rf_machine *a100 = NULL;
+    RF_REQUIRE(rf_hwdb_find(ctx, "a100-sxm4-80gb", &a100) == RF_OK);
+    size_t ci = 99;
+    char why[256];
+    rf_llm_opts p = {0};
+    RF_EXPECT_INT(rf_llm_pick_compute(ctx, m, a100, &p, &ci, why, sizeof why), RF_OK);
+    RF_EXPECT_STR(a100->ceilings[ci].name, "fp16.tensor");
+    RF_EXPECT_CONTAINS(why, "F16 weights");
+    p.act_bits = 8;
+    rf_llm_pick_compute(ctx, m, a100, &p, &ci, why, sizeof why);
+    RF_EXPECT_STR(a100->ceilings[ci].name, "int8.tensor");
+    p.act_bits = 32;
+    rf_llm_pick_compute(ctx, m, a100, &p, &ci, why, sizeof why);
+    RF_EXPECT_STR(a100->ceilings[ci].name, "fp32");
+    /* a machine without a 16-bit ceiling keeps its default and says so */
+    rf_machine *plain = NULL;
+    rf_machine_simple(ctx, "plain", 1e12, 1e11, RF_PROV_USER, "test", &plain);
+    p.act_bits = 16;
+    rf_llm_pick_compute(ctx, m, plain, &p, &ci, why, sizeof why);
+    RF_EXPECT_INT(ci, plain->default_compute);
+    RF_EXPECT_CONTAINS(why, "has no fp16|bf16 ceiling");
+    rf_machine_free(plain);
+    rf_machine_free(a100);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
