@@ -103,6 +103,14 @@ static rf_status rf__initializer(rf__onnx *o, const uint8_t *p, size_t n, size_t
     if (t.external) {
         RF_CHECK(o->ctx, t.location, RF_FORMAT, "%s: external data without a location", o->what);
         RF_TRY(rf__onnx_check_location(o->ctx, t.location, t.location_len, o->base_dir, o->what));
+        int state = o->base_dir ? rf__onnx_external_state(&t, o->base_dir) : 0;
+        if (state == 1 && !o->ext_missing++) {
+            rf__strlcpy(o->ext_missing_first, name, sizeof o->ext_missing_first);
+            rf__excerpt(o->ext_missing_file, sizeof o->ext_missing_file, t.location, t.location_len,
+                        120);
+        }
+        if (state == 2 && !o->ext_outside++)
+            rf__strlcpy(o->ext_outside_first, name, sizeof o->ext_outside_first);
     } else if (t.raw) {
         RF_CHECK(o->ctx, dt == RF_DTYPE_STRING || t.raw_len == bytes, RF_FORMAT,
                  "%s: raw_data has %zu bytes, its dims and type need %llu", o->what, t.raw_len,
@@ -219,6 +227,33 @@ static rf_status rf__graph(rf__onnx *o, const uint8_t *gp, size_t gn)
     return RF_OK;
 }
 
+/* Nodes must come in topological order (ONNX IR): a node reading a tensor a later node writes is
+ * out of order, or on a cycle. The error names it, the tensor and the writer. */
+static rf_status rf__topological(rf__onnx *o)
+{
+    const rf_graph *g = o->g;
+    for (uint32_t li = 0; li < g->n_layers; li++) {
+        const rf_layer *l = &g->layers[li];
+        for (uint32_t k = 0; k < l->n_inputs; k++) {
+            uint32_t t = l->inputs[k];
+            if (t == RF_GRAPH_NO_TENSOR || g->tensors[t].producer < 0 ||
+                (uint32_t)g->tensors[t].producer < li)
+                continue;
+            char a[120], b[120], c[120];
+            const rf_layer *w = &g->layers[g->tensors[t].producer];
+            rf__excerpt(a, sizeof a, l->name, strlen(l->name), 100);
+            rf__excerpt(b, sizeof b, g->tensors[t].name, strlen(g->tensors[t].name), 100);
+            rf__excerpt(c, sizeof c, w->name, strlen(w->name), 100);
+            return rf__error(o->ctx, RF_FORMAT, -1,
+                             "graph: node '%s' reads '%s', which node '%s' %s: the nodes are "
+                             "not in topological order%s",
+                             a, b, c, w == l ? "itself writes" : "writes later",
+                             w == l ? " (a cycle)" : " (or on a cycle)");
+        }
+    }
+    return RF_OK;
+}
+
 /* opset_import entry: the default domain's version. */
 static rf_status rf__opset(rf__onnx *o, const uint8_t *p, size_t n)
 {
@@ -227,6 +262,7 @@ static rf_status rf__opset(rf__onnx *o, const uint8_t *p, size_t n)
     if (!op) return rf__onnx_unpack_fail(o, p);
     if ((!op->domain || !*op->domain || strcmp(op->domain, "ai.onnx") == 0) && op->has_version)
         o->g->opset = op->version;
+    o->opsets++;
     onnx__operator_set_id_proto__free_unpacked(op, &o->pa.pb);
     return RF_OK;
 }
@@ -269,12 +305,16 @@ static rf_status rf__model(rf__onnx *o)
     }
     RF_CHECK(o->ctx, o->size > 0, RF_FORMAT, "empty file: not an ONNX model");
     if (!graph) return rf__error(o->ctx, RF_FORMAT, (int64_t)o->size, "model: no graph (field 7)");
+    RF_CHECK(o->ctx, o->opsets, RF_FORMAT,
+             "model: no opset_import (the ONNX spec requires one: which operator set the nodes "
+             "follow is unknown)");
     if (functions)
         rf__log(o->ctx, RF_LOG_WARN,
                 "model has %zu local function%s: nodes calling them are "
                 "counted as undefined",
                 functions, functions == 1 ? "" : "s");
-    return rf__graph(o, graph, graph_n);
+    RF_TRY(rf__graph(o, graph, graph_n));
+    return rf__topological(o);
 }
 
 /* BatchNormalization's running mean and variance (inputs 3 and 4) are buffers, not parameters:
@@ -312,6 +352,18 @@ rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *
         return name ? rf__error_prefix(ctx, name) : st;
     }
     rf__onnx_buffers(o.g);
+    const char *nm = name ? name : "model";
+    if (o.ext_missing)
+        rf__log(ctx, RF_LOG_WARN,
+                "%s: external data file '%s' of %zu initializer%s (first '%s') is missing; the "
+                "weights are not needed to count",
+                nm, o.ext_missing_file, o.ext_missing, o.ext_missing == 1 ? "" : "s",
+                o.ext_missing_first);
+    if (o.ext_outside)
+        rf__log(ctx, RF_LOG_WARN,
+                "%s: the external data of %zu initializer%s (first '%s') lies past the end of its "
+                "file; the weights are not needed to count",
+                nm, o.ext_outside, o.ext_outside == 1 ? "" : "s", o.ext_outside_first);
     *out = o.g;
     return RF_OK;
 }

@@ -32,6 +32,8 @@ typedef struct rf__onnx_tensor {
     int external;            /* data_location = EXTERNAL or external_data present */
     const uint8_t *location; /* external_data "location" value */
     size_t location_len;
+    uint64_t ext_offset, ext_length; /* external_data "offset" / "length" (0: absent) */
+    int has_length;
 } rf__onnx_tensor;
 
 /* Decode TensorProto bytes p[0..n) at input offset `off` (for messages). On error sets the
@@ -43,6 +45,10 @@ rf_status rf__onnx_tensor_decode(rf_ctx *ctx, const uint8_t *base, const uint8_t
  * base_dir is given and the file exists, its real path stays inside base_dir's. Never opens it. */
 rf_status rf__onnx_check_location(rf_ctx *ctx, const uint8_t *loc, size_t n, const char *base_dir,
                                   const char *what);
+
+/* Where an initializer's external data stands: 0 present and inside its file, 1 the file is
+ * missing (or not a regular file), 2 offset + length pass the file's end. Never opens it. */
+int rf__onnx_external_state(const rf__onnx_tensor *t, const char *base_dir);
 
 /* ---- the protobuf-c allocator through the context, with a cap on live bytes ---- */
 typedef struct rf__pb_alloc {
@@ -63,6 +69,10 @@ typedef struct rf__onnx {
     const char *base_dir;
     rf__pb_alloc pa;
     char what[320]; /* the item being read, for messages */
+    size_t opsets;  /* opset_import entries */
+    /* external data that cannot be read: counts, the first tensor and file of each kind */
+    size_t ext_missing, ext_outside;
+    char ext_missing_first[160], ext_missing_file[160], ext_outside_first[160];
 } rf__onnx;
 
 rf_status rf__onnx_unpack_fail(rf__onnx *o, const uint8_t *p);

@@ -101,6 +101,18 @@ static int rf__ext_entry(const uint8_t *p, size_t n, rf__onnx_tensor *t, const c
         t->location = v ? v : (const uint8_t *)"";
         t->location_len = vn;
     }
+    int off = k && kn == 6 && memcmp(k, "offset", 6) == 0;
+    if ((off || (k && kn == 6 && memcmp(k, "length", 6) == 0)) && v && vn && vn <= 19) {
+        uint64_t x = 0; /* a decimal string; more than 19 digits is not a file offset */
+        for (size_t i = 0; i < vn; i++) {
+            if (v[i] < '0' || v[i] > '9') return 1;
+            x = x * 10 + (uint64_t)(v[i] - '0');
+        }
+        if (off)
+            t->ext_offset = x;
+        else
+            t->ext_length = x, t->has_length = 1;
+    }
     return 1;
 }
 
@@ -200,6 +212,20 @@ rf_status rf__onnx_check_location(rf_ctx *ctx, const uint8_t *loc, size_t n, con
         ctx, strncmp(real_file, real_dir, dl) == 0 && (real_file[dl] == '/' || dl == 1), RF_FORMAT,
         "%s: external data location \"%s\" leaves the model's folder through a link", what, ex);
     return RF_OK;
+}
+
+int rf__onnx_external_state(const rf__onnx_tensor *t, const char *base_dir)
+{
+    char path[PATH_MAX];
+    size_t len = 0;
+    struct stat st;
+    path[0] = '\0';
+    rf__appendf(path, sizeof path, &len, "%s/%.*s", base_dir ? base_dir : ".", (int)t->location_len,
+                (const char *)t->location);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 1;
+    uint64_t size = (uint64_t)st.st_size;
+    if (t->ext_offset > size || (t->has_length && t->ext_length > size - t->ext_offset)) return 2;
+    return 0;
 }
 
 /* ---- protobuf-c allocator ---------------------------------------------------------------------

@@ -42,4 +42,14 @@ check "unknown domain named with its count" grep -q "com.example:MysteryOp x1" "
 check "the totals say 'at least'" grep -q "FLOP in all at least" "$TMP/out"
 expect 0 "" -- profile $HW --allow-undefined "$D/unknown_ops.onnx"
 
+# external data (issue 12 item 6): weights are not needed to count, so a missing file or one too
+# short is one warning naming a tensor and the file, and the profile runs
+expect 0 "" -- profile $HW "$D/resnet18.onnx"
+check "missing weights: one warning naming the file and a tensor" grep -q "external data file 'resnet18.weights' of 42 initializers (first 'fc.weight') is missing" "$TMP/err"
+check "missing weights: one line" test "$(wc -l <"$TMP/err")" -eq 1
+mkdir -p "$TMP/m" && cp "$D/resnet18.onnx" "$TMP/m/" && printf 'short' >"$TMP/m/resnet18.weights"
+expect 0 "" -- profile $HW "$TMP/m/resnet18.onnx"
+check "short weights file: the data past its end named" grep -q "lies past the end of its file" "$TMP/err"
+check "the profile still ran" grep -q "3.64GFLOP in all" "$TMP/out"
+
 finish

@@ -136,13 +136,70 @@ static void pb_int(pb *p, unsigned field, uint64_t v)
 }
 
 /* A model whose graph holds one initializer `init` (bytes) and nothing else. */
-static rf_status parse_model_with(const pb *graph, rf_ctx *ctx, rf_graph **g)
+static rf_status parse_model_opset(const pb *graph, rf_ctx *ctx, rf_graph **g, int opset)
 {
-    static pb m;
-    m.n = 0;
+    static pb m, op;
+    m.n = op.n = 0;
     pb_int(&m, 1, 7);
+    if (opset) { /* opset_import {domain "", version 13} */
+        pb_int(&op, 2, 13);
+        pb_bytes(&m, 8, op.b, op.n);
+    }
     pb_bytes(&m, 7, graph->b, graph->n);
     return rf_onnx_parse(ctx, m.b, m.n, "t.onnx", NULL, g);
+}
+
+static rf_status parse_model_with(const pb *graph, rf_ctx *ctx, rf_graph **g)
+{
+    return parse_model_opset(graph, ctx, g, 1);
+}
+
+/* A node: op type, inputs, outputs, name. */
+static void pb_node(pb *gr, const char *op, const char *in, const char *out, const char *name)
+{
+    static pb node;
+    node.n = 0;
+    pb_str(&node, 1, in);
+    pb_str(&node, 2, out);
+    pb_str(&node, 3, name);
+    pb_str(&node, 4, op);
+    pb_bytes(gr, 1, node.b, node.n);
+}
+
+/* The validation the spec asks for (issue 12 item 6): an opset_import, nodes in topological
+ * order, no cycle. */
+RF_TEST(validation_opset_and_order)
+{
+    static pb gr;
+    rf_ctx *ctx;
+    rf_graph *g = NULL;
+    RF_REQUIRE(rf_ctx_new(&ctx, NULL) == RF_OK);
+    gr.n = 0;
+    pb_node(&gr, "Relu", "x", "a", "first");
+    pb_node(&gr, "Relu", "a", "b", "second");
+    RF_EXPECT_INT(parse_model_with(&gr, ctx, &g), RF_OK);
+    rf_graph_free(g);
+    g = NULL;
+    RF_EXPECT_INT(parse_model_opset(&gr, ctx, &g, 0), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "t.onnx: model: no opset_import");
+    gr.n = 0; /* out of order: "second" reads what "first" writes after it */
+    pb_node(&gr, "Relu", "a", "b", "second");
+    pb_node(&gr, "Relu", "x", "a", "first");
+    RF_EXPECT_INT(parse_model_with(&gr, ctx, &g), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx),
+                       "node 'second' reads 'a', which node 'first' writes later: the nodes "
+                       "are not in topological order");
+    gr.n = 0; /* a two-node cycle */
+    pb_node(&gr, "Relu", "b", "a", "p");
+    pb_node(&gr, "Relu", "a", "b", "q");
+    RF_EXPECT_INT(parse_model_with(&gr, ctx, &g), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "node 'p' reads 'b', which node 'q' writes later");
+    gr.n = 0; /* a node reading its own output */
+    pb_node(&gr, "Relu", "a", "a", "self");
+    RF_EXPECT_INT(parse_model_with(&gr, ctx, &g), RF_FORMAT);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "itself writes: the nodes are not in topological "
+                                           "order (a cycle)");
+    rf_ctx_free(ctx);
 }
 
 static rf_status parse_init(rf_ctx *ctx, const char *loc, uint64_t dim, int raw_bytes)
