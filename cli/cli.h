@@ -136,6 +136,11 @@ rf_status cli_json_with_advice(rf_ctx *ctx,
                                rf_status (*render)(rf_ctx *, const void *, rf_writer *),
                                const void *obj, const rf_advice_list *adv);
 
+/* The weights report of an LLM file of an architecture roofline does not build (llm, profile):
+ * text, or JSON when `format` is "json". Returns the exit code. */
+int cli_weights_report(rf_ctx *ctx, const rf_llm_model *m, const char *path, const rf_machine *mach,
+                       size_t bandwidth, const char *format);
+
 /* --plot FILE.svg|FILE.html|- (plot_out.c), shared by analyze, profile, llm, peaks and plot. */
 enum { CLI_PLOT_SVG = 0, CLI_PLOT_HTML = 1 };
 

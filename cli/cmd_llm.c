@@ -169,6 +169,13 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
+    if (st == RF_OK && !rf_llm_hparams_get(m)->known) { /* no layer graph: the weights */
+        rc = cli_weights_report(ctx, m, a.pos[0], mach, bi, format);
+        rf_llm_free(m);
+        rf_machine_free(mach);
+        rf_ctx_free(ctx);
+        return rc;
+    }
     char why[RF_TEXT_MAX] = "";
     if (st == RF_OK && !cli_get(&a, "compute") && !cli_get(&a, "peak-flops"))
         st = rf_llm_pick_compute(ctx, m, mach, &po, &ci, why, sizeof why);

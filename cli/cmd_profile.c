@@ -98,6 +98,18 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     if (st != RF_OK && fallback_machine && !cli_get(a, "hw"))
         st = cli_machine(ctx, a, CLI_DEMO_MACHINE, &m, &ci, &bi);
     if (st == RF_OK) st = rf_profile_model(ctx, path, &mo, m, ci, bi, &p1);
+    if (st == RF_UNSUPPORTED && path) { /* an LLM file of an unknown architecture: its weights */
+        rf_llm_model *lm = NULL;
+        if (rf_llm_read_file(ctx, path, &lm) == RF_OK && !rf_llm_hparams_get(lm)->known) {
+            rc = cli_weights_report(ctx, lm, path, m, bi, format);
+            rf_llm_free(lm);
+            rf_machine_free(m);
+            rf_ctx_free(ctx);
+            return rc;
+        }
+        rf_llm_free(lm);
+        st = rf_profile_model(ctx, path, &mo, m, ci, bi, &p1); /* the original error again */
+    }
     if (st == RF_OK && cli_get(a, "measure")) {
         rf_exec_opts eo = {0};
         eo.repeat = (unsigned)repeat;

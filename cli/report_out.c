@@ -46,3 +46,19 @@ int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const
     if (st == RF_IO || cli_flush(ctx) != RF_OK) return EXIT_INTERNAL;
     return st == RF_OK ? EXIT_OK : cli_fail(ctx, st);
 }
+
+int cli_weights_report(rf_ctx *ctx, const rf_llm_model *m, const char *path, const rf_machine *mach,
+                       size_t bandwidth, const char *format)
+{
+    rf_llm_weights *wr = NULL;
+    rf_status st = rf_llm_weights_report(ctx, m, &wr);
+    rf_writer w = cli_stdout();
+    rf_report_opts o = cli_report_opts();
+    if (st == RF_OK)
+        st = strcmp(format, "json") == 0
+                 ? rf_report_llm_weights_json(ctx, wr, path, mach, bandwidth, &w)
+                 : rf_report_llm_weights(ctx, wr, path, mach, bandwidth, &o, &w);
+    rf_llm_weights_free(wr);
+    if (st == RF_OK && cli_flush(ctx) != RF_OK) st = RF_IO;
+    return st == RF_OK ? EXIT_OK : cli_fail(ctx, st);
+}

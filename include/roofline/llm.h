@@ -42,9 +42,9 @@ typedef struct rf_llm_model rf_llm_model;
 
 /** Open `path`: a GGUF file (split files too) or a SafeTensors file / index / folder with the
  *  config.json beside it, or an APR file (apr.h: hyper-parameters from its metadata). Errors name
- * the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another format). An unknown architecture is not an
- * error: it is logged as a warning and analysed one matmul per weight. *out owned by the caller
- * (rf_llm_free). */
+ * the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another format). An unknown architecture (or a
+ * SafeTensors file without its config.json) is not an error: it is logged as a warning, `known`
+ * is 0, and rf_llm_weights_report describes the weights. *out owned by the caller (rf_llm_free). */
 rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
 
 /** The same from the bytes of the file (`name`: its path, for messages and for the files read
@@ -198,6 +198,31 @@ rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_n
 
 /** Release. Accepts NULL. */
 void rf_llm_result_free(rf_llm_result *r);
+
+/** The weights of a model whose architecture roofline does not build (a SafeTensors file without
+ *  its config.json, a GGUF of another family): aprender's simple figures. */
+typedef struct rf_llm_weight_group {
+    char *prefix;     /**< tensor names with their numeric parts as '*' ("blk.*.attn_q.weight") */
+    uint64_t tensors; /**< how many */
+    uint64_t params;
+    uint64_t bytes;
+    rf_dtype dtype; /**< their type (RF_DTYPE_UNKNOWN when mixed) */
+} rf_llm_weight_group;
+
+typedef struct rf_llm_weights {
+    uint64_t params, bytes, tensors;
+    double bits_per_weight; /**< 8 x bytes / params */
+    uint64_t bytes_by_dtype[RF_DTYPE_COUNT];
+    uint64_t params_by_dtype[RF_DTYPE_COUNT];
+    rf_llm_weight_group *groups; /**< in the order first seen; owned */
+    size_t n_groups;
+    char architecture[64], format[16];
+    rf_allocator alloc_; /**< private */
+} rf_llm_weights;
+
+/** The weights report of `m` (any architecture). *out: rf_llm_weights_free. */
+rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weights **out);
+void rf_llm_weights_free(rf_llm_weights *w);
 
 /** The compute ceiling of `mach` an LLM's matrix math runs on when the user names none (LLM-Viewer
  *  and llm-analysis pick it by precision, not the machine's FP32 default): F32 weights -> fp32;

@@ -87,6 +87,19 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const struct rf_llm_result *r, rf_writ
 /** The layers of both phases as CSV (header, then one line per layer; RFC 4180 quoting). */
 rf_status rf_report_llm_csv(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
 
+struct rf_llm_weights;
+
+/** The weights report of a model whose architecture roofline does not build: parameters, bytes
+ *  and bits per weight, bytes by type, the tensors grouped by name, and the memory-bound ceiling
+ *  of reading every weight once per token on bandwidth ceiling `bandwidth` of `m` (tokens/s <=
+ *  bandwidth / bytes, aprender's simple figure). `path` names the file. */
+rf_status rf_report_llm_weights(rf_ctx *ctx, const struct rf_llm_weights *wr, const char *path,
+                                const rf_machine *m, size_t bandwidth, const rf_report_opts *o,
+                                rf_writer *w);
+/** The same as JSON (schema "roofline-llm-weights/1"). */
+rf_status rf_report_llm_weights_json(rf_ctx *ctx, const struct rf_llm_weights *wr, const char *path,
+                                     const rf_machine *m, size_t bandwidth, rf_writer *w);
+
 struct rf_profile;
 
 /** Under `roofline profile`'s table: the model's totals (layers, params, weight bytes, FLOPs and

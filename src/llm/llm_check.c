@@ -138,13 +138,13 @@ rf_status rf__llm_finish(rf_ctx *ctx, rf_llm_model *m, const char *path)
     const char *arch = hp->architecture[0] ? hp->architecture : "(none)";
     if (!ok && !fam)
         rf__log(ctx, RF_LOG_WARN,
-                "%s: architecture '%s' is not one roofline builds block by block: analysed as "
-                "one matrix product per 2-D weight",
+                "%s: architecture '%s' is not one roofline builds block by block: its weights "
+                "are reported instead",
                 path, arch);
     else if (!ok)
         rf__log(ctx, RF_LOG_WARN,
-                "%s: architecture '%s' without the %s weights or keys roofline needs: analysed "
-                "as one matrix product per 2-D weight",
+                "%s: architecture '%s' without the %s weights or keys roofline needs: its "
+                "weights are reported instead",
                 path, arch, missing);
     hp->uniform = 1;
     for (uint64_t b = 1; b < hp->n_layer; b++) hp->uniform &= rf__same_block(m, b);

@@ -144,7 +144,12 @@ static rf_status rf__load_llm(rf_ctx *ctx, const void *data, size_t size, const 
                 "(use --batch and --seq)",
                 name);
     RF_TRY(rf_llm_parse(ctx, data, size, name, &m));
-    rf_status st = rf_llm_build(ctx, m, &lo, out);
+    rf_status st = rf_llm_hparams_get(m)->known
+                       ? rf_llm_build(ctx, m, &lo, out)
+                       : rf__error(ctx, RF_UNSUPPORTED, -1,
+                                   "%s: architecture '%s' is not one roofline builds block by "
+                                   "block: no layer graph (`roofline llm` reports its weights)",
+                                   name, rf_llm_hparams_get(m)->architecture);
     rf_llm_free(m);
     return st;
 }
