@@ -36,18 +36,17 @@ rf_status rf_report_llm_weights(rf_ctx *ctx, const rf_llm_weights *wr, const cha
                  path ? path : "model", wr->format,
                  wr->architecture[0] ? wr->architecture : "none");
     RF_TRY(rf_write_wrapped(w, o && o->width ? o->width : 80, "", 2, head));
-    RF_TRY(rf_writef(w, "weights  %llu tensors, %s params, %sB, %.3f bits per weight\n",
-                     (unsigned long long)wr->tensors,
-                     rf_si_format_compact(a, sizeof a, (double)wr->params, ""),
-                     rf_si_format_compact(b, sizeof b, (double)wr->bytes, ""),
-                     wr->bits_per_weight));
+    RF_TRY(rf_writef(
+        w, "weights  %llu tensors, %s params, %sB, %.3f bits per weight\n",
+        (unsigned long long)wr->tensors, rf_si_format_compact(a, sizeof a, (double)wr->params, ""),
+        rf_si_format_compact(b, sizeof b, (double)wr->bytes, ""), wr->bits_per_weight));
     RF_TRY(RF_WRITE_LIT(w, "by type "));
     for (int t = 0; t < RF_DTYPE_COUNT; t++)
         if (wr->bytes_by_dtype[t] || wr->params_by_dtype[t])
-            RF_TRY(rf_writef(w, " %s %sB (%s params)", rf_dtype_name((rf_dtype)t),
-                             rf_si_format_compact(a, sizeof a, (double)wr->bytes_by_dtype[t], ""),
-                             rf_si_format_compact(b, sizeof b, (double)wr->params_by_dtype[t],
-                                                  "")));
+            RF_TRY(
+                rf_writef(w, " %s %sB (%s params)", rf_dtype_name((rf_dtype)t),
+                          rf_si_format_compact(a, sizeof a, (double)wr->bytes_by_dtype[t], ""),
+                          rf_si_format_compact(b, sizeof b, (double)wr->params_by_dtype[t], "")));
     RF_TRY(rf_writef(w, "\nmachine  %s [%s, %s]\n", m->description, m->name,
                      rf_provenance_name(m->provenance)));
     double tps = wr->bytes ? bw->value / (double)wr->bytes : 0;
@@ -89,8 +88,9 @@ rf_status rf_report_llm_weights_json(rf_ctx *ctx, const rf_llm_weights *wr, cons
     RF_TRY(rf__write_json_string(w, wr->format));
     RF_TRY(RF_WRITE_LIT(w, ", \"architecture\": "));
     RF_TRY(rf__write_json_string(w, wr->architecture));
-    RF_TRY(rf_writef(w, ", \"known\": false, \"tensors\": %llu, \"params\": %llu, \"bytes\": %llu, "
-                        "\"bits_per_weight\": ",
+    RF_TRY(rf_writef(w,
+                     ", \"known\": false, \"tensors\": %llu, \"params\": %llu, \"bytes\": %llu, "
+                     "\"bits_per_weight\": ",
                      (unsigned long long)wr->tensors, (unsigned long long)wr->params,
                      (unsigned long long)wr->bytes));
     RF_TRY(rf__write_json_number(w, wr->bits_per_weight));
@@ -116,10 +116,11 @@ rf_status rf_report_llm_weights_json(rf_ctx *ctx, const rf_llm_weights *wr, cons
         const rf_llm_weight_group *g = &wr->groups[i];
         RF_TRY(rf_writef(w, "%s\n  {\"prefix\": ", i ? "," : ""));
         RF_TRY(rf__write_json_string(w, g->prefix));
-        RF_TRY(rf_writef(w, ", \"tensors\": %llu, \"params\": %llu, \"bytes\": %llu, \"type\": \"%s\"}",
-                         (unsigned long long)g->tensors, (unsigned long long)g->params,
-                         (unsigned long long)g->bytes,
-                         g->dtype == RF_DTYPE_UNKNOWN ? "mixed" : rf_dtype_name(g->dtype)));
+        RF_TRY(rf_writef(
+            w, ", \"tensors\": %llu, \"params\": %llu, \"bytes\": %llu, \"type\": \"%s\"}",
+            (unsigned long long)g->tensors, (unsigned long long)g->params,
+            (unsigned long long)g->bytes,
+            g->dtype == RF_DTYPE_UNKNOWN ? "mixed" : rf_dtype_name(g->dtype)));
     }
     return RF_WRITE_LIT(w, "]}\n");
 }
