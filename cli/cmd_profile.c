@@ -20,6 +20,8 @@ static const cli_opt cli_profile_opts[] = {
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
+    {"trips", 0, "NODE=N[,...]",
+     "ONNX Loop / Scan: the trip count of NODE when the file does not give it"},
     {"allow-undefined", 0, NULL,
      "exit 0 even when more than a tenth of the layers have no cost (the totals are then a "
      "lower bound; without it that is exit 2)"},
@@ -87,7 +89,9 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         rf_ctx_free(ctx);
         return rc;
     }
-    rf_model_opts mo = {RF_MODEL_AUTO, b, nb, batch, seq, cli_get(a, "granular") != NULL}, mo2 = mo;
+    rf_model_opts mo = {RF_MODEL_AUTO,      b, nb, batch, seq, cli_get(a, "granular") != NULL,
+                        cli_get(a, "trips")},
+                  mo2 = mo;
     mo2.bindings = b2;
     mo2.n_bindings = nb2;
     rf_machine *m = NULL;

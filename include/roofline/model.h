@@ -32,10 +32,12 @@ typedef struct rf_model_opts {
     rf_model_format format;
     const rf_shape_binding *bindings; /**< --input / --dim, applied in order */
     size_t n_bindings;
-    uint64_t batch; /**< > 0: axis 0 of every graph input (not a weight) is set to it */
-    uint64_t seq;   /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
-    int granular;   /**< transformer models: every block's layers listed on their own instead of
-                         one repeated block (rf_llm_opts.granular) */
+    uint64_t batch;    /**< > 0: axis 0 of every graph input (not a weight) is set to it */
+    uint64_t seq;      /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
+    int granular;      /**< transformer models: every block's layers listed on their own instead of
+                            one repeated block (rf_llm_opts.granular) */
+    const char *trips; /**< ONNX Loop / Scan trip counts the file does not give: "NODE=N[,...]"
+                            (--trips); NULL: none */
 } rf_model_opts;
 
 /** Detect a model file's format from its first bytes and its name. RF_MODEL_AUTO when unknown. */

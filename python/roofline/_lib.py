@@ -62,7 +62,8 @@ class ShapeBinding(ctypes.Structure):  # rf_shape_binding
 
 class ModelOpts(ctypes.Structure):  # rf_model_opts
     _fields_ = [("format", c_int), ("bindings", POINTER(ShapeBinding)), ("n_bindings", c_size_t),
-                ("batch", c_uint64), ("seq", c_uint64)]
+                ("batch", c_uint64), ("seq", c_uint64), ("granular", c_int),
+                ("trips", ctypes.c_char_p)]
 
 
 class ProfileHead(ctypes.Structure):  # the first fields of rf_profile

@@ -59,12 +59,13 @@ rf_status rf__onnx_values_raw(rf__onnx *o, uint32_t ti, rf_dtype dt, const uint8
                               size_t raw_len)
 {
     int64_t v[RF_GRAPH_MAX_VALUES];
-    size_t w = dt == RF_DTYPE_I64 ? 8 : dt == RF_DTYPE_I32 ? 4 : 0;
+    /* int64 / int32, and one-byte booleans (If's condition) */
+    size_t w = dt == RF_DTYPE_I64 ? 8 : dt == RF_DTYPE_I32 ? 4 : dt == RF_DTYPE_BOOL ? 1 : 0;
     if (!w || raw_len % w || raw_len / w > RF_GRAPH_MAX_VALUES) return RF_OK;
     for (size_t i = 0; i < raw_len / w; i++) {
         uint64_t x = 0;
         for (size_t k = w; k-- > 0;) x = x << 8 | raw[i * w + k];
-        v[i] = w == 8 ? (int64_t)x : (int64_t)(int32_t)(uint32_t)x;
+        v[i] = w == 8 ? (int64_t)x : w == 4 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)(x != 0);
     }
     return rf_graph_set_values(o->ctx, o->g, ti, v, (uint32_t)(raw_len / w));
 }

@@ -68,8 +68,10 @@ typedef struct rf__onnx {
     size_t size;
     const char *base_dir;
     rf__pb_alloc pa;
-    char what[320]; /* the item being read, for messages */
-    size_t opsets;  /* opset_import entries */
+    char what[320];     /* the item being read, for messages */
+    size_t opsets;      /* opset_import entries */
+    int depth;          /* subgraphs being inlined (If / Loop / Scan) */
+    uint32_t if_groups; /* If nodes whose condition is unknown: both branches inlined */
     /* external data that cannot be read: counts, the first tensor and file of each kind */
     size_t ext_missing, ext_outside;
     char ext_missing_first[160], ext_missing_file[160], ext_outside_first[160];

@@ -118,6 +118,62 @@ static const char *rf__qualified(const rf_layer *l, char *buf, size_t cap)
     return buf;
 }
 
+/* If nodes whose condition is unknown (onnx_node.c inlined both branches, tagged rf_if_group and
+ * rf_if_branch): the larger branch (by FLOPs, then bytes) is counted; the other's layers become
+ * cost-free (listed nowhere, out of the totals), and one warning shows both. */
+static void rf__if_groups(rf_ctx *ctx, const rf_graph *g, rf_cost *c)
+{
+    for (int64_t grp = 1;; grp++) {
+        double f[2] = {0, 0}, b[2] = {0, 0};
+        const char *node = NULL;
+        int seen = 0;
+        for (uint32_t i = 0; i < g->n_layers && i < c->n_layers; i++) {
+            const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_group");
+            if (!a || a->i != grp) continue;
+            int br = rf_layer_attr_int(&g->layers[i], "rf_if_branch", 0) != 0;
+            const rf_attr *n = rf_layer_attr(&g->layers[i], "rf_if_node");
+            if (n && n->type == RF_ATTR_STRING) node = n->s;
+            seen = 1;
+            if (!c->layers[i].known) continue;
+            f[br] += c->layers[i].flops;
+            b[br] += c->layers[i].bytes;
+        }
+        if (!seen) return;
+        int drop = f[1] > f[0] || (f[1] == f[0] && b[1] > b[0]) ? 0 : 1;
+        for (uint32_t i = 0; i < g->n_layers && i < c->n_layers; i++) {
+            const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_group");
+            rf_layer_cost *lc = &c->layers[i];
+            if (!a || a->i != grp ||
+                (rf_layer_attr_int(&g->layers[i], "rf_if_branch", 0) != 0) != drop)
+                continue;
+            if (lc->known) {
+                c->flops -= lc->flops;
+                c->bytes -= lc->bytes;
+                c->weight_bytes -= lc->weight_bytes;
+                c->input_bytes -= lc->input_bytes;
+                c->output_bytes -= lc->output_bytes;
+                c->kv_read_bytes -= lc->kv_read_bytes;
+                c->kv_write_bytes -= lc->kv_write_bytes;
+                const rf_layer *l = &g->layers[i];
+                if (l->kind == RF_OP_CONV || l->kind == RF_OP_CONV_TRANSPOSE ||
+                    l->kind == RF_OP_GEMM || l->kind == RF_OP_MATMUL || l->kind == RF_OP_ATTENTION)
+                    c->matmul_conv_flops -= lc->flops - lc->bias_flops;
+            } else if (c->n_unknown) {
+                c->n_unknown--;
+            }
+            memset(lc, 0, sizeof *lc);
+            lc->known = 1;
+            rf__strlcpy(lc->reason, "the smaller branch of an If: not counted", sizeof lc->reason);
+        }
+        char fa[32], fb[32];
+        rf__log(ctx, RF_LOG_WARN,
+                "If '%s': its condition is not known: both branches costed (then %s, else %s "
+                "FLOP), the larger (%s) counted",
+                node ? node : "?", rf_si_format_compact(fa, sizeof fa, f[0], ""),
+                rf_si_format_compact(fb, sizeof fb, f[1], ""), drop ? "then" : "else");
+    }
+}
+
 static void rf__warn_unknown(rf_ctx *ctx, const rf_graph *g, const rf_cost *c)
 {
     char list[512], q[256];
@@ -172,6 +228,7 @@ rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out)
         c->kv_write_bytes += lc->kv_write_bytes;
         c->matmul_conv_flops += mm;
     }
+    rf__if_groups(ctx, g, c);
     if (c->n_unknown) rf__warn_unknown(ctx, g, c);
     *out = c;
     return RF_OK;

@@ -303,6 +303,28 @@ static rf_status rf__rnn(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 2, &h, dt);
 }
 
+/* Control flow (ONNX Loop / Scan inlined by the reader): a scan output stacked over the trips,
+ * [trips] + the body's shape; a scan input's slice, its shape without axis 0. Views: no cost. */
+static rf_status rf__stack_trips(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp x, y;
+    int64_t trips = rf_layer_attr_int(l, "trips", 1);
+    if (!rf__get(g, l, 0, &x) || x.rank + 1 > RF_GRAPH_MAX_RANK || trips < 0) return RF_OK;
+    y.rank = x.rank + 1;
+    y.d[0] = trips;
+    memcpy(y.d + 1, x.d, x.rank * sizeof *x.d);
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+static rf_status rf__scan_slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp x, y;
+    if (!rf__get(g, l, 0, &x) || x.rank < 1) return RF_OK;
+    y.rank = x.rank - 1;
+    memcpy(y.d, x.d + 1, y.rank * sizeof *x.d);
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
 /* ---- Einsum ------------------------------------------------------------------------------- */
 
 #define RF__EIN_MAX 8 /* operands */
@@ -653,6 +675,8 @@ static const rf__ext_op rf__ext_ops[] = {
     {"BiasSplitGelu", MS, RF_OP_ACTIVATION, rf__split_gelu, rf__contrib_flops},
     {"BiasAdd", MS, RF_OP_ELEMENTWISE, rf__bcast_same, NULL},
     {"RotaryEmbedding", MS, RF_OP_ROPE, rf__same0, NULL},
+    {"rf_StackTrips", NULL, RF_OP_METADATA, rf__stack_trips, NULL},
+    {"rf_ScanSlice", NULL, RF_OP_METADATA, rf__scan_slice, NULL},
 };
 #undef MS
 

@@ -3,6 +3,7 @@
  * its reader and shape inference with the user's bindings, GGUF and SafeTensors (file or index)
  * and APR to the transformer builder (a prefill of --seq tokens at --batch). rf_model_load is a
  * thin map-then-rf_model_load_mem wrapper. Also serves the embedded demo (data/resnet18.onnx). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/io.h"
@@ -109,6 +110,62 @@ static rf_status rf__input_dims(rf_ctx *ctx, rf_graph *g, const char *name, cons
     return RF_OK;
 }
 
+/* --trips NODE=N: the layers of Loop / Scan NODE whose trip count the file does not give
+ * (rf_trips_unknown) repeat N times. A name that matches no such loop is a usage error. */
+static rf_status rf__trips(rf_ctx *ctx, rf_graph *g, const char *name, const char *spec)
+{
+    char buf[1024];
+    if (!spec || !*spec) return RF_OK;
+    RF_CHECK(ctx, strlen(spec) < sizeof buf, RF_USAGE, "--trips: too long");
+    memcpy(buf, spec, strlen(spec) + 1);
+    for (char *s = buf, *e; s && *s; s = e) {
+        e = strchr(s, ',');
+        if (e) *e++ = '\0';
+        char *eq = strrchr(s, '=');
+        char *end = NULL;
+        long long n = eq ? strtoll(eq + 1, &end, 10) : -1;
+        RF_CHECK(ctx, eq && eq != s && end && !*end && n >= 1 && n < (1ll << 40), RF_USAGE,
+                 "--trips '%.100s': expected NODE=N (N >= 1)", s);
+        *eq = '\0';
+        int found = 0;
+        for (uint32_t i = 0; i < g->n_layers; i++) {
+            rf_layer *l = &g->layers[i];
+            const rf_attr *lp = rf_layer_attr(l, "rf_loop");
+            if (!lp || lp->type != RF_ATTR_STRING || strcmp(lp->s, s) != 0 ||
+                !rf_layer_attr_int(l, "rf_trips_unknown", 0))
+                continue;
+            uint64_t r = l->repeat ? l->repeat : 1;
+            RF_CHECK(ctx, rf__mul_ok(r, (uint64_t)n, &r), RF_RANGE, "--trips %s: overflow", s);
+            l->repeat = r;
+            RF_TRY(rf_graph_set_attr_int(ctx, g, i, "rf_trips_unknown", 0));
+            found = 1;
+        }
+        RF_CHECK(ctx, found, RF_USAGE,
+                 "%s: --trips %s: no Loop or Scan of that name with an "
+                 "unknown trip count",
+                 name, s);
+    }
+    return RF_OK;
+}
+
+/* One warning per Loop / Scan still at one iteration. */
+static void rf__warn_trips(rf_ctx *ctx, const rf_graph *g, const char *name)
+{
+    const char *last = NULL;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        const rf_attr *lp = rf_layer_attr(l, "rf_loop");
+        if (!lp || lp->type != RF_ATTR_STRING || !rf_layer_attr_int(l, "rf_trips_unknown", 0) ||
+            (last && strcmp(last, lp->s) == 0))
+            continue;
+        last = lp->s;
+        rf__log(ctx, RF_LOG_WARN,
+                "%s: the trip count of '%s' is not known from the file: its body is counted "
+                "once (--trips %s=N sets it)",
+                name, lp->s, lp->s);
+    }
+}
+
 /* ONNX: the graph as the file states it, then the user's shapes and inference. */
 static rf_status rf__load_onnx(rf_ctx *ctx, const void *data, size_t size, const char *name,
                                const char *dir, const rf_model_opts *o, rf_graph **out)
@@ -121,8 +178,11 @@ static rf_status rf__load_onnx(rf_ctx *ctx, const void *data, size_t size, const
     rf_status st = rf__input_dims(ctx, *out, name, o, b, sizeof b / sizeof *b, &nb);
     if (st != RF_OK) return st;
     if (o->n_bindings > 32) nb = o->n_bindings; /* more than kept: the user's, as given */
-    st = rf_graph_infer_shapes(ctx, *out, nb == o->n_bindings ? o->bindings : b, nb);
+    if (st == RF_OK) st = rf__trips(ctx, *out, name, o->trips);
+    if (st == RF_OK)
+        st = rf_graph_infer_shapes(ctx, *out, nb == o->n_bindings ? o->bindings : b, nb);
     if (st != RF_OK && st != RF_USAGE) rf__error_prefix(ctx, name);
+    if (st == RF_OK) rf__warn_trips(ctx, *out, name);
     return st;
 }
 

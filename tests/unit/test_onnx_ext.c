@@ -171,3 +171,56 @@ RF_TEST(vit_class_token_shape_arithmetic)
         rf_ctx_free(ctx);
     }
 }
+
+/* Control flow (gen_control.py, totals by hand in control.ref.json): If on a constant takes its
+ * branch; on an input both are costed and the larger counted; Loop and Scan bodies repeat by the
+ * trip count (Loop's constant M, Scan's sequence), an unknown one once or by --trips. */
+static double control_flops(const char *stem, const char *trips, int *then_only)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/onnx/%s.onnx", RF_SOURCE_DIR, stem);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_model_opts o;
+    memset(&o, 0, sizeof o);
+    o.trips = trips;
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    double f = -1;
+    if (rf_model_load(ctx, path, &o, &g) == RF_OK && rf_graph_cost(ctx, g, &c) == RF_OK) {
+        f = c->flops;
+        RF_EXPECT_INT(c->n_unknown, 0);
+        if (then_only) {
+            *then_only = 1;
+            for (uint32_t i = 0; i < g->n_layers; i++)
+                if (strstr(g->layers[i].name, "/else/")) *then_only = 0;
+        }
+    } else {
+        RF_FAIL_AT("%s: %s", stem, rf_ctx_errmsg(ctx));
+    }
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_ctx_free(ctx);
+    return f;
+}
+
+RF_TEST(control_flow_if_loop_scan)
+{
+    char refp[512];
+    snprintf(refp, sizeof refp, "%s/tests/data/onnx/control.ref.json", RF_SOURCE_DIR);
+    char *ref = slurp(refp);
+    RF_REQUIRE(ref != NULL);
+    static const char *const stems[] = {"if_known",   "if_unknown",   "vad_if",
+                                        "loop_const", "loop_unknown", "scan"};
+    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
+        int then_only = 0;
+        double f = control_flops(stems[i], NULL, &then_only);
+        if (f != ref_of(ref, stems[i]))
+            RF_FAIL_AT("%s: %.17g FLOPs, the reference %.17g", stems[i], f, ref_of(ref, stems[i]));
+        if (!strcmp(stems[i], "if_known")) RF_EXPECT(then_only); /* the else branch not inlined */
+        if (!strcmp(stems[i], "if_unknown")) RF_EXPECT(!then_only); /* both, one counted */
+    }
+    RF_EXPECT_DBL(control_flops("loop_unknown", "loop=7", NULL),
+                  ref_of(ref, "loop_unknown_trips7"));
+    free(ref);
+}
