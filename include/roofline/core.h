@@ -155,6 +155,11 @@ long rf_machine_find(const rf_machine *m, const char *name);
 rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
                             const char *name, size_t *index_out);
 
+/** The ceiling of `kind` of `m` named by the first of `names` ("bf16|fp16": alternatives in
+ *  order) that matches one, as a name or a prefix ending at a '.' ("fp16" matches
+ *  "fp16.tensor"), the highest value among several; SIZE_MAX when none does. */
+size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const char *names);
+
 /** The roof made of ceilings `compute` and `bandwidth` of `m`. */
 rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
                           rf_roof *out);

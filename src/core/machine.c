@@ -143,6 +143,29 @@ static const char *rf__kind_name(rf_ceiling_kind k)
     return k == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
 }
 
+size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const char *names)
+{
+    size_t best = SIZE_MAX;
+    char buf[128];
+    rf__strlcpy(buf, names ? names : "", sizeof buf);
+    for (char *p = buf, *e; *p && best == SIZE_MAX; p = e) {
+        e = strchr(p, '|');
+        if (e)
+            *e++ = '\0';
+        else
+            e = p + strlen(p);
+        size_t n = strlen(p);
+        for (size_t i = 0; n && i < m->n_ceilings; i++) {
+            const rf_ceiling *c = &m->ceilings[i];
+            if (c->kind == kind && rf__strncasecmp(c->name, p, n) == 0 &&
+                (c->name[n] == '\0' || c->name[n] == '.') &&
+                (best == SIZE_MAX || c->value > m->ceilings[best].value))
+                best = i;
+        }
+    }
+    return best;
+}
+
 rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
                             const char *name, size_t *index_out)
 {

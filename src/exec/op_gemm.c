@@ -33,6 +33,32 @@ static void spatial_attr(const rf_layer *l, const char *name, int sp, int64_t de
     for (int i = 0; i < sp; i++) v[i] = n == sp ? tmp[i] : def;
 }
 
+/* The step of a (de)convolution primitive `pd`: X reordered to what it picked, the plain weight
+ * W (seen as `wplain`) packed once, the bias B plain (may be absent), Y defined in its layout. */
+static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, uint32_t X,
+                           uint32_t W, const dnnl_memory_desc_t *wplain, uint32_t B,
+                           const dnnl_memory_desc_t *bm, uint32_t Y, const char *kernel)
+{
+    dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    uint32_t xu, wu, bu = 0;
+    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
+    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, wplain, &wm, &wu);
+    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
+    if (st0 != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st0;
+    }
+    rf__xt_define(p, Y, &ym);
+    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                     {DNNL_ARG_DST, Y, ym, NULL},
+                     {DNNL_ARG_BIAS, bu, *bm, NULL}};
+    rf__xmeasured(p, li, kernel);
+    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+}
+
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -82,24 +108,7 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "oneDNN has no convolution for these parameters");
         return RF_OK;
     }
-    dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-    uint32_t xu, wu, bu = 0;
-    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
-    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, &wplain, &wm, &wu);
-    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
-    if (st0 != RF_OK) {
-        dnnl_primitive_desc_destroy(pd);
-        return st0;
-    }
-    rf__xt_define(p, Y, &ym);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
-                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
-                     {DNNL_ARG_DST, Y, ym, NULL},
-                     {DNNL_ARG_BIAS, bu, bm, NULL}};
-    rf__xmeasured(p, li, "onednn:convolution");
-    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:convolution");
 }
 
 /* ConvTranspose as oneDNN deconvolution. ONNX's weight is (C_in, C_out/group, k...): oneDNN's
@@ -167,24 +176,7 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }
-    dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-    uint32_t xu, wu, bu = 0;
-    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
-    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, &wplain, &wm, &wu);
-    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
-    if (st0 != RF_OK) {
-        dnnl_primitive_desc_destroy(pd);
-        return st0;
-    }
-    rf__xt_define(p, Y, &ym);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
-                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
-                     {DNNL_ARG_DST, Y, ym, NULL},
-                     {DNNL_ARG_BIAS, bu, bm, NULL}};
-    rf__xmeasured(p, li, "onednn:deconvolution");
-    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution");
 }
 
 /* Strided 2-D (or batched) view of a plain tensor's bytes: dims d[n], element strides s[n]. */

@@ -17,6 +17,10 @@
 /* 1 when the bytes are a SafeTensors index: a JSON object with a "weight_map" key. */
 int rf__is_st_index(const void *data, size_t size);
 
+/* Where the config.json of a SafeTensors checkpoint is (beside the file, or in the folder given)
+ * into path[cap]; 1 when it exists (hfconfig.c). */
+int rf__hfconfig_path(const char *model_path, char *path, size_t cap);
+
 /* The file a model path stands for: a checkpoint folder's model.safetensors.index.json when it
  * exists, else its model.safetensors; any other path as it is. */
 rf_status rf__model_file(rf_ctx *ctx, const char *path, char *out, size_t cap);

@@ -140,18 +140,24 @@ rf_status rf_hfconfig_read_file(rf_ctx *ctx, const char *path, rf_hfconfig *out)
     return st;
 }
 
+int rf__hfconfig_path(const char *model_path, char *path, size_t cap)
+{
+    struct stat sb;
+    const char *slash = strrchr(model_path, '/');
+    if (stat(model_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(path, cap, "%s/config.json", model_path);
+    else if (slash)
+        snprintf(path, cap, "%.*s/config.json", (int)(slash - model_path), model_path);
+    else
+        snprintf(path, cap, "config.json");
+    return stat(path, &sb) == 0;
+}
+
 rf_status rf_hfconfig_read_beside(rf_ctx *ctx, const char *model_path, rf_hfconfig *out)
 {
     if (!ctx) return RF_USAGE;
     RF_CHECK(ctx, model_path && out, RF_USAGE, "rf_hfconfig_read_beside: bad arguments");
     char path[4096];
-    struct stat sb;
-    const char *slash = strrchr(model_path, '/');
-    if (stat(model_path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        snprintf(path, sizeof path, "%s/config.json", model_path);
-    else if (slash)
-        snprintf(path, sizeof path, "%.*s/config.json", (int)(slash - model_path), model_path);
-    else
-        snprintf(path, sizeof path, "config.json");
+    rf__hfconfig_path(model_path, path, sizeof path);
     return rf_hfconfig_read_file(ctx, path, out);
 }

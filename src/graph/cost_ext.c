@@ -54,36 +54,11 @@ static rf_status rf__same0(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__like(ctx, g, l, 0, RF_DTYPE_UNKNOWN);
 }
 
-/* NumPy broadcasting of every present input. */
-static int rf__bcast(const rf_graph *g, const rf_layer *l, rf__shp *out)
-{
-    memset(out, 0, sizeof *out);
-    for (uint32_t i = 0; i < l->n_inputs; i++) {
-        rf__shp s;
-        if (!rf__lin(g, l, i)) continue;
-        if (!rf__get(g, l, i, &s)) return 0;
-        if (s.rank > out->rank) {
-            uint32_t sh = s.rank - out->rank;
-            memmove(out->d + sh, out->d, out->rank * sizeof *out->d);
-            for (uint32_t k = 0; k < sh; k++) out->d[k] = 1;
-            out->rank = s.rank;
-        }
-        for (uint32_t k = 0; k < s.rank; k++) {
-            int64_t *o = &out->d[out->rank - s.rank + k], v = s.d[k];
-            if (*o == 1)
-                *o = v;
-            else if (v != 1 && v != *o)
-                return 0;
-        }
-    }
-    return 1;
-}
-
 /* Comparisons and logic: broadcast, boolean output. */
 static rf_status rf__compare(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp s;
-    if (!rf__bcast(g, l, &s)) return RF_OK;
+    if (!rf__broadcast(g, l, l->n_inputs, &s)) return RF_OK;
     RF_TRY(rf__set(ctx, g, l, 0, &s, RF_DTYPE_BOOL));
     return rf__arith_values(ctx, g, l);
 }
@@ -92,7 +67,7 @@ static rf_status rf__compare(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 static rf_status rf__bcast_same(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp s;
-    if (!rf__bcast(g, l, &s)) return RF_OK;
+    if (!rf__broadcast(g, l, l->n_inputs, &s)) return RF_OK;
     return rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0));
 }
 

@@ -101,6 +101,8 @@ rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
  * RF_RANGE, "node 'NAME' (OP): WHAT overflows 64-bit integers" (shape.c). */
 rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what);
 
+/* NumPy broadcasting of the first n_in present inputs (shape_ops.c); 0 when they disagree. */
+int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf__shp *out);
 /* Conv / pooling output spatial sizes (shape_ops.c): 1 inferred, 0 undecided, -1 overflow. */
 int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_out, rf__shp *y);
 /* ONNX MatMul's output shape (1-D operands, broadcast batch dims); 0 when they do not agree. */

@@ -7,7 +7,7 @@
 #include "graph/graph_int.h"
 
 /* NumPy broadcasting of all present inputs. */
-static int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf__shp *out)
+int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf__shp *out)
 {
     memset(out, 0, sizeof *out);
     for (uint32_t i = 0; i < n_in; i++) {

@@ -118,21 +118,6 @@ static void rf__st_hparams(const rf_hfconfig *c, rf_llm_hparams *hp)
     hp->n_expert_used = c->num_experts_per_tok;
 }
 
-/* Is there a config.json where rf_hfconfig_read_beside looks? */
-static int rf__config_beside(const char *model_path)
-{
-    char path[4096];
-    struct stat sb;
-    const char *slash = strrchr(model_path, '/');
-    if (stat(model_path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        snprintf(path, sizeof path, "%s/config.json", model_path);
-    else if (slash)
-        snprintf(path, sizeof path, "%.*s/config.json", (int)(slash - model_path), model_path);
-    else
-        snprintf(path, sizeof path, "config.json");
-    return stat(path, &sb) == 0;
-}
-
 static rf_status rf__open_st(rf_ctx *ctx, const void *data, size_t size, const char *path,
                              int index, rf_llm_model *m)
 {
@@ -141,7 +126,8 @@ static rf_status rf__open_st(rf_ctx *ctx, const void *data, size_t size, const c
     size_t cap = 0;
     memset(&c, 0, sizeof c);
     /* without a config.json the architecture is unknown: the weights are still reported */
-    if (rf__config_beside(path)) RF_TRY(rf_hfconfig_read_beside(ctx, path, &c));
+    char cfg[4096];
+    if (rf__hfconfig_path(path, cfg, sizeof cfg)) RF_TRY(rf_hfconfig_read_beside(ctx, path, &c));
     rf__st_hparams(&c, &m->hp);
     if (index)
         RF_TRY(rf_safetensors_parse_index(ctx, data, size, path, &st));

@@ -185,20 +185,6 @@ rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decod
     return RF_OK;
 }
 
-/* The best compute ceiling whose name starts with `prefix` and then '.' or ends, or SIZE_MAX. */
-static size_t rf__ceiling_by(const rf_machine *m, const char *prefix)
-{
-    size_t best = SIZE_MAX, len = strlen(prefix);
-    for (size_t i = 0; i < m->n_ceilings; i++) {
-        const rf_ceiling *c = &m->ceilings[i];
-        if (c->kind == RF_CEILING_COMPUTE && rf__strncasecmp(c->name, prefix, len) == 0 &&
-            (c->name[len] == '\0' || c->name[len] == '.') &&
-            (best == SIZE_MAX || c->value > m->ceilings[best].value))
-            best = i;
-    }
-    return best;
-}
-
 rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
                               const rf_llm_opts *o, size_t *compute, char *why, size_t cap)
 {
@@ -232,14 +218,7 @@ rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machi
     else
         want = main == RF_DTYPE_BF16 ? "bf16|fp16" : "fp16|bf16",
         what = "16-bit activations, weights dequantised to them";
-    size_t pick = SIZE_MAX;
-    char buf[16];
-    rf__strlcpy(buf, want, sizeof buf);
-    for (char *p = buf, *e; p && *p && pick == SIZE_MAX; p = e) {
-        e = strchr(p, '|');
-        if (e) *e++ = '\0';
-        pick = rf__ceiling_by(mach, p);
-    }
+    size_t pick = rf_machine_find_prefix(mach, RF_CEILING_COMPUTE, want);
     const char *wt = main != RF_DTYPE_UNKNOWN ? rf_dtype_name(main) : "unknown";
     if (pick == SIZE_MAX) {
         *compute = mach->default_compute;

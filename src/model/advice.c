@@ -95,33 +95,12 @@ static rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name)
     return RF_OK;
 }
 
-/* The best compute ceiling whose name starts with one of `prefixes` ("bf16|fp16"), or SIZE_MAX. */
-static size_t rf__ceiling(const rf_machine *m, const char *prefixes)
-{
-    size_t best = SIZE_MAX;
-    char buf[64];
-    rf__strlcpy(buf, prefixes, sizeof buf);
-    for (char *p = buf, *e; p && *p; p = e) {
-        e = strchr(p, '|');
-        if (e) *e++ = '\0';
-        size_t len = strlen(p);
-        for (size_t i = 0; i < m->n_ceilings; i++) {
-            const rf_ceiling *c = &m->ceilings[i];
-            if (c->kind == RF_CEILING_COMPUTE && rf__strncasecmp(c->name, p, len) == 0 &&
-                (c->name[len] == '\0' || c->name[len] == '.') &&
-                (best == SIZE_MAX || c->value > m->ceilings[best].value))
-                best = i;
-        }
-    }
-    return best;
-}
-
 /* ---- 1. lower precision -------------------------------------------------------------------- */
 
 static rf_status rf__precision(rf__adv *a, const char *title, double wbits, double abits,
                                const char *ceilings)
 {
-    size_t ci = ceilings ? rf__ceiling(a->m, ceilings) : SIZE_MAX;
+    size_t ci = ceilings ? rf_machine_find_prefix(a->m, RF_CEILING_COMPUTE, ceilings) : SIZE_MAX;
     double peak = ci != SIZE_MAX ? a->m->ceilings[ci].value : a->roof.peak_flops_per_s;
     if (peak < a->roof.peak_flops_per_s) peak = a->roof.peak_flops_per_s; /* never slower */
     rf_roof r = a->roof;
@@ -610,17 +589,23 @@ static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
     return RF_OK;
 }
 
+static rf_status rf__adv_init(rf__adv *a, rf_ctx *ctx, const rf_machine *m, size_t compute,
+                              size_t bandwidth)
+{
+    memset(a, 0, sizeof *a);
+    a->ctx = ctx;
+    a->m = m;
+    a->compute = compute;
+    return rf_machine_roof(ctx, m, compute, bandwidth, &a->roof);
+}
+
 rf_status rf_advise_profile(rf_ctx *ctx, const rf_profile *p, const rf_machine *m, size_t compute,
                             size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out)
 {
     RF_CHECK(ctx, p && m && out, RF_USAGE, "rf_advise_profile: missing argument");
     *out = NULL;
     rf__adv a;
-    memset(&a, 0, sizeof a);
-    a.ctx = ctx;
-    a.m = m;
-    a.compute = compute;
-    RF_TRY(rf_machine_roof(ctx, m, compute, bandwidth, &a.roof));
+    RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
     rf_status st = rf__from_graph(&a, p->graph, p->cost, p->result);
     if (st != RF_OK) {
         rf__free(ctx, a.it);
@@ -667,11 +652,7 @@ rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
     RF_CHECK(ctx, r && m && out, RF_USAGE, "rf_advise_result: missing argument");
     *out = NULL;
     rf__adv a;
-    memset(&a, 0, sizeof a);
-    a.ctx = ctx;
-    a.m = m;
-    a.compute = compute;
-    RF_TRY(rf_machine_roof(ctx, m, compute, bandwidth, &a.roof));
+    RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
     a.it = rf__calloc(ctx, r->n_rows ? r->n_rows : 1, sizeof *a.it);
     if (!a.it) return RF_NOMEM_ERR(ctx);
     for (size_t i = 0; i < r->n_rows; i++) {
