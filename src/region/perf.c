@@ -52,50 +52,46 @@ int rf__perf_vendor(void)
     return 0;
 }
 
-static int rf__perf_open_sys(void *user, uint32_t type, uint64_t config)
+/* One event of the calling thread, user space only: counting from now (`counting`, its count
+ * scaled by enabled/running time when the kernel multiplexes), or disabled (a probe). Returns the
+ * descriptor or -errno. */
+static int rf__perf_event_open(uint32_t type, uint64_t config, int counting)
 {
-    (void)user;
 #if defined(__linux__) && defined(SYS_perf_event_open)
     struct perf_event_attr attr;
     memset(&attr, 0, sizeof attr);
     attr.size = sizeof attr;
     attr.type = type;
     attr.config = config;
-    attr.disabled = 1;
+    attr.disabled = !counting;
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
-    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-    if (fd < 0) return -errno;
-    close((int)fd);
-    return 0;
-#else
-    (void)type;
-    (void)config;
-    return -ENOSYS;
-#endif
-}
-
-/* The counting backend: one event of the calling thread, counting from now, user space only; the
- * count is scaled by enabled/running time when the kernel multiplexes the counters. */
-static int rf__perf_count_open(void *user, uint32_t type, uint64_t config)
-{
-    (void)user;
-#if defined(__linux__) && defined(SYS_perf_event_open)
-    struct perf_event_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.size = sizeof attr;
-    attr.type = type;
-    attr.config = config;
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    if (counting)
+        attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     return fd < 0 ? -errno : (int)fd;
 #else
     (void)type;
     (void)config;
+    (void)counting;
     return -ENOSYS;
 #endif
+}
+
+static int rf__perf_open_sys(void *user, uint32_t type, uint64_t config)
+{
+    (void)user;
+    int fd = rf__perf_event_open(type, config, 0);
+    if (fd < 0) return fd;
+    close(fd);
+    return 0;
+}
+
+/* The counting backend: the calling thread's event, read by rf__perf_count_read. */
+static int rf__perf_count_open(void *user, uint32_t type, uint64_t config)
+{
+    (void)user;
+    return rf__perf_event_open(type, config, 1);
 }
 
 static int rf__perf_count_read(void *user, int fd, uint64_t *count)
