@@ -92,7 +92,7 @@ static void rf__scores_job(void *arg, unsigned tid, unsigned n)
             uint64_t last = j->p0 + i; /* causal: positions 0 .. p0 + i */
             for (uint64_t t = 0; t <= last; t++) {
                 const float *k = rf__kv_row(lx, lx->kc, j->layer, b, t) + hk * D;
-                s[t] = dot(k, q, NULL, D) * scale;
+                s[t] = dot(k, q, D) * scale;
             }
         }
     }

@@ -45,10 +45,42 @@ typedef struct rf__bq6_k { /* 210 bytes */
     uint16_t d;
 } rf__bq6_k;
 
-/* Dot product of one weight row (k elements of the kernel's type at w) with x[0..k). xs holds the
- * sums of x over each group of 32 (k/32 values; kernels of types with a per-block offset use it).
- * k is a multiple of the type's block. */
-typedef float (*rf__qk_dot_fn)(const void *w, const float *x, const float *xs, size_t k);
+/* Activations as the quantized types' dot products read them: each weight type has an activation
+ * format, made once per activation vector (rf__qk_act) and shared by all the rows of a matrix.
+ * F32, F16, BF16 read F32; Q4_K and Q6_K read Q8_K (256 int8 values, one float scale, the sums of
+ * every 16); Q8_0 and Q4_0 read Q8_32 (32 int8 values, one float scale, their sum). The kernels
+ * then multiply integers and apply the weight and activation scales once per block or sub-block,
+ * as llama.cpp's CPU kernels do: the result differs from the F32 product by the rounding of x to
+ * 8 bits, at most (max |x| of the block / 254) . sum |w| per block (the tests' bound). */
+enum { RF__QA_F32, RF__QA_Q8_K, RF__QA_Q8_32 };
+typedef struct rf__bq8_k {
+    float d;           /* x ~ d . qs */
+    int8_t qs[256];    /* round(x / d), in [-127, 127] */
+    int16_t bsums[16]; /* sums of qs over each 16 */
+} rf__bq8_k;           /* 292 bytes */
+typedef struct rf__bq8_32 {
+    float d;
+    int32_t sum; /* sum of qs */
+    int8_t qs[32];
+} rf__bq8_32; /* 40 bytes */
+
+/* Activation format of kernel type id, and the bytes of the activation of k elements (0 for
+ * F32: the kernels read x itself). */
+int rf__qk_act_fmt(int id);
+size_t rf__qk_act_bytes(int id, size_t k);
+/* x[0..k) in the activation format of type id: a pointer to x itself for F32, else `buf`
+ * (rf__qk_act_bytes long) filled. `isa` picks the vectorised quantiser; every level gives the
+ * same bytes. k is a multiple of the type's block. */
+const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf);
+/* The reference quantisers, and the AVX2 ones (0 when this build has none). */
+void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y);
+void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y);
+int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y);
+int rf__qk_q8_32_avx2(const float *x, size_t k, rf__bq8_32 *y);
+
+/* Dot product of one weight row (k elements of the kernel's type at w) with one activation `a` in
+ * the type's activation format (rf__qk_act). k is a multiple of the type's block. */
+typedef float (*rf__qk_dot_fn)(const void *w, const void *a, size_t k);
 
 /* Per-ISA tables (NULL entries fall back to the level below). Absent ISAs export NULLs. */
 extern const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT];
@@ -78,21 +110,6 @@ int rf__qk_has(int id, int isa);
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
 /* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
-/* Sums of x over groups of 32 into xs[k/32] (k multiple of 32; the tail group summed as is). */
-void rf__qk_xsums(const float *x, size_t k, float *xs);
-/* What the kernels share across the rows of one activation vector x ("aux", the kernels' xs
- * argument): the sums of x per group of 32 (ceil(k/32) values), then, when k is a multiple of
- * 256, x reordered as the AVX-512 Q4_K kernel reads nibbles (k values; rf__qk_q4k_order). */
-size_t rf__qk_aux_len(size_t k);
-void rf__qk_prep(const float *x, size_t k, float *aux);
-/* Position in a 256-block of the element the AVX-512 Q4_K kernel takes at slot i (0..255): per
- * 64 bytes of quants (two 32-byte chunks c), nibble n of dword lane j. */
-static inline size_t rf__qk_q4k_order(size_t i)
-{
-    size_t L = i / 128, n = (i / 16) % 8, j = i % 16, c = 2 * L + j / 8;
-    return 64 * c + 4 * (j % 8) + n / 2 + 32 * (n & 1);
-}
-
 float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
