@@ -185,6 +185,7 @@ void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y)
 {
     for (size_t b = 0; b < k / RF__QK_K; b++, x += RF__QK_K, y++) {
         y->d = rf__q8_block(x, RF__QK_K, y->qs);
+        memset(y->pad, 0, sizeof y->pad);
         for (int g = 0; g < 16; g++) {
             int s = 0;
             for (int l = 0; l < 16; l++) s += y->qs[16 * g + l];
@@ -342,6 +343,22 @@ const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT] = {
     rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen,
     rf__dot_q4_0_gen, rf__dot_q4_k_gen, rf__dot_q6_k_gen};
 
+void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                     float *y)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_rows_dot_avx2(a, rows, stride, x, n, y)) return;
+    for (size_t r = 0; r < rows; r++) y[r] = rf__dot_f32_gen(a + r * stride, x, n);
+}
+
+void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                      float *y)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_rows_axpy_avx2(a, rows, stride, p, n, y)) return;
+    memset(y, 0, n * sizeof *y);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < n; i++) y[i] += p[r] * a[r * stride + i];
+}
+
 /* ---- types, substitution, dispatch ---------------------------------------------------------- */
 
 static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,
@@ -416,7 +433,9 @@ int rf__qisa_best(void)
     unsigned a = 0, b = 0, c = 0, d = 0;
     int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)); /* clang 14's builtin lacks it */
     if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) && f16c) isa = RF__QISA_AVX2;
-    if (isa == RF__QISA_AVX2 && (f & RF__F_AVX512F) && (f & RF__F_AVX512BW)) isa = RF__QISA_AVX512;
+    /* the AVX-512 kernels take VNNI's vpdpwssd / vpdpbusd on ymm (VL): Ice Lake, Zen 4 and later */
+    const uint32_t f512 = RF__F_AVX512F | RF__F_AVX512BW | RF__F_AVX512VL | RF__F_AVX512VNNI;
+    if (isa == RF__QISA_AVX2 && (f & f512) == f512) isa = RF__QISA_AVX512;
 #endif
     /* $RF_ISA (the probe's override) caps the level; an unknown or unsupported name is ignored */
     if (rf__isa_select(NULL, NULL, f, &probe_isa) == RF_OK && probe_isa < RF__ISA_AVX512) {

@@ -54,10 +54,12 @@ typedef struct rf__bq6_k { /* 210 bytes */
  * 8 bits, at most (max |x| of the block / 254) . sum |w| per block (the tests' bound). */
 enum { RF__QA_F32, RF__QA_Q8_K, RF__QA_Q8_32 };
 typedef struct rf__bq8_k {
-    float d;           /* x ~ d . qs */
     int8_t qs[256];    /* round(x / d), in [-127, 127] */
+    float d;           /* x ~ d . qs */
     int16_t bsums[16]; /* sums of qs over each 16 */
-} rf__bq8_k;           /* 292 bytes */
+    uint8_t
+        pad[28]; /* zeros: 320 bytes, five cache lines (qs 64-byte aligned in an aligned array) */
+} rf__bq8_k;
 typedef struct rf__bq8_32 {
     float d;
     int32_t sum; /* sum of qs */
@@ -69,8 +71,8 @@ typedef struct rf__bq8_32 {
 int rf__qk_act_fmt(int id);
 size_t rf__qk_act_bytes(int id, size_t k);
 /* x[0..k) in the activation format of type id: a pointer to x itself for F32, else `buf`
- * (rf__qk_act_bytes long) filled. `isa` picks the vectorised quantiser; every level gives the
- * same bytes. k is a multiple of the type's block. */
+ * (rf__qk_act_bytes long, best 64-byte aligned) filled. `isa` picks the vectorised quantiser; every
+ * level gives the same bytes. k is a multiple of the type's block. */
 const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf);
 /* The reference quantisers, and the AVX2 ones (0 when this build has none). */
 void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y);
@@ -99,12 +101,25 @@ void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes);
 /* ISA levels for the kernels (same names as the probe's: generic, avx2, avx512). */
 enum { RF__QISA_GENERIC, RF__QISA_AVX2, RF__QISA_AVX512, RF__QISA_COUNT };
 const char *rf__qisa_name(int isa);
-/* Best level this CPU runs (cpuid + xgetbv through the probe, F16C for AVX2; $RF_ISA caps it). */
+/* Best level this CPU runs (cpuid + xgetbv through the probe; AVX2 with FMA and F16C; AVX-512
+ * with BW, VL and VNNI; $RF_ISA caps it). */
 int rf__qisa_best(void);
 /* The kernel of type `id` at level `isa` (falling back to lower levels; never NULL). */
 rf__qk_dot_fn rf__qk_get(int id, int isa);
 /* 1 when `isa` has its own kernel for `id` (not a fallback). */
 int rf__qk_has(int id, int isa);
+
+/* F32 row helpers of the attention: y[r] = a_r . x over `rows` rows of n floats `stride` floats
+ * apart (the scores against the K cache), and y = sum_r p[r] a_r (A.V against the V cache). The
+ * AVX2 versions return 0 when this build has none. */
+void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                     float *y);
+void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                      float *y);
+int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                         float *y);
+int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                          float *y);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);

@@ -129,6 +129,7 @@ RF__TQ2 int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y)
         float amax = rf__amax(x, RF__QK_K);
         __m256 is = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
         y->d = amax > 0 ? amax / 127.0f : 0.0f;
+        memset(y->pad, 0, sizeof y->pad);
         for (int i = 0; i < RF__QK_K; i += 32) {
             __m256i q = rf__q8x32(x + i, is), s = rf__sum16(q);
             _mm256_storeu_si256((__m256i *)(y->qs + i), q);
@@ -293,6 +294,48 @@ RF__TQ2 static float rf__dot_q6_k(const void *w, const void *act, size_t k)
     return rf__hsum(acc);
 }
 
+RF__TQ2 int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x,
+                                 size_t n, float *y)
+{
+    for (size_t r = 0; r < rows; r++) y[r] = rf__dot_f32(a + r * stride, x, n);
+    return 1;
+}
+
+/* y = sum_r p[r] a_r, 32 columns at a time in four accumulators, then 8, then one by one */
+RF__TQ2 int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p,
+                                  size_t n, float *y)
+{
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (size_t r = 0; r < rows; r++) {
+            const float *ar = a + r * stride + i;
+            __m256 pr = _mm256_broadcast_ss(p + r);
+            s0 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar), s0);
+            s1 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 8), s1);
+            s2 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 16), s2);
+            s3 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 24), s3);
+        }
+        _mm256_storeu_ps(y + i, s0);
+        _mm256_storeu_ps(y + i + 8, s1);
+        _mm256_storeu_ps(y + i + 16, s2);
+        _mm256_storeu_ps(y + i + 24, s3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 s0 = _mm256_setzero_ps();
+        for (size_t r = 0; r < rows; r++)
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(p + r), _mm256_loadu_ps(a + r * stride + i),
+                                 s0);
+        _mm256_storeu_ps(y + i, s0);
+    }
+    for (; i < n; i++) {
+        float s = 0;
+        for (size_t r = 0; r < rows; r++) s += p[r] * a[r * stride + i];
+        y[i] = s;
+    }
+    return 1;
+}
+
 /* F16 and BF16 rows to F32 with F16C / shifts (the prefill's dequantisation); 0 for other types. */
 RF__TQ2 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 {
@@ -325,6 +368,20 @@ int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y)
 {
     (void)x, (void)k, (void)y;
+    return 0;
+}
+
+int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                         float *y)
+{
+    (void)a, (void)rows, (void)stride, (void)x, (void)n, (void)y;
+    return 0;
+}
+
+int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                          float *y)
+{
+    (void)a, (void)rows, (void)stride, (void)p, (void)n, (void)y;
     return 0;
 }
 

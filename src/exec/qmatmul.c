@@ -128,10 +128,11 @@ rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row
     if (S < RF__QMM_GEMM_MIN) {
         /* the activations quantised once, read by every row */
         m.act_bytes = rf__qk_act_bytes(id, (size_t)K);
-        RF_TRY(rf__qmm_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes));
+        RF_TRY(rf__qmm_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes + 64));
+        uint8_t *act = (uint8_t *)q->act + (64 - (uintptr_t)q->act % 64) % 64; /* cache lines */
         for (uint64_t s = 0; s < S && m.act_bytes; s++)
-            rf__qk_act(id, q->isa, x + s * K, (size_t)K, (uint8_t *)q->act + s * m.act_bytes);
-        m.act = q->act;
+            rf__qk_act(id, q->isa, x + s * K, (size_t)K, act + s * m.act_bytes);
+        m.act = act;
         rf__qmm_parallel(q, rf__mv_job, &m);
         return RF_OK;
     }

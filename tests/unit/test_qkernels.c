@@ -224,6 +224,53 @@ RF_TEST(qk_isa_variants)
     }
 }
 
+/* The attention's row helpers at every level against naive loops: strided rows, lengths with
+ * tails (n not a multiple of 8 or 32). */
+RF_TEST(qk_rows_helpers)
+{
+    static const size_t ns[] = {64, 128, 7, 40, 100};
+    for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+            size_t n = ns[ni], rows = 37, stride = n + 13;
+            float *a = malloc(rows * stride * sizeof *a), *x = malloc(n * sizeof *x);
+            float *p = malloc(rows * sizeof *p), *y = malloc((rows > n ? rows : n) * sizeof *y);
+            for (size_t i = 0; i < rows * stride; i++) a[i] = rndf();
+            for (size_t i = 0; i < n; i++) x[i] = rndf();
+            for (size_t r = 0; r < rows; r++) p[r] = rndf();
+            rf__qk_rows_dot(isa, a, rows, stride, x, n, y);
+            for (size_t r = 0; r < rows; r++) {
+                double ref = 0, mag = 0;
+                for (size_t i = 0; i < n; i++) {
+                    ref += (double)a[r * stride + i] * x[i];
+                    mag += fabs((double)a[r * stride + i] * x[i]);
+                }
+                if (!(fabs(y[r] - ref) <= 1e-5 * mag + 1e-7)) {
+                    RF_FAIL_AT("rows_dot %s n=%zu row %zu: %.9g vs %.9g", rf__qisa_name(isa), n, r,
+                               y[r], ref);
+                    break;
+                }
+            }
+            for (size_t i = 0; i < n; i++) y[i] = 1e30f; /* overwritten, not accumulated */
+            rf__qk_rows_axpy(isa, a, rows, stride, p, n, y);
+            for (size_t i = 0; i < n; i++) {
+                double ref = 0, mag = 0;
+                for (size_t r = 0; r < rows; r++) {
+                    ref += (double)p[r] * a[r * stride + i];
+                    mag += fabs((double)p[r] * a[r * stride + i]);
+                }
+                if (!(fabs(y[i] - ref) <= 1e-5 * mag + 1e-7)) {
+                    RF_FAIL_AT("rows_axpy %s n=%zu column %zu: %.9g vs %.9g", rf__qisa_name(isa), n,
+                               i, y[i], ref);
+                    break;
+                }
+            }
+            free(a);
+            free(x);
+            free(p);
+            free(y);
+        }
+}
+
 RF_TEST(qk_f16_conversions)
 {
     RF_EXPECT_DBL(rf__f16_to_f32(0x3c00), 1.0);
