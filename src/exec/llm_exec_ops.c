@@ -151,7 +151,7 @@ void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
     rf__qmm_parallel(lx->q, rf__av_job, &j);
 }
 
-void rf__lx_act(float *y, uint64_t n, int gelu)
+void rf__lx_act(float *y, uint64_t n, int gelu, int isa)
 {
     if (gelu) {
         for (uint64_t i = 0; i < n; i++) {
@@ -159,8 +159,7 @@ void rf__lx_act(float *y, uint64_t n, int gelu)
             y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
         }
     } else {
-        for (uint64_t i = 0; i < n; i++) /* x sigmoid(x); below -80 it is 0 to float precision */
-            y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+        rf__qk_silu(isa, y, (size_t)n);
     }
 }
 

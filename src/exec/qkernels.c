@@ -359,6 +359,12 @@ void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const
         for (size_t i = 0; i < n; i++) y[i] += p[r] * a[r * stride + i];
 }
 
+void rf__qk_silu(int isa, float *y, size_t n)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_silu_avx2(y, n)) return;
+    for (size_t i = 0; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+}
+
 /* ---- types, substitution, dispatch ---------------------------------------------------------- */
 
 static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,

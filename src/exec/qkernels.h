@@ -121,6 +121,11 @@ int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float
 int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
                           float *y);
 
+/* y = y . sigmoid(y) (SiLU) in place, 0 below -80 (where it is 0 to float precision); the AVX2
+ * version (an exp polynomial within 2 ulp of expf) returns 0 when this build has none. */
+void rf__qk_silu(int isa, float *y, size_t n);
+int rf__qk_silu_avx2(float *y, size_t n);
+
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
 /* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */

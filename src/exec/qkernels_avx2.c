@@ -2,6 +2,7 @@
  * Q6_K) with F32 activations, each block dequantised in ymm registers and never stored. Compiled
  * with target attributes only (one portable binary); qkernels.c decides whether they run.
  * Checked against the reference by tests/unit/test_qkernels.c. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/qkernels.h"
@@ -336,6 +337,41 @@ RF__TQ2 int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, co
     return 1;
 }
 
+/* exp(x) for x in [-87, 88] (clamped): x = n ln 2 + r, |r| <= ln 2 / 2, Cephes' expf polynomial
+ * for exp(r), 2^n into the exponent bits. */
+RF__TQ2 static __m256 rf__exp8(__m256 x)
+{
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504089f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+    __m256i e =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+RF__TQ2 int rf__qk_silu_avx2(float *y, size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), lim = _mm256_set1_ps(-80.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(y + i);
+        __m256 s =
+            _mm256_div_ps(v, _mm256_add_ps(one, rf__exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+        _mm256_storeu_ps(y + i, _mm256_and_ps(s, _mm256_cmp_ps(v, lim, _CMP_GT_OQ)));
+    }
+    for (; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+    return 1;
+}
+
 /* F16 and BF16 rows to F32 with F16C / shifts (the prefill's dequantisation); 0 for other types. */
 RF__TQ2 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 {
@@ -375,6 +411,12 @@ int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float
                          float *y)
 {
     (void)a, (void)rows, (void)stride, (void)x, (void)n, (void)y;
+    return 0;
+}
+
+int rf__qk_silu_avx2(float *y, size_t n)
+{
+    (void)y, (void)n;
     return 0;
 }
 
