@@ -1,7 +1,9 @@
 /* qkernels.c — the portable reference of the quantized matrix kernels: F16/BF16 conversions, the
  * dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
- * Q6_K), one dot product per type that dequantises a block at a time, the substitution rule for
- * types without a kernel, and the choice of instruction set. Never allocates, never times. */
+ * Q6_K), the activations rounded to 8 bits (Q8_K, Q8_32), one dot product per type (integer sums
+ * against the 8-bit activations for the quantized types, the scales once per block), the F32
+ * helpers of the LLM pass, the substitution rule for types without a kernel, and the choice of
+ * instruction set. Never allocates, never times. */
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

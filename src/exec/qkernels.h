@@ -1,7 +1,8 @@
 /* qkernels.h — internals of the quantized matrix kernels (src/exec/q*.c): GGML block layouts, the
- * kernel ids, one dot-product table per instruction set (qkernels.c is the portable reference,
- * qkernels_avx2.c and qkernels_avx512.c compiled with target attributes), runtime choice by cpuid,
- * and the threaded matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
+ * kernel ids, the 8-bit activation formats, one dot-product table per instruction set (qkernels.c
+ * is the portable reference, qkernels_avx2.c and qkernels_avx512.c compiled with target
+ * attributes), runtime choice by cpuid, the F32 helpers of the LLM pass, and the threaded
+ * matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
 #ifndef RF_EXEC_QKERNELS_H
 #define RF_EXEC_QKERNELS_H
 
@@ -143,7 +144,7 @@ unsigned rf__qmm_threads(const rf__qmm *q);
 int rf__qmm_isa(const rf__qmm *q);
 
 /* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
- * (row stride row_bytes). Small S: row-parallel dot products (dequantised in registers); larger
+ * (row stride row_bytes). Small S: row-parallel dot products (against rf__qk_act); larger
  * S: row chunks dequantised by the team into F32, then OpenBLAS sgemm. */
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y);

@@ -1,7 +1,9 @@
-/* qkernels_avx2.c — AVX2+FMA+F16C dot products of a weight row (F32, F16, BF16, Q8_0, Q4_0, Q4_K,
- * Q6_K) with F32 activations, each block dequantised in ymm registers and never stored. Compiled
- * with target attributes only (one portable binary); qkernels.c decides whether they run.
- * Checked against the reference by tests/unit/test_qkernels.c. */
+/* qkernels_avx2.c — AVX2+FMA+F16C kernels: dot products of a weight row with F32 activations (F32,
+ * F16, BF16) or with 8-bit ones (Q8_0, Q4_0, Q4_K, Q6_K: maddubs/madd integer products, the block
+ * scales applied once per block), the activation quantisers (the reference's bytes), and the F32
+ * helpers of the LLM pass (attention rows, SiLU). Compiled with target attributes only (one
+ * portable binary); qkernels.c decides whether they run. Checked against the reference by
+ * tests/unit/test_qkernels.c. */
 #include <math.h>
 #include <string.h>
 
