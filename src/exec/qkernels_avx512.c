@@ -202,6 +202,11 @@ RF__TQV static float rf__dot_q6_k(const void *w, const void *act, size_t k)
 {
     const rf__bq6_k *b = w;
     const rf__bq8_k *a = act;
+    /* byte pairs of scales 2g (low lane) and 2g+1 (high lane) of 8 int16 scales */
+    const __m256i kq0 = _mm256_set_m128i(_mm_set1_epi16(0x0302), _mm_set1_epi16(0x0100)),
+                  kq1 = _mm256_set_m128i(_mm_set1_epi16(0x0706), _mm_set1_epi16(0x0504)),
+                  kq2 = _mm256_set_m128i(_mm_set1_epi16(0x0b0a), _mm_set1_epi16(0x0908)),
+                  kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
     __m256 acc = _mm256_setzero_ps();
     for (size_t i = 0; i < k / RF__QK_K; i++) {
         __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
@@ -214,14 +219,15 @@ RF__TQV static float rf__dot_q6_k(const void *w, const void *act, size_t k)
             rf__q6k_unpack256(b[i].ql + 64 * n, b[i].qh + 32 * n, v);
             __m256i s8 = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(
                 _mm256_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(b[i].scales + 8 * n)))));
-            for (int g = 0; g < 4; g++) {
-                __m256i sg = _mm256_shuffle_epi8(
-                    s8, _mm256_set_m128i(_mm_set1_epi16((short)((4 * g + 3) << 8 | (4 * g + 2))),
-                                         _mm_set1_epi16((short)((4 * g + 1) << 8 | 4 * g))));
-                __m256i p =
-                    _mm256_maddubs_epi16(v[g], _mm256_loadu_si256((const __m256i *)(y + 32 * g)));
-                sumi = _mm256_dpwssd_epi32(sumi, p, sg);
-            }
+#define RF__Q6K_G(g, kq)                                                                           \
+    sumi = _mm256_dpwssd_epi32(                                                                    \
+        sumi, _mm256_maddubs_epi16(v[g], _mm256_loadu_si256((const __m256i *)(y + 32 * (g)))),     \
+        _mm256_shuffle_epi8(s8, kq))
+            RF__Q6K_G(0, kq0);
+            RF__Q6K_G(1, kq1);
+            RF__Q6K_G(2, kq2);
+            RF__Q6K_G(3, kq3);
+#undef RF__Q6K_G
         }
         acc =
             _mm256_fmadd_ps(_mm256_set1_ps(rf__h5(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi), acc);
