@@ -193,6 +193,7 @@ void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y)
             for (int l = 0; l < 16; l++) s += y->qs[16 * g + l];
             y->bsums[g] = (int16_t)s;
         }
+        for (int g = 0; g < 8; g++) y->sums32[g] = (int16_t)(y->bsums[2 * g] + y->bsums[2 * g + 1]);
     }
 }
 
@@ -308,7 +309,7 @@ static float rf__dot_q4_k_gen(const void *w, const void *act, size_t k)
             const int8_t *y = a[i].qs + 32 * j;
             for (int l = 0; l < 32; l++) p += ((q[l] >> shift) & 0xf) * y[l];
             isum += sc * p;
-            msum += mn * (a[i].bsums[2 * j] + a[i].bsums[2 * j + 1]);
+            msum += mn * a[i].sums32[j];
         }
         s += a[i].d *
              (rf__f16_to_f32(b[i].d) * (float)isum - rf__f16_to_f32(b[i].dmin) * (float)msum);

@@ -57,9 +57,10 @@ enum { RF__QA_F32, RF__QA_Q8_K, RF__QA_Q8_32 };
 typedef struct rf__bq8_k {
     int8_t qs[256];    /* round(x / d), in [-127, 127] */
     float d;           /* x ~ d . qs */
-    int16_t bsums[16]; /* sums of qs over each 16 */
+    int16_t bsums[16]; /* sums of qs over each 16 (Q6_K's scales) */
+    int16_t sums32[8]; /* and over each 32 (Q4_K's mins) */
     uint8_t
-        pad[28]; /* zeros: 320 bytes, five cache lines (qs 64-byte aligned in an aligned array) */
+        pad[12]; /* zeros: 320 bytes, five cache lines (qs 64-byte aligned in an aligned array) */
 } rf__bq8_k;
 typedef struct rf__bq8_32 {
     float d;

@@ -138,6 +138,7 @@ RF__TQ2 int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y)
             _mm256_storeu_si256((__m256i *)(y->qs + i), q);
             y->bsums[i / 16] = (int16_t)_mm256_extract_epi32(s, 0);
             y->bsums[i / 16 + 1] = (int16_t)_mm256_extract_epi32(s, 4);
+            y->sums32[i / 32] = (int16_t)(y->bsums[i / 16] + y->bsums[i / 16 + 1]);
         }
     }
     return 1;
@@ -232,10 +233,13 @@ RF__TQ2 static float rf__dot_q4_k(const void *w, const void *act, size_t k)
         rf__q4k_sm(b[i].scales, &sc, &mn);
         const int8_t *y = a[i].qs;
         const uint8_t *q = b[i].qs;
-        __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a[i].bsums),
-                                    _mm_loadu_si128((const __m128i *)(a[i].bsums + 8)));
-        __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)mn)), bs);
-        accm = _mm_fmadd_ps(_mm_set1_ps(rf__h(b[i].dmin) * a[i].d), _mm_cvtepi32_ps(pm), accm);
+        __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)mn)),
+                                    _mm_loadu_si128((const __m128i *)a[i].sums32));
+        /* d and dmin (adjacent halves) times the activation's scale in one conversion */
+        uint32_t dm;
+        memcpy(&dm, &b[i].d, 4);
+        __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)dm)), _mm_set1_ps(a[i].d));
+        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
         __m256i s16 =
             _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
         __m256i u0 = _mm256_setzero_si256(), u1 = u0;
@@ -256,7 +260,7 @@ RF__TQ2 static float rf__dot_q4_k(const void *w, const void *act, size_t k)
         RF__Q4K_CHUNK(2, k4, k5);
         RF__Q4K_CHUNK(3, k6, k7);
 #undef RF__Q4K_CHUNK
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(rf__h(b[i].d) * a[i].d),
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd),
                               _mm256_cvtepi32_ps(_mm256_add_epi32(u0, u1)), acc);
     }
     __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
