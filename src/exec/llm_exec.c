@@ -218,10 +218,12 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->memory_bytes = lx.mem_bytes;
         snprintf(r->notes, sizeof r->notes,
                  "Activations and the KV cache run as F32 (the options' act_bits, kv_bits and "
-                 "what-if weight type are not applied). %s Synthetic token ids.",
+                 "what-if weight type are not applied); products with quantized weights take "
+                 "the activations rounded to 8 bits per block, as llama.cpp does. %s Synthetic "
+                 "token ids.",
                  B * S >= 8 ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
                               "sgemm."
-                            : "Prefill: dot products per row, as in decode.");
+                            : "Prefill: integer dot products per row, as in decode.");
     }
     rf__lx_free(&lx);
     if (st != RF_OK) {

@@ -106,7 +106,7 @@ void rf__lx_scores(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0);
 void rf__lx_softmax(rf__lx *lx, uint64_t S, uint64_t p0);
 void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0);
 /* y = act(y) (SiLU or GELU, tanh form) over n values; y *= z. */
-void rf__lx_act(float *y, uint64_t n, int gelu);
+void rf__lx_act(float *y, uint64_t n, int gelu, int isa);
 void rf__lx_mul(float *y, const float *z, uint64_t n);
 void rf__lx_add(float *y, const float *z, uint64_t n);
 

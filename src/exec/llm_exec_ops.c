@@ -80,20 +80,18 @@ static void rf__scores_job(void *arg, unsigned tid, unsigned n)
 {
     const rf__att_job *j = arg;
     rf__lx *lx = j->lx;
-    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv;
+    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv, kw = lx->Hkv * D;
     float scale = 1.0f / sqrtf((float)D);
-    rf__qk_dot_fn dot = rf__qk_get(RF__QK_F32, rf__qmm_isa(lx->q)); /* the F32 row kernel */
     rf__att_range(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
+        const float *k0 = rf__kv_row(lx, lx->kc, j->layer, b, 0) + hk * D;
         for (uint64_t i = 0; i < j->S; i++) {
             const float *q = lx->qb + ((b * j->S + i) * lx->H + h) * D;
             float *s = lx->scores + (bh * j->S + i) * j->T;
-            uint64_t last = j->p0 + i; /* causal: positions 0 .. p0 + i */
-            for (uint64_t t = 0; t <= last; t++) {
-                const float *k = rf__kv_row(lx, lx->kc, j->layer, b, t) + hk * D;
-                s[t] = dot(k, q, NULL, D) * scale;
-            }
+            uint64_t len = j->p0 + i + 1; /* causal: positions 0 .. p0 + i */
+            rf__qk_rows_dot(rf__qmm_isa(lx->q), k0, len, kw, q, D, s);
+            for (uint64_t t = 0; t < len; t++) s[t] *= scale;
         }
     }
 }
@@ -134,18 +132,15 @@ static void rf__av_job(void *arg, unsigned tid, unsigned n)
 {
     const rf__att_job *j = arg;
     rf__lx *lx = j->lx;
-    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv;
+    uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv, kw = lx->Hkv * D;
     rf__att_range(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
+        const float *v0 = rf__kv_row(lx, lx->vc, j->layer, b, 0) + hk * D;
         for (uint64_t i = 0; i < j->S; i++) {
             const float *p = lx->scores + (bh * j->S + i) * j->T;
             float *out = lx->att + ((b * j->S + i) * lx->H + h) * D;
-            memset(out, 0, D * sizeof *out);
-            for (uint64_t t = 0; t <= j->p0 + i; t++) {
-                const float *v = rf__kv_row(lx, lx->vc, j->layer, b, t) + hk * D;
-                for (uint64_t x = 0; x < D; x++) out[x] += p[t] * v[x];
-            }
+            rf__qk_rows_axpy(rf__qmm_isa(lx->q), v0, j->p0 + i + 1, kw, p, D, out);
         }
     }
 }
@@ -156,7 +151,7 @@ void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
     rf__qmm_parallel(lx->q, rf__av_job, &j);
 }
 
-void rf__lx_act(float *y, uint64_t n, int gelu)
+void rf__lx_act(float *y, uint64_t n, int gelu, int isa)
 {
     if (gelu) {
         for (uint64_t i = 0; i < n; i++) {
@@ -164,8 +159,7 @@ void rf__lx_act(float *y, uint64_t n, int gelu)
             y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
         }
     } else {
-        for (uint64_t i = 0; i < n; i++) /* x sigmoid(x); below -80 it is 0 to float precision */
-            y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+        rf__qk_silu(isa, y, (size_t)n);
     }
 }
 

@@ -136,7 +136,7 @@ static rf_status rf__mlp(rf__lx *lx, int64_t l, uint64_t S)
         rf__tick(lx, RF__LK_UP);
         gated = 0;
     }
-    rf__lx_act(lx->gb, n * F, lx->m->act_gelu);
+    rf__lx_act(lx->gb, n * F, lx->m->act_gelu, rf__qmm_isa(lx->q));
     rf__tick(lx, RF__LK_ACT);
     if (gated) {
         rf__lx_mul(lx->gb, lx->ub, n * F);

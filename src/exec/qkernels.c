@@ -1,7 +1,9 @@
 /* qkernels.c — the portable reference of the quantized matrix kernels: F16/BF16 conversions, the
  * dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
- * Q6_K), one dot product per type that dequantises a block at a time, the substitution rule for
- * types without a kernel, and the choice of instruction set. Never allocates, never times. */
+ * Q6_K), the activations rounded to 8 bits (Q8_K, Q8_32), one dot product per type (integer sums
+ * against the 8-bit activations for the quantized types, the scales once per block), the F32
+ * helpers of the LLM pass, the substitution rule for types without a kernel, and the choice of
+ * instruction set. Never allocates, never times. */
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -165,75 +167,206 @@ void rf__qk_dequant(int id, const void *w, float *y, size_t k)
     }
 }
 
-void rf__qk_xsums(const float *x, size_t k, float *xs)
+/* ---- activations quantised to 8 bits --------------------------------------------------------- */
+
+/* One block of n values: scale d = max |x| / 127, qs = round(x / d) (to nearest even, as the
+ * vector conversions do) clamped to [-127, 127]; a zero block gets d = 0 and zeros. */
+static float rf__q8_block(const float *x, int n, int8_t *qs)
 {
-    for (size_t g = 0; g * 32 < k; g++) {
-        float s = 0;
-        size_t end = (g + 1) * 32 < k ? (g + 1) * 32 : k;
-        for (size_t i = g * 32; i < end; i++) s += x[i];
-        xs[g] = s;
+    float amax = 0;
+    for (int i = 0; i < n; i++) amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
+    float is = amax > 0 ? 127.0f / amax : 0.0f;
+    for (int i = 0; i < n; i++) {
+        long v = lrintf(x[i] * is);
+        qs[i] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
+    }
+    return amax > 0 ? amax / 127.0f : 0.0f;
+}
+
+void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y)
+{
+    for (size_t b = 0; b < k / RF__QK_K; b++, x += RF__QK_K, y++) {
+        y->d = rf__q8_block(x, RF__QK_K, y->qs);
+        memset(y->pad, 0, sizeof y->pad);
+        for (int g = 0; g < 16; g++) {
+            int s = 0;
+            for (int l = 0; l < 16; l++) s += y->qs[16 * g + l];
+            y->bsums[g] = (int16_t)s;
+        }
+        for (int g = 0; g < 8; g++) y->sums32[g] = (int16_t)(y->bsums[2 * g] + y->bsums[2 * g + 1]);
     }
 }
 
-size_t rf__qk_aux_len(size_t k)
+void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y)
 {
-    return (k + 31) / 32 + (k % 256 == 0 ? k : 0);
-}
-
-void rf__qk_prep(const float *x, size_t k, float *aux)
-{
-    size_t g = (k + 31) / 32;
-    rf__qk_xsums(x, k, aux);
-    if (k % 256) return;
-    for (size_t b = 0; b < k; b += 256)
-        for (size_t i = 0; i < 256; i++) aux[g + b + i] = x[b + rf__qk_q4k_order(i)];
-}
-
-/* ---- reference dot products: one block dequantised, then multiplied ------------------------- */
-
-#define RF__GEN_DOT(NAME, ID, BLK, BYTES)                                                          \
-    static float NAME(const void *w, const float *x, const float *xs, size_t k)                    \
-    {                                                                                              \
-        float y[BLK], s = 0;                                                                       \
-        (void)xs;                                                                                  \
-        for (size_t i = 0; i < k; i += (BLK)) {                                                    \
-            rf__qk_dequant(ID, (const uint8_t *)w + (i / (BLK)) * (BYTES), y, BLK);                \
-            for (int l = 0; l < (BLK); l++) s += y[l] * x[i + (size_t)l];                          \
-        }                                                                                          \
-        return s;                                                                                  \
+    for (size_t b = 0; b < k / 32; b++, x += 32, y++) {
+        y->d = rf__q8_block(x, 32, y->qs);
+        int s = 0;
+        for (int l = 0; l < 32; l++) s += y->qs[l];
+        y->sum = s;
     }
-static float rf__dot_f32_gen(const void *w, const float *x, const float *xs, size_t k)
+}
+
+int rf__qk_act_fmt(int id)
 {
-    const float *a = w;
+    switch (id) {
+    case RF__QK_Q4_K:
+    case RF__QK_Q6_K: return RF__QA_Q8_K;
+    case RF__QK_Q8_0:
+    case RF__QK_Q4_0: return RF__QA_Q8_32;
+    default: return RF__QA_F32;
+    }
+}
+
+size_t rf__qk_act_bytes(int id, size_t k)
+{
+    switch (rf__qk_act_fmt(id)) {
+    case RF__QA_Q8_K: return k / RF__QK_K * sizeof(rf__bq8_k);
+    case RF__QA_Q8_32: return k / 32 * sizeof(rf__bq8_32);
+    default: return 0;
+    }
+}
+
+const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf)
+{
+    switch (rf__qk_act_fmt(id)) {
+    case RF__QA_Q8_K:
+        if (!(isa >= RF__QISA_AVX2 && rf__qk_q8k_avx2(x, k, buf))) rf__qk_q8k(x, k, buf);
+        return buf;
+    case RF__QA_Q8_32:
+        if (!(isa >= RF__QISA_AVX2 && rf__qk_q8_32_avx2(x, k, buf))) rf__qk_q8_32(x, k, buf);
+        return buf;
+    default: return x;
+    }
+}
+
+/* ---- reference dot products ---------------------------------------------------------------- */
+
+static float rf__dot_f32_gen(const void *w, const void *act, size_t k)
+{
+    const float *a = w, *x = act;
     float s = 0;
-    (void)xs;
     for (size_t i = 0; i < k; i++) s += a[i] * x[i];
     return s;
 }
-static float rf__dot_f16_gen(const void *w, const float *x, const float *xs, size_t k)
+static float rf__dot_f16_gen(const void *w, const void *act, size_t k)
 {
     const uint8_t *p = w;
+    const float *x = act;
     float s = 0;
-    (void)xs;
     for (size_t i = 0; i < k; i++) s += rf__f16_to_f32(rf__u16(p + 2 * i)) * x[i];
     return s;
 }
-static float rf__dot_bf16_gen(const void *w, const float *x, const float *xs, size_t k)
+static float rf__dot_bf16_gen(const void *w, const void *act, size_t k)
 {
     const uint8_t *p = w;
+    const float *x = act;
     float s = 0;
-    (void)xs;
     for (size_t i = 0; i < k; i++) s += rf__bf16_to_f32(rf__u16(p + 2 * i)) * x[i];
     return s;
 }
-RF__GEN_DOT(rf__dot_q8_0_gen, RF__QK_Q8_0, 32, 34)
-RF__GEN_DOT(rf__dot_q4_0_gen, RF__QK_Q4_0, 32, 18)
-RF__GEN_DOT(rf__dot_q4_k_gen, RF__QK_Q4_K, 256, 144)
-RF__GEN_DOT(rf__dot_q6_k_gen, RF__QK_Q6_K, 256, 210)
+
+/* The quantized types against 8-bit activations: integer sums per block (or sub-block, times
+ * its integer scale), then the float scales once per block. */
+static float rf__dot_q8_0_gen(const void *w, const void *act, size_t k)
+{
+    const rf__bq8_0 *b = w;
+    const rf__bq8_32 *a = act;
+    float s = 0;
+    for (size_t i = 0; i < k / 32; i++) {
+        int p = 0;
+        for (int l = 0; l < 32; l++) p += b[i].qs[l] * a[i].qs[l];
+        s += rf__f16_to_f32(b[i].d) * a[i].d * (float)p;
+    }
+    return s;
+}
+
+static float rf__dot_q4_0_gen(const void *w, const void *act, size_t k)
+{
+    const rf__bq4_0 *b = w;
+    const rf__bq8_32 *a = act;
+    float s = 0;
+    for (size_t i = 0; i < k / 32; i++) {
+        int p = 0;
+        for (int l = 0; l < 16; l++)
+            p += ((b[i].qs[l] & 0xf) - 8) * a[i].qs[l] + ((b[i].qs[l] >> 4) - 8) * a[i].qs[l + 16];
+        s += rf__f16_to_f32(b[i].d) * a[i].d * (float)p;
+    }
+    return s;
+}
+
+static float rf__dot_q4_k_gen(const void *w, const void *act, size_t k)
+{
+    const rf__bq4_k *b = w;
+    const rf__bq8_k *a = act;
+    float s = 0;
+    for (size_t i = 0; i < k / RF__QK_K; i++) {
+        int32_t isum = 0, msum = 0; /* |isum| <= 8 . 63 . 32 . 15 . 127 < 2^25 */
+        for (int j = 0; j < 8; j++) {
+            int sc, mn, p = 0, shift = 4 * (j & 1);
+            rf__q4k_scale_min(b[i].scales, j, &sc, &mn);
+            const uint8_t *q = b[i].qs + 32 * (j / 2);
+            const int8_t *y = a[i].qs + 32 * j;
+            for (int l = 0; l < 32; l++) p += ((q[l] >> shift) & 0xf) * y[l];
+            isum += sc * p;
+            msum += mn * a[i].sums32[j];
+        }
+        s += a[i].d *
+             (rf__f16_to_f32(b[i].d) * (float)isum - rf__f16_to_f32(b[i].dmin) * (float)msum);
+    }
+    return s;
+}
+
+static float rf__dot_q6_k_gen(const void *w, const void *act, size_t k)
+{
+    const rf__bq6_k *b = w;
+    const rf__bq8_k *a = act;
+    float s = 0;
+    for (size_t i = 0; i < k / RF__QK_K; i++) {
+        int32_t isum = 0; /* |isum| <= 16 . 128 . 16 . 32 . 127 < 2^28 */
+        for (int n = 0; n < 2; n++) {
+            const uint8_t *ql = b[i].ql + 64 * n, *qh = b[i].qh + 32 * n;
+            const int8_t *sc = b[i].scales + 8 * n, *y = a[i].qs + 128 * n;
+            for (int g = 0; g < 8; g++) { /* 16 values each: quarter g / 2, half g % 2 */
+                int p = 0, qq = g / 2;
+                for (int l = 16 * (g % 2); l < 16 * (g % 2) + 16; l++) {
+                    int lo = qq & 1 ? ql[l + 32] : ql[l];
+                    int q = ((qq < 2 ? lo & 0xf : lo >> 4) | (((qh[l] >> (2 * qq)) & 3) << 4)) - 32;
+                    p += q * y[32 * qq + l];
+                }
+                isum += sc[g] * p;
+            }
+        }
+        s += a[i].d * rf__f16_to_f32(b[i].d) * (float)isum;
+    }
+    return s;
+}
 
 const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT] = {
     rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen,
     rf__dot_q4_0_gen, rf__dot_q4_k_gen, rf__dot_q6_k_gen};
+
+void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                     float *y)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_rows_dot_avx2(a, rows, stride, x, n, y)) return;
+    for (size_t r = 0; r < rows; r++) y[r] = rf__dot_f32_gen(a + r * stride, x, n);
+}
+
+void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                      float *y)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_rows_axpy_avx2(a, rows, stride, p, n, y)) return;
+    memset(y, 0, n * sizeof *y);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < n; i++) y[i] += p[r] * a[r * stride + i];
+}
+
+void rf__qk_silu(int isa, float *y, size_t n)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_silu_avx2(y, n)) return;
+    for (size_t i = 0; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+}
 
 /* ---- types, substitution, dispatch ---------------------------------------------------------- */
 
@@ -309,7 +442,9 @@ int rf__qisa_best(void)
     unsigned a = 0, b = 0, c = 0, d = 0;
     int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)); /* clang 14's builtin lacks it */
     if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) && f16c) isa = RF__QISA_AVX2;
-    if (isa == RF__QISA_AVX2 && (f & RF__F_AVX512F) && (f & RF__F_AVX512BW)) isa = RF__QISA_AVX512;
+    /* the AVX-512 kernels take VNNI's vpdpwssd / vpdpbusd on ymm (VL): Ice Lake, Zen 4 and later */
+    const uint32_t f512 = RF__F_AVX512F | RF__F_AVX512BW | RF__F_AVX512VL | RF__F_AVX512VNNI;
+    if (isa == RF__QISA_AVX2 && (f & f512) == f512) isa = RF__QISA_AVX512;
 #endif
     /* $RF_ISA (the probe's override) caps the level; an unknown or unsupported name is ignored */
     if (rf__isa_select(NULL, NULL, f, &probe_isa) == RF_OK && probe_isa < RF__ISA_AVX512) {

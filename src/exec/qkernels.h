@@ -1,7 +1,8 @@
 /* qkernels.h — internals of the quantized matrix kernels (src/exec/q*.c): GGML block layouts, the
- * kernel ids, one dot-product table per instruction set (qkernels.c is the portable reference,
- * qkernels_avx2.c and qkernels_avx512.c compiled with target attributes), runtime choice by cpuid,
- * and the threaded matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
+ * kernel ids, the 8-bit activation formats, one dot-product table per instruction set (qkernels.c
+ * is the portable reference, qkernels_avx2.c and qkernels_avx512.c compiled with target
+ * attributes), runtime choice by cpuid, the F32 helpers of the LLM pass, and the threaded
+ * matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
 #ifndef RF_EXEC_QKERNELS_H
 #define RF_EXEC_QKERNELS_H
 
@@ -45,10 +46,45 @@ typedef struct rf__bq6_k { /* 210 bytes */
     uint16_t d;
 } rf__bq6_k;
 
-/* Dot product of one weight row (k elements of the kernel's type at w) with x[0..k). xs holds the
- * sums of x over each group of 32 (k/32 values; kernels of types with a per-block offset use it).
- * k is a multiple of the type's block. */
-typedef float (*rf__qk_dot_fn)(const void *w, const float *x, const float *xs, size_t k);
+/* Activations as the quantized types' dot products read them: each weight type has an activation
+ * format, made once per activation vector (rf__qk_act) and shared by all the rows of a matrix.
+ * F32, F16, BF16 read F32; Q4_K and Q6_K read Q8_K (256 int8 values, one float scale, the sums of
+ * every 16); Q8_0 and Q4_0 read Q8_32 (32 int8 values, one float scale, their sum). The kernels
+ * then multiply integers and apply the weight and activation scales once per block or sub-block,
+ * as llama.cpp's CPU kernels do: the result differs from the F32 product by the rounding of x to
+ * 8 bits, at most (max |x| of the block / 254) . sum |w| per block (the tests' bound). */
+enum { RF__QA_F32, RF__QA_Q8_K, RF__QA_Q8_32 };
+typedef struct rf__bq8_k {
+    int8_t qs[256];    /* round(x / d), in [-127, 127] */
+    float d;           /* x ~ d . qs */
+    int16_t bsums[16]; /* sums of qs over each 16 (Q6_K's scales) */
+    int16_t sums32[8]; /* and over each 32 (Q4_K's mins) */
+    uint8_t
+        pad[12]; /* zeros: 320 bytes, five cache lines (qs 64-byte aligned in an aligned array) */
+} rf__bq8_k;
+typedef struct rf__bq8_32 {
+    float d;
+    int32_t sum; /* sum of qs */
+    int8_t qs[32];
+} rf__bq8_32; /* 40 bytes */
+
+/* Activation format of kernel type id, and the bytes of the activation of k elements (0 for
+ * F32: the kernels read x itself). */
+int rf__qk_act_fmt(int id);
+size_t rf__qk_act_bytes(int id, size_t k);
+/* x[0..k) in the activation format of type id: a pointer to x itself for F32, else `buf`
+ * (rf__qk_act_bytes long, best 64-byte aligned) filled. `isa` picks the vectorised quantiser; every
+ * level gives the same bytes. k is a multiple of the type's block. */
+const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf);
+/* The reference quantisers, and the AVX2 ones (0 when this build has none). */
+void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y);
+void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y);
+int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y);
+int rf__qk_q8_32_avx2(const float *x, size_t k, rf__bq8_32 *y);
+
+/* Dot product of one weight row (k elements of the kernel's type at w) with one activation `a` in
+ * the type's activation format (rf__qk_act). k is a multiple of the type's block. */
+typedef float (*rf__qk_dot_fn)(const void *w, const void *a, size_t k);
 
 /* Per-ISA tables (NULL entries fall back to the level below). Absent ISAs export NULLs. */
 extern const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT];
@@ -67,32 +103,35 @@ void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes);
 /* ISA levels for the kernels (same names as the probe's: generic, avx2, avx512). */
 enum { RF__QISA_GENERIC, RF__QISA_AVX2, RF__QISA_AVX512, RF__QISA_COUNT };
 const char *rf__qisa_name(int isa);
-/* Best level this CPU runs (cpuid + xgetbv through the probe, F16C for AVX2; $RF_ISA caps it). */
+/* Best level this CPU runs (cpuid + xgetbv through the probe; AVX2 with FMA and F16C; AVX-512
+ * with BW, VL and VNNI; $RF_ISA caps it). */
 int rf__qisa_best(void);
 /* The kernel of type `id` at level `isa` (falling back to lower levels; never NULL). */
 rf__qk_dot_fn rf__qk_get(int id, int isa);
 /* 1 when `isa` has its own kernel for `id` (not a fallback). */
 int rf__qk_has(int id, int isa);
 
+/* F32 row helpers of the attention: y[r] = a_r . x over `rows` rows of n floats `stride` floats
+ * apart (the scores against the K cache), and y = sum_r p[r] a_r (A.V against the V cache). The
+ * AVX2 versions return 0 when this build has none. */
+void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                     float *y);
+void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                      float *y);
+int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                         float *y);
+int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                          float *y);
+
+/* y = y . sigmoid(y) (SiLU) in place, 0 below -80 (where it is 0 to float precision); the AVX2
+ * version (an exp polynomial within 2 ulp of expf) returns 0 when this build has none. */
+void rf__qk_silu(int isa, float *y, size_t n);
+int rf__qk_silu_avx2(float *y, size_t n);
+
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
 /* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
-/* Sums of x over groups of 32 into xs[k/32] (k multiple of 32; the tail group summed as is). */
-void rf__qk_xsums(const float *x, size_t k, float *xs);
-/* What the kernels share across the rows of one activation vector x ("aux", the kernels' xs
- * argument): the sums of x per group of 32 (ceil(k/32) values), then, when k is a multiple of
- * 256, x reordered as the AVX-512 Q4_K kernel reads nibbles (k values; rf__qk_q4k_order). */
-size_t rf__qk_aux_len(size_t k);
-void rf__qk_prep(const float *x, size_t k, float *aux);
-/* Position in a 256-block of the element the AVX-512 Q4_K kernel takes at slot i (0..255): per
- * 64 bytes of quants (two 32-byte chunks c), nibble n of dword lane j. */
-static inline size_t rf__qk_q4k_order(size_t i)
-{
-    size_t L = i / 128, n = (i / 16) % 8, j = i % 16, c = 2 * L + j / 8;
-    return 64 * c + 4 * (j % 8) + n / 2 + 32 * (n & 1);
-}
-
 float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
@@ -106,7 +145,7 @@ unsigned rf__qmm_threads(const rf__qmm *q);
 int rf__qmm_isa(const rf__qmm *q);
 
 /* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
- * (row stride row_bytes). Small S: row-parallel dot products (dequantised in registers); larger
+ * (row stride row_bytes). Small S: row-parallel dot products (against rf__qk_act); larger
  * S: row chunks dequantised by the team into F32, then OpenBLAS sgemm. */
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y);

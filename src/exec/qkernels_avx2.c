@@ -1,7 +1,10 @@
-/* qkernels_avx2.c — AVX2+FMA+F16C dot products of a weight row (F32, F16, BF16, Q8_0, Q4_0, Q4_K,
- * Q6_K) with F32 activations, each block dequantised in ymm registers and never stored. Compiled
- * with target attributes only (one portable binary); qkernels.c decides whether they run.
- * Checked against the reference by tests/unit/test_qkernels.c. */
+/* qkernels_avx2.c — AVX2+FMA+F16C kernels: dot products of a weight row with F32 activations (F32,
+ * F16, BF16) or with 8-bit ones (Q8_0, Q4_0, Q4_K, Q6_K: maddubs/madd integer products, the block
+ * scales applied once per block), the activation quantisers (the reference's bytes), and the F32
+ * helpers of the LLM pass (attention rows, SiLU). Compiled with target attributes only (one
+ * portable binary); qkernels.c decides whether they run. Checked against the reference by
+ * tests/unit/test_qkernels.c. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/qkernels.h"
@@ -26,16 +29,11 @@ RF__TQ2 static float rf__h(uint16_t h)
     return _cvtsh_ss(h);
 }
 
-/* 8 signed / unsigned bytes (low 8 of v) as floats */
-#define RF__I8F(v) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v))
-#define RF__U8F(v) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v))
-
-RF__TQ2 static float rf__dot_f32(const void *w, const float *x, const float *xs, size_t k)
+RF__TQ2 static float rf__dot_f32(const void *w, const void *act, size_t k)
 {
-    const float *a = w;
+    const float *a = w, *x = act;
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
-    (void)xs;
     for (; i + 32 <= k; i += 32) {
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
@@ -47,12 +45,12 @@ RF__TQ2 static float rf__dot_f32(const void *w, const float *x, const float *xs,
     return s;
 }
 
-RF__TQ2 static float rf__dot_f16(const void *w, const float *x, const float *xs, size_t k)
+RF__TQ2 static float rf__dot_f16(const void *w, const void *act, size_t k)
 {
     const uint16_t *a = w;
+    const float *x = act;
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
-    (void)xs;
     for (; i + 32 <= k; i += 32) {
         __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i)));
         __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i + 8)));
@@ -74,12 +72,12 @@ RF__TQ2 static __m256 rf__bf8(const uint16_t *p)
     return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
 }
 
-RF__TQ2 static float rf__dot_bf16(const void *w, const float *x, const float *xs, size_t k)
+RF__TQ2 static float rf__dot_bf16(const void *w, const void *act, size_t k)
 {
     const uint16_t *a = w;
+    const float *x = act;
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
-    (void)xs;
     for (; i + 32 <= k; i += 32) {
         s0 = _mm256_fmadd_ps(rf__bf8(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(rf__bf8(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
@@ -91,131 +89,300 @@ RF__TQ2 static float rf__dot_bf16(const void *w, const float *x, const float *xs
     return s;
 }
 
-/* Four groups of 8 bytes of q (32 elements, signed) times x, summed into one vector. */
-RF__TQ2 static __m256 rf__dot32_i8(__m128i q0, __m128i q1, const float *x)
+/* ---- 8-bit activations: the quantisers (the same bytes as the reference's) ------------------ */
+
+/* max |x| over n floats (n a multiple of 8); NaN ignored as the reference does */
+RF__TQ2 static float rf__amax(const float *x, int n)
 {
-    __m256 a = _mm256_mul_ps(RF__I8F(q0), _mm256_loadu_ps(x));
-    a = _mm256_fmadd_ps(RF__I8F(_mm_srli_si128(q0, 8)), _mm256_loadu_ps(x + 8), a);
-    a = _mm256_fmadd_ps(RF__I8F(q1), _mm256_loadu_ps(x + 16), a);
-    return _mm256_fmadd_ps(RF__I8F(_mm_srli_si128(q1, 8)), _mm256_loadu_ps(x + 24), a);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m = _mm256_setzero_ps();
+    for (int i = 0; i < n; i += 8)
+        m = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m);
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
 }
 
-RF__TQ2 static float rf__dot_q8_0(const void *w, const float *x, const float *xs, size_t k)
+/* 32 floats times `is`, rounded to nearest even, clamped to [-127, 127], as 32 bytes in order */
+RF__TQ2 static __m256i rf__q8x32(const float *x, __m256 is)
+{
+    const __m256i hi = _mm256_set1_epi32(127), lo = _mm256_set1_epi32(-127);
+    __m256i v[4];
+    for (int j = 0; j < 4; j++) {
+        __m256i t = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * j), is));
+        v[j] = _mm256_min_epi32(_mm256_max_epi32(t, lo), hi);
+    }
+    __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    return _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* sums of the signed bytes of q: per 16 (lanes) as dwords 0 and 4 of the result */
+RF__TQ2 static __m256i rf__sum16(__m256i q)
+{
+    __m256i s =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
+    s = _mm256_hadd_epi32(s, s);
+    return _mm256_hadd_epi32(s, s);
+}
+
+RF__TQ2 int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y)
+{
+    for (size_t b = 0; b < k / RF__QK_K; b++, x += RF__QK_K, y++) {
+        float amax = rf__amax(x, RF__QK_K);
+        __m256 is = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        y->d = amax > 0 ? amax / 127.0f : 0.0f;
+        memset(y->pad, 0, sizeof y->pad);
+        for (int i = 0; i < RF__QK_K; i += 32) {
+            __m256i q = rf__q8x32(x + i, is), s = rf__sum16(q);
+            _mm256_storeu_si256((__m256i *)(y->qs + i), q);
+            y->bsums[i / 16] = (int16_t)_mm256_extract_epi32(s, 0);
+            y->bsums[i / 16 + 1] = (int16_t)_mm256_extract_epi32(s, 4);
+            y->sums32[i / 32] = (int16_t)(y->bsums[i / 16] + y->bsums[i / 16 + 1]);
+        }
+    }
+    return 1;
+}
+
+RF__TQ2 int rf__qk_q8_32_avx2(const float *x, size_t k, rf__bq8_32 *y)
+{
+    for (size_t b = 0; b < k / 32; b++, x += 32, y++) {
+        float amax = rf__amax(x, 32);
+        y->d = amax > 0 ? amax / 127.0f : 0.0f;
+        __m256i q = rf__q8x32(x, _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f));
+        __m256i s = rf__sum16(q);
+        _mm256_storeu_si256((__m256i *)y->qs, q);
+        y->sum = _mm256_extract_epi32(s, 0) + _mm256_extract_epi32(s, 4);
+    }
+    return 1;
+}
+
+/* ---- integer dot products against 8-bit activations ---------------------------------------- */
+
+/* Q8_0 . Q8_32: |w| . (x signed as w), 16-bit pair sums, then dwords; one scale per block */
+RF__TQ2 static float rf__dot_q8_0(const void *w, const void *act, size_t k)
 {
     const rf__bq8_0 *b = w;
+    const rf__bq8_32 *a = act;
+    const __m256i one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
-    (void)xs;
-    for (size_t i = 0; i < k / 32; i++, x += 32) {
-        __m128i q0 = _mm_loadu_si128((const __m128i *)b[i].qs);
-        __m128i q1 = _mm_loadu_si128((const __m128i *)(b[i].qs + 16));
-        __m256 d = _mm256_set1_ps(rf__h(b[i].d));
+    for (size_t i = 0; i < k / 32; i++) {
+        __m256i q = _mm256_loadu_si256((const __m256i *)b[i].qs);
+        __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
+        __m256i p = _mm256_madd_epi16(
+            _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(y, q)), one);
+        __m256 d = _mm256_set1_ps(rf__h(b[i].d) * a[i].d);
         if (i & 1)
-            t1 = _mm256_fmadd_ps(rf__dot32_i8(q0, q1, x), d, t1);
+            t1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t1);
         else
-            t0 = _mm256_fmadd_ps(rf__dot32_i8(q0, q1, x), d, t0);
+            t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
     return rf__hsum(_mm256_add_ps(t0, t1));
 }
 
-RF__TQ2 static float rf__dot_q4_0(const void *w, const float *x, const float *xs, size_t k)
+/* Q4_0 . Q8_32: unsigned nibbles times x, less 8 . sum x (each of the 8 dwords takes one sum) */
+RF__TQ2 static float rf__dot_q4_0(const void *w, const void *act, size_t k)
 {
     const rf__bq4_0 *b = w;
-    const __m128i m4 = _mm_set1_epi8(0xf), c8 = _mm_set1_epi8(8);
+    const rf__bq8_32 *a = act;
+    const __m256i m4 = _mm256_set1_epi8(0xf), one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
-    (void)xs;
-    for (size_t i = 0; i < k / 32; i++, x += 32) {
+    for (size_t i = 0; i < k / 32; i++) {
         __m128i q = _mm_loadu_si128((const __m128i *)b[i].qs);
-        __m128i lo = _mm_sub_epi8(_mm_and_si128(q, m4), c8);
-        __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(q, 4), m4), c8);
-        __m256 d = _mm256_set1_ps(rf__h(b[i].d));
+        __m256i qq = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
+        __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
+        __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(qq, y), one);
+        p = _mm256_sub_epi32(p, _mm256_set1_epi32(a[i].sum));
+        __m256 d = _mm256_set1_ps(rf__h(b[i].d) * a[i].d);
         if (i & 1)
-            t1 = _mm256_fmadd_ps(rf__dot32_i8(lo, hi, x), d, t1);
+            t1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t1);
         else
-            t0 = _mm256_fmadd_ps(rf__dot32_i8(lo, hi, x), d, t0);
+            t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
     return rf__hsum(_mm256_add_ps(t0, t1));
 }
 
-/* Scales (times d) and mins of the 8 sub-blocks of a Q4_K block: 6 bits each in 12 packed
- * bytes, unpacked with 32-bit masks into two vectors. */
-RF__TQ2 static void rf__q4k_scales(const rf__bq4_k *b, __m256 *sc, __m256 *mn)
+/* The 6-bit scales and mins of a Q4_K block as 8 bytes each (sub-blocks 0..7). */
+static inline void rf__q4k_sm(const uint8_t *q, uint64_t *sc, uint64_t *mn)
 {
     uint32_t u[3];
-    memcpy(u, b->scales, 12);
-    uint64_t s = (u[0] & 0x3f3f3f3fu) |
-                 (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4) << 32;
-    uint64_t m = (u[1] & 0x3f3f3f3fu) |
-                 (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4) << 32;
-    *sc = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)s))),
-                        _mm256_set1_ps(rf__h(b->d)));
-    *mn = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)m)));
+    memcpy(u, q, 12);
+    *sc = (u[0] & 0x3f3f3f3fu) | (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4)
+                                     << 32;
+    *mn = (u[1] & 0x3f3f3f3fu) |
+          (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4) << 32;
 }
 
-/* 32 unsigned bytes at 4 groups of 8 (two xmm) times x: one vector */
-RF__TQ2 static __m256 rf__dot32_u8(__m128i q0, __m128i q1, const float *x)
-{
-    __m256 a = _mm256_mul_ps(RF__U8F(q0), _mm256_loadu_ps(x));
-    a = _mm256_fmadd_ps(RF__U8F(_mm_srli_si128(q0, 8)), _mm256_loadu_ps(x + 8), a);
-    a = _mm256_fmadd_ps(RF__U8F(q1), _mm256_loadu_ps(x + 16), a);
-    return _mm256_fmadd_ps(RF__U8F(_mm_srli_si128(q1, 8)), _mm256_loadu_ps(x + 24), a);
-}
-
-RF__TQ2 static float rf__dot_q4_k(const void *w, const float *x, const float *xs, size_t k)
+/* Q4_K . Q8_K: per 32-byte chunk j, low nibbles (sub-block 2j) and high (2j+1) times the int8
+ * activations in 16-bit pair sums, then times the sub-block's scale into dwords; d . d_x once per
+ * block; the mins from the activation's sums per 16. */
+RF__TQ2 static float rf__dot_q4_k(const void *w, const void *act, size_t k)
 {
     const rf__bq4_k *b = w;
+    const rf__bq8_k *a = act;
     const __m256i m4 = _mm256_set1_epi8(0xf);
-    __m256 t0 = _mm256_setzero_ps(), t1 = t0, mv = t0;
-    for (size_t i = 0; i < k / 256; i++, x += 256, xs += 8) {
-        __m256 sc, mn;
-        float s[8];
-        rf__q4k_scales(&b[i], &sc, &mn);
-        _mm256_storeu_ps(s, sc);
-        mv = _mm256_fmadd_ps(_mm256_mul_ps(mn, _mm256_loadu_ps(xs)),
-                             _mm256_set1_ps(rf__h(b[i].dmin)), mv);
-        for (int j = 0; j < 4; j++) {
-            __m256i q = _mm256_loadu_si256((const __m256i *)(b[i].qs + 32 * j));
-            __m256i lo = _mm256_and_si256(q, m4),
-                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-            __m256 a = rf__dot32_u8(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1),
-                                    x + 64 * j);
-            __m256 c = rf__dot32_u8(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1),
-                                    x + 64 * j + 32);
-            t0 = _mm256_fmadd_ps(a, _mm256_set1_ps(s[2 * j]), t0);
-            t1 = _mm256_fmadd_ps(c, _mm256_set1_ps(s[2 * j + 1]), t1);
-        }
+    /* byte pairs (2j, 2j+1) of 8 int16 scales: sub-block j's scale in every word */
+    const __m256i k0 = _mm256_set1_epi16(0x0100), k1 = _mm256_set1_epi16(0x0302),
+                  k2 = _mm256_set1_epi16(0x0504), k3 = _mm256_set1_epi16(0x0706),
+                  k4 = _mm256_set1_epi16(0x0908), k5 = _mm256_set1_epi16(0x0b0a),
+                  k6 = _mm256_set1_epi16(0x0d0c), k7 = _mm256_set1_epi16(0x0f0e);
+    __m256 acc = _mm256_setzero_ps();
+    __m128 accm = _mm_setzero_ps();
+    for (size_t i = 0; i < k / RF__QK_K; i++) {
+        uint64_t sc, mn;
+        rf__q4k_sm(b[i].scales, &sc, &mn);
+        const int8_t *y = a[i].qs;
+        const uint8_t *q = b[i].qs;
+        __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)mn)),
+                                    _mm_loadu_si128((const __m128i *)a[i].sums32));
+        /* d and dmin (adjacent halves) times the activation's scale in one conversion */
+        uint32_t dm;
+        memcpy(&dm, &b[i].d, 4);
+        __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)dm)), _mm_set1_ps(a[i].d));
+        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
+        __m256i s16 =
+            _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
+        __m256i u0 = _mm256_setzero_si256(), u1 = u0;
+#define RF__Q4K_CHUNK(j, ka, kb)                                                                   \
+    do {                                                                                           \
+        __m256i qv = _mm256_loadu_si256((const __m256i *)(q + 32 * (j)));                          \
+        __m256i lo = _mm256_and_si256(qv, m4),                                                     \
+                hi = _mm256_and_si256(_mm256_srli_epi16(qv, 4), m4);                               \
+        __m256i pl =                                                                               \
+            _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)(y + 64 * (j))));         \
+        __m256i ph =                                                                               \
+            _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(y + 64 * (j) + 32)));    \
+        u0 = _mm256_add_epi32(u0, _mm256_madd_epi16(pl, _mm256_shuffle_epi8(s16, ka)));            \
+        u1 = _mm256_add_epi32(u1, _mm256_madd_epi16(ph, _mm256_shuffle_epi8(s16, kb)));            \
+    } while (0)
+        RF__Q4K_CHUNK(0, k0, k1);
+        RF__Q4K_CHUNK(1, k2, k3);
+        RF__Q4K_CHUNK(2, k4, k5);
+        RF__Q4K_CHUNK(3, k6, k7);
+#undef RF__Q4K_CHUNK
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd),
+                              _mm256_cvtepi32_ps(_mm256_add_epi32(u0, u1)), acc);
     }
-    return rf__hsum(_mm256_add_ps(t0, t1)) - rf__hsum(mv);
+    __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+    m = _mm_add_ss(m, _mm_movehdup_ps(m));
+    return rf__hsum(acc) - _mm_cvtss_f32(m);
 }
 
-/* 16 signed bytes times x[0..16), scaled by s, into t */
-RF__TQ2 static __m256 rf__q6_16(__m128i q, const float *x, float s, __m256 t)
-{
-    __m256 a = _mm256_mul_ps(RF__I8F(q), _mm256_loadu_ps(x));
-    a = _mm256_fmadd_ps(RF__I8F(_mm_srli_si128(q, 8)), _mm256_loadu_ps(x + 8), a);
-    return _mm256_fmadd_ps(a, _mm256_set1_ps(s), t);
-}
-
-RF__TQ2 static float rf__dot_q6_k(const void *w, const float *x, const float *xs, size_t k)
+/* Q6_K . Q8_K: the 6-bit values unsigned (0..63) times the activations, times the scale of each
+ * 16 into dwords, less 32 . sum over the 16 scales of scale . (sum of x over its 16). */
+RF__TQ2 static float rf__dot_q6_k(const void *w, const void *act, size_t k)
 {
     const rf__bq6_k *b = w;
-    __m256 t0 = _mm256_setzero_ps(), t1 = t0;
-    (void)xs;
-    for (size_t i = 0; i < k / 256; i++) {
-        float d = rf__h(b[i].d);
-        for (int n = 0; n < 2; n++, x += 128) {
-            const uint8_t *ql = b[i].ql + 64 * n, *qh = b[i].qh + 32 * n;
-            const int8_t *sc = b[i].scales + 8 * n;
+    const rf__bq8_k *a = act;
+    /* byte pairs of scales 2g (low lane) and 2g+1 (high lane) of 8 int16 scales */
+    const __m256i kq0 = _mm256_set_m128i(_mm_set1_epi16(0x0302), _mm_set1_epi16(0x0100)),
+                  kq1 = _mm256_set_m128i(_mm_set1_epi16(0x0706), _mm_set1_epi16(0x0504)),
+                  kq2 = _mm256_set_m128i(_mm_set1_epi16(0x0b0a), _mm_set1_epi16(0x0908)),
+                  kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t i = 0; i < k / RF__QK_K; i++) {
+        __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
+        __m256i sumi = _mm256_slli_epi32(
+            _mm256_madd_epi16(sc, _mm256_loadu_si256((const __m256i *)a[i].bsums)), 5);
+        sumi = _mm256_sub_epi32(_mm256_setzero_si256(), sumi);
+        for (int n = 0; n < 2; n++) {
+            const int8_t *y = a[i].qs + 128 * n;
             __m256i v[4];
-            rf__q6k_unpack256(ql, qh, v);
-            for (int g = 0; g < 4; g++) {
-                __m256i q = v[g];
-                t0 = rf__q6_16(_mm256_castsi256_si128(q), x + 32 * g, d * sc[2 * g], t0);
-                t1 = rf__q6_16(_mm256_extracti128_si256(q, 1), x + 32 * g + 16, d * sc[2 * g + 1],
-                               t1);
-            }
+            rf__q6k_unpack256(b[i].ql + 64 * n, b[i].qh + 32 * n, v);
+            __m256i s8 = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(
+                _mm256_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(b[i].scales + 8 * n)))));
+#define RF__Q6K_G(g, kq)                                                                           \
+    sumi = _mm256_add_epi32(                                                                       \
+        sumi, _mm256_madd_epi16(                                                                   \
+                  _mm256_maddubs_epi16(v[g], _mm256_loadu_si256((const __m256i *)(y + 32 * (g)))), \
+                  _mm256_shuffle_epi8(s8, kq)))
+            RF__Q6K_G(0, kq0);
+            RF__Q6K_G(1, kq1);
+            RF__Q6K_G(2, kq2);
+            RF__Q6K_G(3, kq3);
+#undef RF__Q6K_G
         }
+        acc =
+            _mm256_fmadd_ps(_mm256_set1_ps(rf__h(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi), acc);
     }
-    return rf__hsum(_mm256_add_ps(t0, t1));
+    return rf__hsum(acc);
+}
+
+RF__TQ2 int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x,
+                                 size_t n, float *y)
+{
+    for (size_t r = 0; r < rows; r++) y[r] = rf__dot_f32(a + r * stride, x, n);
+    return 1;
+}
+
+/* y = sum_r p[r] a_r, 32 columns at a time in four accumulators, then 8, then one by one */
+RF__TQ2 int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p,
+                                  size_t n, float *y)
+{
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (size_t r = 0; r < rows; r++) {
+            const float *ar = a + r * stride + i;
+            __m256 pr = _mm256_broadcast_ss(p + r);
+            s0 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar), s0);
+            s1 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 8), s1);
+            s2 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 16), s2);
+            s3 = _mm256_fmadd_ps(pr, _mm256_loadu_ps(ar + 24), s3);
+        }
+        _mm256_storeu_ps(y + i, s0);
+        _mm256_storeu_ps(y + i + 8, s1);
+        _mm256_storeu_ps(y + i + 16, s2);
+        _mm256_storeu_ps(y + i + 24, s3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 s0 = _mm256_setzero_ps();
+        for (size_t r = 0; r < rows; r++)
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(p + r), _mm256_loadu_ps(a + r * stride + i),
+                                 s0);
+        _mm256_storeu_ps(y + i, s0);
+    }
+    for (; i < n; i++) {
+        float s = 0;
+        for (size_t r = 0; r < rows; r++) s += p[r] * a[r * stride + i];
+        y[i] = s;
+    }
+    return 1;
+}
+
+/* exp(x) for x in [-87, 88] (clamped): x = n ln 2 + r, |r| <= ln 2 / 2, Cephes' expf polynomial
+ * for exp(r), 2^n into the exponent bits. */
+RF__TQ2 static __m256 rf__exp8(__m256 x)
+{
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504089f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+    __m256i e =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+RF__TQ2 int rf__qk_silu_avx2(float *y, size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), lim = _mm256_set1_ps(-80.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(y + i);
+        __m256 s =
+            _mm256_div_ps(v, _mm256_add_ps(one, rf__exp8(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+        _mm256_storeu_ps(y + i, _mm256_and_ps(s, _mm256_cmp_ps(v, lim, _CMP_GT_OQ)));
+    }
+    for (; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
+    return 1;
 }
 
 /* F16 and BF16 rows to F32 with F16C / shifts (the prefill's dequantisation); 0 for other types. */
@@ -244,6 +411,38 @@ const rf__qk_dot_fn rf__qk_avx2[RF__QK_COUNT] = {
 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
 {
     (void)id, (void)w, (void)y, (void)k;
+    return 0;
+}
+
+int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y)
+{
+    (void)x, (void)k, (void)y;
+    return 0;
+}
+
+int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                         float *y)
+{
+    (void)a, (void)rows, (void)stride, (void)x, (void)n, (void)y;
+    return 0;
+}
+
+int rf__qk_silu_avx2(float *y, size_t n)
+{
+    (void)y, (void)n;
+    return 0;
+}
+
+int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                          float *y)
+{
+    (void)a, (void)rows, (void)stride, (void)p, (void)n, (void)y;
+    return 0;
+}
+
+int rf__qk_q8_32_avx2(const float *x, size_t k, rf__bq8_32 *y)
+{
+    (void)x, (void)k, (void)y;
     return 0;
 }
 

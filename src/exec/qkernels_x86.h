@@ -7,12 +7,13 @@
 #include <stdint.h>
 
 /* The 128 values of half a Q6_K block (ql: 64 bytes of low nibbles, qh: 32 bytes of high bit
- * pairs) as four vectors of 32 signed bytes, the offset of 32 taken off: v[g] holds values
- * 32g .. 32g+31. An AVX2 function, inlined into the AVX-512 kernel too (a superset target). */
+ * pairs) as four vectors of 32 unsigned bytes (0..63, the offset of 32 not taken off): v[g]
+ * holds values 32g .. 32g+31. An AVX2 function, inlined into the AVX-512 kernel too (a superset
+ * target). */
 __attribute__((target("avx2"))) static inline void
 rf__q6k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
 {
-    const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3), c32 = _mm256_set1_epi8(32);
+    const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3);
     __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
     __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
     __m256i h = _mm256_loadu_si256((const __m256i *)qh);
@@ -23,7 +24,6 @@ rf__q6k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
     v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
-    for (int g = 0; g < 4; g++) v[g] = _mm256_sub_epi8(v[g], c32);
 }
 
 #endif

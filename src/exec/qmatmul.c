@@ -1,8 +1,9 @@
 /* qmatmul.c — the threaded drivers of the quantized matrix kernels: y = x . W^T for a weight
  * matrix of any kernel type read where it lies (the mapped file). Few activation rows (decode):
  * rows split over the thread team (qteam.c), each row's dot products dequantising in
- * registers. Many rows (prefill): row chunks dequantised into F32 by the team, then OpenBLAS sgemm
- * (F32 weights go to sgemm directly). Never times, never prints. */
+ * registers against the activations quantised once to 8 bits (rf__qk_act). Many rows (prefill): row
+ * chunks dequantised into F32 by the team, then OpenBLAS sgemm (F32 weights go to sgemm directly).
+ * Never times, never prints. */
 #include <cblas.h>
 #include <string.h>
 
@@ -16,10 +17,10 @@ struct rf__qmm {
     rf__qteam *team;
     unsigned n;
     int isa;
-    float *chunk; /* RF__QMM_CHUNK_FLOATS (or one row, when longer) */
+    void *chunk; /* floats: RF__QMM_CHUNK_FLOATS (or 16 rows, when longer) */
     size_t chunk_cap;
-    float *xs; /* rf__qk_prep of each of the S rows */
-    size_t xs_cap;
+    void *act; /* the S activation rows in the weight type's format (rf__qk_act) */
+    size_t act_cap;
 };
 
 rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
@@ -49,7 +50,7 @@ void rf__qmm_free(rf_ctx *ctx, rf__qmm *q)
     if (!q) return;
     rf__qteam_free(ctx, q->team);
     rf__free(ctx, q->chunk);
-    rf__free(ctx, q->xs);
+    rf__free(ctx, q->act);
     rf__free(ctx, q);
 }
 
@@ -73,8 +74,10 @@ typedef struct rf__mv {
     int id;
     const uint8_t *w;
     size_t row_bytes;
-    uint64_t N, K, S, groups; /* groups: stride of xs, rf__qk_aux_len(K) */
-    const float *x, *xs;
+    uint64_t N, K, S;
+    const float *x;
+    const uint8_t *act; /* activation rows, act_bytes apart (x itself when act_bytes is 0) */
+    size_t act_bytes;
     float *y;     /* dot products: y[s * N + r] */
     float *chunk; /* dequantise: rows [r0, r1) into chunk */
     uint64_t r0, r1;
@@ -87,8 +90,11 @@ static void rf__mv_job(void *arg, unsigned tid, unsigned n)
     uint64_t a = m->N * tid / n, b = m->N * (tid + 1) / n;
     for (uint64_t r = a; r < b; r++) {
         const uint8_t *row = m->w + r * m->row_bytes;
-        for (uint64_t s = 0; s < m->S; s++)
-            m->y[s * m->N + r] = m->dot(row, m->x + s * m->K, m->xs + s * m->groups, m->K);
+        for (uint64_t s = 0; s < m->S; s++) {
+            const void *xa = m->act_bytes ? (const void *)(m->act + s * m->act_bytes)
+                                          : (const void *)(m->x + s * m->K);
+            m->y[s * m->N + r] = m->dot(row, xa, m->K);
+        }
     }
 }
 
@@ -104,10 +110,10 @@ static void rf__dq_job(void *arg, unsigned tid, unsigned n)
     }
 }
 
-static rf_status rf__qmm_reserve(rf_ctx *ctx, float **p, size_t *cap, size_t need)
+static rf_status rf__qmm_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return RF_OK;
-    float *n = rf__realloc(ctx, *p, need * sizeof **p);
+    void *n = rf__realloc(ctx, *p, need);
     if (!n) return RF_NOMEM_ERR(ctx);
     *p = n;
     *cap = need;
@@ -117,13 +123,16 @@ static rf_status rf__qmm_reserve(rf_ctx *ctx, float **p, size_t *cap, size_t nee
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y)
 {
-    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, 0, x, NULL, y, NULL, 0, 0, 0};
-    m.groups = rf__qk_aux_len((size_t)K); /* floats of rf__qk_prep per activation row */
+    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0, 0};
     m.isa = q->isa;
     if (S < RF__QMM_GEMM_MIN) {
-        RF_TRY(rf__qmm_reserve(ctx, &q->xs, &q->xs_cap, (size_t)(S * m.groups)));
-        for (uint64_t s = 0; s < S; s++) rf__qk_prep(x + s * K, K, q->xs + s * m.groups);
-        m.xs = q->xs;
+        /* the activations quantised once, read by every row */
+        m.act_bytes = rf__qk_act_bytes(id, (size_t)K);
+        RF_TRY(rf__qmm_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes + 64));
+        uint8_t *act = (uint8_t *)q->act + (64 - (uintptr_t)q->act % 64) % 64; /* cache lines */
+        for (uint64_t s = 0; s < S && m.act_bytes; s++)
+            rf__qk_act(id, q->isa, x + s * K, (size_t)K, act + s * m.act_bytes);
+        m.act = act;
         rf__qmm_parallel(q, rf__mv_job, &m);
         return RF_OK;
     }
@@ -135,7 +144,7 @@ rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row
     uint64_t rows = RF__QMM_CHUNK_FLOATS / K;
     if (rows < 16) rows = 16;
     if (rows > N) rows = N;
-    RF_TRY(rf__qmm_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(rows * K)));
+    RF_TRY(rf__qmm_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(rows * K) * 4));
     m.chunk = q->chunk;
     for (uint64_t r0 = 0; r0 < N; r0 += rows) {
         m.r0 = r0;

@@ -1,11 +1,12 @@
 /* qteam.c — the executor's thread team: n - 1 workers plus the calling thread sharing each job as
  * 4n chunks taken from one atomic ticket (generation, chunk count, next chunk), so that threads
  * the scheduler runs do the work of one it does not (the machine is often shared). Workers spin
- * briefly on the ticket (a matrix-vector product lasts tens of microseconds), then sleep on a
+ * on the ticket for up to 50 us (a decode step's jobs come microseconds apart), then sleep on a
  * condition variable; they are not pinned. Never times, never prints. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "exec/qkernels.h"
 
@@ -17,9 +18,14 @@
 #endif
 
 #define RF__QT_MAX 256
-#define RF__QT_SPIN                                                                                \
-    1000 /* pauses (~ 5 to 60 us) before a worker sleeps: back-to-back jobs are                    \
-            caught, an oversubscribed machine is not burnt spinning */
+/* A worker spins this long on the ticket before it sleeps: a decode step issues a team job every
+ * few microseconds, with serial gaps (norms, activations, quantising the activations) of up to
+ * tens; waking a sleeper costs 2 to 30 us (measured on a 2-vCPU KVM guest), more than most gaps.
+ * Not longer: on a machine shared with other processes a spinning worker takes their CPU.
+ * Time-based, since PAUSE lasts from 10 to 140 cycles across CPUs (and may exit to the hypervisor).
+ */
+#define RF__QT_SPIN_NS 50000
+#define RF__QT_SPIN 1000 /* the caller's pauses before it yields, waiting for the last chunks */
 /* ticket: generation (24 bits) | chunks (20 bits) | next chunk (20 bits) */
 #define RF__T_GEN(v) ((uint32_t)((v) >> 40))
 #define RF__T_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
@@ -37,13 +43,22 @@ struct rf__qteam {
     pthread_t th[RF__QT_MAX];
 };
 
+static uint64_t rf__qt_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Wait until the ticket's generation differs from `seen`; returns it. */
 static uint32_t rf__qt_wait(rf__qteam *t, uint32_t seen)
 {
     uint32_t g;
-    for (unsigned s = 0; s < RF__QT_SPIN; s++) {
+    uint64_t t0 = rf__qt_ns();
+    for (unsigned s = 1;; s++) {
         if ((g = RF__T_GEN(atomic_load(&t->ticket))) != seen) return g;
         RF__PAUSE();
+        if (s % 64 == 0 && rf__qt_ns() - t0 > RF__QT_SPIN_NS) break;
     }
     pthread_mutex_lock(&t->mu);
     atomic_fetch_add(&t->sleepers, 1);

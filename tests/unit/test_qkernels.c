@@ -83,6 +83,43 @@ static double ref_dot(int id, const void *w, const float *x, size_t k, double *m
     return s;
 }
 
+/* The activation the kernels of type id read, back in floats: x itself for F32, d . q for the
+ * 8-bit formats. */
+static void act_values(int id, const void *a, const float *x, size_t k, float *xq)
+{
+    if (rf__qk_act_fmt(id) == RF__QA_Q8_K) {
+        const rf__bq8_k *q = a;
+        for (size_t i = 0; i < k; i++) xq[i] = q[i / 256].d * (float)q[i / 256].qs[i % 256];
+    } else if (rf__qk_act_fmt(id) == RF__QA_Q8_32) {
+        const rf__bq8_32 *q = a;
+        for (size_t i = 0; i < k; i++) xq[i] = q[i / 32].d * (float)q[i / 32].qs[i % 32];
+    } else {
+        memcpy(xq, x, k * sizeof *x);
+    }
+}
+
+/* What rounding x to 8 bits may cost a dot product with the weights w (dequantised): every x_i
+ * moves by at most half a step, max |x| of its block / 254, so the product by at most that times
+ * sum |w_i| per block (0 for F32 activations); plus a millionth of sum |w x| for the float
+ * rounding of the scale. */
+static double act_bound(int id, const float *wd, const float *x, size_t k)
+{
+    size_t blk = rf__qk_act_fmt(id) == RF__QA_Q8_K    ? 256
+                 : rf__qk_act_fmt(id) == RF__QA_Q8_32 ? 32
+                                                      : 0;
+    double bound = 0;
+    for (size_t b = 0; blk && b < k; b += blk) {
+        double amax = 0, sw = 0;
+        for (size_t i = b; i < b + blk; i++) {
+            amax = fabs(x[i]) > amax ? fabs(x[i]) : amax;
+            sw += fabs(wd[i]);
+        }
+        bound += amax / 254.0 * sw;
+    }
+    for (size_t i = 0; blk && i < k; i++) bound += 1e-6 * fabs((double)wd[i] * x[i]);
+    return bound;
+}
+
 static void check_type(int id, int isa)
 {
     static const size_t lens_f[] = {1, 7, 33, 100, 1000, 4096, 5003};
@@ -95,22 +132,75 @@ static void check_type(int id, int isa)
     rf__qk_dot_fn fn = rf__qk_get(id, isa);
     for (size_t li = 0; li < n; li++) {
         size_t k = lens[li];
-        for (int rep = 0; rep < 3; rep++) {
+        for (int rep = 0; rep < 4; rep++) {
             uint8_t *w = malloc(k / be * bb);
-            float *x = malloc(k * sizeof *x), *xs = malloc(rf__qk_aux_len(k) * sizeof *xs);
+            float *x = malloc(k * sizeof *x), *xq = malloc(k * sizeof *xq),
+                  *wd = malloc(k * sizeof *wd);
+            void *buf = malloc(rf__qk_act_bytes(id, k) + 1);
             fill_weights(id, w, k);
-            for (size_t i = 0; i < k; i++) x[i] = rndf();
-            rf__qk_prep(x, k, xs);
-            double mag, ref = ref_dot(id, w, x, k, &mag);
-            double got = fn(w, x, xs, k);
+            for (size_t i = 0; i < k; i++) x[i] = rndf() * (rep == 1 ? 1e-3f : 1.0f);
+            if (rep == 2) /* a block of zeros (scale 0) and one wide value per 32 */
+                for (size_t i = 0; i < k; i++) x[i] = i < be ? 0.0f : i % 32 == 5 ? 40.0f : x[i];
+            rf__qk_dequant(id, w, wd, k);
+            const void *a = rf__qk_act(id, isa, x, k, buf);
+            act_values(id, a, x, k, xq);
+            /* the kernel computes exactly w . xq: float rounding only */
+            double mag, ref = ref_dot(id, w, xq, k, &mag);
+            double got = fn(w, a, k);
             if (!(fabs(got - ref) <= 2e-5 * mag + 1e-6))
                 RF_FAIL_AT("%s %s k=%zu: %.9g vs reference %.9g (sum|wx| %.3g)",
                            rf_dtype_name(rf__qk_dtype(id)), rf__qisa_name(isa), k, got, ref, mag);
+            /* and xq is x to within half a step of each block's scale */
+            double mag_x, ref_x = ref_dot(id, w, x, k, &mag_x), bound = act_bound(id, wd, x, k);
+            if (!(fabs(ref - ref_x) <= bound + 1e-12))
+                RF_FAIL_AT("%s k=%zu: quantised activations give %.9g, F32 %.9g (bound %.3g)",
+                           rf_dtype_name(rf__qk_dtype(id)), k, ref, ref_x, bound);
             free(w);
             free(x);
-            free(xs);
+            free(xq);
+            free(wd);
+            free(buf);
         }
     }
+}
+
+/* The vectorised quantisers give the reference's bytes: scale, values and sums. */
+RF_TEST(qk_act_quantisers)
+{
+    size_t k = 4096;
+    float *x = malloc(k * sizeof *x);
+    rf__bq8_k *a = malloc(k / 256 * sizeof *a), *b = malloc(k / 256 * sizeof *b);
+    rf__bq8_32 *c = malloc(k / 32 * sizeof *c), *e = malloc(k / 32 * sizeof *e);
+    for (size_t i = 0; i < k; i++) x[i] = rndf() * (i < 1024 ? 3.0f : 0.01f);
+    for (size_t i = 256; i < 512; i++) x[i] = 0; /* a zero block */
+    x[700] = -50.0f;                             /* the block's max, negative: -127 */
+    memset(a, 0, k / 256 * sizeof *a);
+    memset(c, 0, k / 32 * sizeof *c);
+    rf__qk_q8k(x, k, a);
+    rf__qk_q8_32(x, k, c);
+    RF_EXPECT_INT(a[2].qs[700 - 512], -127);
+    RF_EXPECT_DBL(a[1].d, 0.0);
+    int sum = 0;
+    for (int i = 0; i < 16; i++) sum += a[3].qs[i];
+    RF_EXPECT_INT(a[3].bsums[0], sum);
+    sum = 0;
+    for (int i = 0; i < 32; i++) sum += c[7].qs[i];
+    RF_EXPECT_INT(c[7].sum, sum);
+    if (rf__qisa_best() < RF__QISA_AVX2) {
+        fprintf(stderr, "SKIP: no vector quantisers for this CPU\n");
+        exit(77);
+    }
+    memset(b, 0x55, k / 256 * sizeof *b);
+    memset(e, 0x55, k / 32 * sizeof *e);
+    RF_EXPECT(rf__qk_q8k_avx2(x, k, b));
+    RF_EXPECT(rf__qk_q8_32_avx2(x, k, e));
+    RF_EXPECT(memcmp(a, b, k / 256 * sizeof *a) == 0);
+    RF_EXPECT(memcmp(c, e, k / 32 * sizeof *c) == 0);
+    free(x);
+    free(a);
+    free(b);
+    free(c);
+    free(e);
 }
 
 RF_TEST(qk_reference_dots)
@@ -123,7 +213,7 @@ RF_TEST(qk_isa_variants)
     int best = rf__qisa_best(), tried = 0;
     for (int isa = RF__QISA_AVX2; isa <= best; isa++)
         for (int id = 0; id < RF__QK_COUNT; id++) {
-            RF_EXPECT(rf__qk_has(id, isa));
+            RF_EXPECT(rf__qk_has(id, isa) || (isa > RF__QISA_AVX2 && rf__qk_has(id, isa - 1)));
             check_type(id, isa);
             tried++;
         }
@@ -132,6 +222,76 @@ RF_TEST(qk_isa_variants)
                 rf__qisa_name(best));
         exit(77);
     }
+}
+
+/* The attention's row helpers at every level against naive loops: strided rows, lengths with
+ * tails (n not a multiple of 8 or 32). */
+RF_TEST(qk_rows_helpers)
+{
+    static const size_t ns[] = {64, 128, 7, 40, 100};
+    for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+            size_t n = ns[ni], rows = 37, stride = n + 13;
+            float *a = malloc(rows * stride * sizeof *a), *x = malloc(n * sizeof *x);
+            float *p = malloc(rows * sizeof *p), *y = malloc((rows > n ? rows : n) * sizeof *y);
+            for (size_t i = 0; i < rows * stride; i++) a[i] = rndf();
+            for (size_t i = 0; i < n; i++) x[i] = rndf();
+            for (size_t r = 0; r < rows; r++) p[r] = rndf();
+            rf__qk_rows_dot(isa, a, rows, stride, x, n, y);
+            for (size_t r = 0; r < rows; r++) {
+                double ref = 0, mag = 0;
+                for (size_t i = 0; i < n; i++) {
+                    ref += (double)a[r * stride + i] * x[i];
+                    mag += fabs((double)a[r * stride + i] * x[i]);
+                }
+                if (!(fabs(y[r] - ref) <= 1e-5 * mag + 1e-7)) {
+                    RF_FAIL_AT("rows_dot %s n=%zu row %zu: %.9g vs %.9g", rf__qisa_name(isa), n, r,
+                               y[r], ref);
+                    break;
+                }
+            }
+            for (size_t i = 0; i < n; i++) y[i] = 1e30f; /* overwritten, not accumulated */
+            rf__qk_rows_axpy(isa, a, rows, stride, p, n, y);
+            for (size_t i = 0; i < n; i++) {
+                double ref = 0, mag = 0;
+                for (size_t r = 0; r < rows; r++) {
+                    ref += (double)p[r] * a[r * stride + i];
+                    mag += fabs((double)p[r] * a[r * stride + i]);
+                }
+                if (!(fabs(y[i] - ref) <= 1e-5 * mag + 1e-7)) {
+                    RF_FAIL_AT("rows_axpy %s n=%zu column %zu: %.9g vs %.9g", rf__qisa_name(isa), n,
+                               i, y[i], ref);
+                    break;
+                }
+            }
+            free(a);
+            free(x);
+            free(p);
+            free(y);
+        }
+}
+
+/* SiLU at every level against x / (1 + exp(-x)) in double: within 4 float ulps (the AVX2 exp
+ * polynomial is within 2 of expf), 0 below -80, the tail past a multiple of 8 included. */
+RF_TEST(qk_silu)
+{
+    size_t n = 2003;
+    float *y = malloc(n * sizeof *y), *x = malloc(n * sizeof *x);
+    for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++) {
+        for (size_t i = 0; i < n; i++) x[i] = y[i] = -100.0f + 200.0f * (float)i / (float)(n - 1);
+        x[7] = y[7] = -79.9f;
+        x[8] = y[8] = -80.0f;
+        rf__qk_silu(isa, y, n);
+        for (size_t i = 0; i < n; i++) {
+            double ref = x[i] > -80.0f ? x[i] / (1.0 + exp(-(double)x[i])) : 0.0;
+            if (!(fabs(y[i] - ref) <= 4 * 1.2e-7 * fabs(ref) + 1e-30)) {
+                RF_FAIL_AT("silu %s x=%.9g: %.9g vs %.9g", rf__qisa_name(isa), x[i], y[i], ref);
+                break;
+            }
+        }
+    }
+    free(x);
+    free(y);
 }
 
 RF_TEST(qk_f16_conversions)
@@ -190,7 +350,9 @@ static void check_qmm(int id, uint64_t N, uint64_t K, uint64_t S, unsigned threa
                 ref += (double)row[k] * x[s * K + k];
                 mag += fabs((double)row[k] * x[s * K + k]);
             }
-            if (!(fabs(y[s * N + r] - ref) <= 2e-5 * mag + 1e-6)) {
+            /* few rows: 8-bit activations (act_bound); many: sgemm on the dequantised rows */
+            double tol = S < 8 ? act_bound(id, row, x + s * K, K) : 0;
+            if (!(fabs(y[s * N + r] - ref) <= tol + 2e-5 * mag + 1e-6)) {
                 RF_FAIL_AT("%s N=%llu K=%llu S=%llu: y[%llu][%llu] %.9g vs %.9g",
                            rf_dtype_name(rf__qk_dtype(id)), (unsigned long long)N,
                            (unsigned long long)K, (unsigned long long)S, (unsigned long long)s,

@@ -1,0 +1,102 @@
+/* qkernels.c — the quantized dot products' compute ceiling (issue 10's LLM decode goal): for each
+ * quantized type and each instruction-set level this CPU runs, ns and cycles per 256 weights on
+ * one core with the rows in L2 (64 rows of 2048: compute only), the bytes per second that makes
+ * (the bandwidth one core could consume at most), and the same over a DRAM-sized matrix (32 MiB
+ * per pass: what one core gets streaming). Best of 9 passes each; cycles from a chain of dependent
+ * adds timed on the same core (x86-64 only). Internal API (src/exec/qkernels.h): built with the
+ * library's private headers. Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0) */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/qkernels.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds per cycle: 1e8 dependent adds (one per cycle), best of 5; 0 when not x86-64. */
+static double cycle_s(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    double best = 1e9;
+    for (int r = 0; r < 5; r++) {
+        unsigned long x = 1;
+        double t0 = now();
+        for (long i = 0; i < 100000000L; i++) __asm__ volatile("add $1, %0" : "+r"(x));
+        double t = now() - t0;
+        best = t < best ? t : best;
+    }
+    return best / 1e8;
+#else
+    return 0;
+#endif
+}
+
+static volatile float rf_sink; /* keeps the products from being optimised away */
+
+/* Best seconds of one pass of `rows` dot products of K weights. */
+static double pass_s(rf__qk_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
+                     size_t K)
+{
+    double best = 1e9;
+    for (int r = 0; r < 9; r++) {
+        double t0 = now();
+        float s = 0;
+        for (size_t n = 0; n < rows; n++) s += fn(w + n * rb, a, K);
+        double t = now() - t0;
+        rf_sink = s;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int id;
+    } types[] = {{"q4_k", RF__QK_Q4_K}, {"q6_k", RF__QK_Q6_K}, {"q8_0", RF__QK_Q8_0},
+                 {"q4_0", RF__QK_Q4_0}};
+    const size_t K = 2048, hot = 64, cold_bytes = 32u << 20;
+    double cyc = cycle_s();
+    printf("clock: %.2f GHz (dependent adds); K = %zu\n", cyc > 0 ? 1e-9 / cyc : 0.0, K);
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        if (argc > 1 && strcmp(argv[1], types[t].name) != 0) continue;
+        int id = types[t].id;
+        uint32_t be, bb;
+        rf__qk_block(id, &be, &bb);
+        size_t rb = K / be * bb, cold = cold_bytes / rb;
+        uint8_t *w = malloc(cold * rb);
+        float *x = malloc(K * sizeof *x);
+        void *buf = aligned_alloc(64, rf__qk_act_bytes(id, K) + 64);
+        if (!w || !x || !buf) return 1;
+        srand(1);
+        for (size_t i = 0; i < cold * rb; i++) w[i] = (uint8_t)rand();
+        for (size_t b = 0; b < cold * K / be; b++) { /* sane F16 scales (2^-14 .. 2^-13) */
+            uint16_t d = (uint16_t)(0x0400 + (rand() & 0x3ff));
+            memcpy(w + b * bb + (id == RF__QK_Q6_K ? 208 : 0), &d, 2);
+            if (id == RF__QK_Q4_K) memcpy(w + b * bb + 2, &d, 2);
+        }
+        for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+        for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++) {
+            const void *a = rf__qk_act(id, isa, x, K, buf);
+            rf__qk_dot_fn fn = rf__qk_get(id, isa);
+            double th = pass_s(fn, w, rb, hot, a, K), tc = pass_s(fn, w, rb, cold, a, K);
+            double ns = 1e9 * th / ((double)hot * K / 256);
+            printf("%s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__qisa_name(isa), ns);
+            if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
+            printf(", %5.1f GB/s; DRAM-sized: %5.1f GB/s on one core\n",
+                   (double)hot * rb / th / 1e9, (double)cold * rb / tc / 1e9);
+        }
+        free(w);
+        free(x);
+        free(buf);
+    }
+    return 0;
+}
