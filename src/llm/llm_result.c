@@ -190,20 +190,22 @@ rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machi
 {
     RF_CHECK(ctx, m && mach && compute && why && cap, RF_USAGE,
              "rf_llm_pick_compute: missing argument");
-    /* the matrix weights' main type, by bytes */
+    /* the matrix weights' main type: the one with the most elements in tensors of rank >= 2
+     * (ties: the first in file order). One pass over the tensors: a file may hold millions. */
+    double elems[RF_DTYPE_COUNT] = {0};
+    for (size_t k = 0; k < m->n_w; k++) {
+        const rf__llm_w *w = &m->w[k];
+        uint64_t n;
+        if ((unsigned)w->dtype >= RF_DTYPE_COUNT || w->rank < 2 || !rf_dtype_bytes(w->dtype, 1, &n))
+            continue;
+        double e = 1;
+        for (uint32_t d = 0; d < w->rank; d++) e *= (double)w->dims[d];
+        elems[w->dtype] += e;
+    }
     rf_dtype main = RF_DTYPE_UNKNOWN;
     double best = -1;
     for (size_t i = 0; i < m->n_w; i++) {
-        double b = 0;
-        for (size_t k = 0; k < m->n_w; k++) {
-            uint64_t n;
-            if (m->w[k].dtype != m->w[i].dtype || m->w[k].rank < 2 ||
-                !rf_dtype_bytes(m->w[k].dtype, 1, &n))
-                continue;
-            double e = 1;
-            for (uint32_t d = 0; d < m->w[k].rank; d++) e *= (double)m->w[k].dims[d];
-            b += e;
-        }
+        double b = (unsigned)m->w[i].dtype < RF_DTYPE_COUNT ? elems[m->w[i].dtype] : 0;
         if (b > best) best = b, main = m->w[i].dtype;
     }
     if (o && o->weights != RF_DTYPE_UNKNOWN) main = o->weights;

@@ -24,6 +24,24 @@ static void rf__prefix(const char *name, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* FNV-1a of a group name, for the table that finds a tensor's group in constant time (a file may
+ * hold millions of tensors, each a group of its own). */
+static uint64_t rf__hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of group `pre` in the open-addressing table `slot` (mask + 1 entries, a power of two;
+ * an entry is a group index + 1, 0 when empty): the group's, or the empty one where it goes. */
+static size_t rf__slot(const rf_llm_weights *w, const size_t *slot, size_t mask, const char *pre)
+{
+    size_t i = (size_t)rf__hash(pre) & mask;
+    while (slot[i] && strcmp(w->groups[slot[i] - 1].prefix, pre) != 0) i = (i + 1) & mask;
+    return i;
+}
+
 void rf_llm_weights_free(rf_llm_weights *w)
 {
     if (!w) return;
@@ -42,8 +60,10 @@ rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weigh
     w->alloc_ = *rf_ctx_allocator(ctx);
     rf__strlcpy(w->architecture, m->hp.architecture, sizeof w->architecture);
     rf__strlcpy(w->format, m->hp.format, sizeof w->format);
-    size_t cap = 0;
-    rf_status st = RF_OK;
+    size_t cap = 0, mask = 15;
+    while (mask < SIZE_MAX / 4 && mask / 2 < m->n_w) mask = mask * 2 + 1; /* at most half full */
+    size_t *slot = m->n_w < SIZE_MAX / 8 ? rf__calloc(ctx, mask + 1, sizeof *slot) : NULL;
+    rf_status st = slot ? RF_OK : RF_NOMEM_ERR(ctx);
     for (size_t i = 0; i < m->n_w && st == RF_OK; i++) {
         const rf__llm_w *t = &m->w[i];
         uint64_t el = 1, b = 0;
@@ -52,16 +72,17 @@ rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weigh
         if (!rf_dtype_bytes(t->dtype, el, &b)) b = 0;
         b += t->extra_bytes;
         w->tensors++;
-        w->params += el;
-        w->bytes += b;
+        if (!rf__add_ok(w->params, el, &w->params) || !rf__add_ok(w->bytes, b, &w->bytes)) {
+            st = rf__error(ctx, RF_RANGE, -1, "model: more than 2^64 parameters or bytes");
+            break;
+        }
         if ((unsigned)t->dtype < RF_DTYPE_COUNT) {
             w->bytes_by_dtype[t->dtype] += b;
             w->params_by_dtype[t->dtype] += el;
         }
         char pre[256];
         rf__prefix(t->name, pre, sizeof pre);
-        size_t k = 0;
-        while (k < w->n_groups && strcmp(w->groups[k].prefix, pre) != 0) k++;
+        size_t at = rf__slot(w, slot, mask, pre), k = slot[at] ? slot[at] - 1 : w->n_groups;
         if (k == w->n_groups) {
             st = rf__grow(ctx, (void **)&w->groups, &cap, w->n_groups + 1, sizeof *w->groups);
             if (st != RF_OK) break;
@@ -73,6 +94,7 @@ rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weigh
             }
             w->groups[k].dtype = t->dtype;
             w->n_groups++;
+            slot[at] = w->n_groups;
         }
         rf_llm_weight_group *g = &w->groups[k];
         g->tensors++;
@@ -80,6 +102,7 @@ rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weigh
         g->bytes += b;
         if (g->dtype != t->dtype) g->dtype = RF_DTYPE_UNKNOWN;
     }
+    rf__free(ctx, slot);
     if (st != RF_OK) {
         rf_llm_weights_free(w);
         return st;
