@@ -104,7 +104,10 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     if (st == RF_OK) st = rf_profile_model(ctx, path, &mo, m, ci, bi, &p1);
     if (st == RF_UNSUPPORTED && path) { /* an LLM file of an unknown architecture: its weights */
         rf_llm_model *lm = NULL;
-        if (rf_llm_read_file(ctx, path, &lm) == RF_OK && !rf_llm_hparams_get(lm)->known) {
+        rf_ctx_set_log(ctx, NULL, NULL, RF_LOG_WARN); /* the load above gave its warnings */
+        rf_status lst = rf_llm_read_file(ctx, path, &lm);
+        cli_progress(ctx, 0);
+        if (lst == RF_OK && !rf_llm_hparams_get(lm)->known) {
             rc = cli_weights_report(ctx, lm, path, m, bi, format);
             rf_llm_free(lm);
             rf_machine_free(m);

@@ -57,6 +57,8 @@ int cli_weights_report(rf_ctx *ctx, const rf_llm_model *m, const char *path, con
     if (st == RF_OK)
         st = strcmp(format, "json") == 0
                  ? rf_report_llm_weights_json(ctx, wr, path, mach, bandwidth, &w)
+             : strcmp(format, "csv") == 0
+                 ? rf_report_llm_weights_csv(ctx, wr, path, mach, bandwidth, &w)
                  : rf_report_llm_weights(ctx, wr, path, mach, bandwidth, &o, &w);
     rf_llm_weights_free(wr);
     if (st == RF_OK && cli_flush(ctx) != RF_OK) st = RF_IO;

@@ -99,6 +99,11 @@ rf_status rf_report_llm_weights(rf_ctx *ctx, const struct rf_llm_weights *wr, co
 /** The same as JSON (schema "roofline-llm-weights/1"). */
 rf_status rf_report_llm_weights_json(rf_ctx *ctx, const struct rf_llm_weights *wr, const char *path,
                                      const rf_machine *m, size_t bandwidth, rf_writer *w);
+/** The same as CSV (RFC 4180 quoting): header `row,name,tensors,params,bytes,bits_per_weight,
+ *  type,bw_tokens_per_s`, then one `total` row (name: the path; the ceiling in bw_tokens_per_s),
+ *  one `dtype` row per element type and one `group` row per group of tensors, all groups. */
+rf_status rf_report_llm_weights_csv(rf_ctx *ctx, const struct rf_llm_weights *wr, const char *path,
+                                    const rf_machine *m, size_t bandwidth, rf_writer *w);
 
 struct rf_profile;
 

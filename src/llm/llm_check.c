@@ -136,7 +136,12 @@ rf_status rf__llm_finish(rf_ctx *ctx, rf_llm_model *m, const char *path)
     for (uint64_t b = 0; ok && b < hp->n_layer; b++) ok = rf__complete(m, b, &missing);
     hp->known = ok;
     const char *arch = hp->architecture[0] ? hp->architecture : "(none)";
-    if (!ok && !fam)
+    if (!ok && !hp->architecture[0] && strcmp(hp->format, "safetensors") == 0)
+        rf__log(ctx, RF_LOG_WARN,
+                "%s: the architecture is unknown (no config.json beside it, or no model_type "
+                "in it): its weights are reported instead",
+                path);
+    else if (!ok && !fam)
         rf__log(ctx, RF_LOG_WARN,
                 "%s: architecture '%s' is not one roofline builds block by block: its weights "
                 "are reported instead",

@@ -1,4 +1,4 @@
-/* llm_weights_report.c — the weights report (roofline/llm.h rf_llm_weights) as text and JSON:
+/* llm_weights_report.c — the weights report (roofline/llm.h rf_llm_weights) as text, JSON and CSV:
  * what a model of an architecture roofline does not build still tells — its parameters, bytes by
  * type, bits per weight, tensors grouped by name, and the memory-bound token rate of reading them
  * once per token. A renderer. */
@@ -123,4 +123,46 @@ rf_status rf_report_llm_weights_json(rf_ctx *ctx, const rf_llm_weights *wr, cons
             g->dtype == RF_DTYPE_UNKNOWN ? "mixed" : rf_dtype_name(g->dtype)));
     }
     return RF_WRITE_LIT(w, "]}\n");
+}
+
+/* One CSV row: kind, name (quoted as needed), tensors (empty when 0 and not asked), params, bytes,
+ * bits per weight, type, tokens/s (empty when < 0). */
+static rf_status rf__csv_row(rf_writer *w, const char *kind, const char *name, uint64_t tensors,
+                             uint64_t params, uint64_t bytes, const char *type, double tps)
+{
+    char n[32];
+    RF_TRY(rf_writef(w, "%s,", kind));
+    RF_TRY(rf__write_csv_field(w, name));
+    if (tensors)
+        RF_TRY(rf_writef(w, ",%llu,", (unsigned long long)tensors));
+    else
+        RF_TRY(RF_WRITE_LIT(w, ",,"));
+    RF_TRY(rf_writef(
+        w, "%llu,%llu,%s,%s,", (unsigned long long)params, (unsigned long long)bytes,
+        rf_number_format(n, sizeof n, params ? 8.0 * (double)bytes / (double)params : 0), type));
+    if (tps >= 0) RF_TRY(rf__write_json_number(w, tps));
+    return RF_WRITE_LIT(w, "\n");
+}
+
+rf_status rf_report_llm_weights_csv(rf_ctx *ctx, const rf_llm_weights *wr, const char *path,
+                                    const rf_machine *m, size_t bandwidth, rf_writer *w)
+{
+    RF_CHECK(ctx, wr && m && w && bandwidth < m->n_ceilings, RF_USAGE,
+             "rf_report_llm_weights_csv: missing argument");
+    rf_writer cw = rf__clean_writer(w); /* names from files */
+    w = &cw;
+    const rf_ceiling *bw = &m->ceilings[bandwidth];
+    RF_TRY(RF_WRITE_LIT(w, "row,name,tensors,params,bytes,bits_per_weight,type,bw_tokens_per_s\n"));
+    RF_TRY(rf__csv_row(w, "total", path ? path : "", wr->tensors, wr->params, wr->bytes, "",
+                       wr->bytes ? bw->value / (double)wr->bytes : 0));
+    for (int t = 0; t < RF_DTYPE_COUNT; t++)
+        if (wr->bytes_by_dtype[t] || wr->params_by_dtype[t])
+            RF_TRY(rf__csv_row(w, "dtype", rf_dtype_name((rf_dtype)t), 0, wr->params_by_dtype[t],
+                               wr->bytes_by_dtype[t], rf_dtype_name((rf_dtype)t), -1));
+    for (size_t i = 0; i < wr->n_groups; i++) {
+        const rf_llm_weight_group *g = &wr->groups[i];
+        RF_TRY(rf__csv_row(w, "group", g->prefix, g->tensors, g->params, g->bytes,
+                           g->dtype == RF_DTYPE_UNKNOWN ? "mixed" : rf_dtype_name(g->dtype), -1));
+    }
+    return RF_OK;
 }
