@@ -61,8 +61,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int id;
-    } types[] = {{"q4_k", RF__QK_Q4_K}, {"q6_k", RF__QK_Q6_K}, {"q8_0", RF__QK_Q8_0},
-                 {"q4_0", RF__QK_Q4_0}};
+    } types[] = {
+        {"q4_k", RF__QK_Q4_K}, {"q6_k", RF__QK_Q6_K}, {"q8_0", RF__QK_Q8_0}, {"q4_0", RF__QK_Q4_0}};
     const size_t K = 2048, hot = 64, cold_bytes = 32u << 20;
     double cyc = cycle_s();
     printf("clock: %.2f GHz (dependent adds); K = %zu\n", cyc > 0 ? 1e-9 / cyc : 0.0, K);

@@ -174,7 +174,11 @@ rf_status rf__probe_compute(rf__probe_run *run)
                  tc[t] > 1 ? "s" : "");
         rf__progress(run, what);
         st = rf__clocks(run, team, ghz, -1);
-        if (t == 0) run->q.clock_before_ghz = ghz[run->isa];
+        if (t == 0) {
+            run->q.clock_before_ghz = ghz[run->isa];
+            for (int k = 0; k < RF__ISA_COUNT; k++)
+                if (ghz[k] > run->q.clock_top_ghz) run->q.clock_top_ghz = ghz[k];
+        }
         for (size_t i = 0; i < nk && st == RF_OK; i++) {
             snprintf(what, sizeof what, "%s, %u thread%s", ks[i]->id, tc[t], tc[t] > 1 ? "s" : "");
             rf__progress(run, what);

@@ -17,6 +17,14 @@ unsigned rf__figure_disturbed(const rf__stats *s)
     return bits;
 }
 
+/* The top measured clock far under the kernel's figure. */
+static int rf__clock_under_kernel(const rf__disturb_in *in)
+{
+    double top = in->clock_top_ghz > 0 ? in->clock_top_ghz : in->clock_before_ghz;
+    return in->clock_kernel_ghz > 0 && top > 0 &&
+           top < RF__DISTURB_KERNEL_CLOCK * in->clock_kernel_ghz;
+}
+
 unsigned rf__run_disturbed(const rf__disturb_in *in)
 {
     unsigned bits = 0;
@@ -36,6 +44,9 @@ unsigned rf__run_disturbed(const rf__disturb_in *in)
     if (in->clock_best_ghz > 0 && in->clock_before_ghz > 0 &&
         in->clock_before_ghz < (1 - RF__DISTURB_CLOCK) * in->clock_best_ghz)
         bits |= RF__DISTURB_CLOCK_FELL;
+    /* The kernel's "cpu MHz" is the base or the current clock; one measured far under it (a
+     * dependent chain that ran at half speed) means the vCPU shared its core or was taken away. */
+    if (rf__clock_under_kernel(in)) bits |= RF__DISTURB_CLOCK_FELL;
     /* A figure above what the measured clock allows means the clock chain itself was slowed; one
      * far below it (under 40%: every core has at least half the assumed vector pipes) means the
      * kernel was. */
@@ -64,8 +75,15 @@ char *rf__disturb_text(char *buf, size_t size, unsigned bits, const rf__disturb_
         double lo = in->clock_before_ghz;
         if (in->clock_after_ghz > 0 && (lo <= 0 || in->clock_after_ghz < lo))
             lo = in->clock_after_ghz;
-        rf__appendf(buf, size, &len, "%sthe clock fell from %.2f to %.2f GHz", len ? ", " : "", hi,
-                    lo);
+        if (rf__clock_under_kernel(in))
+            rf__appendf(buf, size, &len,
+                        "%sthe clock measured %.2f GHz, under the %.2f GHz the kernel "
+                        "reports",
+                        len ? ", " : "", in->clock_top_ghz > 0 ? in->clock_top_ghz : lo,
+                        in->clock_kernel_ghz);
+        else
+            rf__appendf(buf, size, &len, "%sthe clock fell from %.2f to %.2f GHz", len ? ", " : "",
+                        hi, lo);
     }
     if (bits & RF__DISTURB_LIMIT)
         rf__appendf(buf, size, &len, "%sFMA at %.0f%% of FLOP/cycle x clock", len ? ", " : "",

@@ -51,6 +51,24 @@ static rf__cpu_times rf__cpu_times_now(void)
     return t;
 }
 
+/* The lowest "cpu MHz" /proc/cpuinfo gives over the CPUs, in GHz; 0 when it says none. */
+static double rf__kernel_clock_ghz(void)
+{
+    double lo = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        double mhz;
+        if (strncmp(line, "cpu MHz", 7) != 0) continue;
+        const char *colon = strchr(line, ':');
+        if (!colon || sscanf(colon + 1, "%lf", &mhz) != 1 || !(mhz > 0 && mhz < 1e5)) continue;
+        if (lo == 0 || mhz / 1e3 < lo) lo = mhz / 1e3;
+    }
+    fclose(f);
+    return lo;
+}
+
 static double rf__loadavg(void)
 {
     double l = -1;
@@ -204,6 +222,7 @@ static rf_status rf__attempt(rf__probe_run *run)
     run->q.cpus = r->cpus;
     run->q.threads = run->threads;
     run->q.load_before = rf__loadavg();
+    run->q.clock_kernel_ghz = rf__kernel_clock_ghz();
     RF_TRY(rf_machine_new(run->ctx, "measured", &r->machine));
     rf__cpu_times c0 = rf__cpu_times_now();
     RF_TRY(rf__probe_compute(run));

@@ -171,6 +171,8 @@ void rf__cache_sizes(uint64_t sizes[4]); /* L1d, L2, L3, L4 per instance, byte *
 #define RF__DISTURB_BUSY 0.10  /* other processes' share of the CPU time beyond which a run is */
 #define RF__DISTURB_CV 0.10    /* a figure's CV over repetitions beyond which it is disturbed */
 #define RF__DISTURB_CLOCK 0.10 /* a clock that fell by more than this share */
+/* A top clock under this share of the kernel's "cpu MHz": the vCPUs were shared. */
+#define RF__DISTURB_KERNEL_CLOCK 0.75
 enum {
     RF__DISTURB_OTHERS = 1u,     /* other processes took CPU time (or the load average says so) */
     RF__DISTURB_SPREAD = 2u,     /* a figure's CV over repetitions is too high */
@@ -187,6 +189,10 @@ typedef struct rf__disturb_in {
     double clock_before_ghz; /* clock under the chosen ISA before the compute kernels */
     double clock_after_ghz;  /* the same after them */
     double clock_best_ghz;   /* the best clock an earlier attempt measured */
+    double clock_top_ghz;    /* the highest clock measured under any ISA before the kernels (a
+                                wide-vector licence may lower the chosen ISA's on its own) */
+    double clock_kernel_ghz; /* the lowest "cpu MHz" the kernel reports for the CPUs (0 unknown):
+                                a top clock far under it means the vCPUs were shared */
     double limit_fraction;   /* fp32 FMA figure / (FLOP/cycle x clock x threads) */
 } rf__disturb_in;
 /* Bits for one figure from its statistics (spread, preempted repetitions). */

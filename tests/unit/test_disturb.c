@@ -227,3 +227,26 @@ RF_TEST(provisional_cache_is_measured_again)
     rf_machine_free(m);
     rf_ctx_free(c);
 }
+
+RF_TEST(clock_far_under_the_kernels)
+{
+    /* The case seen on this VM: the kernel says 2.60 GHz, a quiet run measures 3.65 GHz, a run
+     * whose vCPUs shared their cores measured every clock at half (1.83 GHz) with the FMA figure
+     * halved too, so neither the fall nor the limit gave it away. */
+    rf__disturb_in in = quiet();
+    in.clock_kernel_ghz = 2.60;
+    in.clock_before_ghz = in.clock_after_ghz = in.clock_top_ghz = 3.65;
+    RF_EXPECT_INT(rf__run_disturbed(&in), 0);
+    in.clock_before_ghz = in.clock_after_ghz = in.clock_top_ghz = 1.83;
+    RF_EXPECT_INT(rf__run_disturbed(&in), RF__DISTURB_CLOCK_FELL);
+    char buf[256];
+    rf__disturb_text(buf, sizeof buf, RF__DISTURB_CLOCK_FELL, &in);
+    RF_EXPECT_STR(buf, "the clock measured 1.83 GHz, under the 2.60 GHz the kernel reports");
+    /* A wide-vector licence lowers the chosen ISA's clock alone: the top clock still holds. */
+    in.clock_before_ghz = in.clock_after_ghz = 1.9;
+    in.clock_top_ghz = 2.5;
+    RF_EXPECT_INT(rf__run_disturbed(&in), 0);
+    in.clock_kernel_ghz = 0; /* no figure from the kernel: nothing to say */
+    in.clock_top_ghz = 1.0;
+    RF_EXPECT_INT(rf__run_disturbed(&in), 0);
+}
