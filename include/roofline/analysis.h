@@ -34,10 +34,15 @@ typedef struct rf_measured {
 /** Why a measured point lies above its roof (bits; several may hold). */
 enum {
     RF_ABOVE_FASTER_LEVEL =
-        1u,                   /**< its bytes fit a faster memory level than the roof's (`level`) */
-    RF_ABOVE_MISCOUNT = 2u,   /**< no level explains it: FLOPs or bytes miscounted for the op */
-    RF_ABOVE_PROVISIONAL = 4u /**< the roof was measured in a disturbed run (provisional) */
+        1u,                    /**< its bytes fit a faster memory level than the roof's (`level`) */
+    RF_ABOVE_MISCOUNT = 2u,    /**< no level explains it: FLOPs or bytes miscounted for the op */
+    RF_ABOVE_PROVISIONAL = 4u, /**< the roof was measured in a disturbed run (provisional) */
+    RF_ABOVE_NOISE = 8u        /**< at most RF_ABOVE_NOISE_SHARE over the roof and nothing else
+                                    explains it: the spread of clock and timer between the roof's
+                                    run and this one, not a miscount */
 };
+/** How far over its roof a point may be and still be put down to measurement spread (5%). */
+#define RF_ABOVE_NOISE_SHARE 0.05
 
 /** What a measurement says about a row. Every figure is derived from `m` and the row's estimate
  *  (rf_eval) by the analysis. */

@@ -40,8 +40,9 @@ static const rf__level *rf__holding_level(const rf__level *lv, size_t n, double 
 
 /* Reasons for a point above its roof. A memory-bound point is explained by a faster level when
  * its bytes fit one whose roof at this AI is at least what was achieved; otherwise, unless the
- * roof is provisional (which alone may explain it), the op's FLOPs or bytes are likely miscounted.
- */
+ * roof is provisional (which alone may explain it), a point at most 5% over is put down to the
+ * spread of clock and timer between the roof's run and this one, and one further over to FLOPs or
+ * bytes miscounted for the op. */
 static void rf__above_why(const rf_eval *e, const rf_roof *roof, int provisional,
                           const rf__level *lv, size_t n, rf_achieved *a)
 {
@@ -57,7 +58,8 @@ static void rf__above_why(const rf_eval *e, const rf_roof *roof, int provisional
             if (got > cap * 1.000001 && !provisional) a->why |= RF_ABOVE_MISCOUNT;
         }
     }
-    if (!a->why) a->why = RF_ABOVE_MISCOUNT;
+    if (!a->why)
+        a->why = a->utilization <= 1 + RF_ABOVE_NOISE_SHARE ? RF_ABOVE_NOISE : RF_ABOVE_MISCOUNT;
 }
 
 void rf__achieved_eval(const rf_eval *e, const rf_roof *roof, int provisional,
@@ -109,5 +111,8 @@ char *rf__above_text(char *buf, size_t size, const rf_achieved *a, const char *r
         rf__appendf(buf, size, &len, "%sprovisional roof", len ? "; " : "");
     if (a->why & RF_ABOVE_MISCOUNT)
         rf__appendf(buf, size, &len, "%sFLOPs or bytes miscounted?", len ? "; " : "");
+    if (a->why & RF_ABOVE_NOISE)
+        rf__appendf(buf, size, &len, "%swithin %.0f%%: clock and timer spread between runs",
+                    len ? "; " : "", 100 * RF_ABOVE_NOISE_SHARE);
     return buf;
 }

@@ -21,7 +21,7 @@ int rf__result_has_measured(const rf_result *r)
     return 0;
 }
 
-static const char *const rf__why_names[3] = {"faster_level", "miscount", "provisional"};
+static const char *const rf__why_names[4] = {"faster_level", "miscount", "provisional", "noise"};
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
@@ -50,7 +50,7 @@ rf_status rf__json_row_measured(const rf_row *row, rf_writer *w)
     if (a->above) {
         RF_TRY(RF_WRITE_LIT(w, ", \"reasons\": ["));
         int first = 1;
-        for (unsigned k = 0; k < 3; k++)
+        for (unsigned k = 0; k < 4; k++)
             if (a->why & (1u << k)) {
                 RF_TRY(rf_writef(w, "%s\"%s\"", first ? "" : ", ", rf__why_names[k]));
                 first = 0;
@@ -99,7 +99,7 @@ rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w)
     }
     size_t len = 0;
     why[0] = '\0';
-    for (unsigned k = 0; k < 3; k++)
+    for (unsigned k = 0; k < 4; k++)
         if (a->above && (a->why & (1u << k)))
             rf__appendf(why, sizeof why, &len, "%s%s", len ? ";" : "", rf__why_names[k]);
     RF_TRY(rf_writef(w, ",%d,%s,", a->above ? 1 : 0, why));

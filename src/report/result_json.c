@@ -170,7 +170,7 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
 /* The reasons of a point above its roof, as rf_report_json names them. */
 static rf_status rf__rj_reasons(rf_ctx *ctx, json_t *v, const char *where, rf_achieved *a)
 {
-    static const char *const names[3] = {"faster_level", "miscount", "provisional"};
+    static const char *const names[4] = {"faster_level", "miscount", "provisional", "noise"};
     json_t *rs = json_object_get(v, "reasons"), *e;
     size_t i;
     a->why = 0;
@@ -178,11 +178,12 @@ static rf_status rf__rj_reasons(rf_ctx *ctx, json_t *v, const char *where, rf_ac
     json_array_foreach(rs, i, e)
     {
         unsigned bit = 0;
-        for (unsigned k = 0; k < 3; k++)
+        for (unsigned k = 0; k < 4; k++)
             if (json_is_string(e) && strcmp(json_string_value(e), names[k]) == 0) bit = 1u << k;
-        RF_CHECK(ctx, bit, RF_FORMAT,
-                 "%s: reasons[%zu] must be \"faster_level\", \"miscount\" or \"provisional\"",
-                 where, i);
+        RF_CHECK(
+            ctx, bit, RF_FORMAT,
+            "%s: reasons[%zu] must be \"faster_level\", \"miscount\", \"provisional\" or \"noise\"",
+            where, i);
         a->why |= bit;
     }
     if (!a->above) a->why = 0;
