@@ -165,7 +165,7 @@ typedef struct rf_llm_measured {
     double decode_of_refined;    /**< over the refined per-layer decode ceiling */
     double weight_bytes_per_s;   /**< model bytes x decode steps per second: bandwidth achieved */
     double ttft_of_refined;      /**< the refined time to first token over the measured one */
-    char source[RF_TEXT_MAX];    /**< where the figures come from, one sentence */
+    char source[1024];           /**< where the figures come from and what was simplified */
 } rf_llm_measured;
 
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.

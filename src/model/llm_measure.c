@@ -16,7 +16,7 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
     RF_CHECK(ctx, r && m, RF_USAGE, "rf_llm_measure: an analysis and its model are required");
     rf_exec_llm_result *x = NULL;
     RF_TRY(rf_exec_llm_run(ctx, m, &r->phase[0].opts, &r->phase[1].opts, eo, &x));
-    char src[RF_TEXT_MAX];
+    char src[sizeof r->measured.source];
     size_t len = 0;
     src[0] = '\0';
     rf__appendf(src, sizeof src, &len,
