@@ -127,6 +127,35 @@ static void rf__level_from(const rf_probe_point *pts, size_t n, uint64_t first, 
     l->bytes_per_s = rf__median_of(pts, a, b);
 }
 
+/* A plateau that runs past the end of a private cache is two levels whose figures came within the
+ * tolerance of each other (here: L2 at 235 GB/s and the shared L3 at 195 GB/s per 2 threads, one
+ * plateau from 48 KiB to 6 MiB, so L3 went missing): split it where the cache ends. */
+static size_t rf__split_at_caches(const rf_probe_point *pts, size_t n,
+                                  const uint64_t private_bytes[2], rf_probe_level *raw, size_t nr,
+                                  size_t max)
+{
+    for (int k = 0; k < 2; k++) {
+        uint64_t cap = private_bytes[k];
+        for (size_t i = 0; i + 1 < nr; i++) { /* not the last: DRAM (a flat sweep is all one) */
+            if (!(raw[i].first_bytes <= cap && raw[i].last_bytes > cap) || nr >= max) continue;
+            uint64_t below = 0, above = 0;
+            for (size_t j = 0; j < n; j++) {
+                if (pts[j].bytes >= raw[i].first_bytes && pts[j].bytes <= cap) below = pts[j].bytes;
+                if (!above && pts[j].bytes > cap && pts[j].bytes <= raw[i].last_bytes)
+                    above = pts[j].bytes;
+            }
+            if (!below || !above) continue;
+            memmove(&raw[i + 2], &raw[i + 1], (nr - i - 1) * sizeof *raw);
+            rf_probe_level hi = raw[i];
+            rf__level_from(pts, n, raw[i].first_bytes, below, raw[i].name, &raw[i]);
+            rf__level_from(pts, n, above, hi.last_bytes, hi.name, &raw[i + 1]);
+            nr++;
+            i++;
+        }
+    }
+    return nr;
+}
+
 size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
                               const uint64_t private_bytes[2], rf_probe_level *levels,
                               size_t max_levels)
@@ -135,6 +164,7 @@ size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
     size_t nr = rf__plateaus(pts, n, tol, 1, raw, 16);
     if (nr < 1 || !private_bytes[0] || !private_bytes[1] || max_levels < 4)
         return rf__plateaus(pts, n, tol, 1, levels, max_levels < 4 ? max_levels : 4);
+    nr = rf__split_at_caches(pts, n, private_bytes, raw, nr, 16);
     /* Group the plateaus: L1 and L2 by the private cache their middle size fits in (hwloc knows
      * those even under a hypervisor), the last one is DRAM, everything between is L3. Counting
      * plateaus instead let noise shift every name by one. */
