@@ -16,14 +16,6 @@
 
 #define RF__TQ2 __attribute__((target("avx2,fma,f16c")))
 
-RF__TQ2 static float rf__hsum(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
 RF__TQ2 static float rf__h(uint16_t h)
 {
     return _cvtsh_ss(h);
@@ -40,7 +32,7 @@ RF__TQ2 static float rf__dot_f32(const void *w, const void *act, size_t k)
         s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
         s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(x + i + 24), s3);
     }
-    float s = rf__hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+    float s = rf__hsum256(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     for (; i < k; i++) s += a[i] * x[i];
     return s;
 }
@@ -61,7 +53,7 @@ RF__TQ2 static float rf__dot_f16(const void *w, const void *act, size_t k)
         s2 = _mm256_fmadd_ps(w2, _mm256_loadu_ps(x + i + 16), s2);
         s3 = _mm256_fmadd_ps(w3, _mm256_loadu_ps(x + i + 24), s3);
     }
-    float s = rf__hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+    float s = rf__hsum256(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     for (; i < k; i++) s += rf__h(a[i]) * x[i];
     return s;
 }
@@ -84,7 +76,7 @@ RF__TQ2 static float rf__dot_bf16(const void *w, const void *act, size_t k)
         s2 = _mm256_fmadd_ps(rf__bf8(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
         s3 = _mm256_fmadd_ps(rf__bf8(a + i + 24), _mm256_loadu_ps(x + i + 24), s3);
     }
-    float s = rf__hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+    float s = rf__hsum256(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     for (; i < k; i++) s += rf__bf16_to_f32(a[i]) * x[i];
     return s;
 }
@@ -177,7 +169,7 @@ RF__TQ2 static float rf__dot_q8_0(const void *w, const void *act, size_t k)
         else
             t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
-    return rf__hsum(_mm256_add_ps(t0, t1));
+    return rf__hsum256(_mm256_add_ps(t0, t1));
 }
 
 /* Q4_0 . Q8_32: unsigned nibbles times x, less 8 . sum x (each of the 8 dwords takes one sum) */
@@ -199,7 +191,7 @@ RF__TQ2 static float rf__dot_q4_0(const void *w, const void *act, size_t k)
         else
             t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
-    return rf__hsum(_mm256_add_ps(t0, t1));
+    return rf__hsum256(_mm256_add_ps(t0, t1));
 }
 
 /* The 6-bit scales and mins of a Q4_K block as 8 bytes each (sub-blocks 0..7). */
@@ -265,7 +257,7 @@ RF__TQ2 static float rf__dot_q4_k(const void *w, const void *act, size_t k)
     }
     __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
     m = _mm_add_ss(m, _mm_movehdup_ps(m));
-    return rf__hsum(acc) - _mm_cvtss_f32(m);
+    return rf__hsum256(acc) - _mm_cvtss_f32(m);
 }
 
 /* Q6_K . Q8_K: the 6-bit values unsigned (0..63) times the activations, times the scale of each
@@ -305,7 +297,7 @@ RF__TQ2 static float rf__dot_q6_k(const void *w, const void *act, size_t k)
         acc =
             _mm256_fmadd_ps(_mm256_set1_ps(rf__h(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi), acc);
     }
-    return rf__hsum(acc);
+    return rf__hsum256(acc);
 }
 
 RF__TQ2 int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x,

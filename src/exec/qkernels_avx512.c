@@ -91,14 +91,6 @@ RF__TQ5 static float rf__dot_bf16(const void *w, const void *act, size_t k)
  * and the Q4_K kernel measured faster on ymm (22 cycles per block against 25 on zmm). */
 #define RF__TQV __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 
-RF__TQV static float rf__hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
 /* Q8_0 . Q8_32: |w| . (x signed as w) in one vpdpbusd per block */
 RF__TQV static float rf__dot_q8_0(const void *w, const void *act, size_t k)
 {
@@ -116,7 +108,7 @@ RF__TQV static float rf__dot_q8_0(const void *w, const void *act, size_t k)
         else
             t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
-    return rf__hsum8(_mm256_add_ps(t0, t1));
+    return rf__hsum256(_mm256_add_ps(t0, t1));
 }
 
 /* Q4_0 . Q8_32: unsigned nibbles times x in one vpdpbusd, less 8 . sum x */
@@ -137,7 +129,7 @@ RF__TQV static float rf__dot_q4_0(const void *w, const void *act, size_t k)
         else
             t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
-    return rf__hsum8(_mm256_add_ps(t0, t1));
+    return rf__hsum256(_mm256_add_ps(t0, t1));
 }
 
 /* Q4_K . Q8_K: as the AVX2 kernel (pair sums of nibbles times int8 activations, times each
@@ -196,7 +188,7 @@ RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
     }
     __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
     m = _mm_add_ss(m, _mm_movehdup_ps(m));
-    return rf__hsum8(acc) - _mm_cvtss_f32(m);
+    return rf__hsum256(acc) - _mm_cvtss_f32(m);
 }
 
 /* Q6_K . Q8_K: unsigned 6-bit values times the activations, the scale of each 16 fused by
@@ -235,7 +227,7 @@ RF__TQV static float rf__dot_q6_k(const void *w, const void *act, size_t k)
         acc =
             _mm256_fmadd_ps(_mm256_set1_ps(rf__h5(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi), acc);
     }
-    return rf__hsum8(acc);
+    return rf__hsum256(acc);
 }
 
 const rf__qk_dot_fn rf__qk_avx512[RF__QK_COUNT] = {

@@ -1,5 +1,6 @@
 /* qkernels_x86.h — what the AVX2 and AVX-512 quantized kernels share: the unpacking of Q6_K's
- * 6-bit values with 256-bit integer operations (both kernels accumulate at their own width).
+ * 6-bit values with 256-bit integer operations (both kernels accumulate at their own width) and
+ * the horizontal sum of eight floats.
  * Included by qkernels_avx2.c and qkernels_avx512.c only, after <immintrin.h>. */
 #ifndef RF_EXEC_QKERNELS_X86_H
 #define RF_EXEC_QKERNELS_X86_H
@@ -24,6 +25,15 @@ rf__q6k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
     v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+}
+
+/* The sum of a vector's eight floats (both kernels end their dot products with it). */
+__attribute__((target("avx2"))) static inline float rf__hsum256(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
 }
 
 #endif
