@@ -89,7 +89,7 @@ static void rf__dq_q4_0(const rf__bq4_0 *b, float *y)
 }
 
 /* Scale and min of sub-block j (0..7) of a Q4_K block: 6 bits each, packed in 12 bytes. */
-static void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
+void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
 {
     if (j < 4) {
         *sc = q[j] & 63;

@@ -130,6 +130,8 @@ int rf__qk_silu_avx2(float *y, size_t n);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
+/* Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes. */
+void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 /* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
 float rf__f16_to_f32(uint16_t h);

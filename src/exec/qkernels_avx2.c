@@ -393,6 +393,66 @@ RF__TQ2 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k)
         for (; i < k; i++) y[i] = rf__bf16_to_f32(a[i]);
         return 1;
     }
+    if (id == RF__QK_Q8_0) { /* d . q, as the reference: one rounding */
+        const rf__bq8_0 *b = w;
+        for (size_t n = 0; n < k / 32; n++, y += 32) {
+            __m256 d = _mm256_set1_ps(rf__h(b[n].d));
+            for (int l = 0; l < 32; l += 8)
+                _mm256_storeu_ps(
+                    y + l, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+                                                _mm_loadl_epi64((const __m128i *)(b[n].qs + l))))));
+        }
+        return 1;
+    }
+    if (id ==
+        RF__QK_Q4_K) { /* (d . scale) . q - dmin . min, fused: within an ulp of the reference */
+        const rf__bq4_k *b = w;
+        const __m128i m4 = _mm_set1_epi8(0xf);
+        for (size_t n = 0; n < k / RF__QK_K; n++) {
+            float d = rf__h(b[n].d), dmin = rf__h(b[n].dmin);
+            const uint8_t *q = b[n].qs;
+            for (int j = 0; j < 4; j++, q += 32, y += 64) {
+                int s0, m0, s1, m1;
+                rf__q4k_scale_min(b[n].scales, 2 * j, &s0, &m0);
+                rf__q4k_scale_min(b[n].scales, 2 * j + 1, &s1, &m1);
+                __m256 d0 = _mm256_set1_ps(d * (float)s0), n0 = _mm256_set1_ps(dmin * (float)m0);
+                __m256 d1 = _mm256_set1_ps(d * (float)s1), n1 = _mm256_set1_ps(dmin * (float)m1);
+                for (int l = 0; l < 32; l += 8) {
+                    __m128i v = _mm_loadl_epi64((const __m128i *)(q + l));
+                    __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_and_si128(v, m4)));
+                    __m256 hi = _mm256_cvtepi32_ps(
+                        _mm256_cvtepu8_epi32(_mm_and_si128(_mm_srli_epi16(v, 4), m4)));
+                    _mm256_storeu_ps(y + l, _mm256_fmsub_ps(d0, lo, n0));
+                    _mm256_storeu_ps(y + l + 32, _mm256_fmsub_ps(d1, hi, n1));
+                }
+            }
+        }
+        return 1;
+    }
+    if (id == RF__QK_Q6_K) { /* (d . scale) . (q - 32), as the reference */
+        const rf__bq6_k *b = w;
+        const __m256i off = _mm256_set1_epi32(32);
+        for (size_t n = 0; n < k / RF__QK_K; n++) {
+            float d = rf__h(b[n].d);
+            for (int h = 0; h < 2; h++, y += 128) {
+                __m256i v[4];
+                uint8_t u[128];
+                rf__q6k_unpack256(b[n].ql + 64 * h, b[n].qh + 32 * h, v);
+                for (int g = 0; g < 4; g++) _mm256_storeu_si256((__m256i *)(u + 32 * g), v[g]);
+                for (int g = 0; g < 8; g++) { /* 16 values of scale 8h + g */
+                    __m256 ds = _mm256_set1_ps(d * (float)b[n].scales[8 * h + g]);
+                    for (int l = 0; l < 16; l += 8) {
+                        __m256i x = _mm256_cvtepu8_epi32(
+                            _mm_loadl_epi64((const __m128i *)(u + 16 * g + l)));
+                        _mm256_storeu_ps(
+                            y + 16 * g + l,
+                            _mm256_mul_ps(ds, _mm256_cvtepi32_ps(_mm256_sub_epi32(x, off))));
+                    }
+                }
+            }
+        }
+        return 1;
+    }
     return 0;
 }
 

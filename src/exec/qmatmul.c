@@ -1,25 +1,32 @@
 /* qmatmul.c — the threaded drivers of the quantized matrix kernels: y = x . W^T for a weight
  * matrix of any kernel type read where it lies (the mapped file). Few activation rows (decode):
  * rows split over the thread team (qteam.c), each row's dot products dequantising in
- * registers against the activations quantised once to 8 bits (rf__qk_act). Many rows (prefill): row
- * chunks dequantised into F32 by the team, then OpenBLAS sgemm (F32 weights go to sgemm directly).
- * Never times, never prints. */
+ * registers against the activations quantised once to 8 bits (rf__qk_act). Many rows (prefill):
+ * each of the team's jobs dequantises blocks of its rows into F32 (AVX2 where it can) and
+ * multiplies each with a single-threaded OpenBLAS sgemm (F32 weights go to sgemm in place). Never
+ * times, never prints. */
 #include <cblas.h>
 #include <string.h>
 
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
 
-#define RF__QMM_GEMM_MIN 8             /* activation rows from which sgemm beats dot products */
-#define RF__QMM_CHUNK_FLOATS (1 << 20) /* dequantised chunk: 4 MiB, L2/L3-sized */
+#define RF__QMM_GEMM_MIN 8 /* activation rows from which sgemm beats dot products */
+/* Prefill: each of the team's 4 x threads jobs dequantises its rows in blocks of about this many
+ * floats (1 MiB, L2-sized) and multiplies each block with a single-threaded sgemm. One team for
+ * both steps: OpenBLAS's own threads spun in sched_yield while the team dequantised, and the team
+ * while they multiplied (a third of the CPU time of a 1B prefill went to the scheduler). */
+#define RF__QMM_BLOCK_FLOATS (1 << 18)
+#define RF__QMM_BUF_MAX_FLOATS (1 << 24) /* all the jobs' blocks together: at most 64 MiB */
 
 struct rf__qmm {
     rf__qteam *team;
     unsigned n;
     int isa;
-    void *chunk; /* floats: RF__QMM_CHUNK_FLOATS (or 16 rows, when longer) */
+    void *chunk; /* floats: one dequantised block per job */
     size_t chunk_cap;
-    void *act; /* the S activation rows in the weight type's format (rf__qk_act) */
+    int blas_before; /* OpenBLAS's thread count when the driver was made, restored by free */
+    void *act;       /* the S activation rows in the weight type's format (rf__qk_act) */
     size_t act_cap;
 };
 
@@ -40,7 +47,8 @@ rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
         rf__free(ctx, q);
         return st;
     }
-    openblas_set_num_threads((int)threads); /* the same thread count for OpenBLAS */
+    q->blas_before = openblas_get_num_threads();
+    openblas_set_num_threads(1); /* the team's threads call sgemm, one each */
     *out = q;
     return RF_OK;
 }
@@ -48,6 +56,7 @@ rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
 void rf__qmm_free(rf_ctx *ctx, rf__qmm *q)
 {
     if (!q) return;
+    if (q->blas_before > 0) openblas_set_num_threads(q->blas_before);
     rf__qteam_free(ctx, q->team);
     rf__free(ctx, q->chunk);
     rf__free(ctx, q->act);
@@ -79,8 +88,8 @@ typedef struct rf__mv {
     const uint8_t *act; /* activation rows, act_bytes apart (x itself when act_bytes is 0) */
     size_t act_bytes;
     float *y;     /* dot products: y[s * N + r] */
-    float *chunk; /* dequantise: rows [r0, r1) into chunk */
-    uint64_t r0, r1;
+    float *chunk; /* one block of `block` dequantised rows per job */
+    uint64_t block;
     int isa;
 } rf__mv;
 
@@ -98,15 +107,30 @@ static void rf__mv_job(void *arg, unsigned tid, unsigned n)
     }
 }
 
-static void rf__dq_job(void *arg, unsigned tid, unsigned n)
+/* Job `c` of `nc`: its share of the rows, dequantised a block at a time into its own buffer (F32
+ * weights are read in place) and multiplied with the activations by a single-threaded sgemm. */
+static void rf__gemm_job(void *arg, unsigned c, unsigned nc)
 {
     const rf__mv *m = arg;
-    uint64_t rows = m->r1 - m->r0, a = m->r0 + rows * tid / n, b = m->r0 + rows * (tid + 1) / n;
-    for (uint64_t r = a; r < b; r++) {
-        const uint8_t *row = m->w + r * m->row_bytes;
-        float *y = m->chunk + (r - m->r0) * m->K;
-        if (!(m->isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(m->id, row, y, m->K)))
-            rf__qk_dequant(m->id, row, y, m->K);
+    uint64_t a = m->N * c / nc, b = m->N * (c + 1) / nc;
+    float *buf = m->chunk + (size_t)c * (size_t)(m->block * m->K);
+    for (uint64_t r0 = a; r0 < b; r0 += m->block) {
+        uint64_t r1 = r0 + m->block < b ? r0 + m->block : b;
+        const float *wt = buf;
+        int ld = (int)m->K;
+        if (m->id == RF__QK_F32) {
+            wt = (const float *)(const void *)(m->w + r0 * m->row_bytes);
+            ld = (int)(m->row_bytes / 4);
+        } else {
+            for (uint64_t r = r0; r < r1; r++) {
+                const uint8_t *row = m->w + r * m->row_bytes;
+                float *y = buf + (r - r0) * m->K;
+                if (!(m->isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(m->id, row, y, m->K)))
+                    rf__qk_dequant(m->id, row, y, m->K);
+            }
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m->S, (int)(r1 - r0), (int)m->K,
+                    1.0f, m->x, (int)m->K, wt, ld, 0.0f, m->y + r0, (int)m->N);
     }
 }
 
@@ -123,7 +147,7 @@ static rf_status rf__qmm_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need
 rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
                       uint64_t K, const float *x, uint64_t S, float *y)
 {
-    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0, 0};
+    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
     m.isa = q->isa;
     if (S < RF__QMM_GEMM_MIN) {
         /* the activations quantised once, read by every row */
@@ -136,22 +160,15 @@ rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row
         rf__qmm_parallel(q, rf__mv_job, &m);
         return RF_OK;
     }
-    if (id == RF__QK_F32) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)N, (int)K, 1.0f, x,
-                    (int)K, w, (int)(row_bytes / 4), 0.0f, y, (int)N);
-        return RF_OK;
-    }
-    uint64_t rows = RF__QMM_CHUNK_FLOATS / K;
-    if (rows < 16) rows = 16;
-    if (rows > N) rows = N;
-    RF_TRY(rf__qmm_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(rows * K) * 4));
+    unsigned jobs = 4 * q->n; /* as the team splits a job (qteam.c) */
+    uint64_t block = RF__QMM_BLOCK_FLOATS / K;
+    if (block * K * jobs > RF__QMM_BUF_MAX_FLOATS) block = RF__QMM_BUF_MAX_FLOATS / jobs / K;
+    if (block < 4) block = 4;
+    if (block > N) block = N;
+    m.block = block;
+    if (id != RF__QK_F32)
+        RF_TRY(rf__qmm_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(block * K) * 4 * jobs));
     m.chunk = q->chunk;
-    for (uint64_t r0 = 0; r0 < N; r0 += rows) {
-        m.r0 = r0;
-        m.r1 = r0 + rows < N ? r0 + rows : N;
-        rf__qmm_parallel(q, rf__dq_job, &m);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)(m.r1 - r0), (int)K, 1.0f,
-                    x, (int)K, q->chunk, (int)K, 0.0f, y + r0, (int)N);
-    }
+    rf__qmm_parallel(q, rf__gemm_job, &m);
     return RF_OK;
 }

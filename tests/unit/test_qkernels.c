@@ -226,6 +226,40 @@ RF_TEST(qk_isa_variants)
 
 /* The attention's row helpers at every level against naive loops: strided rows, lengths with
  * tails (n not a multiple of 8 or 32). */
+/* The AVX2 dequantisers (prefill's path to sgemm) against the reference, element by element: the
+ * same single rounding for F16, BF16, Q8_0 and Q6_K (exact), one fused multiply-subtract for Q4_K
+ * where the reference rounds twice (within 2^-22 of the block's largest magnitude). A wrong nibble,
+ * scale or min is off by a whole step of the block, far outside that. */
+RF_TEST(qk_dequant_avx2_matches_reference)
+{
+    if (rf__qisa_best() < RF__QISA_AVX2) RF_SKIP("no AVX2 on this CPU");
+    enum { K = 1024 };
+    static uint8_t w[K * 4];
+    static float ref[K], got[K];
+    const int ids[] = {RF__QK_F16, RF__QK_BF16, RF__QK_Q8_0, RF__QK_Q4_K, RF__QK_Q6_K};
+    for (size_t t = 0; t < sizeof ids / sizeof ids[0]; t++) {
+        int id = ids[t];
+        for (int rep = 0; rep < 20; rep++) {
+            fill_weights(id, w, K);
+            rf__qk_dequant(id, w, ref, K);
+            memset(got, 0xff, sizeof got);
+            RF_EXPECT_INT(rf__qk_dequant_avx2(id, w, got, K), 1);
+            int bad = 0;
+            for (size_t b = 0; b < K && !bad; b += 256) {
+                double big = 0;
+                for (size_t i = b; i < b + 256; i++) big = fmax(big, fabs((double)ref[i]));
+                double tol = id == RF__QK_Q4_K ? ldexp(big, -22) : 0;
+                for (size_t i = b; i < b + 256 && !bad; i++)
+                    if (!(fabs((double)got[i] - (double)ref[i]) <= tol)) {
+                        RF_FAIL_AT("type %d element %zu: %.9g, reference %.9g", id, i,
+                                   (double)got[i], (double)ref[i]);
+                        bad = 1;
+                    }
+            }
+        }
+    }
+}
+
 RF_TEST(qk_rows_helpers)
 {
     static const size_t ns[] = {64, 128, 7, 40, 100};
