@@ -21,6 +21,7 @@ static const cli_opt cli_demo_opts[] = {
     {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page"},
+    CLI_ADVICE_OPTS,
     {0, 0, 0, 0},
 };
 
