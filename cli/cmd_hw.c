@@ -27,9 +27,12 @@ static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
     rf_machine *m = NULL;
+    const rf_interconnect *ic = NULL;
     rf_status st;
     if (is_list) {
         st = rf_report_hwdb_list(ctx, json, &w);
+    } else if (rf_interconnect_find(ctx, a.pos[1], &ic) == RF_OK) {
+        st = rf_report_interconnect(ctx, ic, json, &w);
     } else if ((st = rf_machine_resolve(ctx, a.pos[1], &m)) == RF_OK) {
         st = json ? rf_machine_write_json(ctx, m, cli_get(&a, "simple") != NULL, &w)
                   : rf_report_machine_show(ctx, m, &o, &w);
@@ -48,8 +51,9 @@ const cli_cmd cmd_hw = {
     "hw list | hw show NAME|FILE [--json [--simple]]",
     "the datasheet database and machine files",
     "'hw list' lists the devices of the datasheet database (every figure dense, with the document "
-    "it comes from). 'hw show' prints one device, or a machine file, ceiling by ceiling; with "
-    "--json it prints a machine file you can edit and pass to --hw.",
+    "it comes from) and the interconnects (network roofs). 'hw show' prints one device, "
+    "interconnect or machine file, ceiling by ceiling; with --json a device or file prints as a "
+    "machine file you can edit and pass to --hw.",
     cli_hw_opts,
     cli_hw,
 };

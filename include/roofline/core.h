@@ -19,9 +19,15 @@ extern "C" {
 
 /** What a ceiling limits. */
 typedef enum rf_ceiling_kind {
-    RF_CEILING_COMPUTE,  /**< horizontal roof, value in FLOP/s (or OP/s for integer precisions) */
-    RF_CEILING_BANDWIDTH /**< sloped roof, value in byte/s */
+    RF_CEILING_COMPUTE,   /**< horizontal roof, value in FLOP/s (or OP/s for integer precisions) */
+    RF_CEILING_BANDWIDTH, /**< sloped roof, value in byte/s */
+    RF_CEILING_NETWORK    /**< network roof (interconnect), value in byte/s per direction per
+                               device; its intensity is FLOPs per network byte. Never the
+                               machine's default bandwidth. */
 } rf_ceiling_kind;
+
+/** "compute", "bandwidth" or "network". Static. */
+const char *rf_ceiling_kind_name(rf_ceiling_kind kind);
 
 /** Where a ceiling's figure comes from. */
 typedef enum rf_provenance {

@@ -29,6 +29,28 @@ rf_status rf_hwdb_get(rf_ctx *ctx, size_t i, rf_machine **out);
  *  the closest identifiers when none matches. */
 rf_status rf_hwdb_find(rf_ctx *ctx, const char *name, rf_machine **out);
 
+/** An interconnect of the datasheet database: the network roof of distributed work. */
+typedef struct rf_interconnect {
+    const char *id;          /**< "nvlink4", "ib-ndr", "eth-100g" ... */
+    const char *description; /**< "NVIDIA NVLink 4 (H100 SXM5: 18 links)" */
+    double bytes_per_s;      /**< per direction, per device (a GPU's NVLink total, one NIC port) */
+    double latency_s;        /**< one message's latency assumed for communication time */
+    const char *source;      /**< the document the bandwidth comes from */
+    const char *note;        /**< the derivation and what the latency rests on */
+} rf_interconnect;
+
+/** Number of interconnects in the database. */
+size_t rf_interconnect_count(void);
+
+/** Entry `i`, or NULL past the end. Static. */
+const rf_interconnect *rf_interconnect_at(size_t i);
+
+/** Find an interconnect by identifier (case-insensitive). RF_USAGE listing the known ones. */
+rf_status rf_interconnect_find(rf_ctx *ctx, const char *name, const rf_interconnect **out);
+
+/** Add `ic` to `m` as a network ceiling named after it (provenance datasheet). */
+rf_status rf_machine_add_interconnect(rf_ctx *ctx, rf_machine *m, const rf_interconnect *ic);
+
 /** Parse a machine file from memory (JSON, either form; see docs/machine-file.md). `source` names
  *  the input in messages and in the ceilings' provenance. Rejects unknown schema versions, missing
  *  or non-numeric figures, NaN/negative/zero peaks, duplicate keys and ceilings. */

@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "buf.h"
 #include "core.h"
+#include "hw.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,6 +140,10 @@ rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *
 /** `roofline hw list`: the datasheet database as a table (default and best compute, DRAM) or
  *  as a JSON array of {id, kind, description} (`json` non-zero). */
 rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w);
+
+/** One interconnect of the database (`hw show nvlink4`): its bandwidth per direction, the latency
+ *  assumed for a message, source and note; as text, or with `json` as an object. */
+rf_status rf_report_interconnect(rf_ctx *ctx, const rf_interconnect *ic, int json, rf_writer *w);
 
 /** The roofline chart of a machine alone (every ceiling, ridge points, no operations). */
 rf_status rf_report_machine_chart(rf_ctx *ctx, const rf_machine *m, rf_chart_format format,

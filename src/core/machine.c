@@ -72,8 +72,10 @@ rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c)
     RF_CHECK(ctx, c->name[0], RF_FORMAT, "machine '%s': a ceiling has no name", m->name);
     RF_CHECK(ctx, memchr(c->name, '\0', sizeof c->name), RF_FORMAT,
              "machine '%s': ceiling name too long", m->name);
-    RF_CHECK(ctx, c->kind == RF_CEILING_COMPUTE || c->kind == RF_CEILING_BANDWIDTH, RF_USAGE,
-             "machine '%s', ceiling '%s': unknown kind", m->name, c->name);
+    RF_CHECK(ctx,
+             c->kind == RF_CEILING_COMPUTE || c->kind == RF_CEILING_BANDWIDTH ||
+                 c->kind == RF_CEILING_NETWORK,
+             RF_USAGE, "machine '%s', ceiling '%s': unknown kind", m->name, c->name);
     RF_CHECK(ctx, isfinite(c->value) && c->value > 0, RF_RANGE,
              "machine '%s', ceiling '%s': value must be finite and positive, got %g", m->name,
              c->name, c->value);
@@ -138,9 +140,9 @@ rf_status rf_machine_simple(rf_ctx *ctx, const char *name, double peak_flops_per
     return st;
 }
 
-static const char *rf__kind_name(rf_ceiling_kind k)
+const char *rf_ceiling_kind_name(rf_ceiling_kind k)
 {
-    return k == RF_CEILING_COMPUTE ? "compute" : "bandwidth";
+    return k == RF_CEILING_COMPUTE ? "compute" : k == RF_CEILING_NETWORK ? "network" : "bandwidth";
 }
 
 size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const char *names)
@@ -172,7 +174,7 @@ rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind ki
     if (!name || !name[0]) {
         size_t d = kind == RF_CEILING_COMPUTE ? m->default_compute : m->default_bandwidth;
         RF_CHECK(ctx, d < m->n_ceilings, RF_USAGE, "machine '%s' has no %s ceiling", m->name,
-                 rf__kind_name(kind));
+                 rf_ceiling_kind_name(kind));
         *index_out = d;
         return RF_OK;
     }
@@ -200,7 +202,7 @@ rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind ki
         if (m->ceilings[i].kind == kind)
             rf__appendf(list, sizeof list, &len, "%s%s", len ? ", " : "", m->ceilings[i].name);
     return rf__error(ctx, RF_USAGE, -1, "machine '%s' has no %s ceiling '%s' (it has: %s)", m->name,
-                     rf__kind_name(kind), name, len ? list : "none");
+                     rf_ceiling_kind_name(kind), name, len ? list : "none");
 }
 
 rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,

@@ -1,6 +1,7 @@
 /* hwdb.c — finding a device of the datasheet database by identifier or alias (case-insensitive),
  * and the "unknown machine" message that names the close identifiers. The figures themselves live
- * in hwdb_data.c; this file never holds a number. Implements rf_hwdb_find of roofline/hw.h. */
+ * in hwdb_data.c; this file never holds a number. Implements rf_hwdb_find, rf_interconnect_find and
+ * rf_machine_add_interconnect of roofline/hw.h. */
 #include <string.h>
 
 #include "core/rf_int.h"
@@ -88,4 +89,37 @@ rf_status rf_hwdb_find(rf_ctx *ctx, const char *name, rf_machine **out)
             i = rf__hw_index(rf__hw_aliases[k].id);
     if (i == rf_hwdb_count()) return rf__hw_unknown(ctx, name);
     return rf_hwdb_get(ctx, i, out);
+}
+
+rf_status rf_interconnect_find(rf_ctx *ctx, const char *name, const rf_interconnect **out)
+{
+    RF_CHECK(ctx, out && name, RF_USAGE, "rf_interconnect_find: missing argument");
+    *out = NULL;
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < rf_interconnect_count(); i++) {
+        const rf_interconnect *ic = rf_interconnect_at(i);
+        if (rf__strcasecmp(ic->id, name) == 0) {
+            *out = ic;
+            return RF_OK;
+        }
+        rf__appendf(list, sizeof list, &len, "%s%s", i ? ", " : "", ic->id);
+    }
+    return rf__error(ctx, RF_USAGE, -1, "unknown interconnect '%s' (known: %s; or a bandwidth)",
+                     name, list);
+}
+
+rf_status rf_machine_add_interconnect(rf_ctx *ctx, rf_machine *m, const rf_interconnect *ic)
+{
+    RF_CHECK(ctx, m && ic, RF_USAGE, "rf_machine_add_interconnect: missing argument");
+    rf_ceiling c;
+    memset(&c, 0, sizeof c);
+    rf__strlcpy(c.name, ic->id, sizeof c.name);
+    c.kind = RF_CEILING_NETWORK;
+    c.value = ic->bytes_per_s;
+    c.provenance = RF_PROV_DATASHEET;
+    rf__strlcpy(c.source, ic->source, sizeof c.source);
+    rf__strlcpy(c.note, ic->note, sizeof c.note);
+    return rf_machine_add(ctx, m, &c);
 }

@@ -337,6 +337,48 @@ static rf_status rf__hw_fill(rf_ctx *ctx, rf_machine *m, const rf__hwdev *d)
     return RF_OK;
 }
 
+/* ---- interconnects: bandwidth per direction and per device ------------------------------------
+ * Latencies: the adapters' published port-to-port figure where there is one (ConnectX); NVLink and
+ * PCIe publish none, so a round 1 us per message stands in (a peer-to-peer copy's launch and
+ * completion); `peaks --mpi` measures the real one and --net-latency sets another. */
+#define SRC_PCIE                                                                                   \
+    "PCI-SIG PCI Express Base Specification (4.0: 16 GT/s, 5.0: 32 GT/s per lane, 128b/130b)"
+#define NOTE_NO_LAT "latency 1 us assumed (no published figure)"
+static const rf_interconnect rf__interconnects[] = {
+    {"nvlink3", "NVIDIA NVLink 3 (A100 SXM4: 12 links)", 300e9, 1e-6, SRC_A100,
+     "NVLink 600 GB/s per GPU in both directions together: 300 GB/s each way; " NOTE_NO_LAT},
+    {"nvlink4", "NVIDIA NVLink 4 (H100 SXM5: 18 links)", 450e9, 1e-6,
+     "NVIDIA H100 Tensor Core GPU datasheet (NVLink: 900GB/s)",
+     "900 GB/s per GPU in both directions together: 450 GB/s each way; " NOTE_NO_LAT},
+    {"pcie4-x16", "PCI Express 4.0 x16", 31.5e9, 1e-6, SRC_PCIE,
+     "16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s each way (before packet "
+     "overhead); " NOTE_NO_LAT},
+    {"pcie5-x16", "PCI Express 5.0 x16", 63e9, 1e-6, SRC_PCIE,
+     "32 GT/s x 16 lanes x 128/130 / 8 = 63 GB/s each way (before packet overhead); " NOTE_NO_LAT},
+    {"ib-hdr", "InfiniBand HDR, one 200 Gb/s port", 25e9, 0.6e-6,
+     "NVIDIA ConnectX-6 VPI adapter user manual (200 Gb/s ports, sub-600 ns latency)",
+     "200 Gb/s / 8 = 25 GB/s each way; latency 0.6 us (the adapter's figure)"},
+    {"ib-ndr", "InfiniBand NDR, one 400 Gb/s port", 50e9, 0.6e-6,
+     "NVIDIA ConnectX-7 adapter documentation (400 Gb/s InfiniBand NDR ports)",
+     "400 Gb/s / 8 = 50 GB/s each way; latency 0.6 us assumed as ConnectX-6's"},
+    {"eth-100g", "Ethernet 100 Gb/s (RoCE), one port", 12.5e9, 0.8e-6,
+     "IEEE 802.3bj/802.3bm 100 Gb/s Ethernet; NVIDIA ConnectX-6 EN product brief (sub 0.8 us)",
+     "100 Gb/s / 8 = 12.5 GB/s each way; latency 0.8 us (RDMA, the adapter's figure; TCP is ~10x)"},
+    {"eth-400g", "Ethernet 400 Gb/s (RoCE), one port", 50e9, 0.8e-6,
+     "IEEE 802.3bs 400 Gb/s Ethernet",
+     "400 Gb/s / 8 = 50 GB/s each way; latency 0.8 us assumed as ConnectX-6 EN's"},
+};
+
+size_t rf_interconnect_count(void)
+{
+    return RF__COUNT(rf__interconnects);
+}
+
+const rf_interconnect *rf_interconnect_at(size_t i)
+{
+    return i < RF__COUNT(rf__interconnects) ? &rf__interconnects[i] : NULL;
+}
+
 rf_status rf_hwdb_get(rf_ctx *ctx, size_t i, rf_machine **out)
 {
     RF_CHECK(ctx, out, RF_USAGE, "rf_hwdb_get: missing argument");

@@ -151,13 +151,14 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
 {
     char text[16] = "", unit[16] = "";
     json_t *k = json_object_get(v, "kind");
-    RF_CHECK(ctx, k, RF_FORMAT, "%s: missing 'kind' (\"compute\" or \"bandwidth\")", where);
+    RF_CHECK(ctx, k, RF_FORMAT, "%s: missing 'kind' (\"compute\", \"bandwidth\" or \"network\")",
+             where);
     if (json_is_string(k) && json_string_length(k) < sizeof text)
         memcpy(text, json_string_value(k), json_string_length(k) + 1);
-    int compute = strcmp(text, "compute") == 0;
-    RF_CHECK(ctx, compute || strcmp(text, "bandwidth") == 0, RF_FORMAT,
-             "%s: 'kind' must be \"compute\" or \"bandwidth\"", where);
-    *kind = compute ? RF_CEILING_COMPUTE : RF_CEILING_BANDWIDTH;
+    int compute = strcmp(text, "compute") == 0, network = strcmp(text, "network") == 0;
+    RF_CHECK(ctx, compute || network || strcmp(text, "bandwidth") == 0, RF_FORMAT,
+             "%s: 'kind' must be \"compute\", \"bandwidth\" or \"network\"", where);
+    *kind = compute ? RF_CEILING_COMPUTE : network ? RF_CEILING_NETWORK : RF_CEILING_BANDWIDTH;
     RF_TRY(rf__json_str(ctx, v, "unit", where, unit, sizeof unit, 0));
     int ok = !unit[0] || (compute ? strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0
                                   : strcmp(unit, "B/s") == 0);
@@ -370,7 +371,7 @@ static rf_status rf__mj_wceiling(rf_ctx *ctx, rf_writer *w, const rf_ceiling *c,
     int compute = c->kind == RF_CEILING_COMPUTE;
     RF_TRY(rf_writef(w, "    {\n"));
     RF_TRY(rf__mj_wfield(w, 6, "name", c->name, sizeof c->name, 0));
-    RF_TRY(rf__mj_wfield(w, 6, "kind", compute ? "compute" : "bandwidth", 16, 0));
+    RF_TRY(rf__mj_wfield(w, 6, "kind", rf_ceiling_kind_name(c->kind), 16, 0));
     RF_TRY(rf_writef(w, "      \"value\": "));
     RF_TRY(rf__mj_wnum(ctx, w, c->value, "a ceiling value"));
     RF_TRY(rf_writef(w, ",\n"));

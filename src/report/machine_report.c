@@ -183,11 +183,52 @@ rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w)
         RF_TRY(st);
     }
     if (json) return RF_WRITE_LIT(w, "]\n");
-    return RF_WRITE_LIT(
+    RF_TRY(RF_WRITE_LIT(
         w, "\ndefault: the roof used unless --compute says otherwise (FLOP/s); "
            "best: the highest\nfloating-point compute ceiling (integer OP/s left out); DRAM: "
            "main-memory bandwidth\n(B/s). "
-           "'roofline hw show ID' for all.\n");
+           "'roofline hw show ID' for all.\n"));
+    RF_TRY(rf_writef(w,
+                     "\ninterconnects (network roofs: --interconnect ID, or a ceiling of kind "
+                     "network)\n%-15s %-41s %9s %8s\n",
+                     "id", "link", "B/s", "latency"));
+    for (size_t i = 0; i < rf_interconnect_count(); i++) {
+        const rf_interconnect *ic = rf_interconnect_at(i);
+        char bw[32], lat[32];
+        RF_TRY(rf_writef(w, "%-15s %-41s %9s %8s\n", ic->id, ic->description,
+                         rf_si_format(bw, sizeof bw, ic->bytes_per_s, 3, ""),
+                         rf_time_format(lat, sizeof lat, ic->latency_s, 2)));
+    }
+    return RF_WRITE_LIT(w, "B/s: per direction and device; latency: one message, as the "
+                           "communication time assumes it\n(see 'roofline hw show ID').\n");
+}
+
+rf_status rf_report_interconnect(rf_ctx *ctx, const rf_interconnect *ic, int json, rf_writer *w)
+{
+    (void)ctx;
+    rf_writer rf__cw = rf__clean_writer(w);
+    w = &rf__cw;
+    if (json) {
+        RF_TRY(RF_WRITE_LIT(w, "{\"id\": "));
+        RF_TRY(rf__write_json_string(w, ic->id));
+        RF_TRY(RF_WRITE_LIT(w, ", \"kind\": \"interconnect\", \"description\": "));
+        RF_TRY(rf__write_json_string(w, ic->description));
+        RF_TRY(RF_WRITE_LIT(w, ", \"bytes_per_s\": "));
+        RF_TRY(rf__write_json_number(w, ic->bytes_per_s));
+        RF_TRY(RF_WRITE_LIT(w, ", \"latency_s\": "));
+        RF_TRY(rf__write_json_number(w, ic->latency_s));
+        RF_TRY(RF_WRITE_LIT(w, ", \"source\": "));
+        RF_TRY(rf__write_json_string(w, ic->source));
+        RF_TRY(RF_WRITE_LIT(w, ", \"note\": "));
+        RF_TRY(rf__write_json_string(w, ic->note));
+        return RF_WRITE_LIT(w, "}\n");
+    }
+    char bw[32], lat[32];
+    return rf_writef(w,
+                     "%s (interconnect: a network roof)\n  bandwidth  %s per direction, per "
+                     "device\n  latency    %s per message\n  source     %s\n  note       %s\n",
+                     ic->description, rf_si_format(bw, sizeof bw, ic->bytes_per_s, 3, "B/s"),
+                     rf_time_format(lat, sizeof lat, ic->latency_s, 2), ic->source, ic->note);
 }
 
 /* A result with no rows under the machine's default roof: what the chart back ends draw when
