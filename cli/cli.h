@@ -96,6 +96,19 @@ rf_report_opts cli_report_opts(void);
         "memory", 0, "LEVEL", "bandwidth ceiling to use (DRAM, L2, ...)"                           \
     }
 
+/* --interconnect NAME|BW: the network roof (analyze). */
+#define CLI_NETWORK_OPT                                                                            \
+    {                                                                                              \
+        "interconnect", 0, "NAME|BYTES/S",                                                         \
+            "network roof for rows with net_bytes: an interconnect of 'roofline hw list' "         \
+            "(nvlink4, ib-ndr, ...) or a bandwidth (25G); default: the machine file's network "    \
+            "ceiling"                                                                              \
+    }
+
+/* The network ceiling of `m` for --interconnect (a datasheet link or a bandwidth, added to `m`),
+ * else the machine's first network ceiling; *index = SIZE_MAX when there is none. */
+rf_status cli_network(rf_ctx *ctx, const cli_args *a, rf_machine *m, size_t *index);
+
 /* Resolve --hw / --peak-flops / --peak-bw / --compute / --memory into a machine and the indices of
  * its two ceilings. `fallback` is the machine used when none is given (NULL: it is an error). */
 rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,

@@ -19,6 +19,7 @@ static const cli_opt cli_analyze_opts[] = {
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    CLI_NETWORK_OPT,
     CLI_ADVICE_OPTS,
     {"wall", 0, "SECONDS",
      "measured wall time of the whole pass, beside the per-row times "
@@ -62,7 +63,10 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_status st = RF_OK;
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
+    size_t ni;
+    if ((st = cli_network(ctx, &a, m, &ni)) != RF_OK) goto fail;
     if ((st = rf_analysis_new(ctx, m, ci, bi, sort, top, &an)) != RF_OK) goto fail;
+    if (ni != SIZE_MAX && (st = rf_analysis_set_network(an, m, ni)) != RF_OK) goto fail;
     if (cli_get(&a, "wall")) {
         double wall;
         if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;

@@ -154,6 +154,47 @@ rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_m
     return st;
 }
 
+rf_status cli_network(rf_ctx *ctx, const cli_args *a, rf_machine *m, size_t *index)
+{
+    const char *spec = cli_get(a, "interconnect");
+    *index = SIZE_MAX;
+    if (!spec) {
+        for (size_t i = 0; i < m->n_ceilings; i++)
+            if (m->ceilings[i].kind == RF_CEILING_NETWORK) {
+                *index = i;
+                return RF_OK;
+            }
+        return RF_OK;
+    }
+    const rf_interconnect *ic = NULL;
+    rf_status st;
+    if (spec[0] >= '0' && spec[0] <= '9') { /* a bandwidth */
+        rf_ceiling c;
+        memset(&c, 0, sizeof c);
+        if ((st = rf_si_parse(ctx, spec, "--interconnect", &c.value)) != RF_OK) return st;
+        snprintf(c.name, sizeof c.name, "network");
+        c.kind = RF_CEILING_NETWORK;
+        c.provenance = RF_PROV_USER;
+        snprintf(c.source, sizeof c.source, "--interconnect %s", spec);
+        long old = rf_machine_find(m, c.name);
+        if (old >= 0) {
+            *index = (size_t)old;
+            return rf_machine_set_value(ctx, m, (size_t)old, c.value, RF_PROV_USER, c.source);
+        }
+        st = rf_machine_add(ctx, m, &c);
+    } else {
+        if ((st = rf_interconnect_find(ctx, spec, &ic)) != RF_OK) return st;
+        long old = rf_machine_find(m, ic->id);
+        if (old >= 0) {
+            *index = (size_t)old;
+            return RF_OK;
+        }
+        st = rf_machine_add_interconnect(ctx, m, ic);
+    }
+    if (st == RF_OK) *index = m->n_ceilings - 1;
+    return st;
+}
+
 const char *cli_format(const cli_cmd *cmd, const cli_args *a)
 {
     const char *f = cli_get(a, "format");

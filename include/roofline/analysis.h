@@ -73,14 +73,15 @@ typedef struct rf_row {
 
 /** Sums over every operation given (not only the printed ones). */
 typedef struct rf_totals {
-    uint64_t count;             /**< operations evaluated */
-    double flops;               /**< FLOP */
-    double bytes;               /**< byte */
-    double ai;                  /**< flops / bytes (+inf if bytes = 0, NaN if both 0) */
-    double time_s;              /**< sum of estimated times */
-    uint64_t count_by_bound[3]; /**< indexed by rf_bound */
-    double time_by_bound_s[3];  /**< indexed by rf_bound */
-    double flops_by_bound[3];   /**< indexed by rf_bound */
+    uint64_t count; /**< operations evaluated */
+    double flops;   /**< FLOP */
+    double bytes;   /**< byte */
+    double ai;      /**< flops / bytes (+inf if bytes = 0, NaN if both 0) */
+    double time_s;  /**< sum of estimated times */
+    uint64_t count_by_bound[RF_BOUND_COUNT]; /**< indexed by rf_bound */
+    double time_by_bound_s[RF_BOUND_COUNT];  /**< indexed by rf_bound */
+    double flops_by_bound[RF_BOUND_COUNT];   /**< indexed by rf_bound */
+    double net_bytes; /**< bytes over the network (0 without a network roof) */
     /* Measurements (all 0 when no row carries one). */
     uint64_t count_measured; /**< rows with a measured time */
     uint64_t count_above;    /**< measured rows above their roof */
@@ -100,6 +101,8 @@ typedef struct rf_result {
     rf_provenance provenance; /**< of the machine */
     rf_ceiling compute;       /**< copy of the compute ceiling used */
     rf_ceiling bandwidth;     /**< copy of the bandwidth ceiling used */
+    rf_ceiling network;       /**< copy of the network ceiling used; value 0 when none
+                                   (rf_analysis_set_network) */
     rf_roof roof;             /**< its two figures */
     double ridge_ai;          /**< FLOP/byte */
     rf_sort sort;             /**< order of rows */
@@ -141,6 +144,17 @@ rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_l
 rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
                                    const char *op, const char *detail, int quiet, double flops,
                                    double bytes, const rf_measured *m);
+
+/** Give the analysis a third roof: ceiling `network` of `m` (kind RF_CEILING_NETWORK). Call
+ *  before adding rows; rows then may carry network bytes (rf_analysis_add_net), and the result's
+ *  `network` and `roof.net_bytes_per_s` are set. */
+rf_status rf_analysis_set_network(rf_analysis *a, const rf_machine *m, size_t network);
+
+/** rf_analysis_add_measured with `net_bytes` over the network (finite, >= 0; > 0 needs a network
+ *  roof, rf_analysis_set_network): the row's time, bound and attainable take all three roofs. */
+rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                              const char *detail, int quiet, double flops, double bytes,
+                              double net_bytes, const rf_measured *m);
 
 /** Record the measured wall time of the whole pass (seconds, finite and > 0, else RF_RANGE): the
  *  totals then set the sum of the measured layers against it (the gap is dispatch overhead). */

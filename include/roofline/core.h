@@ -80,10 +80,15 @@ typedef struct rf_machine {
 
 /** Bound of a point under a roof. */
 typedef enum rf_bound {
-    RF_BOUND_MEMORY,   /**< AI below the ridge: bandwidth limits */
-    RF_BOUND_COMPUTE,  /**< AI at or above the ridge (a tie goes to compute), or bytes = 0 */
-    RF_BOUND_UNDEFINED /**< cost unknown (FLOPs and bytes both 0): listed with a warning */
+    RF_BOUND_MEMORY,    /**< AI below the ridge: bandwidth limits */
+    RF_BOUND_COMPUTE,   /**< AI at or above the ridge (a tie goes to compute), or bytes = 0 */
+    RF_BOUND_UNDEFINED, /**< cost unknown (FLOPs and bytes both 0): listed with a warning */
+    RF_BOUND_NETWORK    /**< network bytes / network bandwidth is the longest of the three times
+                             (only with a network roof and network bytes) */
 } rf_bound;
+
+/** Number of rf_bound values (arrays indexed by bound). */
+#define RF_BOUND_COUNT 4
 
 /** Short lower-case name of a bound: "memory", "compute", "undefined". Static. */
 const char *rf_bound_name(rf_bound bound);
@@ -108,9 +113,19 @@ typedef struct rf_eval {
     double ridge_ai; /**< FLOP/byte where the roofs meet: peak / bw */
     double attainable_flops_per_s; /**< min(peak, ai * bw) */
     double efficiency;             /**< attainable / peak, in [0, 1] */
-    double time_s;                 /**< max(flops / peak, bytes / bw) */
+    double time_s;                 /**< max(flops / peak, bytes / bw[, net_bytes / net_bw]) */
     rf_bound bound;
+    double net_bytes; /**< bytes over the network (rf_roof_eval_net), 0 otherwise */
+    double net_ai;    /**< flops / net_bytes (+inf when net_bytes = 0 and flops > 0); NaN when
+                           the row has no network bytes */
 } rf_eval;
+
+/** rf_roof_eval with a third roof: `net_bytes` (finite, >= 0) crossing a network of `net_bw`
+ *  bytes/s (0: no network roof). time = max(flops / peak, bytes / bw, net_bytes / net_bw); the
+ *  bound is the resource of the longest time (ties: compute, then memory); attainable = flops /
+ *  time. net_bytes > 0 without a network roof is RF_USAGE. */
+rf_status rf_roof_eval_net(rf_ctx *ctx, const rf_roof *roof, double net_bw, double flops,
+                           double bytes, double net_bytes, rf_eval *out);
 
 /** Ridge point peak / bw in FLOP/byte. RF_RANGE if either is not finite and > 0. */
 rf_status rf_ridge_ai(rf_ctx *ctx, const rf_roof *roof, double *ai_out);

@@ -1,7 +1,7 @@
 /* roofline/ops.h — reader of operations lists: CSV (header name,flops,bytes; memory_bytes accepted
- * for bytes; an optional time column; RFC 4180 quoting) or JSON (an array of objects with the same
- * keys, time_s for the time, or {"ops": [...]}).
- * Streamed: each row goes to a callback as soon as it is parsed; nothing is kept. */
+ * for bytes; optional time and net_bytes columns; RFC 4180 quoting) or JSON (an array of objects
+ * with the same keys, time_s for the time, or {"ops": [...]}). Streamed: each row goes to a
+ * callback as soon as it is parsed; nothing is kept. */
 #ifndef ROOFLINE_OPS_H
 #define ROOFLINE_OPS_H
 
@@ -25,6 +25,8 @@ typedef struct rf_op_row {
     int has_time;  /**< non-zero when the row carries a measured time (CSV column `time`, JSON key
                         `time_s`; an empty CSV cell is no time) */
     double time_s; /**< measured time of one pass, second, finite and > 0 when has_time */
+    double net_bytes; /**< bytes over the network (CSV column and JSON key `net_bytes`), finite,
+                           >= 0; 0 when absent */
 } rf_op_row;
 
 /** Called once per row; a non-OK return stops the parse and is returned as is. */

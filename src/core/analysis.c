@@ -139,6 +139,7 @@ static void rf__totals_add(rf_totals *t, const rf_eval *e)
     t->flops += e->flops;
     t->bytes += e->bytes;
     t->time_s += e->time_s;
+    t->net_bytes += e->net_bytes;
     t->count_by_bound[e->bound]++;
     t->time_by_bound_s[e->bound] += e->time_s;
     t->flops_by_bound[e->bound] += e->flops;
@@ -181,17 +182,41 @@ rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
     return RF_OK;
 }
 
+rf_status rf_analysis_set_network(rf_analysis *a, const rf_machine *m, size_t network)
+{
+    RF_CHECK(
+        a->ctx, m && network < m->n_ceilings && m->ceilings[network].kind == RF_CEILING_NETWORK,
+        RF_USAGE, "machine '%s': ceiling %zu is not a network ceiling", m ? m->name : "?", network);
+    a->head.network = m->ceilings[network];
+    return RF_OK;
+}
+
 rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
                                    const char *op, const char *detail, int quiet, double flops,
                                    double bytes, const rf_measured *m)
 {
+    return rf_analysis_add_net(a, name, name_len, op, detail, quiet, flops, bytes, 0, m);
+}
+
+rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                              const char *detail, int quiet, double flops, double bytes,
+                              double net_bytes, const rf_measured *m)
+{
     rf_row row;
     rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
-    RF_TRY(rf_roof_eval(a->ctx, &a->head.roof, flops, bytes, &row.e));
+    rf_status est = rf_roof_eval_net(a->ctx, &a->head.roof, a->head.network.value, flops, bytes,
+                                     net_bytes, &row.e);
+    if (est != RF_OK) { /* the row's name in front of the reason */
+        char why[512];
+        rf__strlcpy(why, rf_ctx_errmsg(a->ctx), sizeof why);
+        return rf__error(a->ctx, est, -1, "operation '%.*s': %s",
+                         (int)(name_len > 200 ? 200 : name_len), name, why);
+    }
     /* Totals that pass DBL_MAX would be written as null, which no reader takes back: refuse. */
     const rf_totals *t = &a->head.totals;
-    int f_ok = isfinite(t->flops + row.e.flops), b_ok = isfinite(t->bytes + row.e.bytes);
+    int f_ok = isfinite(t->flops + row.e.flops),
+        b_ok = isfinite(t->bytes + row.e.bytes) && isfinite(t->net_bytes + row.e.net_bytes);
     RF_CHECK(a->ctx, f_ok && b_ok && isfinite(t->time_s + row.e.time_s), RF_RANGE,
              "operation '%.*s': the sum of %s over the operations passes %g, the largest number "
              "kept",

@@ -12,6 +12,7 @@ const char *rf_bound_name(rf_bound bound)
     switch (bound) {
     case RF_BOUND_MEMORY: return "memory";
     case RF_BOUND_COMPUTE: return "compute";
+    case RF_BOUND_NETWORK: return "network";
     default: return "undefined";
     }
 }
@@ -59,6 +60,8 @@ rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double by
              "bytes must be a finite number >= 0, got %g", bytes);
     const double peak = roof->peak_flops_per_s, bw = roof->bw_bytes_per_s;
     rf_eval e;
+    e.net_bytes = 0;
+    e.net_ai = NAN;
     e.flops = flops;
     e.bytes = bytes;
     e.ridge_ai = peak / bw;
@@ -85,5 +88,30 @@ rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double by
     double tc = flops / peak, tm = bytes / bw;
     e.time_s = tc > tm ? tc : tm;
     *out = e;
+    return RF_OK;
+}
+
+rf_status rf_roof_eval_net(rf_ctx *ctx, const rf_roof *roof, double net_bw, double flops,
+                           double bytes, double net_bytes, rf_eval *out)
+{
+    RF_TRY(rf_roof_eval(ctx, roof, flops, bytes, out));
+    RF_CHECK(ctx, isfinite(net_bytes) && net_bytes >= 0, RF_RANGE,
+             "network bytes must be a finite number >= 0, got %g", net_bytes);
+    if (net_bytes == 0 && !(net_bw > 0)) return RF_OK;
+    RF_CHECK(ctx, isfinite(net_bw) && net_bw > 0, RF_USAGE,
+             "network bytes given but the machine has no network ceiling (give --interconnect "
+             "NAME|BW, or a machine file with a ceiling of kind network)");
+    rf_eval *e = out;
+    e->net_bytes = net_bytes;
+    e->net_ai = net_bytes > 0 ? flops / net_bytes : (flops > 0 ? INFINITY : NAN);
+    if (e->bound == RF_BOUND_UNDEFINED && net_bytes == 0) return RF_OK;
+    double tn = net_bytes / net_bw;
+    if (tn > e->time_s) {
+        e->time_s = tn;
+        e->bound = RF_BOUND_NETWORK;
+        e->attainable_flops_per_s = flops / tn;
+        e->efficiency = e->attainable_flops_per_s / roof->peak_flops_per_s;
+        if (isnan(e->ai)) e->ai = bytes > 0 ? flops / bytes : INFINITY; /* only network bytes */
+    }
     return RF_OK;
 }

@@ -2,6 +2,7 @@
  * argument checks, the rules both forms share (text without NUL bytes, an optional UTF-8 BOM),
  * the choice between CSV and JSON, and the file wrapper that maps the input and names it in errors.
  * The grammars live in ops_csv.c (RFC 4180) and ops_json.c (RFC 8259, through jansson). */
+#include <stdio.h>
 #include <string.h>
 
 #include "formats/formats_int.h"
@@ -74,16 +75,32 @@ rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_
     return st;
 }
 
+typedef struct rf__ops_an {
+    rf_analysis *an;
+    uint64_t failed_row; /* the row the analysis refused, 0 = none */
+} rf__ops_an;
+
 /* Each row as it is read goes into the analysis, with its measured time when it has one. */
 static rf_status rf__ops_to_analysis(void *user, const rf_op_row *row)
 {
+    rf__ops_an *u = user;
     rf_measured m = {row->time_s, 0, 0, 1};
-    return rf_analysis_add_measured(user, row->name, row->name_len, NULL, NULL, 0, row->flops,
-                                    row->bytes, row->has_time ? &m : NULL);
+    rf_status st = rf_analysis_add_net(u->an, row->name, row->name_len, NULL, NULL, 0, row->flops,
+                                       row->bytes, row->net_bytes, row->has_time ? &m : NULL);
+    if (st != RF_OK) u->failed_row = row->row;
+    return st;
 }
 
 rf_status rf_ops_analyze_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_analysis *an)
 {
     RF_CHECK(ctx, an, RF_USAGE, "rf_ops_analyze_file: no analysis");
-    return rf_ops_read_file(ctx, path, fmt, rf__ops_to_analysis, an);
+    rf__ops_an u = {an, 0};
+    rf_status st = rf_ops_read_file(ctx, path, fmt, rf__ops_to_analysis, &u);
+    if (st != RF_OK && u.failed_row) { /* the analysis' message, with the file and row in front */
+        char where[64];
+        snprintf(where, sizeof where, "row %llu", (unsigned long long)u.failed_row);
+        rf__error_prefix(ctx, where);
+        rf__error_prefix(ctx, strcmp(path, "-") == 0 ? "standard input" : path);
+    }
+    return st;
 }

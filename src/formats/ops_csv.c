@@ -11,7 +11,7 @@
 #include "formats/formats_int.h"
 
 /* name, flops and bytes are required; time (seconds measured, optional) may follow in any order. */
-enum { COL_NAME, COL_FLOPS, COL_BYTES, COL_TIME, COL_COUNT, COL_REQUIRED = COL_TIME };
+enum { COL_NAME, COL_FLOPS, COL_BYTES, COL_TIME, COL_NET, COL_COUNT, COL_REQUIRED = COL_TIME };
 
 /* One field as found in the input. */
 typedef struct csv_field {
@@ -164,7 +164,8 @@ static int csv_column_kind(const uint8_t *p, size_t n, const char **label)
         const char *name;
         int kind;
     } known[] = {{"name", COL_NAME},          {"flops", COL_FLOPS}, {"bytes", COL_BYTES},
-                 {"memory_bytes", COL_BYTES}, {"time", COL_TIME},   {"time_s", COL_TIME}};
+                 {"memory_bytes", COL_BYTES}, {"time", COL_TIME},   {"time_s", COL_TIME},
+                 {"net_bytes", COL_NET}};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         if (n == strlen(known[i].name) && rf__strncasecmp((const char *)p, known[i].name, n) == 0) {
             *label = known[i].name;
@@ -187,7 +188,7 @@ static rf_status csv_header_column(csv *c, const csv_field *f, int col, int seen
     if (kind < 0)
         return csv_err(c, RF_FORMAT, f->off, -1,
                        ": unknown column '%s' (expected name, flops, bytes or memory_bytes, and "
-                       "optionally time)",
+                       "optionally time and net_bytes)",
                        rf__excerpt(ex, sizeof ex, p, n, 40));
     if (seen[kind] && strcmp(label, c->label[kind]) != 0)
         return csv_err(c, RF_FORMAT, f->off, -1, ": duplicate column '%s' (same as '%s')", label,
@@ -338,12 +339,13 @@ static rf_status csv_row(csv *c)
     if (count != (size_t)c->n_cols)
         return csv_err(c, RF_FORMAT, start, -1, ": %zu field%s, the header has %d", count,
                        count == 1 ? "" : "s", c->n_cols);
-    rf_op_row row = {NULL, 0, 0, 0, c->row, 0, 0};
+    rf_op_row row = {NULL, 0, 0, 0, c->row, 0, 0, 0};
     for (int i = 0; i < c->n_cols; i++) {
         switch (c->kind_at[i]) {
         case COL_NAME: RF_TRY(csv_name(c, &f[i], i, &row)); break;
         case COL_FLOPS: RF_TRY(csv_number(c, &f[i], i, &row.flops)); break;
         case COL_TIME: RF_TRY(csv_time(c, &f[i], i, &row)); break;
+        case COL_NET: RF_TRY(csv_number(c, &f[i], i, &row.net_bytes)); break;
         default: RF_TRY(csv_number(c, &f[i], i, &row.bytes)); break;
         }
     }

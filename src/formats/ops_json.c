@@ -23,7 +23,7 @@
 #define JS_SCALAR_FLAGS (JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY)
 
 /* name, flops and bytes are required; time_s (seconds measured) is optional. */
-enum { KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_TIME, KEY_COUNT, KEY_REQUIRED = KEY_TIME };
+enum { KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_TIME, KEY_NET, KEY_COUNT, KEY_REQUIRED = KEY_TIME };
 
 typedef struct js {
     rf_ctx *ctx;
@@ -177,9 +177,10 @@ static rf_status js_name(js *j, const json_t *v, const char *where, size_t off, 
 /* Which key this is (KEY_*), and its spelling; -1 when unknown. */
 static int js_key_kind(const char *key, const char **label)
 {
-    static const char *const names[] = {"name", "flops", "bytes", "memory_bytes", "time_s"};
-    static const int kinds[] = {KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_BYTES, KEY_TIME};
-    for (int i = 0; i < 5; i++)
+    static const char *const names[] = {"name",         "flops",  "bytes",
+                                        "memory_bytes", "time_s", "net_bytes"};
+    static const int kinds[] = {KEY_NAME, KEY_FLOPS, KEY_BYTES, KEY_BYTES, KEY_TIME, KEY_NET};
+    for (int i = 0; i < 6; i++)
         if (strcmp(key, names[i]) == 0) {
             *label = names[i];
             return kinds[i];
@@ -192,8 +193,8 @@ static int js_key_kind(const char *key, const char **label)
 static rf_status js_row(js *j, json_t *obj, const char *where, size_t off, rf_op_row *row)
 {
     static const char *const required[KEY_REQUIRED] = {"name", "flops", "bytes"};
-    json_t *val, *have[KEY_COUNT] = {NULL, NULL, NULL, NULL};
-    const char *key, *label[KEY_COUNT] = {NULL, NULL, NULL, NULL}, *spelled = NULL;
+    json_t *val, *have[KEY_COUNT] = {NULL, NULL, NULL, NULL, NULL};
+    const char *key, *label[KEY_COUNT] = {NULL, NULL, NULL, NULL, NULL}, *spelled = NULL;
     char ex[96];
     json_object_foreach(obj, key, val)
     {
@@ -201,7 +202,7 @@ static rf_status js_row(js *j, json_t *obj, const char *where, size_t off, rf_op
         if (kind < 0)
             return rf__error(j->ctx, RF_FORMAT, (int64_t)off,
                              "%s: unknown key '%s' (expected name, flops, bytes or "
-                             "memory_bytes, and optionally time_s)",
+                             "memory_bytes, and optionally time_s and net_bytes)",
                              where, rf__excerpt(ex, sizeof ex, key, strlen(key), 40));
         if (have[kind])
             return rf__error(j->ctx, RF_FORMAT, (int64_t)off, "%s: keys '%s' and '%s' both given",
@@ -216,6 +217,8 @@ static rf_status js_row(js *j, json_t *obj, const char *where, size_t off, rf_op
     RF_TRY(js_name(j, have[KEY_NAME], where, off, row));
     RF_TRY(js_number(j, have[KEY_FLOPS], where, label[KEY_FLOPS], off, &row->flops));
     RF_TRY(js_number(j, have[KEY_BYTES], where, label[KEY_BYTES], off, &row->bytes));
+    if (have[KEY_NET])
+        RF_TRY(js_number(j, have[KEY_NET], where, "net_bytes", off, &row->net_bytes));
     if (!have[KEY_TIME]) return RF_OK;
     RF_TRY(js_number(j, have[KEY_TIME], where, "time_s", off, &row->time_s));
     if (!(row->time_s > 0))
@@ -236,7 +239,7 @@ static rf_status js_element(js *j)
                          js_found(j, found, sizeof found));
     json_t *obj;
     RF_TRY(js_value(j, JS_ELEMENT_FLAGS, where, &obj));
-    rf_op_row row = {NULL, 0, 0, 0, j->count + 1, 0, 0};
+    rf_op_row row = {NULL, 0, 0, 0, j->count + 1, 0, 0, 0};
     rf_status st = js_row(j, obj, where, off, &row);
     if (st == RF_OK) {
         j->count++;

@@ -27,6 +27,8 @@ typedef struct rf__item {
     int attn_mm; /* a matmul that reads a softmax's output (A.V) */
     double flops, wbytes, abytes, kvbytes;
     double wbits, abits; /* element sizes, bits (32 when unknown) */
+    double net_s;        /* its network bytes over the network roof: a floor no change here
+                            moves (0 without one) */
     double est_s;        /* on the roof */
     double t_s;          /* measured, or est_s */
     int64_t producer;    /* item whose single-consumer output this item reads first, or -1 */
@@ -58,6 +60,13 @@ static double rf__eval(const rf_roof *r, double flops, double bytes)
 {
     double tc = flops / r->peak_flops_per_s, tm = bytes / r->bw_bytes_per_s;
     return tc > tm ? tc : tm;
+}
+
+/* An item's time on roof r with these FLOPs and bytes, its network time a floor under it. */
+static double rf__ev(const rf_roof *r, const rf__item *x, double flops, double bytes)
+{
+    double t = rf__eval(r, flops, bytes);
+    return t > x->net_s ? t : x->net_s;
 }
 
 /* The run-time of item i when its estimate becomes `est_after`: measured times scale. */
@@ -112,15 +121,16 @@ static rf_status rf__precision(rf__adv *a, const char *title, double wbits, doub
         double ab = abits > 0 && x->abits > abits ? x->abytes * abits / x->abits : x->abytes;
         touched += wb < x->wbytes || ab < x->abytes;
         r.peak_flops_per_s = x->matrix ? peak : a->roof.peak_flops_per_s;
-        after += rf__scaled(x, rf__eval(&r, x->flops, wb + ab + x->kvbytes));
+        after += rf__scaled(x, rf__ev(&r, x, x->flops, wb + ab + x->kvbytes));
     }
     if (!touched) return RF_OK; /* already there */
     rf_advice *v;
     RF_TRY(rf__push(a, RF_ADVICE_PRECISION, after, &v));
     rf__strlcpy(v->title, title, sizeof v->title);
+    char pk[32];
     if (ceilings && ci != SIZE_MAX)
-        snprintf(v->ceiling, sizeof v->ceiling, "%s at %.3g TFLOP/s", a->m->ceilings[ci].name,
-                 peak / 1e12);
+        snprintf(v->ceiling, sizeof v->ceiling, "%s at %s", a->m->ceilings[ci].name,
+                 rf_si_format(pk, sizeof pk, peak, 3, "FLOP/s"));
     else
         snprintf(v->ceiling, sizeof v->ceiling, "%s (%s)", a->m->ceilings[a->compute].name,
                  ceilings ? "this machine has no ceiling at that precision" : "dequantised");
@@ -147,7 +157,7 @@ static rf_status rf__kv(rf__adv *a)
         const rf__item *x = &a->it[i];
         kv += x->kvbytes;
         after += rf__scaled(
-            x, rf__eval(&a->roof, x->flops, x->wbytes + x->abytes + x->kvbytes * 8 / a->kv_bits));
+            x, rf__ev(&a->roof, x, x->flops, x->wbytes + x->abytes + x->kvbytes * 8 / a->kv_bits));
     }
     if (kv <= 0) return RF_OK;
     rf_advice *v;
@@ -330,8 +340,8 @@ static rf_status rf__shrink(rf__adv *a, int distil)
     for (size_t i = 0; i < a->n; i++) {
         if (!pick[i]) continue;
         const rf__item *x = &a->it[i];
-        after -= x->t_s - rf__scaled(x, rf__eval(&a->roof, x->flops / 2,
-                                                 x->wbytes / 2 + x->abytes + x->kvbytes));
+        after -= x->t_s - rf__scaled(x, rf__ev(&a->roof, x, x->flops / 2,
+                                               x->wbytes / 2 + x->abytes + x->kvbytes));
         n++;
     }
     rf_status st = RF_OK;
@@ -374,7 +384,7 @@ static rf_status rf__hardware(rf__adv *a, const char *name)
     for (size_t i = 0; st == RF_OK && i < a->n; i++) {
         const rf__item *x = &a->it[i];
         double b = x->wbytes + x->abytes + x->kvbytes;
-        est += rf__eval(&r, x->flops, b);
+        est += rf__ev(&r, x, x->flops, b);
         int here = x->flops / a->roof.peak_flops_per_s >= b / a->roof.bw_bytes_per_s;
         int there = x->flops / r.peak_flops_per_s >= b / r.bw_bytes_per_s;
         flips += (x->flops > 0 || b > 0) && here != there;
@@ -384,10 +394,12 @@ static rf_status rf__hardware(rf__adv *a, const char *name)
     if (st == RF_OK) st = rf__push(a, RF_ADVICE_HARDWARE, after, &v);
     if (st == RF_OK) {
         snprintf(v->title, sizeof v->title, "the same work on %s", m->name);
-        snprintf(v->ceiling, sizeof v->ceiling, "%.120s: %.60s %.4g TFLOP/s, %.60s %.4g GB/s",
+        char pk[32], bw[32];
+        snprintf(v->ceiling, sizeof v->ceiling, "%.120s: %.60s %s, %.60s %s",
                  m->description[0] ? m->description : m->name, m->ceilings[m->default_compute].name,
-                 r.peak_flops_per_s / 1e12, m->ceilings[m->default_bandwidth].name,
-                 r.bw_bytes_per_s / 1e9);
+                 rf_si_format(pk, sizeof pk, r.peak_flops_per_s, 4, "FLOP/s"),
+                 m->ceilings[m->default_bandwidth].name,
+                 rf_si_format(bw, sizeof bw, r.bw_bytes_per_s, 4, "B/s"));
         snprintf(v->assumption, sizeof v->assumption,
                  "its default roof (%s); %llu layer%s change%s bound there",
                  rf_provenance_name(m->provenance), (unsigned long long)flips,
@@ -666,7 +678,8 @@ rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
         x->flops = row->e.flops;
         x->abytes = row->e.bytes;
         x->wbits = x->abits = 32;
-        x->est_s = rf__eval(&a.roof, x->flops, x->abytes);
+        x->net_s = r->network.value > 0 ? row->e.net_bytes / r->network.value : 0;
+        x->est_s = rf__ev(&a.roof, x, x->flops, x->abytes);
         x->t_s = row->measured ? row->measured->m.time_s : x->est_s;
         a.measured |= row->measured != NULL;
         x->producer = -1;

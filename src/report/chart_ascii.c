@@ -486,6 +486,7 @@ static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_
     rf__line_pad(l, l->cols + 2);
     size_t bound_at = l->cols;
     rf__line_text(l, rf_bound_name(p->bound), SIZE_MAX);
+    if (p->bound == RF_BOUND_NETWORK) rf__line_maybe(l, " (AI: FLOPs per network byte)");
     if (p->flags & RF__POINT_CLAMPED) rf__line_maybe(l, "  (off scale)");
     if (p->pair != SIZE_MAX) { /* its measurement, on the same line */
         const rf__chart_point *m = &a->c->points[p->pair];

@@ -69,7 +69,8 @@ static void rf__roof_set(rf__chart_roof *ro, const rf_ceiling *ce, int primary)
     const char *unit = ce->kind == RF_CEILING_COMPUTE ? "FLOP/s" : "B/s";
     rf_si_format(ro->value_text, sizeof ro->value_text, ce->value, 3, unit);
     size_t len = 0;
-    rf__appendf(ro->label, sizeof ro->label, &len, "%s %s", ro->name, ro->value_text);
+    rf__appendf(ro->label, sizeof ro->label, &len, "%s %s%s", ro->name, ro->value_text,
+                ce->kind == RF_CEILING_NETWORK ? " (network)" : "");
 }
 
 static int rf__same_ceiling(const rf_ceiling *a, const rf_ceiling *b)
@@ -82,7 +83,7 @@ static int rf__same_ceiling(const rf_ceiling *a, const rf_ceiling *b)
 static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
                                   rf__chart *c)
 {
-    size_t n = 2 + (m ? m->n_ceilings : 0);
+    size_t n = 3 + (m ? m->n_ceilings : 0);
     c->roofs = rf__calloc(ctx, n, sizeof *c->roofs);
     if (!c->roofs) return RF_NOMEM_ERR(ctx);
     RF_TRY(rf__roof_check(ctx, &r->compute));
@@ -93,9 +94,16 @@ static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_mach
     rf__roof_set(&c->roofs[0], &r->compute, 1);
     rf__roof_set(&c->roofs[1], &r->bandwidth, 1);
     c->n_roofs = 2;
+    const int net = r->network.value > 0;
+    if (net) { /* the third roof: points bound by it sit at their network intensity */
+        RF_TRY(rf__roof_check(ctx, &r->network));
+        rf__roof_set(&c->roofs[c->n_roofs++], &r->network, 1);
+    }
     for (size_t i = 0; m && i < m->n_ceilings; i++) {
         const rf_ceiling *ce = &m->ceilings[i];
-        if (rf__same_ceiling(ce, &r->compute) || rf__same_ceiling(ce, &r->bandwidth)) continue;
+        if (rf__same_ceiling(ce, &r->compute) || rf__same_ceiling(ce, &r->bandwidth) ||
+            (net && rf__same_ceiling(ce, &r->network)))
+            continue;
         RF_TRY(rf__roof_check(ctx, ce));
         rf__roof_set(&c->roofs[c->n_roofs++], ce, 0);
     }
@@ -109,7 +117,7 @@ static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
     if (!c->ridges) return RF_NOMEM_ERR(ctx);
     const double peak = c->roofs[0].value;
     for (size_t i = 1; i < c->n_roofs; i++) {
-        if (c->roofs[i].kind != RF_CEILING_BANDWIDTH) continue;
+        if (c->roofs[i].kind == RF_CEILING_COMPUTE) continue;
         rf__chart_ridge *g = &c->ridges[c->n_ridges++];
         g->ai = peak / c->roofs[i].value;
         /* 1 TFLOP/s over 1e-300 B/s: a ridge past DBL_MAX has no place on a log axis */
@@ -121,7 +129,7 @@ static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
         g->x = log10(g->ai);
         g->y = log10(peak);
         g->roof = i;
-        g->primary = c->roofs[i].primary;
+        g->primary = c->roofs[i].primary && c->roofs[i].kind == RF_CEILING_BANDWIDTH;
         rf_si_format_compact(g->ai_text, sizeof g->ai_text, g->ai, "");
     }
     return RF_OK;
@@ -185,18 +193,19 @@ static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c
         rf__chart_point *p = &c->points[c->n_points];
         p->row = i;
         p->name = r->rows[i].name ? r->rows[i].name : "";
-        p->ai = e->ai;
+        /* A network-bound point sits under the network roof: at its FLOPs per network byte. */
+        p->ai = e->bound == RF_BOUND_NETWORK ? e->net_ai : e->ai;
         p->attainable_flops_per_s = e->attainable_flops_per_s;
         p->glyph = rf__glyph(c->n_points++);
         p->bound = e->bound;
         p->share = r->totals.time_s > 0 ? e->time_s / r->totals.time_s : 0;
         if (!(p->share >= 0)) p->share = 0;
         if (p->share > 1) p->share = 1;
-        p->flags = isinf(e->ai) ? RF__POINT_INF_AI : 0;
-        p->x = isinf(e->ai) ? 0 : log10(e->ai);
+        p->flags = isinf(p->ai) ? RF__POINT_INF_AI : 0;
+        p->x = isinf(p->ai) ? 0 : log10(p->ai);
         p->y = log10(e->attainable_flops_per_s);
         p->pair = SIZE_MAX;
-        rf_si_format_compact(p->ai_text, sizeof p->ai_text, e->ai, "");
+        rf_si_format_compact(p->ai_text, sizeof p->ai_text, p->ai, "");
         rf_si_format(p->attainable_text, sizeof p->attainable_text, e->attainable_flops_per_s, 3,
                      "FLOP/s");
     }
@@ -346,7 +355,7 @@ static void rf__layout_segments(rf__chart *c)
     for (size_t i = 0; i < c->n_roofs; i++) {
         rf__chart_roof *ro = &c->roofs[i];
         double v = log10(ro->value);
-        if (ro->kind == RF_CEILING_BANDWIDTH) {
+        if (ro->kind != RF_CEILING_COMPUTE) {
             ro->x0 = c->x.lo, ro->y0 = c->x.lo + v;
             ro->x1 = top - v, ro->y1 = top;
         } else {

@@ -52,6 +52,7 @@ static const char rf__svg_style[] =
     "stroke-dasharray:2 3}\n"
     ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}.pt.measured{stroke-width:2.6}\n"
     ".pt.memory,.swatch.memory{fill:#2b6cb0}.pt.compute,.swatch.compute{fill:url(#rf-hatch)}\n"
+    ".pt.network,.swatch.network{fill:#38a169}\n"
     ".hatch-bg{fill:#dd6b20}.hatch-fg{stroke:#fff;stroke-width:1.3}\n"
     ".series-1 .pt,.swatch.series-1{fill-opacity:.45;stroke-dasharray:3 2}\n"
     ".series-2 .pt,.swatch.series-2{fill-opacity:.3;stroke-dasharray:1 2}\n"
@@ -291,7 +292,13 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
                        : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
                                                       : "estimate";
     double r = rf__svg_radius(mk->share);
-    if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
+    if (mk->bound == RF_BOUND_NETWORK) { /* a diamond of the same area as the circle */
+        double h = r * sqrt(3.14159265358979323846 / 2);
+        RF_TRY(rf_writef(w,
+                         "<polygon class=\"pt network %s\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f "
+                         "%.2f,%.2f\"",
+                         kind, X, Y - h, X + h, Y, X, Y + h, X - h, Y));
+    } else if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
         double h = r * sqrt(3.14159265358979323846) / 2;
         RF_TRY(rf_writef(w,
                          "<rect class=\"pt compute %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
@@ -305,8 +312,9 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
     if (s->interactive) return RF_WRITE_LIT(w, "/>\n");
     RF_TRY(RF_WRITE_LIT(w, ">"));
     RF_TRY(rf__svg_point_title(s, p));
-    return mk->bound == RF_BOUND_COMPUTE ? RF_WRITE_LIT(w, "</rect>\n")
-                                         : RF_WRITE_LIT(w, "</circle>\n");
+    return mk->bound == RF_BOUND_NETWORK   ? RF_WRITE_LIT(w, "</polygon>\n")
+           : mk->bound == RF_BOUND_COMPUTE ? RF_WRITE_LIT(w, "</rect>\n")
+                                           : RF_WRITE_LIT(w, "</circle>\n");
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */

@@ -117,10 +117,10 @@ rf_status rf__svg_roof_label(rf__svg *s, size_t index)
 
 /* ---- the legend ------------------------------------------------------------------------------ */
 
-static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *undef,
+static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *net, size_t *undef,
                            size_t *noflops, size_t *clamped, int *measured)
 {
-    *mem = *cmp = *undef = *noflops = *clamped = 0;
+    *mem = *cmp = *net = *undef = *noflops = *clamped = 0;
     *measured = 0;
     for (size_t k = 0; k < s->n; k++) {
         const rf__chart *c = &s->charts[k];
@@ -129,7 +129,8 @@ static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *u
                 *measured = 1;
                 continue;
             }
-            *(c->points[i].bound == RF_BOUND_COMPUTE ? cmp : mem) += 1;
+            rf_bound b = c->points[i].bound;
+            *(b == RF_BOUND_COMPUTE ? cmp : b == RF_BOUND_NETWORK ? net : mem) += 1;
         }
         *undef += c->n_undefined, *noflops += c->n_no_flops, *clamped += c->n_clamped;
     }
@@ -137,13 +138,14 @@ static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *u
 
 double rf__svg_legend_height(const rf__svg *s)
 {
-    size_t mem, cmp, undef, noflops, clamped;
+    size_t mem, cmp, net, undef, noflops, clamped;
     int measured;
-    rf__svg_counts(s, &mem, &cmp, &undef, &noflops, &clamped, &measured);
+    rf__svg_counts(s, &mem, &cmp, &net, &undef, &noflops, &clamped, &measured);
     const rf__chart *c = &s->charts[0];
     double h = 2 * RF__LEG_LINE + (double)c->n_roofs * (RF__LEG_LINE + RF__LEG_NOTE);
     h += RF__LEG_LINE * (double)(c->n_ridges > 1 ? 2 : 1) + RF__LEG_LINE; /* ridges, header */
     h += 2 * RF__LEG_LINE + (undef > 0) * RF__LEG_LINE + (noflops > 0) * RF__LEG_LINE;
+    h += (net > 0) * (RF__LEG_LINE + RF__LEG_NOTE);
     h += (clamped > 0) * RF__LEG_NOTE + 2 * RF__LEG_NOTE + (measured != 0) * RF__LEG_NOTE;
     if (s->n > 1) h += RF__LEG_LINE * (double)(s->n + 1);
     return h;
@@ -220,27 +222,34 @@ static rf_status rf__leg_bound(rf__svg *s, double x, double *y, const char *boun
     else if (strcmp(bound, "memory") == 0)
         RF_TRY(rf_writef(w, "<circle class=\"swatch memory\" cx=\"%.2f\" cy=\"%.2f\" r=\"6\"/>",
                          x + 12, *y - 4.5));
+    else if (strcmp(bound, "network") == 0)
+        RF_TRY(rf_writef(w,
+                         "<polygon class=\"swatch network\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f "
+                         "%.2f,%.2f\"/>",
+                         x + 12, *y - 11, x + 18.5, *y - 4.5, x + 12, *y + 2, x + 5.5, *y - 4.5));
     return rf_writef(w, "<text x=\"%.2f\" y=\"%.2f\">%s (%zu)</text></g>\n", x + 30, *y, text,
                      count);
 }
 
 static rf_status rf__leg_points(rf__svg *s, double x, double *y)
 {
-    size_t mem, cmp, undef, noflops, clamped;
+    size_t mem, cmp, net, undef, noflops, clamped;
     int measured;
-    rf__svg_counts(s, &mem, &cmp, &undef, &noflops, &clamped, &measured);
+    rf__svg_counts(s, &mem, &cmp, &net, &undef, &noflops, &clamped, &measured);
     rf_writer *w = s->w;
     RF_TRY(rf__leg_header(s, x, y, "Operations"));
     RF_TRY(rf__leg_bound(s, x, y, "memory", mem, "memory-bound"));
     RF_TRY(rf__leg_bound(s, x, y, "compute", cmp, "compute-bound"));
+    if (net) RF_TRY(rf__leg_bound(s, x, y, "network", net, "network-bound"));
     if (undef) RF_TRY(rf__leg_bound(s, x, y, "undefined", undef, "undefined, not plotted"));
     if (noflops) RF_TRY(rf__leg_bound(s, x, y, "noflops", noflops, "no FLOPs, not plotted"));
-    const char *notes[4] = {clamped ? "some points off scale: drawn on the edge" : NULL,
+    const char *notes[5] = {clamped ? "some points off scale: drawn on the edge" : NULL,
+                            net ? "network-bound: x is FLOPs per network byte" : NULL,
                             "marker area \xE2\x88\x9D share of the time",
                             measured ? "filled: measured; hollow: estimate"
                                      : "all points: model estimates",
                             measured ? "dashed line: from estimate to measured" : NULL};
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < 5; k++) {
         if (!notes[k]) continue;
         *y += RF__LEG_NOTE;
         RF_TRY(rf_writef(w, "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">%s</text>\n", x, *y,

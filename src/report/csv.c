@@ -18,11 +18,11 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
         with_op |= r->rows[i].op != NULL;
         with_sh |= r->rows[i].detail != NULL;
     }
-    int meas = rf__result_has_measured(r);
+    int meas = rf__result_has_measured(r), net = r->network.value > 0;
     RF_TRY(rf_writef(w,
                      "name,%s%sflops,bytes,ai,attainable_flops_per_s,bound,efficiency,time_s,"
-                     "time_share%s\n",
-                     with_op ? "op," : "", with_sh ? "shape," : "",
+                     "time_share%s%s\n",
+                     with_op ? "op," : "", with_sh ? "shape," : "", net ? ",net_bytes,net_ai" : "",
                      meas ? rf__csv_measured_header : ""));
     char num[40];
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -51,6 +51,20 @@ rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
             memcpy(line + len, t, n);
             len += n;
             line[len++] = k < 7 ? ',' : '\n';
+        }
+        if (net) { /* the network cells before the line end */
+            len--;
+            line[len++] = ',';
+            const char *t = rf_number_format(num, sizeof num, row->e.net_bytes);
+            memcpy(line + len, t, strlen(t));
+            len += strlen(t);
+            line[len++] = ',';
+            t = isnan(row->e.net_ai) || isinf(row->e.net_ai)
+                    ? ""
+                    : rf_number_format(num, sizeof num, row->e.net_ai);
+            memcpy(line + len, t, strlen(t));
+            len += strlen(t);
+            line[len++] = '\n';
         }
         if (meas) len--; /* the measured cells go before the line end */
         RF_TRY(rf_write(w, line, len));

@@ -34,14 +34,15 @@ static const char *const rf__rj_top_keys[] = {"schema", "kind",    "title",  "ma
                                               "roof",   "sort",    "top",    "rows",
                                               "totals", "regions", "advice", NULL};
 static const char *const rf__rj_machine_keys[] = {"name", "description", "provenance", NULL};
-static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth", "ridge_ai", NULL};
+static const char *const rf__rj_roof_keys[] = {"compute", "bandwidth",    "ridge_ai",
+                                               "network", "net_ridge_ai", NULL};
 static const char *const rf__rj_ceiling_keys[] = {"name",   "value",       "unit", "provenance",
                                                   "source", "provisional", NULL};
 static const char *const rf__rj_row_keys[] = {
     "name",     "op",         "shape",  "index",
     "flops",    "bytes",      "ai",     "attainable_flops_per_s",
     "bound",    "efficiency", "time_s", "time_share",
-    "measured", NULL};
+    "measured", "net_bytes",  "net_ai", NULL};
 static const char *const rf__rj_measured_keys[] = {"time_s",
                                                    "min_s",
                                                    "max_s",
@@ -57,8 +58,8 @@ static const char *const rf__rj_measured_keys[] = {"time_s",
                                                    NULL};
 static const char *const rf__rj_tmeasured_keys[] = {
     "count", "count_above", "time_s", "estimated_s", "lost_s", "wall_s", "overhead_s", NULL};
-static const char *const rf__rj_totals_keys[] = {"count",  "flops",    "bytes",    "ai",
-                                                 "time_s", "by_bound", "measured", NULL};
+static const char *const rf__rj_totals_keys[] = {
+    "count", "flops", "bytes", "ai", "time_s", "by_bound", "measured", "net_bytes", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
 
 /* A short keyword read from the file, made printable in place before it may reach a message
@@ -158,6 +159,8 @@ static rf_status rf__rj_head(rf_ctx *ctx, json_t *root, rf_result *r)
     RF_TRY(rf__json_keys(ctx, roof, rf__rj_roof_keys, "roof"));
     RF_TRY(rf__rj_ceiling(ctx, roof, "compute", RF_CEILING_COMPUTE, &r->compute));
     RF_TRY(rf__rj_ceiling(ctx, roof, "bandwidth", RF_CEILING_BANDWIDTH, &r->bandwidth));
+    if (json_object_get(roof, "network"))
+        RF_TRY(rf__rj_ceiling(ctx, roof, "network", RF_CEILING_NETWORK, &r->network));
     r->roof.peak_flops_per_s = r->compute.value;
     r->roof.bw_bytes_per_s = r->bandwidth.value;
     RF_TRY(rf_ridge_ai(ctx, &r->roof, &r->ridge_ai));
@@ -242,7 +245,14 @@ static rf_status rf__rj_row(rf_ctx *ctx, rf_result *r, json_t *v, size_t i)
     for (size_t k = 0; k < 5; k++) RF_TRY(rf__rj_num(ctx, v, derived[k], where, 1, &ignored));
     RF_TRY(rf__json_str(ctx, v, "bound", where, bound, sizeof bound, 1));
     rf__rj_printable(bound);
-    RF_TRY(rf_roof_eval(ctx, &r->roof, flops, bytes, &row->e));
+    double net_bytes = 0;
+    if (json_object_get(v, "net_bytes")) {
+        RF_TRY(rf__rj_num(ctx, v, "net_bytes", where, 0, &net_bytes));
+        RF_TRY(rf__rj_num(ctx, v, "net_ai", where, 1, &ignored));
+    }
+    RF_CHECK(ctx, net_bytes == 0 || r->network.value > 0, RF_FORMAT,
+             "%s: 'net_bytes' without a network roof (roof.network)", where);
+    RF_TRY(rf_roof_eval_net(ctx, &r->roof, r->network.value, flops, bytes, net_bytes, &row->e));
     RF_CHECK(ctx, strcmp(bound, rf_bound_name(row->e.bound)) == 0, RF_FORMAT,
              "%s: bound '%s' does not match its figures under the file's roof (%s)", where, bound,
              rf_bound_name(row->e.bound));
@@ -269,12 +279,15 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
     RF_CHECK(ctx, o->count >= r->n_rows, RF_FORMAT, "totals: 'count' is less than the rows given");
     json_t *bb = json_object_get(t, "by_bound");
     RF_CHECK(ctx, bb, RF_FORMAT, "totals: missing 'by_bound'");
-    static const char *const names[] = {"memory", "compute", "undefined", NULL};
+    static const char *const names[] = {"memory", "compute", "undefined", "network", NULL};
     RF_TRY(rf__json_keys(ctx, bb, names, "totals.by_bound"));
-    for (int k = 0; k < 3; k++) {
+    if (r->network.value > 0 && json_object_get(t, "net_bytes"))
+        RF_TRY(rf__rj_num(ctx, t, "net_bytes", "totals", 0, &o->net_bytes));
+    for (int k = 0; k < RF_BOUND_COUNT; k++) {
         char where[40];
         snprintf(where, sizeof where, "totals.by_bound.%s", names[k]);
         json_t *b = json_object_get(bb, names[k]);
+        if (!b && k == RF_BOUND_NETWORK && !(r->network.value > 0)) continue;
         RF_CHECK(ctx, b, RF_FORMAT, "totals.by_bound: missing '%s'", names[k]);
         RF_TRY(rf__json_keys(ctx, b, rf__rj_bound_keys, where));
         RF_TRY(rf__rj_uint(ctx, b, "count", where, &o->count_by_bound[k]));
@@ -394,6 +407,12 @@ static rf_status rf__json_head(const rf_result *r, rf_writer *w)
     RF_TRY(rf__json_ceiling(w, "compute", &r->compute));
     RF_TRY(RF_WRITE_LIT(w, ",\n"));
     RF_TRY(rf__json_ceiling(w, "bandwidth", &r->bandwidth));
+    if (r->network.value > 0) {
+        RF_TRY(RF_WRITE_LIT(w, ",\n"));
+        RF_TRY(rf__json_ceiling(w, "network", &r->network));
+        RF_TRY(RF_WRITE_LIT(w, ",\n    "));
+        RF_TRY(rf__json_key_num(w, "net_ridge_ai", r->roof.peak_flops_per_s / r->network.value, 1));
+    }
     RF_TRY(RF_WRITE_LIT(w, ",\n    "));
     RF_TRY(rf__json_key_num(w, "ridge_ai", r->ridge_ai, 1));
     return rf_writef(w, "\n  },\n  \"sort\": \"%s\",\n  \"top\": %llu,\n", sorts[r->sort],
@@ -420,25 +439,31 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
     RF_TRY(rf_writef(w, "\"bound\": \"%s\", ", rf_bound_name(row->e.bound)));
     RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
     RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
-    RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), 1));
+    RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), r->network.value > 0 ? 0 : 1));
+    if (r->network.value > 0) {
+        RF_TRY(rf__json_key_num(w, "net_bytes", row->e.net_bytes, 0));
+        RF_TRY(rf__json_key_num(w, "net_ai", row->e.net_ai, 1));
+    }
     RF_TRY(rf__json_row_measured(row, w));
     return RF_WRITE_LIT(w, "}");
 }
 
-static rf_status rf__json_totals(const rf_totals *t, rf_writer *w)
+static rf_status rf__json_totals(const rf_totals *t, int net, rf_writer *w)
 {
     RF_TRY(rf_writef(w, "  \"totals\": {\"count\": %llu, ", (unsigned long long)t->count));
     RF_TRY(rf__json_key_num(w, "flops", t->flops, 0));
     RF_TRY(rf__json_key_num(w, "bytes", t->bytes, 0));
+    if (net) RF_TRY(rf__json_key_num(w, "net_bytes", t->net_bytes, 0));
     RF_TRY(rf__json_key_num(w, "ai", t->ai, 0));
     RF_TRY(rf__json_key_num(w, "time_s", t->time_s, 0));
     RF_TRY(RF_WRITE_LIT(w, "\"by_bound\": {"));
-    for (int k = 0; k < 3; k++) {
+    const int nk = net ? RF_BOUND_COUNT : 3;
+    for (int k = 0; k < nk; k++) {
         RF_TRY(rf_writef(w, "\"%s\": {\"count\": %llu, ", rf_bound_name((rf_bound)k),
                          (unsigned long long)t->count_by_bound[k]));
         RF_TRY(rf__json_key_num(w, "flops", t->flops_by_bound[k], 0));
         RF_TRY(rf__json_key_num(w, "time_s", t->time_by_bound_s[k], 1));
-        RF_TRY(k < 2 ? RF_WRITE_LIT(w, "}, ") : RF_WRITE_LIT(w, "}"));
+        RF_TRY(k + 1 < nk ? RF_WRITE_LIT(w, "}, ") : RF_WRITE_LIT(w, "}"));
     }
     RF_TRY(RF_WRITE_LIT(w, "}"));
     RF_TRY(rf__json_totals_measured(t, w));
@@ -455,5 +480,5 @@ rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
         RF_TRY(rf__json_row(r, &r->rows[i], w));
     }
     RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
-    return rf__json_totals(&r->totals, w);
+    return rf__json_totals(&r->totals, r->network.value > 0, w);
 }

@@ -17,7 +17,7 @@ rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opt
     size_t width = o && o->width ? o->width : 80;
     const rf_totals *t = &r->totals;
     RF_TRY(RF_WRITE_LIT(w, "\nBottlenecks\n"));
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < (r->network.value > 0 ? RF_BOUND_COUNT : 3); k++) {
         if (!t->count_by_bound[k] && k == RF_BOUND_UNDEFINED) continue;
         double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
         RF_TRY(rf_writef(w, "  %-9s %llu of %llu operations, %.1f%% of the estimated time\n",

@@ -51,6 +51,19 @@ static void rf__mcells(const rf_row *row, char c[][24])
     if (!isnan(a->ratio)) snprintf(c[4], 24, "%.2f", a->ratio);
 }
 
+/* Network columns, only with a network roof: bytes over the network and FLOPs per network byte. */
+enum { RF__NCOLS_NET = 2 };
+static const char *const rf__nhdr[RF__NCOLS_NET] = {"net B", "net AI"};
+
+static void rf__ncells(const rf_row *row, char c[][24])
+{
+    rf_si_format_compact(c[0], 24, row->e.net_bytes, "");
+    if (isnan(row->e.net_ai))
+        snprintf(c[1], 24, "-");
+    else
+        rf__ai_text(c[1], 24, row->e.net_ai);
+}
+
 /* The text of each numeric cell of a row. */
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
@@ -78,6 +91,12 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
     rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
     RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
                      r->bandwidth.name, b, r->ridge_ai));
+    if (r->network.value > 0) {
+        rf_si_format(a, sizeof a, r->network.value, 3, "B/s");
+        rf__ai_text(b, sizeof b, r->roof.peak_flops_per_s / r->network.value);
+        RF_TRY(rf_writef(w, "network  %s %s, ridge %s FLOP per network byte\n", r->network.name, a,
+                         b));
+    }
     if (r->compute.provisional || r->bandwidth.provisional)
         RF_TRY(rf_writef(w,
                          "         provisional: %s was measured in a disturbed run ('roofline "
@@ -99,11 +118,15 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
                          (unsigned long long)t->count));
     RF_TRY(rf_writef(w, "total    FLOPs %s  bytes %s  AI %s FLOP/B  time %s (sum of estimates)\n",
                      f, b, ai, tm));
+    const int net = r->network.value > 0, nk = net ? RF_BOUND_COUNT : 3;
+    if (net)
+        RF_TRY(rf_writef(w, "         network bytes %s\n",
+                         rf_si_format_compact(b, sizeof b, t->net_bytes, "B")));
     RF_TRY(RF_WRITE_LIT(w, "bound   "));
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < nk; k++) {
         double share = t->time_s > 0 ? 100 * t->time_by_bound_s[k] / t->time_s : 0;
         RF_TRY(rf_writef(w, " %s %llu (%.1f%% of time)%s", rf_bound_name((rf_bound)k),
-                         (unsigned long long)t->count_by_bound[k], share, k < 2 ? "," : "\n"));
+                         (unsigned long long)t->count_by_bound[k], share, k + 1 < nk ? "," : "\n"));
     }
     return RF_OK;
 }
@@ -114,9 +137,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     w = &rf__cw;
     (void)ctx;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
-    size_t mcol[RF__MCOLS];
-    char c[RF__NCOLS][24], mc[RF__MCOLS][24];
-    const int meas = rf__result_has_measured(r);
+    size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
+    char c[RF__NCOLS][24], mc[RF__MCOLS][24], nc[RF__NCOLS_NET][24];
+    const int meas = rf__result_has_measured(r), net = r->network.value > 0;
+    for (int k = 0; k < RF__NCOLS_NET; k++) ncol[k] = net ? strlen(rf__nhdr[k]) : 0;
     for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
     for (int k = 0; k < RF__MCOLS; k++) mcol[k] = meas ? strlen(rf__mhdr[k]) : 0;
     /* Long tables take the widest a cell can be instead of formatting every number twice. */
@@ -137,6 +161,11 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
             for (int k = 0; k < RF__MCOLS; k++)
                 if (strlen(mc[k]) > mcol[k]) mcol[k] = strlen(mc[k]);
         }
+        if (net) {
+            rf__ncells(row, nc);
+            for (int k = 0; k < RF__NCOLS_NET; k++)
+                if (strlen(nc[k]) > ncol[k]) ncol[k] = strlen(nc[k]);
+        }
         size_t nw = rf__utf8_cols(row->name, strlen(row->name));
         if (nw > name_w) name_w = nw;
         if (row->op && strlen(row->op) > op_w) op_w = strlen(row->op);
@@ -149,6 +178,7 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     size_t fixed = 0;
     for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
     for (int k = 0; k < RF__MCOLS; k++) fixed += meas ? mcol[k] + 2 : 0;
+    for (int k = 0; k < RF__NCOLS_NET; k++) fixed += net ? ncol[k] + 2 : 0;
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
     size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
@@ -169,6 +199,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     for (int k = 1; k < RF__NCOLS; k++) {
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, rf__hdr[k], wcol[k], k != RF__COL_BOUND));
+        for (int j = 0; net && k == RF__COL_AI && j < RF__NCOLS_NET; j++) {
+            RF_TRY(RF_WRITE_LIT(w, "  "));
+            RF_TRY(rf__write_cell(w, rf__nhdr[j], ncol[j], 1));
+        }
     }
     for (int k = 0; meas && k < RF__MCOLS; k++) {
         RF_TRY(RF_WRITE_LIT(w, "  "));
@@ -189,9 +223,14 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, row->detail ? row->detail : "", sh_w, 0));
         }
+        if (net) rf__ncells(row, nc);
         for (int k = 1; k < RF__NCOLS; k++) {
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, c[k], wcol[k], k != RF__COL_BOUND));
+            for (int j = 0; net && k == RF__COL_AI && j < RF__NCOLS_NET; j++) {
+                RF_TRY(RF_WRITE_LIT(w, "  "));
+                RF_TRY(rf__write_cell(w, nc[j], ncol[j], 1));
+            }
         }
         if (meas) rf__mcells(row, mc);
         for (int k = 0; meas && k < RF__MCOLS; k++) {
