@@ -31,6 +31,11 @@ static const cli_opt cli_llm_opts[] = {
     {"threads", 0, "N", "--measure: threads (default: every core)"},
     {"measured-tps", 0, "N", "a decode rate measured elsewhere (tokens/s, e.g. llama-bench tg)"},
     {"measured-ttft", 0, "S", "a time to first token measured elsewhere (seconds)"},
+    {"tp", 0, "N", "tensor parallelism over N devices: per-device layers, two allreduces a block"},
+    {"pp", 0, "M", "pipeline parallelism over M stages: layers split, a hand-off between stages"},
+    CLI_NETWORK_OPT,
+    {"net-latency", 0, "SECONDS",
+     "latency of one message on the link (default: the interconnect's, else 1e-6)"},
     CLI_ADVICE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
@@ -104,14 +109,33 @@ static rf_status cli_render_llm(rf_ctx *ctx, const void *r, rf_writer *w)
     return rf_report_llm_json(ctx, r, w);
 }
 
+/* The LLM JSON with its advice, then the distributed view when there is one. */
+static rf_status cli_llm_json(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_list *al,
+                              const rf_llm_dist *d)
+{
+    if (!d) return cli_json_with_advice(ctx, cli_render_llm, r, al);
+    rf_buf b, b2;
+    rf_buf_init(&b, ctx, 0);
+    rf_buf_init(&b2, ctx, 0);
+    rf_writer bw = rf_buf_writer(&b), bw2 = rf_buf_writer(&b2), w = cli_stdout();
+    rf_status st = rf_report_llm_json(ctx, r, &bw);
+    if (st == RF_OK && al) st = rf_report_json_add_advice(ctx, b.data, b.len, al, &bw2);
+    if (st == RF_OK)
+        st = al ? rf_report_json_add_dist(ctx, b2.data, b2.len, d, &w)
+                : rf_report_json_add_dist(ctx, b.data, b.len, d, &w);
+    rf_buf_free(&b);
+    rf_buf_free(&b2);
+    return st;
+}
+
 static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const rf_llm_result *r,
-                     const rf_advice_list *al)
+                     const rf_advice_list *al, const rf_llm_dist *d)
 {
     rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
     rf_status st;
     if (strcmp(format, "json") == 0) {
-        st = cli_json_with_advice(ctx, cli_render_llm, r, al);
+        st = cli_llm_json(ctx, r, al, d);
     } else if (strcmp(format, "csv") == 0) {
         st = rf_report_llm_csv(ctx, r, &w);
     } else {
@@ -120,6 +144,8 @@ static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const r
             st = rf_write(&w, "\n", 1);
             if (st == RF_OK) st = rf_report_chart_ascii(ctx, r->groups, r->machine, &o, &w);
         }
+        if (st == RF_OK && d)
+            st = rf_report_llm_dist(ctx, d, r->phase[1].batch ? r->phase[1].batch : 1, &o, &w);
         if (st == RF_OK && al) st = rf_report_advice(ctx, al, &o, &w);
     }
     if (st != RF_OK) return cli_fail(ctx, st);
@@ -130,6 +156,24 @@ static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const r
         return cli_plot(ctx, two, 2, r->machine, plot);
     }
     return EXIT_OK;
+}
+
+/* --tp/--pp over the link of --interconnect (or the machine file's network ceiling). */
+static rf_status cli_llm_distribute(rf_ctx *ctx, const rf_machine *mach, size_t ni,
+                                    const rf_llm_result *r, uint32_t tp, uint32_t pp,
+                                    double latency, rf_llm_dist *out)
+{
+    rf_llm_dist_opts o;
+    memset(&o, 0, sizeof o);
+    o.tp = tp;
+    o.pp = pp;
+    o.link_bytes_per_s = mach->ceilings[ni].value;
+    snprintf(o.link, sizeof o.link, "%s", mach->ceilings[ni].name);
+    const rf_interconnect *ic = NULL;
+    o.link_latency_s = 1e-6;
+    if (rf_interconnect_find(ctx, o.link, &ic) == RF_OK) o.link_latency_s = ic->latency_s;
+    if (latency >= 0) o.link_latency_s = latency;
+    return rf_llm_distribute(ctx, r, &o, out);
 }
 
 static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
@@ -156,6 +200,15 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     if (cli_get(&a, "plot") && cli_plot_check("llm", cli_get(&a, "plot"))) return EXIT_USAGE;
     cli_advice adv;
     if (cli_advice_parse(cmd, &a, &adv)) return EXIT_USAGE;
+    unsigned long long tp = 1, pp = 1;
+    double net_latency = -1;
+    if (cli_get(&a, "tp") && cli_uint(cmd, "tp", cli_get(&a, "tp"), 1, 4096, &tp))
+        return EXIT_USAGE;
+    if (cli_get(&a, "pp") && cli_uint(cmd, "pp", cli_get(&a, "pp"), 1, 4096, &pp))
+        return EXIT_USAGE;
+    if (cli_get(&a, "net-latency") &&
+        cli_positive(cmd, "net-latency", cli_get(&a, "net-latency"), &net_latency))
+        return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     rf_machine *mach = NULL;
@@ -167,6 +220,16 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     if (st == RF_USAGE && !cli_get(&a, "hw")) { /* cli_machine printed the line */
         rf_ctx_free(ctx);
         return EXIT_USAGE;
+    }
+    const int dist_on = tp > 1 || pp > 1 || cli_get(&a, "interconnect");
+    size_t ni = SIZE_MAX;
+    if (st == RF_OK && dist_on) st = cli_network(ctx, &a, mach, &ni);
+    if (st == RF_OK && dist_on && ni == SIZE_MAX) {
+        rf_machine_free(mach);
+        rf_ctx_free(ctx);
+        return cli_usage_error(cmd, "--tp/--pp need a link: --interconnect NAME ('roofline hw "
+                                    "list') or a bandwidth, or a machine file with a network "
+                                    "ceiling");
     }
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
     if (st == RF_OK && !rf_llm_hparams_get(m)->known) { /* no layer graph: the weights */
@@ -190,7 +253,11 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         st = rf_llm_measure(ctx, r, m, &eo);
     }
     if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
-    rc = st == RF_OK ? cli_print(ctx, format, &a, r, al) : cli_fail(ctx, st);
+    rf_llm_dist dist, *d = NULL;
+    if (st == RF_OK && dist_on)
+        st = cli_llm_distribute(ctx, mach, ni, r, (uint32_t)tp, (uint32_t)pp, net_latency, &dist);
+    if (st == RF_OK && dist_on) d = &dist;
+    rc = st == RF_OK ? cli_print(ctx, format, &a, r, al, d) : cli_fail(ctx, st);
     rf_advice_free(al);
     rf_llm_result_free(r);
     rf_llm_free(m);

@@ -188,6 +188,62 @@ typedef struct rf_llm_result {
     rf_allocator alloc_;         /**< private */
 } rf_llm_result;
 
+/** Distributed inference (`llm --tp N --pp M --interconnect`): how the analysed model runs over
+ *  tp x pp devices joined by one link. */
+typedef struct rf_llm_dist_opts {
+    uint32_t tp;             /**< tensor-parallel degree (>= 1) */
+    uint32_t pp;             /**< pipeline stages (>= 1, at most n_layer) */
+    double link_bytes_per_s; /**< the link: bytes per second per direction and device, > 0 */
+    double link_latency_s;   /**< one message's latency (>= 0): alpha of the ring's alpha-beta */
+    char link[RF_NAME_MAX];  /**< its name ("nvlink4", "network" for a bare bandwidth) */
+} rf_llm_dist_opts;
+
+/** One phase over the devices. Times per pass (one prefill chunk, one decode step). */
+typedef struct rf_llm_dist_phase {
+    double device_s; /**< one device's share of the layers on its roof (TP-split layers at 1/tp
+                          of their FLOPs, weight and split activation bytes; norms, residual
+                          adds and the embedding gather replicated), all stages one after
+                          another */
+    double allreduce_bytes; /**< one TP allreduce's message: batch x tokens x n_embd x act bytes */
+    uint64_t allreduces;    /**< per pass: 2 per block (after the attention output projection and
+                                 after the MLP down projection) when tp > 1 */
+    double allreduce_s;  /**< one allreduce, ring: 2(tp-1)/tp x bytes / link + 2(tp-1) x latency */
+    double handoff_s;    /**< one pipeline hand-off: the message / link + latency */
+    double comm_s;       /**< allreduces x allreduce_s + (pp - 1) x handoff_s */
+    double comm_bytes;   /**< bytes each device sends per pass */
+    double pass_s;       /**< device_s + comm_s (no overlap: both are on the critical path) */
+    double tokens_per_s; /**< batch x tokens / pass_s: one pass at a time */
+    double pipelined_tokens_per_s; /**< with pp > 1 and pp passes in flight: batch x tokens / the
+                                        slowest stage's (device_s + comm_s) / pp */
+    double comm_share;             /**< comm_s / pass_s */
+    int comm_bound;                /**< comm_s > device_s */
+} rf_llm_dist_phase;
+
+/** A degree of tensor parallelism as the scan shows it (decode at the analysed batch). */
+typedef struct rf_llm_dist_scan {
+    uint32_t tp;
+    double decode_tokens_per_s, comm_share, prefill_s;
+} rf_llm_dist_scan;
+
+/** The whole distributed view. */
+typedef struct rf_llm_dist {
+    rf_llm_dist_opts o;
+    rf_llm_dist_phase phase[2];       /**< [0] prefill, [1] decode */
+    double weight_bytes_per_device;   /**< the model's weight bytes / (tp x pp) */
+    uint64_t decode_batch_comm_bound; /**< smallest decode batch (powers of 2 up to 65536) at which
+                                          communication takes longer than the device's layers;
+                                          0 when none does */
+    uint32_t tp_comm_bound;   /**< smallest TP degree of the scan whose decode is communication-
+                                   bound at the analysed batch; 0 when none */
+    rf_llm_dist_scan scan[8]; /**< tp = 1, 2, 4, ... up to max(8, tp) */
+    size_t n_scan;
+} rf_llm_dist;
+
+/** The distributed view of an analysis `r` (rf_llm_analyze) under `o`. RF_USAGE for a degree of
+ *  0, a pipeline longer than the blocks, or a link that is not finite and positive. */
+rf_status rf_llm_distribute(rf_ctx *ctx, const rf_llm_result *r, const rf_llm_dist_opts *o,
+                            rf_llm_dist *out);
+
 /** Analyse `m` on ceilings `compute` / `bandwidth` of `mach` for the prefill options `po` and the
  *  decode options `dopt` (their `phase` fields are set by the call): builds and costs both
  *  graphs, evaluates every layer, computes the ceilings and the result rows. `model_name` (the

@@ -88,6 +88,18 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const struct rf_llm_result *r, rf_writ
 /** The layers of both phases as CSV (header, then one line per layer; RFC 4180 quoting). */
 rf_status rf_report_llm_csv(rf_ctx *ctx, const struct rf_llm_result *r, rf_writer *w);
 
+struct rf_llm_dist;
+
+/** The distributed view of `roofline llm --tp/--pp` (rf_llm_distribute): the devices and the link,
+ *  per phase the device's time, the allreduces and hand-offs, the pass and its token rate with
+ *  communication included, the batch and the TP degree at which communication becomes the bound. */
+rf_status rf_report_llm_dist(rf_ctx *ctx, const struct rf_llm_dist *d, uint64_t decode_batch,
+                             const rf_report_opts *o, rf_writer *w);
+
+/** A JSON object `doc` with a "distributed" key holding `d` added before its closing brace. */
+rf_status rf_report_json_add_dist(rf_ctx *ctx, const char *doc, size_t len,
+                                  const struct rf_llm_dist *d, rf_writer *w);
+
 struct rf_llm_weights;
 
 /** The weights report of a model whose architecture roofline does not build: parameters, bytes

@@ -89,9 +89,11 @@ static rf_status rf__analyze(rf_ctx *ctx, const rf_llm_model *m, rf_llm_result *
         rf_llm_phase_result *p = &r->phase[k];
         p->name = k ? "decode" : "prefill";
         p->opts.phase = k ? RF_LLM_DECODE : RF_LLM_PREFILL;
-        p->batch = p->opts.batch;
-        p->tokens = k ? 1 : p->opts.prompt;
-        p->positions = k ? p->opts.context : p->opts.prompt;
+        /* the options' defaults (0 = 1 sequence, 128 tokens, 128 positions) made explicit */
+        uint64_t prompt = p->opts.prompt ? p->opts.prompt : 128;
+        p->batch = p->opts.batch ? p->opts.batch : 1;
+        p->tokens = k ? 1 : prompt;
+        p->positions = k ? (p->opts.context ? p->opts.context : 128) : prompt;
         RF_TRY(rf__phase(ctx, m, &r->roof, p));
     }
     snprintf(r->phase[0].title, sizeof r->phase[0].title, "prefill: %llu tokens x batch %llu",

@@ -651,3 +651,85 @@ RF_TEST(llm_weights_report_groups_and_csv)
     rf_llm_free(m);
     rf_ctx_free(ctx);
 }
+
+/* Distributed inference (issue 15) on the Llama-2-7B shape, F16, an H100 (fp16.tensor 989.4
+ * TFLOP/s, 3.35 TB/s) over NVLink 4 (450 GB/s, latency set to 1 us), TP 8, prompt 128, decode at
+ * batch 1. One allreduce's message: batch x tokens x 4096 x 2 bytes (decode 8 KiB, prefill 1 MiB);
+ * ring: 2 x 7/8 x message / 450e9 + 14 x 1 us; 2 per block, 64 a pass. llm-analysis's
+ * get_latency_fwd_per_tp_comm moves the same 2 x b x s x h x (tp-1)/tp elements (its latency term
+ * is max(bytes time, a minimum) where the ring's alpha-beta model adds 2(tp-1) latencies). */
+RF_TEST(llm_distributed_7b_tp8)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = open_spec(ctx, &llama7b, "7bdist");
+    RF_REQUIRE(m != NULL);
+    rf_machine *h100 = NULL;
+    RF_REQUIRE(rf_hwdb_find(ctx, "h100-sxm5", &h100) == RF_OK);
+    size_t ci = 0, bi = 0;
+    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_COMPUTE, "fp16.tensor", &ci) == RF_OK);
+    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_BANDWIDTH, NULL, &bi) == RF_OK);
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_llm_result *r = NULL;
+    RF_REQUIRE(rf_llm_analyze(ctx, m, "7b", h100, ci, bi, &po, &dopt, &r) == RF_OK);
+    rf_llm_dist_opts o;
+    memset(&o, 0, sizeof o);
+    o.tp = 8;
+    o.pp = 1;
+    o.link_bytes_per_s = 450e9;
+    o.link_latency_s = 1e-6;
+    snprintf(o.link, sizeof o.link, "nvlink4");
+    rf_llm_dist d;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &d), RF_OK);
+    const rf_llm_dist_phase *dec = &d.phase[1], *pre = &d.phase[0];
+    RF_EXPECT_DBL(dec->allreduce_bytes, 4096.0 * 2);
+    RF_EXPECT_DBL(pre->allreduce_bytes, 128.0 * 4096 * 2);
+    RF_EXPECT_INT(dec->allreduces, 64);
+    const double dec_ar = 2.0 * 7 / 8 * 8192 / 450e9 + 14e-6;
+    RF_EXPECT_NEAR(dec->allreduce_s, dec_ar, 1e-12);
+    RF_EXPECT_NEAR(dec->comm_s, 64 * dec_ar, 1e-12);
+    RF_EXPECT_NEAR(pre->allreduce_s, 2.0 * 7 / 8 * 1048576 / 450e9 + 14e-6, 1e-12);
+    RF_EXPECT_NEAR(dec->comm_bytes, 64 * 2.0 * 7 / 8 * 8192, 1e-12);
+    /* llm-analysis: elems = 2 b s h (tp-1)/tp, times dtype bytes over the link: with no latency
+     * the two agree to the last bit */
+    o.link_latency_s = 0;
+    rf_llm_dist z;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &z), RF_OK);
+    RF_EXPECT_NEAR(z.phase[0].allreduce_s, 2.0 * 1 * 128 * 4096 * 7 / 8 * 2 / 450e9, 1e-12);
+    /* the device's share: weight-bound decode reads 1/8 of the matrices, so its time is about
+     * an eighth of the single device's (norms and residual adds replicated, a few us more) */
+    double one = r->ceilings.decode_step_s;
+    RF_EXPECT(dec->device_s > one / 8 && dec->device_s < one / 8 * 1.05);
+    RF_EXPECT_NEAR(d.weight_bytes_per_device, r->ceilings.model_bytes / 8, 1e-12);
+    RF_EXPECT_NEAR(dec->pass_s, dec->device_s + dec->comm_s, 1e-12);
+    RF_EXPECT_NEAR(dec->tokens_per_s, 1 / dec->pass_s, 1e-12);
+    /* 64 x 14 us of latency against ~0.5 ms of layers: bound by the link already at batch 1;
+     * the scan: TP 1 has no communication and is the single device's decode rate */
+    RF_EXPECT_INT(dec->comm_bound, 1);
+    RF_EXPECT_INT(d.decode_batch_comm_bound, 1);
+    RF_EXPECT_INT(d.n_scan, 4);
+    RF_EXPECT_INT(d.scan[0].tp, 1);
+    RF_EXPECT_NEAR(d.scan[0].decode_tokens_per_s, 1 / one, 1e-9);
+    RF_EXPECT_DBL(d.scan[0].comm_share, 0);
+    RF_EXPECT(d.tp_comm_bound >= 2 && d.tp_comm_bound <= 8);
+    /* pipeline: 4 stages, 3 hand-offs of the message, one latency each */
+    o.tp = 1;
+    o.pp = 4;
+    o.link_latency_s = 1e-6;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &d), RF_OK);
+    RF_EXPECT_INT(d.phase[1].allreduces, 0);
+    RF_EXPECT_NEAR(d.phase[1].comm_s, 3 * (8192 / 450e9 + 1e-6), 1e-15);
+    RF_EXPECT_NEAR(d.phase[1].pipelined_tokens_per_s, 4 * d.phase[1].tokens_per_s, 1e-9);
+    /* refusals */
+    o.pp = 33;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &d), RF_USAGE);
+    o.pp = 1;
+    o.tp = 0;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &d), RF_USAGE);
+    o.tp = 2;
+    o.link_bytes_per_s = NAN;
+    RF_EXPECT_INT(rf_llm_distribute(ctx, r, &o, &d), RF_USAGE);
+    rf_llm_result_free(r);
+    rf_machine_free(h100);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}

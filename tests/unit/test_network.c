@@ -176,8 +176,8 @@ RF_TEST(net_interconnect_database)
     RF_EXPECT(ic && fabs(ic->bytes_per_s - 32e9 * 16 * 128 / 130 / 8) < 0.01 * ic->bytes_per_s);
     RF_EXPECT_INT(rf_interconnect_find(c, "token-ring", &ic), RF_USAGE);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "nvlink3");
-    const char *want[] = {"nvlink3",  "nvlink4",  "pcie4-x16", "pcie5-x16",
-                          "ib-hdr",   "ib-ndr",   "eth-100g",  "eth-400g"};
+    const char *want[] = {"nvlink3", "nvlink4", "pcie4-x16", "pcie5-x16",
+                          "ib-hdr",  "ib-ndr",  "eth-100g",  "eth-400g"};
     RF_EXPECT_INT(rf_interconnect_count(), 8);
     for (size_t i = 0; i < 8; i++) {
         const rf_interconnect *x = rf_interconnect_at(i);
@@ -217,10 +217,12 @@ RF_TEST(net_bytes_in_operations_lists)
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "net_bytes");
     static const char nan_[] = "name,flops,bytes,net_bytes\na,1,2,nan\n";
     RF_EXPECT(rf_ops_parse(c, nan_, sizeof nan_ - 1, RF_OPS_CSV, on_row, &s) != RF_OK);
-    static const char big[] = "[{\"name\": \"a\", \"flops\": 1, \"bytes\": 2, \"net_bytes\": 1e999}]";
+    static const char big[] =
+        "[{\"name\": \"a\", \"flops\": 1, \"bytes\": 2, \"net_bytes\": 1e999}]";
     RF_EXPECT(rf_ops_parse(c, big, sizeof big - 1, RF_OPS_JSON, on_row, &s) != RF_OK);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "1e999");
-    static const char str[] = "[{\"name\": \"a\", \"flops\": 1, \"bytes\": 2, \"net_bytes\": \"x\"}]";
+    static const char str[] =
+        "[{\"name\": \"a\", \"flops\": 1, \"bytes\": 2, \"net_bytes\": \"x\"}]";
     RF_EXPECT(rf_ops_parse(c, str, sizeof str - 1, RF_OPS_JSON, on_row, &s) != RF_OK);
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "net_bytes");
     rf_ctx_free(c);
