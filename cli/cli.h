@@ -96,6 +96,10 @@ rf_report_opts cli_report_opts(void);
         "memory", 0, "LEVEL", "bandwidth ceiling to use (DRAM, L2, ...)"                           \
     }
 
+/* `peaks --mpi` (cli/mpi/peaks_mpi.c, built when CMake finds MPI; otherwise one line saying
+ * so and EXIT_USAGE): measures one rank per node (or socket), gathers, times the network. */
+int cli_peaks_mpi(const cli_cmd *cmd, const rf_probe_opts *po, int per_socket, int json);
+
 /* --interconnect NAME|BW: the network roof (analyze). */
 #define CLI_NETWORK_OPT                                                                            \
     {                                                                                              \

@@ -15,8 +15,21 @@ static const cli_opt cli_peaks_opts[] = {
     {"threads", 't', "N", "most threads to use (default: every CPU)"},
     {"refresh", 0, NULL, "measure again even when the cache has this machine"},
     {"no-cache", 0, NULL, "neither read nor write the cache"},
+    {"mpi", 0, NULL,
+     "under mpirun: one rank per node measures, rank 0 prints every node, the spread, the "
+     "aggregate and the network (ping-pong, allreduce busbw); --json: the aggregate machine file"},
+    {"per", 0, "node|socket", "--mpi: one measuring rank per node (default) or per socket"},
     {0, 0, 0, 0},
 };
+
+#ifndef RF_HAVE_MPI
+int cli_peaks_mpi(const cli_cmd *cmd, const rf_probe_opts *po, int per_socket, int json)
+{
+    (void)po, (void)per_socket, (void)json;
+    return cli_usage_error(cmd, "--mpi: this roofline was built without MPI (install "
+                                "libopenmpi-dev and rebuild: CMake finds it)");
+}
+#endif
 
 static rf_status cli_table(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *r, int chart,
                            rf_writer *w)
@@ -50,6 +63,16 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
     if (rc || done) return rc;
     if (a.n_pos) return cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
     if (cli_peaks_opts_parse(cmd, &a, &o)) return EXIT_USAGE;
+    const char *per = cli_get(&a, "per");
+    if (per && strcmp(per, "node") != 0 && strcmp(per, "socket") != 0)
+        return cli_usage_error(cmd, "--per: '%s' is not node or socket", per);
+    if (per && !cli_get(&a, "mpi")) return cli_usage_error(cmd, "--per goes with --mpi");
+    if (cli_get(&a, "mpi")) {
+        if (cli_get(&a, "plot") || cli_get(&a, "chart"))
+            return cli_usage_error(cmd, "--mpi prints a table or --json; no chart");
+        return cli_peaks_mpi(cmd, &o, per && strcmp(per, "socket") == 0,
+                             cli_get(&a, "json") != NULL);
+    }
     const char *plot = cli_get(&a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
     int no_cache = cli_get(&a, "no-cache") != NULL, refresh = cli_get(&a, "refresh") != NULL;
@@ -93,7 +116,7 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
 const cli_cmd cmd_peaks = {
     "peaks",
     "peaks [--quick] [--json] [--chart] [--plot FILE] [--isa ISA] [--threads N] [--refresh] "
-    "[--no-cache]",
+    "[--no-cache] [--mpi [--per node|socket]]",
     "measure this machine's ceilings (FLOP/s per precision and ISA, bandwidth per level)",
     "Measures this machine: compute ceilings per precision and instruction set (FMA, add, mul, "
     "scalar; fp16/bf16/int8 where the CPU has them), the OpenBLAS GEMM ceiling, and the bandwidth "
@@ -101,7 +124,8 @@ const cli_cmd cmd_peaks = {
     "figure with min/median/max over repetitions and its hardware limit at the measured clock. "
     "Results are cached per machine under $XDG_CACHE_HOME/roofline/ (else ~/.cache/roofline/); "
     "'--hw measured' in the other commands uses them. The full run takes under 30 s on 2 cores, "
-    "--quick under 3 s; progress goes to stderr.",
+    "--quick under 3 s; progress goes to stderr. With --mpi under mpirun, every node of the "
+    "allocation is measured at once and the network between the ranks too (docs/cluster.md).",
     cli_peaks_opts,
     cli_peaks,
 };

@@ -100,6 +100,13 @@ rf_status rf_report_llm_dist(rf_ctx *ctx, const struct rf_llm_dist *d, uint64_t 
 rf_status rf_report_json_add_dist(rf_ctx *ctx, const char *doc, size_t len,
                                   const struct rf_llm_dist *d, rf_writer *w);
 
+struct rf_cluster;
+
+/** `roofline peaks --mpi` as text: each ceiling per node (up to four side by side), its spread
+ *  and the aggregate; the ping-pong and allreduce curves and the network ceilings. */
+rf_status rf_report_cluster(rf_ctx *ctx, const struct rf_cluster *c, const rf_report_opts *o,
+                            rf_writer *w);
+
 struct rf_llm_weights;
 
 /** The weights report of a model whose architecture roofline does not build: parameters, bytes

@@ -11,6 +11,7 @@
 #include "core.h"
 #include "analysis.h"
 #include "hw.h"
+#include "cluster.h"
 #include "probe.h"
 #include "ops.h"
 #include "report.h"

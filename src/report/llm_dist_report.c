@@ -47,9 +47,9 @@ rf_status rf_report_llm_dist(rf_ctx *ctx, const rf_llm_dist *d, uint64_t decode_
     RF_TRY(rf__dist_row(w, "prefill", &d->phase[0]));
     RF_TRY(rf__dist_row(w, "decode", &d->phase[1]));
     if (d->o.pp > 1) {
-        RF_TRY(rf_writef(w, "  pipelined: %u passes in flight, decode up to %s tokens/s\n", d->o.pp,
-                         rf_si_format_compact(rate, sizeof rate,
-                                              d->phase[1].pipelined_tokens_per_s, "")));
+        RF_TRY(rf_writef(
+            w, "  pipelined: %u passes in flight, decode up to %s tokens/s\n", d->o.pp,
+            rf_si_format_compact(rate, sizeof rate, d->phase[1].pipelined_tokens_per_s, "")));
     }
     if (d->decode_batch_comm_bound)
         RF_TRY(rf_writef(w, "  decode turns communication-bound at batch %llu (analysed: %llu)\n",
@@ -59,12 +59,14 @@ rf_status rf_report_llm_dist(rf_ctx *ctx, const rf_llm_dist *d, uint64_t decode_
         RF_TRY(RF_WRITE_LIT(w, "  decode stays bound by the devices up to batch 65536\n"));
     RF_TRY(rf_writef(w, "  TP scan (decode at batch %llu):", (unsigned long long)decode_batch));
     for (size_t i = 0; i < d->n_scan; i++)
-        RF_TRY(rf_writef(w, "%s TP %u %s tok/s (comm %.0f%%)", i ? "," : "", d->scan[i].tp,
-                         rf_si_format_compact(rate, sizeof rate, d->scan[i].decode_tokens_per_s, ""),
-                         100 * d->scan[i].comm_share));
+        RF_TRY(
+            rf_writef(w, "%s TP %u %s tok/s (comm %.0f%%)", i ? "," : "", d->scan[i].tp,
+                      rf_si_format_compact(rate, sizeof rate, d->scan[i].decode_tokens_per_s, ""),
+                      100 * d->scan[i].comm_share));
     RF_TRY(RF_WRITE_LIT(w, "\n"));
     if (d->tp_comm_bound)
-        RF_TRY(rf_writef(w, "  communication becomes decode's bound from TP %u\n", d->tp_comm_bound));
+        RF_TRY(
+            rf_writef(w, "  communication becomes decode's bound from TP %u\n", d->tp_comm_bound));
     return RF_WRITE_LIT(
         w, "  model: per device, matrix layers split as tensor parallelism splits them (norms, "
            "residual adds\n  and the embedding replicated); two ring allreduces per block, each "
