@@ -132,13 +132,8 @@ rf_status rf_report_advice_json(rf_ctx *ctx, const rf_advice_list *a, rf_writer 
 rf_status rf_report_json_add_advice(rf_ctx *ctx, const char *doc, size_t len,
                                     const rf_advice_list *a, rf_writer *w)
 {
-    size_t end = len;
-    while (end && strchr(" \t\r\n", doc[end - 1])) end--;
-    RF_CHECK(ctx, doc && a && w && end >= 2 && doc[end - 1] == '}', RF_USAGE,
-             "rf_report_json_add_advice: not a JSON object");
-    end--; /* the closing brace */
-    while (end && strchr(" \t\r\n", doc[end - 1])) end--;
-    RF_TRY(rf_write(w, doc, end));
+    RF_CHECK(ctx, a, RF_USAGE, "rf_report_json_add_advice: no advice");
+    RF_TRY(rf__json_reopen(ctx, doc, len, "rf_report_json_add_advice", w));
     RF_TRY(RF_WRITE_LIT(w, ",\n  \"advice\": "));
     RF_TRY(rf_report_advice_json(ctx, a, w));
     return RF_WRITE_LIT(w, "\n}\n");

@@ -74,27 +74,20 @@ rf_status rf_report_llm_dist(rf_ctx *ctx, const rf_llm_dist *d, uint64_t decode_
            "latency; no overlap\n  of communication with the layers.\n");
 }
 
-static rf_status rf__jnum(rf_writer *w, const char *key, double v, int last)
-{
-    RF_TRY(rf_writef(w, "\"%s\": ", key));
-    RF_TRY(rf__write_json_number(w, v));
-    return last ? RF_OK : RF_WRITE_LIT(w, ", ");
-}
-
 static rf_status rf__jphase(rf_writer *w, const char *name, const rf_llm_dist_phase *p, int last)
 {
     RF_TRY(rf_writef(w, "    \"%s\": {", name));
-    RF_TRY(rf__jnum(w, "device_s", p->device_s, 0));
-    RF_TRY(rf__jnum(w, "allreduce_bytes", p->allreduce_bytes, 0));
+    RF_TRY(rf__json_key_num(w, "device_s", p->device_s, 0));
+    RF_TRY(rf__json_key_num(w, "allreduce_bytes", p->allreduce_bytes, 0));
     RF_TRY(rf_writef(w, "\"allreduces\": %llu, ", (unsigned long long)p->allreduces));
-    RF_TRY(rf__jnum(w, "allreduce_s", p->allreduce_s, 0));
-    RF_TRY(rf__jnum(w, "handoff_s", p->handoff_s, 0));
-    RF_TRY(rf__jnum(w, "comm_s", p->comm_s, 0));
-    RF_TRY(rf__jnum(w, "comm_bytes", p->comm_bytes, 0));
-    RF_TRY(rf__jnum(w, "pass_s", p->pass_s, 0));
-    RF_TRY(rf__jnum(w, "tokens_per_s", p->tokens_per_s, 0));
-    RF_TRY(rf__jnum(w, "pipelined_tokens_per_s", p->pipelined_tokens_per_s, 0));
-    RF_TRY(rf__jnum(w, "comm_share", p->comm_share, 0));
+    RF_TRY(rf__json_key_num(w, "allreduce_s", p->allreduce_s, 0));
+    RF_TRY(rf__json_key_num(w, "handoff_s", p->handoff_s, 0));
+    RF_TRY(rf__json_key_num(w, "comm_s", p->comm_s, 0));
+    RF_TRY(rf__json_key_num(w, "comm_bytes", p->comm_bytes, 0));
+    RF_TRY(rf__json_key_num(w, "pass_s", p->pass_s, 0));
+    RF_TRY(rf__json_key_num(w, "tokens_per_s", p->tokens_per_s, 0));
+    RF_TRY(rf__json_key_num(w, "pipelined_tokens_per_s", p->pipelined_tokens_per_s, 0));
+    RF_TRY(rf__json_key_num(w, "comm_share", p->comm_share, 0));
     RF_TRY(rf_writef(w, "\"bound\": \"%s\"}", p->comm_bound ? "communication" : "device"));
     return last ? RF_WRITE_LIT(w, "\n") : RF_WRITE_LIT(w, ",\n");
 }
@@ -102,20 +95,15 @@ static rf_status rf__jphase(rf_writer *w, const char *name, const rf_llm_dist_ph
 rf_status rf_report_json_add_dist(rf_ctx *ctx, const char *doc, size_t len, const rf_llm_dist *d,
                                   rf_writer *w)
 {
-    size_t end = len;
-    while (end && strchr(" \t\r\n", doc[end - 1])) end--;
-    RF_CHECK(ctx, doc && d && w && end >= 2 && doc[end - 1] == '}', RF_USAGE,
-             "rf_report_json_add_dist: not a JSON object");
-    end--;
-    while (end && strchr(" \t\r\n", doc[end - 1])) end--;
-    RF_TRY(rf_write(w, doc, end));
+    RF_CHECK(ctx, d, RF_USAGE, "rf_report_json_add_dist: no distributed view");
+    RF_TRY(rf__json_reopen(ctx, doc, len, "rf_report_json_add_dist", w));
     RF_TRY(rf_writef(w, ",\n  \"distributed\": {\"tp\": %u, \"pp\": %u, \"link\": ", d->o.tp,
                      d->o.pp));
     RF_TRY(rf__write_json_string(w, d->o.link));
     RF_TRY(RF_WRITE_LIT(w, ", "));
-    RF_TRY(rf__jnum(w, "link_bytes_per_s", d->o.link_bytes_per_s, 0));
-    RF_TRY(rf__jnum(w, "link_latency_s", d->o.link_latency_s, 0));
-    RF_TRY(rf__jnum(w, "weight_bytes_per_device", d->weight_bytes_per_device, 0));
+    RF_TRY(rf__json_key_num(w, "link_bytes_per_s", d->o.link_bytes_per_s, 0));
+    RF_TRY(rf__json_key_num(w, "link_latency_s", d->o.link_latency_s, 0));
+    RF_TRY(rf__json_key_num(w, "weight_bytes_per_device", d->weight_bytes_per_device, 0));
     RF_TRY(rf_writef(w, "\"decode_batch_comm_bound\": %llu, \"tp_comm_bound\": %u,\n",
                      (unsigned long long)d->decode_batch_comm_bound, d->tp_comm_bound));
     RF_TRY(rf__jphase(w, "prefill", &d->phase[0], 0));
@@ -123,9 +111,9 @@ rf_status rf_report_json_add_dist(rf_ctx *ctx, const char *doc, size_t len, cons
     RF_TRY(RF_WRITE_LIT(w, "    \"tp_scan\": ["));
     for (size_t i = 0; i < d->n_scan; i++) {
         RF_TRY(rf_writef(w, "%s{\"tp\": %u, ", i ? ", " : "", d->scan[i].tp));
-        RF_TRY(rf__jnum(w, "decode_tokens_per_s", d->scan[i].decode_tokens_per_s, 0));
-        RF_TRY(rf__jnum(w, "comm_share", d->scan[i].comm_share, 0));
-        RF_TRY(rf__jnum(w, "prefill_s", d->scan[i].prefill_s, 1));
+        RF_TRY(rf__json_key_num(w, "decode_tokens_per_s", d->scan[i].decode_tokens_per_s, 0));
+        RF_TRY(rf__json_key_num(w, "comm_share", d->scan[i].comm_share, 0));
+        RF_TRY(rf__json_key_num(w, "prefill_s", d->scan[i].prefill_s, 1));
         RF_TRY(RF_WRITE_LIT(w, "}"));
     }
     return RF_WRITE_LIT(w, "]}\n}\n");

@@ -25,27 +25,20 @@ static const char *const rf__why_names[4] = {"faster_level", "miscount", "provis
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static rf_status rf__jnum(rf_writer *w, const char *key, double v, int last)
-{
-    RF_TRY(rf_writef(w, "\"%s\": ", key));
-    RF_TRY(rf__write_json_number(w, v));
-    return last ? RF_OK : RF_WRITE_LIT(w, ", ");
-}
-
 rf_status rf__json_row_measured(const rf_row *row, rf_writer *w)
 {
     const rf_achieved *a = row->measured;
     if (!a) return RF_OK;
     RF_TRY(RF_WRITE_LIT(w, ", \"measured\": {"));
-    RF_TRY(rf__jnum(w, "time_s", a->m.time_s, 0));
-    RF_TRY(rf__jnum(w, "min_s", a->m.min_s, 0));
-    RF_TRY(rf__jnum(w, "max_s", a->m.max_s, 0));
+    RF_TRY(rf__json_key_num(w, "time_s", a->m.time_s, 0));
+    RF_TRY(rf__json_key_num(w, "min_s", a->m.min_s, 0));
+    RF_TRY(rf__json_key_num(w, "max_s", a->m.max_s, 0));
     RF_TRY(rf_writef(w, "\"runs\": %lu, ", (unsigned long)a->m.runs));
-    RF_TRY(rf__jnum(w, "achieved_flops_per_s", a->flops_per_s, 0));
-    RF_TRY(rf__jnum(w, "achieved_bytes_per_s", a->bytes_per_s, 0));
-    RF_TRY(rf__jnum(w, "utilization", a->utilization, 0));
-    RF_TRY(rf__jnum(w, "ratio", a->ratio, 0));
-    RF_TRY(rf__jnum(w, "lost_s", a->lost_s, 0));
+    RF_TRY(rf__json_key_num(w, "achieved_flops_per_s", a->flops_per_s, 0));
+    RF_TRY(rf__json_key_num(w, "achieved_bytes_per_s", a->bytes_per_s, 0));
+    RF_TRY(rf__json_key_num(w, "utilization", a->utilization, 0));
+    RF_TRY(rf__json_key_num(w, "ratio", a->ratio, 0));
+    RF_TRY(rf__json_key_num(w, "lost_s", a->lost_s, 0));
     RF_TRY(rf_writef(w, "\"above_roof\": %s", a->above ? "true" : "false"));
     if (a->above) {
         RF_TRY(RF_WRITE_LIT(w, ", \"reasons\": ["));
@@ -69,12 +62,12 @@ rf_status rf__json_totals_measured(const rf_totals *t, rf_writer *w)
     if (!t->count_measured && !(t->wall_s > 0)) return RF_OK;
     RF_TRY(rf_writef(w, ", \"measured\": {\"count\": %llu, \"count_above\": %llu, ",
                      (unsigned long long)t->count_measured, (unsigned long long)t->count_above));
-    RF_TRY(rf__jnum(w, "time_s", t->measured_s, 0));
-    RF_TRY(rf__jnum(w, "estimated_s", t->measured_est_s, 0));
-    RF_TRY(rf__jnum(w, "lost_s", t->lost_s, t->wall_s > 0 ? 0 : 1));
+    RF_TRY(rf__json_key_num(w, "time_s", t->measured_s, 0));
+    RF_TRY(rf__json_key_num(w, "estimated_s", t->measured_est_s, 0));
+    RF_TRY(rf__json_key_num(w, "lost_s", t->lost_s, t->wall_s > 0 ? 0 : 1));
     if (t->wall_s > 0) {
-        RF_TRY(rf__jnum(w, "wall_s", t->wall_s, 0));
-        RF_TRY(rf__jnum(w, "overhead_s", t->wall_s - t->measured_s, 1));
+        RF_TRY(rf__json_key_num(w, "wall_s", t->wall_s, 0));
+        RF_TRY(rf__json_key_num(w, "overhead_s", t->wall_s - t->measured_s, 1));
     }
     return RF_WRITE_LIT(w, "}");
 }

@@ -39,6 +39,13 @@ int rf__result_has_measured(const rf_result *r);
 /* ", "measured": {...}" of a row (nothing when the row has no measurement). */
 rf_status rf__json_row_measured(const rf_row *row, rf_writer *w);
 
+/* `"key": number` and ", " unless `last` (result_json.c). */
+rf_status rf__json_key_num(rf_writer *w, const char *key, double v, int last);
+
+/* A JSON object `doc` written to w without its closing brace (and the blank before it), ready for
+ * one more member: the advice, the distributed view. RF_USAGE naming `who` when it is no object. */
+rf_status rf__json_reopen(rf_ctx *ctx, const char *doc, size_t len, const char *who, rf_writer *w);
+
 /* ", "measured": {...}" of the totals (nothing without measurements). */
 rf_status rf__json_totals_measured(const rf_totals *t, rf_writer *w);
 

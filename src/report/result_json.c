@@ -369,7 +369,7 @@ rf_status rf_result_read_file(rf_ctx *ctx, const char *path, rf_result **out)
 
 /* ---- writing (rf_report_json): rows one at a time, so a million-row result streams -------- */
 
-static rf_status rf__json_key_num(rf_writer *w, const char *key, double v, int last)
+rf_status rf__json_key_num(rf_writer *w, const char *key, double v, int last)
 {
     RF_TRY(RF_WRITE_LIT(w, "\""));
     RF_TRY(rf_write(w, key, strlen(key)));
@@ -481,4 +481,15 @@ rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
     }
     RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
     return rf__json_totals(&r->totals, r->network.value > 0, w);
+}
+
+rf_status rf__json_reopen(rf_ctx *ctx, const char *doc, size_t len, const char *who, rf_writer *w)
+{
+    size_t end = len;
+    while (doc && end && strchr(" \t\r\n", doc[end - 1])) end--;
+    RF_CHECK(ctx, doc && w && end >= 2 && doc[end - 1] == '}', RF_USAGE, "%s: not a JSON object",
+             who);
+    end--; /* the closing brace */
+    while (end && strchr(" \t\r\n", doc[end - 1])) end--;
+    return rf_write(w, doc, end);
 }
