@@ -232,6 +232,10 @@ static rf_status rf__svg_point_data(rf__svg *s, const rf__chart_point *p)
     RF_TRY(rf__svg_num(w, "data-ai", row->e.ai));
     RF_TRY(rf__svg_num(w, "data-attainable", row->e.attainable_flops_per_s));
     RF_TRY(rf_writef(w, " data-bound=\"%s\"", rf_bound_name(p->bound)));
+    if (row->e.net_bytes > 0) { /* a row with network bytes: its network intensity too */
+        RF_TRY(rf__svg_num(w, "data-net-bytes", row->e.net_bytes));
+        RF_TRY(rf__svg_num(w, "data-net-ai", row->e.net_ai));
+    }
     RF_TRY(rf__svg_num(w, "data-time", row->e.time_s));
     RF_TRY(rf__svg_num(w, "data-share", p->share));
     RF_TRY(rf_writef(w, " data-series=\"%zu\"", s->series));

@@ -30,5 +30,12 @@ g=$SRC/tests/golden/data
     >/dev/null 2>&1 || fails=$((fails + 1))
 "$PY" "$SRC/tests/chart/browser_test.py" "$OUT/measured.html" "$OUT/screenshots/measured" ||
     fails=$((fails + 1))
+# a third roof: network-bound points (diamonds) at their FLOPs per network byte, the tooltip says so
+printf 'name,flops,bytes,net_bytes\nlocal,1e12,1e9,0\nelementwise,1e8,4e9,0\nallreduce,8.4e6,6.7e7,2.9e8\n' \
+    >"$OUT/net.csv"
+"$BIN" analyze --hw "$g/machine_network.json" "$OUT/net.csv" --advice 0 --plot "$OUT/network.html" \
+    >/dev/null 2>&1 || fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/network.html" "$OUT/screenshots/network" ||
+    fails=$((fails + 1))
 echo "$fails failed"
 [ "$fails" -eq 0 ]

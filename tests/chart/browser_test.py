@@ -145,6 +145,17 @@ def run_checks(page, outdir):
         check(page.eval("document.querySelectorAll('svg line.link').length") ==
               page.eval("document.querySelectorAll('svg .pt.measured').length"),
               "one line from each estimate to its measurement")
+    # network-bound points: a diamond under the network roof, the tooltip gives its network bytes
+    if page.eval("document.querySelectorAll('svg .pt.network').length"):
+        x, y = rect_centre(page, "svg .pt.network")
+        page.mouse("mouseMoved", x, y)
+        got = page.eval("(function(){var t=document.getElementById('rf-tip');"
+                        "return t.hidden ? null : t.textContent;})()")
+        check(got is not None and "bound: network" in got and "FLOP per network byte" in got,
+              f"tooltip of a network-bound marker: {got!r}")
+        check(page.eval("document.querySelector('svg .pt.network').tagName") == "polygon",
+              "a network-bound marker is a diamond")
+        page.mouse("mouseMoved", 5, 5)
     check(page.eval("document.getElementById('rf-tip').hidden"), "tooltip stays after leaving")
     # legend: hide the memory-bound class, then show it again
     visible = ("(function(b){return Array.prototype.filter.call(document.querySelectorAll("
