@@ -38,7 +38,7 @@ static int cli_mpi_socket(void)
         if (fgets(buf, sizeof buf, f)) {
             char *p = strrchr(buf, ')');
             for (int field = 2; p && field < 39; field++) p = strchr(p + 1, ' ');
-            if (p) cpu = atoi(p + 1);
+            if (p) cpu = (int)strtol(p + 1, NULL, 10);
         }
         fclose(f);
     }
