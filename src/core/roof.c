@@ -111,7 +111,7 @@ rf_status rf_roof_eval_net(rf_ctx *ctx, const rf_roof *roof, double net_bw, doub
         e->bound = RF_BOUND_NETWORK;
         e->attainable_flops_per_s = flops / tn;
         e->efficiency = e->attainable_flops_per_s / roof->peak_flops_per_s;
-        if (isnan(e->ai)) e->ai = bytes > 0 ? flops / bytes : INFINITY; /* only network bytes */
+        if (isnan(e->ai)) e->ai = 0; /* network bytes only: no FLOPs, no memory bytes */
     }
     return RF_OK;
 }
