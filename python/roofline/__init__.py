@@ -156,25 +156,46 @@ def _machine_or_measured(m):
     return m
 
 
-def analyze(ops, machine=None, sort="input", top=0, title="operations"):
+def analyze(ops, machine=None, sort="input", top=0, title="operations", interconnect=None):
     """Evaluate operations against a machine (a Machine, a name, or None: this one measured).
 
     `ops`: an iterable of (name, flops, bytes) tuples or dicts with those keys (bytes may be given
     as memory_bytes or bytes_moved). A dict with `time_s` (seconds; optionally `min_s`, `max_s`,
     `runs`) is a measured operation: its row gets achieved FLOP/s and utilization, and charts
-    draw it filled under its estimate (as `analyze`'s time column). Returns a Result."""
+    draw it filled under its estimate (as `analyze`'s time column). A dict with `net_bytes` sends
+    that many bytes over the network: give `interconnect` (a link of the database, "nvlink4",
+    "ib-ndr", ...) or a machine with a network ceiling, and the row is compute-, memory- or
+    network-bound (docs/distributed.md), as `analyze --interconnect`. Returns a Result."""
     m = _machine_or_measured(machine)
     with Context() as ctx:
+        mp, owned, net = m._ptr, None, None
+        if interconnect is not None:  # a copy of the machine with the link as its network ceiling
+            owned, ic = c_void_p(), c_void_p()
+            ctx.check(lib.rf_machine_clone(ctx.ptr, m._ptr, ctypes.byref(owned)))
+            mp = owned
+            try:
+                ctx.check(lib.rf_interconnect_find(ctx.ptr, interconnect.encode(),
+                                                   ctypes.byref(ic)))
+                ctx.check(lib.rf_machine_add_interconnect(ctx.ptr, owned, ic))
+            except Exception:
+                lib.rf_machine_free(owned)
+                raise
+            net = len(m.ceilings)
+        else:
+            net = next((i for i, c in enumerate(m.ceilings) if c.get("kind") == "network"), None)
         a = c_void_p()
-        ctx.check(lib.rf_analysis_new(ctx.ptr, m._ptr, m.compute_index, m.memory_index,
-                                      _SORTS[sort], top, ctypes.byref(a)))
         try:
+            ctx.check(lib.rf_analysis_new(ctx.ptr, mp, m.compute_index, m.memory_index,
+                                          _SORTS[sort], top, ctypes.byref(a)))
+            if net is not None:
+                ctx.check(lib.rf_analysis_set_network(a, mp, net))
             for op in ops:
-                t = None
+                t, net_bytes = None, 0.0
                 if isinstance(op, dict):
                     name, flops = op["name"], op["flops"]
                     nbytes = op.get("bytes", op.get("memory_bytes", op.get("bytes_moved")))
                     kind = op.get("op")
+                    net_bytes = float(op.get("net_bytes", 0.0))
                     if op.get("time_s") is not None:
                         ts = float(op["time_s"])
                         t = Measured(ts, float(op.get("min_s", ts)), float(op.get("max_s", ts)),
@@ -183,17 +204,15 @@ def analyze(ops, machine=None, sort="input", top=0, title="operations"):
                     (name, flops, nbytes), kind = op[:3], (op[3] if len(op) > 3 else None)
                 nb = str(name).encode()
                 kb = kind.encode() if kind else None
-                if t is not None:
-                    ctx.check(lib.rf_analysis_add_measured(a, nb, len(nb), kb, None, 0,
-                                                           float(flops), float(nbytes),
-                                                           ctypes.byref(t)))
-                else:
-                    ctx.check(lib.rf_analysis_add_detail(a, nb, len(nb), kb, None, 0,
-                                                         float(flops), float(nbytes)))
+                ctx.check(lib.rf_analysis_add_net(a, nb, len(nb), kb, None, 0, float(flops),
+                                                  float(nbytes), net_bytes,
+                                                  ctypes.byref(t) if t is not None else None))
             r = c_void_p()
             ctx.check(lib.rf_analysis_finish(a, title.encode(), ctypes.byref(r)))
         finally:
             lib.rf_analysis_free(a)
+            if owned is not None:
+                lib.rf_machine_free(owned)
     return Result(r, m)
 
 

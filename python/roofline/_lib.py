@@ -71,7 +71,7 @@ class ProfileHead(ctypes.Structure):  # the first fields of rf_profile
 
 
 ATTR_INT, ATTR_FLOAT, ATTR_STRING, ATTR_INTS, ATTR_FLOATS = range(5)
-CEILING_COMPUTE, CEILING_BANDWIDTH = 0, 1
+CEILING_COMPUTE, CEILING_BANDWIDTH, CEILING_NETWORK = 0, 1, 2
 
 # (name, restype, argtypes); every rf_status-returning call is checked by `call`.
 _SIGS = [
@@ -94,6 +94,12 @@ _SIGS = [
                                        c_double, c_double]),
     ("rf_analysis_add_measured", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_char_p,
                                          c_int, c_double, c_double, c_void_p]),
+    ("rf_analysis_set_network", c_int, [c_void_p, c_void_p, c_size_t]),
+    ("rf_analysis_add_net", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_char_p, c_int,
+                                    c_double, c_double, c_double, c_void_p]),
+    ("rf_machine_clone", c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
+    ("rf_interconnect_find", c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
+    ("rf_machine_add_interconnect", c_int, [c_void_p, c_void_p, c_void_p]),
     ("rf_analysis_finish", c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
     ("rf_analysis_free", None, [c_void_p]),
     ("rf_result_free", None, [c_void_p]),

@@ -51,6 +51,27 @@ res_top = roofline.analyze(rows, a100, sort="time", top=2, title=csv)
 check("analyze --sort time --top 2 == CLI",
       res_top.json == cli_json("analyze", csv, "--hw", "a100-sxm4-80gb", "--top", "2"))
 
+# the network roof: rows with net_bytes over a link of the database, the same as the CLI
+ncsv = os.path.join(SRC, "tests", "golden", "data", "ops_network.csv")
+nrows = []
+with open(ncsv) as f:
+    head = f.readline().strip().split(",")
+    for line in f:
+        d = dict(zip(head, line.strip().split(",")))
+        nrows.append({"name": d["name"], "flops": float(d["flops"]), "bytes": float(d["bytes"]),
+                      "net_bytes": float(d["net_bytes"])})
+h100 = roofline.machine("h100-sxm5", compute="fp16.tensor")
+rn = roofline.analyze(nrows, h100, title=ncsv, interconnect="nvlink4")
+check("analyze with net_bytes == CLI --interconnect",
+      rn.json == cli_json("analyze", ncsv, "--hw", "h100-sxm5", "--compute", "fp16.tensor",
+                          "--interconnect", "nvlink4"))
+check("network-bound rows", sum(1 for r in rn.rows if r.bound == "network") == 3)
+try:
+    roofline.analyze(nrows, h100, title=ncsv)
+    check("net_bytes without a network roof is refused", False)
+except roofline.RooflineError as e:
+    check("the refusal names the row: %s" % e, "tp.attn_allreduce" in str(e))
+
 # profile: the ResNet-18 ONNX file at 224 and at 512
 onnx = os.path.join(SRC, "data", "resnet18.onnx")
 p = roofline.profile(onnx, a100)
