@@ -235,6 +235,7 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     if (is_type(l, reds)) return rf__xop_reduce(p, li);
     if (!strcmp(l->op_type, "Softmax") || !strcmp(l->op_type, "LogSoftmax"))
         return rf__xop_softmax(p, li);
+    if (strcmp(l->op_type, "Einsum") == 0) return rf__xop_einsum(p, li);
     if (strcmp(l->op_type, "Concat") == 0) return rf__xop_concat(p, li);
     if (!strcmp(l->op_type, "LSTM") || !strcmp(l->op_type, "GRU")) return rf__xop_rnn(p, li);
     if (strcmp(l->op_type, "Transpose") == 0) return rf__xop_transpose(p, li);
