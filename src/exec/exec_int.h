@@ -198,6 +198,9 @@ void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int
 /* Einsum (op_einsum.c): permutes and batched sgemm from the cost model's parse. */
 rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
 
+/* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear in C (op_quant.c). */
+rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled);
+
 /* C binary ops (rf__xcop.op for the n-ary kernel). */
 enum {
     RF__XB_ADD,

@@ -211,8 +211,7 @@ static rf_status contract(rf__xplan *p, uint32_t li, const rf__ein *e, const ein
     if (!*ok || !Bt || !M || !N || !K || M > INT_MAX || N > INT_MAX || K > INT_MAX ||
         !letters_elems(e, prod) || !letters_elems(e, ra) || !letters_elems(e, rb)) {
         *ok = 0;
-        rf__xnot(p, li, "Einsum product too large or over more than %d indices",
-                 RF_GRAPH_MAX_RANK);
+        rf__xnot(p, li, "Einsum product too large or over more than %d indices", RF_GRAPH_MAX_RANK);
         return RF_OK;
     }
     rf__xcop c;

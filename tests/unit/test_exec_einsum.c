@@ -10,9 +10,9 @@
 #define MAXOP 3
 
 typedef struct ecase {
-    const char *eq;      /* the equation the layer carries */
-    const char *ref[4];  /* the reference's terms, ellipses written out; ref[n] = output */
-    int n;               /* operands */
+    const char *eq;     /* the equation the layer carries */
+    const char *ref[4]; /* the reference's terms, ellipses written out; ref[n] = output */
+    int n;              /* operands */
     int64_t dims[MAXOP][4];
     uint32_t rank[MAXOP];
     const char *kernel;
@@ -105,12 +105,7 @@ RF_TEST(einsum_contractions)
     static const ecase cs[] = {
         {"bij,bjk->bik", {"bij", "bjk", "bik"}, 2, {{2, 3, 4}, {2, 4, 5}}, {3, 3}, OB},
         {"bij,bjk->bik", {"bij", "bjk", "bik"}, 2, {{2, 8, 16}, {2, 16, 8}}, {3, 3}, OB},
-        {"bhqd,bhkd->bhqk",
-         {"bhqd", "bhkd", "bhqk"},
-         2,
-         {{1, 2, 6, 8}, {1, 2, 5, 8}},
-         {4, 4},
-         OB},
+        {"bhqd,bhkd->bhqk", {"bhqd", "bhkd", "bhqk"}, 2, {{1, 2, 6, 8}, {1, 2, 5, 8}}, {4, 4}, OB},
         {"ki,kj->ij", {"ki", "kj", "ij"}, 2, {{20, 10}, {20, 12}}, {2, 2}, OB},
         {"ij,jk", {"ij", "jk", "ik"}, 2, {{4, 5}, {5, 6}}, {2, 2}, OB},
         {"i,i->", {"i", "i", ""}, 2, {{64}, {64}}, {1, 1}, OB},
@@ -126,18 +121,8 @@ RF_TEST(einsum_contractions)
 RF_TEST(einsum_ellipsis_broadcast)
 {
     static const ecase cs[] = {
-        {"...ij,...jk->...ik",
-         {"xyij", "yjk", "xyik"},
-         2,
-         {{2, 3, 4, 5}, {3, 5, 6}},
-         {4, 3},
-         OB},
-        {"...ij,...jk->...ik",
-         {"xyij", "yjk", "xyik"},
-         2,
-         {{2, 1, 4, 5}, {3, 5, 6}},
-         {4, 3},
-         OB},
+        {"...ij,...jk->...ik", {"xyij", "yjk", "xyik"}, 2, {{2, 3, 4, 5}, {3, 5, 6}}, {4, 3}, OB},
+        {"...ij,...jk->...ik", {"xyij", "yjk", "xyik"}, 2, {{2, 1, 4, 5}, {3, 5, 6}}, {4, 3}, OB},
         {"...ij,...jk", {"xyij", "yjk", "xyik"}, 2, {{2, 3, 4, 5}, {1, 5, 6}}, {4, 3}, OB},
     };
     for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) check(&cs[i]);
