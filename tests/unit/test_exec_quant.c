@@ -103,7 +103,7 @@ RF_TEST(quantize_dequantize_per_axis_i8)
                 for (int w = 0; w < W; w++) {
                     int i = (n * C + c) * W + w;
                     double v = ref_rne((double)(xv[i] / sv[c])) + zv[c];
-                    lo += v < -128, hi += v > 127;
+                    lo += v<-128, hi += v> 127;
                     rq[i] = clampd(v, -128, 127);
                     rd[i] = (float)((rq[i] - zv[c]) * sv[c]);
                 }
@@ -173,6 +173,176 @@ RF_TEST(quantize_blocked_refused)
     if (run(&t)) {
         RF_EXPECT_INT(t.p->layers[li].measured, 0);
         RF_EXPECT(strstr(t.p->layers[li].reason, "block_size") != NULL);
+    }
+    tg_free(&t);
+}
+
+/* The integer values the executor fed an integer tensor with. */
+static float *ivals(const tg *t, uint32_t x)
+{
+    uint64_t n = elems(t, x);
+    float *v = calloc(n ? n : 1, sizeof *v);
+    rf__exec_synth(t->g, x, 0, 1, v, n);
+    return v;
+}
+
+/* MatMulInteger u8 x u8 with both zero points: the products of integers are exact in f32 here
+ * (|sum| < 2^24), so the result must match exactly. */
+RF_TEST(matmul_integer_zero_points)
+{
+    enum { M = 3, K = 40, N = 5 };
+    tg t = tg_new();
+    uint32_t a = tensd(&t, "a", RF_TENSOR_INPUT, RF_DTYPE_U8, D(M, K));
+    uint32_t b = tensd(&t, "b", RF_TENSOR_WEIGHT, RF_DTYPE_U8, D(K, N));
+    uint32_t az = tensd(&t, "az", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t bz = tensd(&t, "bz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_I32, D(M, N));
+    setv(&t, az, (const int64_t[]){2}, 1);
+    setv(&t, bz, (const int64_t[]){1}, 1);
+    uint32_t li = lay_n(&t, "MatMulInteger", IN(a, b, az, bz), &y, 1);
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:matmul-int8");
+        float *av = ivals(&t, a), *bv = ivals(&t, b), *g = out(&t, y);
+        double r[M * N];
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double acc = 0;
+                for (int k = 0; k < K; k++) acc += (av[i * K + k] - 2.0) * (bv[k * N + j] - 1.0);
+                r[i * N + j] = acc;
+            }
+        exact_all("y", g, r, M * N);
+        free(av), free(bv), free(g);
+    }
+    tg_free(&t);
+}
+
+/* QLinearMatMul u8 x s8 -> u8 with per-column weight scales: y = sat(rne(acc * s) + zp), s =
+ * a_s * b_s[n] / y_s computed in float as ONNX Runtime does; the integer accumulator is exact,
+ * so only a product landing within float rounding of a .5 could differ by one (none does here:
+ * checked by the distance to the tie). */
+RF_TEST(qlinear_matmul_per_column)
+{
+    enum { M = 4, K = 32, N = 6 };
+    tg t = tg_new();
+    uint32_t a = tensd(&t, "a", RF_TENSOR_INPUT, RF_DTYPE_U8, D(M, K));
+    uint32_t as = tensd(&t, "as", RF_TENSOR_WEIGHT, RF_DTYPE_F32, NULL, 0);
+    uint32_t az = tensd(&t, "az", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t b = tensd(&t, "b", RF_TENSOR_WEIGHT, RF_DTYPE_I8, D(K, N));
+    uint32_t bs = tensd(&t, "bs", RF_TENSOR_WEIGHT, RF_DTYPE_F32, D(N));
+    uint32_t bz = tensd(&t, "bz", RF_TENSOR_WEIGHT, RF_DTYPE_I8, D(N));
+    uint32_t ys = tensd(&t, "ys", RF_TENSOR_WEIGHT, RF_DTYPE_F32, NULL, 0);
+    uint32_t yz = tensd(&t, "yz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_U8, D(M, N));
+    setv(&t, az, (const int64_t[]){3}, 1);
+    setv(&t, bz, (const int64_t[]){0, 0, 0, 0, 0, 0}, N);
+    setv(&t, yz, (const int64_t[]){100}, 1);
+    uint32_t li = lay_n(&t, "QLinearMatMul", IN(a, as, az, b, bs, bz, ys, yz), &y, 1);
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:matmul-int8");
+        float *av = ivals(&t, a), *bv = ivals(&t, b), *g = out(&t, y);
+        float *asv = vals(&t, as, 1), *bsv = vals(&t, bs, 1), *ysv = vals(&t, ys, 1);
+        double r[M * N];
+        int low = 0, high = 0;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                int acc = 0;
+                for (int k = 0; k < K; k++) acc += ((int)av[i * K + k] - 3) * (int)bv[k * N + j];
+                float s = asv[0] * bsv[j] / ysv[0], v = (float)acc * s;
+                RF_EXPECT(fabs(v - floor(v) - 0.5) > 1e-3);
+                double q = ref_rne(v) + 100;
+                low += q<0, high += q> 255;
+                r[i * N + j] = clampd(q, 0, 255);
+            }
+        exact_all("y", g, r, M * N);
+        free(av), free(bv), free(g), free(asv), free(bsv), free(ysv);
+    }
+    tg_free(&t);
+}
+
+/* ConvInteger with an input zero point, pads 1, stride 2: conv_ref on (x - 2). */
+RF_TEST(conv_integer)
+{
+    convp q = {1, 4, 7, 7, 5, 3, 3, 1, 2, 2, 1, 1, 1, 1, 4, 4};
+    tg t = tg_new();
+    uint32_t x = tensd(&t, "x", RF_TENSOR_INPUT, RF_DTYPE_U8, D(1, 4, 7, 7));
+    uint32_t w = tensd(&t, "w", RF_TENSOR_WEIGHT, RF_DTYPE_U8, D(5, 4, 3, 3));
+    uint32_t xz = tensd(&t, "xz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_I32, D(1, 5, 4, 4));
+    setv(&t, xz, (const int64_t[]){2}, 1);
+    uint32_t li = lay_n(&t, "ConvInteger", IN(x, w, xz), &y, 1);
+    ints(&t, li, "pads", D(1, 1, 1, 1));
+    ints(&t, li, "strides", D(2, 2));
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:convolution-int8");
+        float *xv = ivals(&t, x), *wv = ivals(&t, w), *g = out(&t, y);
+        static float r[80];
+        /* zero padding of x - zp is a padding of x by zp: shift x, pad with zeros */
+        for (int i = 0; i < 4 * 49; i++) xv[i] -= 2.0f;
+        conv_ref(&q, xv, wv, NULL, r);
+        double rd[80];
+        for (int i = 0; i < 80; i++) rd[i] = r[i];
+        exact_all("y", g, rd, 80);
+        free(xv), free(wv), free(g);
+    }
+    tg_free(&t);
+}
+
+/* QLinearConv u8 x s8 -> u8, per-channel weight scales, int32 bias added before the scale. */
+RF_TEST(qlinear_conv_per_channel_bias)
+{
+    convp q = {1, 4, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 6, 6};
+    tg t = tg_new();
+    uint32_t x = tensd(&t, "x", RF_TENSOR_INPUT, RF_DTYPE_U8, D(1, 4, 6, 6));
+    uint32_t xs = tensd(&t, "xs", RF_TENSOR_WEIGHT, RF_DTYPE_F32, NULL, 0);
+    uint32_t xz = tensd(&t, "xz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t w = tensd(&t, "w", RF_TENSOR_WEIGHT, RF_DTYPE_I8, D(6, 4, 3, 3));
+    uint32_t ws = tensd(&t, "ws", RF_TENSOR_WEIGHT, RF_DTYPE_F32, D(6));
+    uint32_t wz = tensd(&t, "wz", RF_TENSOR_WEIGHT, RF_DTYPE_I8, D(6));
+    uint32_t ys = tensd(&t, "ys", RF_TENSOR_WEIGHT, RF_DTYPE_F32, NULL, 0);
+    uint32_t yz = tensd(&t, "yz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t b = tensd(&t, "b", RF_TENSOR_WEIGHT, RF_DTYPE_I32, D(6));
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_U8, D(1, 6, 6, 6));
+    setv(&t, xz, (const int64_t[]){1}, 1);
+    setv(&t, wz, (const int64_t[]){0, 0, 0, 0, 0, 0}, 6);
+    setv(&t, yz, (const int64_t[]){120}, 1);
+    setv(&t, b, (const int64_t[]){-7, 0, 3, 11, -2, 5}, 6);
+    uint32_t li = lay_n(&t, "QLinearConv", IN(x, xs, xz, w, ws, wz, ys, yz, b), &y, 1);
+    ints(&t, li, "pads", D(1, 1, 1, 1));
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:convolution-int8");
+        float *xv = ivals(&t, x), *wv = ivals(&t, w), *g = out(&t, y);
+        float *xsv = vals(&t, xs, 1), *wsv = vals(&t, ws, 1), *ysv = vals(&t, ys, 1);
+        const float bv[6] = {-7, 0, 3, 11, -2, 5};
+        static float acc[216];
+        for (int i = 0; i < 4 * 36; i++) xv[i] -= 1.0f;
+        conv_ref(&q, xv, wv, bv, acc);
+        double r[216];
+        for (int o = 0; o < 6; o++)
+            for (int i = 0; i < 36; i++) {
+                float s = xsv[0] * wsv[o] / ysv[0], v = acc[o * 36 + i] * s;
+                RF_EXPECT(fabs(v - floor(v) - 0.5) > 1e-3);
+                r[o * 36 + i] = clampd(ref_rne(v) + 120, 0, 255);
+            }
+        exact_all("y", g, r, 216);
+        free(xv), free(wv), free(g), free(xsv), free(wsv), free(ysv);
+    }
+    tg_free(&t);
+}
+
+/* A weight zero point other than 0 has no oneDNN int8 convolution: refused with the reason. */
+RF_TEST(conv_integer_weight_zero_point_refused)
+{
+    tg t = tg_new();
+    uint32_t x = tensd(&t, "x", RF_TENSOR_INPUT, RF_DTYPE_U8, D(1, 2, 4, 4));
+    uint32_t w = tensd(&t, "w", RF_TENSOR_WEIGHT, RF_DTYPE_U8, D(3, 2, 1, 1));
+    uint32_t xz = tensd(&t, "xz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t wz = tensd(&t, "wz", RF_TENSOR_WEIGHT, RF_DTYPE_U8, NULL, 0);
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_I32, D(1, 3, 4, 4));
+    setv(&t, wz, (const int64_t[]){3}, 1);
+    uint32_t li = lay_n(&t, "ConvInteger", IN(x, w, xz, wz), &y, 1);
+    if (run(&t)) {
+        RF_EXPECT_INT(t.p->layers[li].measured, 0);
+        RF_EXPECT(strstr(t.p->layers[li].reason, "weight zero point 3") != NULL);
     }
     tg_free(&t);
 }
