@@ -79,12 +79,12 @@ static dnnl_primitive_attr_t make_attr(rf__xplan *p, int32_t zx, int32_t zw, con
         ok = dnnl_primitive_attr_set_zero_points(a, DNNL_ARG_WEIGHTS, 1, 0, &zw) == dnnl_success;
     if (ok && sc) ok = dnnl_primitive_attr_set_output_scales(a, n, mask, sc) == dnnl_success;
     if (ok && qout) {
-        ok = dnnl_post_ops_create(&po) == dnnl_success &&
-             dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_round, 0, 0) == dnnl_success &&
-             dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, 1.0f, zy) ==
-                 dnnl_success &&
-             dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, lo, hi) == dnnl_success &&
-             dnnl_primitive_attr_set_post_ops(a, po) == dnnl_success;
+        ok =
+            dnnl_post_ops_create(&po) == dnnl_success &&
+            dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_round, 0, 0) == dnnl_success &&
+            dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, 1.0f, zy) == dnnl_success &&
+            dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, lo, hi) == dnnl_success &&
+            dnnl_primitive_attr_set_post_ops(a, po) == dnnl_success;
     }
     if (po) dnnl_post_ops_destroy(po);
     if (!ok) {
@@ -148,7 +148,8 @@ static rf_status qmatmul(rf__xplan *p, uint32_t li, uint32_t A, uint32_t B, uint
     dnnl_memory_desc_init_by_strides(&bm, 2, (dnnl_dims_t){K, N}, dnnl_f32, (dnnl_dims_t){N, 1});
     dnnl_memory_desc_init_by_tag(&bw, 2, (dnnl_dims_t){K, N}, dnnl_s8, dnnl_format_tag_any);
     dnnl_memory_desc_init_by_strides(&ym, 2, (dnnl_dims_t){M, N}, dnnl_f32, (dnnl_dims_t){N, 1});
-    dnnl_primitive_attr_t at = make_attr(p, zx, zw, sc, nsc, nsc > 1 ? 1 << 1 : 0, qout, zy, lo, hi);
+    dnnl_primitive_attr_t at =
+        make_attr(p, zx, zw, sc, nsc, nsc > 1 ? 1 << 1 : 0, qout, zy, lo, hi);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd = NULL;
     int ok = at && dnnl_matmul_desc_init(&md, &am, &bw, NULL, &ym) == dnnl_success &&
@@ -196,8 +197,8 @@ static rf_status qconv(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32
         return RF_OK;
     }
     if (zw != 0) {
-        rf__xnot(p, li, "%s: weight zero point %d (oneDNN's int8 convolution has none)",
-                 l->op_type, (int)zw);
+        rf__xnot(p, li, "%s: weight zero point %d (oneDNN's int8 convolution has none)", l->op_type,
+                 (int)zw);
         return RF_OK;
     }
     if (!weight_fits(p, W)) {
@@ -223,11 +224,11 @@ rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled)
     float zy = 0, lo = 0, hi = 0;
     *handled = 1;
     if (!strcmp(t, "MatMulInteger"))
-        return qmatmul(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), NULL, 0, 0, 0,
-                       0, 0);
+        return qmatmul(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), NULL, 0, 0, 0, 0,
+                       0);
     if (!strcmp(t, "ConvInteger"))
-        return qconv(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3),
-                     RF_GRAPH_NO_TENSOR, NULL, 0, 0, 0, 0, 0);
+        return qconv(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), RF_GRAPH_NO_TENSOR,
+                     NULL, 0, 0, 0, 0, 0);
     int mm = !strcmp(t, "QLinearMatMul"), cv = !strcmp(t, "QLinearConv");
     if (!mm && !cv) {
         *handled = 0;

@@ -241,7 +241,8 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     if (strcmp(l->op_type, "Transpose") == 0) return rf__xop_transpose(p, li);
     if (!strcmp(l->op_type, "Resize") || !strcmp(l->op_type, "Upsample"))
         return rf__xop_resize(p, li);
-    RF_TRY(rf__xop_quant(p, li, &handled));
+    RF_TRY(rf__xop_contrib(p, li, &handled));
+    if (!handled) RF_TRY(rf__xop_quant(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_qlinear(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_llm(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_eltwise(p, li, &handled));
