@@ -55,8 +55,8 @@ static void qkv_proj(const rf__xstep *s)
     const rf__xcop *c = &s->c;
     int64_t R = c->dims[0], K = c->dims[1], N = c->dims[2];
     float *y = s->ptr[s->n_in];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)R, (int)N, (int)K, 1.0f,
-                s->ptr[0], (int)K, s->ptr[1], (int)N, 0.0f, y, (int)N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)R, (int)N, (int)K, 1.0f, s->ptr[0],
+                (int)K, s->ptr[1], (int)N, 0.0f, y, (int)N);
     if (s->n_in > 2)
         for (int64_t r = 0; r < R; r++)
             for (int64_t n = 0; n < N; n++) y[r * N + n] += s->ptr[2][n];
@@ -77,8 +77,7 @@ static void kv_append(const rf__xstep *s)
                 float *o = pr + (b * Hk + h) * T * D;
                 if (past) memcpy(o, past + (b * Hk + h) * P * D, (size_t)(P * D) * sizeof *o);
                 for (int64_t t = 0; t < S; t++)
-                    memcpy(o + (P + t) * D, nw + ((b * S + t) * Hk + h) * D,
-                           (size_t)D * sizeof *o);
+                    memcpy(o + (P + t) * D, nw + ((b * S + t) * Hk + h) * D, (size_t)D * sizeof *o);
             }
     }
 }
@@ -226,12 +225,15 @@ static rf_status gqa(rf__xplan *p, uint32_t li)
     uint32_t Q = inp(l, 0), K = inp(l, 1), V = inp(l, 2), PK = inp(l, 3), PV = inp(l, 4);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0), Hk = rf_layer_attr_int(l, "kv_num_heads", 0);
     const rf_attr *cap = rf_layer_attr(l, "softcap");
-    if (K == RF_GRAPH_NO_TENSOR || V == RF_GRAPH_NO_TENSOR || rf_layer_attr_int(l, "do_rotary", 0) ||
+    if (K == RF_GRAPH_NO_TENSOR || V == RF_GRAPH_NO_TENSOR ||
+        rf_layer_attr_int(l, "do_rotary", 0) ||
         rf_layer_attr_int(l, "local_window_size", -1) != -1 ||
         (cap && cap->type == RF_ATTR_FLOAT && cap->f != 0) || inp(l, 7) != RF_GRAPH_NO_TENSOR ||
-        inp(l, 8) != RF_GRAPH_NO_TENSOR || (PK == RF_GRAPH_NO_TENSOR) != (PV == RF_GRAPH_NO_TENSOR)) {
-        rf__xnot(p, li, "GroupQueryAttention with packed QKV, rotary, a local window, softcap or "
-                        "rotary caches");
+        inp(l, 8) != RF_GRAPH_NO_TENSOR ||
+        (PK == RF_GRAPH_NO_TENSOR) != (PV == RF_GRAPH_NO_TENSOR)) {
+        rf__xnot(p, li,
+                 "GroupQueryAttention with packed QKV, rotary, a local window, softcap or "
+                 "rotary caches");
         return RF_OK;
     }
     const rf__xt *q = &p->t[Q], *k = &p->t[K], *v = &p->t[V];

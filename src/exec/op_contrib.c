@@ -1,6 +1,7 @@
 /* op_contrib.c — ONNX Runtime's contrib ops (domain com.microsoft) in the executor, in plain C
  * and OpenBLAS, as docs/ContribOperators.md of ONNX Runtime defines them: the elementwise ones
- * with a bias along the last axis (BiasAdd, BiasGelu, FastGelu, QuickGelu, BiasSplitGelu),
+ * with a bias along the last axis (BiasAdd, BiasSplitGelu in C; BiasGelu, FastGelu, QuickGelu
+ * as oneDNN binary add + GELU/swish post-op or eltwise),
  * SkipLayerNormalization and SkipSimplifiedLayerNormalization (x + skip (+ bias), then layer or
  * RMS norm, rf__lx_norm), FusedMatMul (alpha, transA, transB, batched; sgemm per batch entry),
  * MatMulNBits (4-bit blocks dequantised to F32 each pass, then one sgemm), RotaryEmbedding with
@@ -20,13 +21,8 @@ static float gelu_erf(float v)
     return 0.5f * v * (1.0f + erff(v * 0.70710678f));
 }
 
-static float gelu_tanh(float v)
-{
-    return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-}
-
-/* rows x inner values; bias ptr[1] of `inner` values when n_in > 1 (st[0][0] = has bias),
- * skip ptr[2] (BiasAdd). BiasSplitGelu: x rows x 2H, y rows x H (inner = H). */
+/* BiasAdd (y = x + bias + skip) and BiasSplitGelu (x rows x 2H, y rows x H = inner); bias
+ * ptr[1] along the last axis, skip ptr[2]. */
 static void elt(const rf__xstep *s)
 {
     const rf__xcop *c = &s->c;
@@ -38,24 +34,11 @@ static void elt(const rf__xstep *s)
         float *yr = y + r * n;
         if (c->op == CB_BIASSPLITGELU) {
             const float *xr = x + r * 2 * n;
-            for (int64_t i = 0; i < n; i++)
-                yr[i] = (xr[i] + b[i]) * gelu_erf(xr[i + n] + b[i + n]);
+            for (int64_t i = 0; i < n; i++) yr[i] = (xr[i] + b[i]) * gelu_erf(xr[i + n] + b[i + n]);
             continue;
         }
         const float *xr = x + r * n;
-        switch (c->op) {
-        case CB_BIASADD:
-            for (int64_t i = 0; i < n; i++) yr[i] = xr[i] + b[i] + k[r * n + i];
-            break;
-        case CB_BIASGELU:
-            for (int64_t i = 0; i < n; i++) yr[i] = gelu_erf(xr[i] + (b ? b[i] : 0.0f));
-            break;
-        case CB_FASTGELU:
-            for (int64_t i = 0; i < n; i++) yr[i] = gelu_tanh(xr[i] + (b ? b[i] : 0.0f));
-            break;
-        default: /* QuickGelu: x * sigmoid(alpha * x) */
-            for (int64_t i = 0; i < n; i++) yr[i] = xr[i] / (1.0f + expf(-c->value * xr[i]));
-        }
+        for (int64_t i = 0; i < n; i++) yr[i] = xr[i] + b[i] + k[r * n + i]; /* BiasAdd */
     }
 }
 
@@ -136,8 +119,8 @@ static void nbits(const rf__xstep *s)
                 w[i] = ((float)(i % 2 ? byte >> 4 : byte & 15u) - z) * sj;
             }
         }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, A, (int)K,
-                W, (int)K, 0.0f, Y, (int)N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, A, (int)K, W,
+                (int)K, 0.0f, Y, (int)N);
     if (bias)
         for (int64_t m = 0; m < M; m++)
             for (int64_t n = 0; n < N; n++) Y[m * N + n] += bias[n];
@@ -204,6 +187,58 @@ static void define_plain(rf__xplan *p, uint32_t t)
     rf__xt_define(p, t, &md);
 }
 
+/* BiasGelu, FastGelu, QuickGelu on oneDNN (JIT-vectorised GELU and swish): a binary add of the
+ * bias along the last axis with the activation as a post-op, or the eltwise alone. */
+static rf_status dnnl_act(rf__xplan *p, uint32_t li, uint32_t X, uint32_t Bi, int64_t rows,
+                          int64_t n, dnnl_alg_kind_t alg, float alpha)
+{
+    uint32_t Y = p->g->layers[li].outputs[0], xu, bu = 0;
+    dnnl_memory_desc_t xm, bm;
+    dnnl_memory_desc_init_by_strides(&xm, 2, (dnnl_dims_t){rows, n}, dnnl_f32, (dnnl_dims_t){n, 1});
+    dnnl_memory_desc_init_by_strides(&bm, 2, (dnnl_dims_t){1, n}, dnnl_f32, (dnnl_dims_t){n, 1});
+    dnnl_primitive_desc_t pd = NULL;
+    int ok;
+    if (Bi != RF_GRAPH_NO_TENSOR) {
+        dnnl_primitive_attr_t at = NULL;
+        dnnl_post_ops_t po = NULL;
+        dnnl_binary_desc_t bd;
+        ok = dnnl_primitive_attr_clone(&at, p->attr) == dnnl_success &&
+             dnnl_post_ops_create(&po) == dnnl_success &&
+             dnnl_post_ops_append_eltwise(po, 1.0f, alg, alpha, 0.0f) == dnnl_success &&
+             dnnl_primitive_attr_set_post_ops(at, po) == dnnl_success &&
+             dnnl_binary_desc_init(&bd, dnnl_binary_add, &xm, &bm, &xm) == dnnl_success &&
+             dnnl_primitive_desc_create(&pd, &bd, at, p->eng, NULL) == dnnl_success;
+        if (po) dnnl_post_ops_destroy(po);
+        if (at) dnnl_primitive_attr_destroy(at);
+    } else {
+        dnnl_eltwise_desc_t ed;
+        ok = dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, alg, &xm, alpha, 0.0f) ==
+                 dnnl_success &&
+             rf__xpd(p, &ed, &pd);
+    }
+    if (!ok) {
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        rf__xnot(p, li, "oneDNN has no %s for these shapes", p->g->layers[li].op_type);
+        return RF_OK;
+    }
+    rf_status st = rf__xplain(p, li, X, &xu);
+    if (st == RF_OK && Bi != RF_GRAPH_NO_TENSOR) st = rf__xplain(p, li, Bi, &bu);
+    if (st != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    define_plain(p, Y);
+    rf__xmeasured(p, li, Bi != RF_GRAPH_NO_TENSOR ? "onednn:binary+eltwise" : "onednn:eltwise");
+    if (Bi != RF_GRAPH_NO_TENSOR) {
+        rf__xarg a[3] = {{DNNL_ARG_SRC_0, xu, xm, NULL},
+                         {DNNL_ARG_SRC_1, bu, bm, NULL},
+                         {DNNL_ARG_DST, Y, xm, NULL}};
+        return rf__xstep_prim(p, li, -1, pd, a, 3);
+    }
+    rf__xarg a[2] = {{DNNL_ARG_SRC, xu, xm, NULL}, {DNNL_ARG_DST, Y, xm, NULL}};
+    return rf__xstep_prim(p, li, -1, pd, a, 2);
+}
+
 static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -217,7 +252,8 @@ static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
     int need_b = op == CB_BIASADD || op == CB_BIASGELU || op == CB_BIASSPLITGELU;
     int has_b = Bi != RF_GRAPH_NO_TENSOR && op != CB_QUICKGELU;
     if ((need_b && !has_b) || (has_b && nel(&p->t[Bi]) != (uint64_t)last) || last <= 0 ||
-        (op == CB_BIASADD && (inp(l, 2) == RF_GRAPH_NO_TENSOR || nel(&p->t[inp(l, 2)]) != nel(x))) ||
+        (op == CB_BIASADD &&
+         (inp(l, 2) == RF_GRAPH_NO_TENSOR || nel(&p->t[inp(l, 2)]) != nel(x))) ||
         nel(y) != (op == CB_BIASSPLITGELU ? nel(x) / 2 : nel(x)) ||
         (op == CB_BIASSPLITGELU && last % 2)) {
         rf__xnot(p, li, "%s: inputs and bias do not agree", l->op_type);
@@ -225,6 +261,12 @@ static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
     }
     c.st[0][0] = has_b;
     c.outer = (int64_t)(nel(x) / (uint64_t)last);
+    if (op == CB_BIASGELU || op == CB_FASTGELU || op == CB_QUICKGELU)
+        return dnnl_act(p, li, X, has_b ? Bi : RF_GRAPH_NO_TENSOR, c.outer, last,
+                        op == CB_BIASGELU   ? dnnl_eltwise_gelu_erf
+                        : op == CB_FASTGELU ? dnnl_eltwise_gelu_tanh
+                                            : dnnl_eltwise_swish,
+                        op == CB_QUICKGELU ? c.value : 0.0f);
     c.inner = op == CB_BIASSPLITGELU ? last / 2 : last;
     uint32_t io[4], n = 0;
     RF_TRY(rf__xplain(p, li, X, &io[n++]));
@@ -308,7 +350,8 @@ static rf_status fused_matmul_op(rf__xplan *p, uint32_t li)
     }
     int64_t M = a->dims[a->rank - (ta ? 1 : 2)], K = a->dims[a->rank - (ta ? 2 : 1)];
     int64_t Kb = b->dims[b->rank - (tb ? 1 : 2)], N = b->dims[b->rank - (tb ? 2 : 1)];
-    uint64_t mk = M > 0 && K > 0 ? (uint64_t)(M * K) : 1, nk = N > 0 && K > 0 ? (uint64_t)(N * K) : 1;
+    uint64_t mk = M > 0 && K > 0 ? (uint64_t)(M * K) : 1,
+             nk = N > 0 && K > 0 ? (uint64_t)(N * K) : 1;
     uint64_t ba = nel(a) / mk, bb = nel(b) / nk;
     uint64_t bt = ba > bb ? ba : bb;
     if (K != Kb || (ba != bb && ba != 1 && bb != 1) || nel(&p->t[Y]) != bt * (uint64_t)(M * N) ||
@@ -351,11 +394,10 @@ static rf_status nbits_op(rf__xplan *p, uint32_t li)
     const rf__xt *a = &p->t[A];
     uint64_t na = nel(a), zn = Z != RF_GRAPH_NO_TENSOR ? nel(&p->t[Z]) : 0;
     int64_t M = a->rank && a->dims[a->rank - 1] == K ? (int64_t)(na / (uint64_t)K) : -1;
-    int zkind = Z == RF_GRAPH_NO_TENSOR                          ? 0
-                : zn == (uint64_t)(N * ((nb + 1) / 2)) &&
-                        p->g->tensors[Z].dtype == RF_DTYPE_U8 ? 1
-                : zn == (uint64_t)(N * nb)                    ? 2
-                                                              : -1;
+    int zkind = Z == RF_GRAPH_NO_TENSOR                                                         ? 0
+                : zn == (uint64_t)(N * ((nb + 1) / 2)) && p->g->tensors[Z].dtype == RF_DTYPE_U8 ? 1
+                : zn == (uint64_t)(N * nb)                                                      ? 2
+                                           : -1;
     uint32_t Bias = inp(l, 5);
     if (M < 0 || M > INT_MAX || nel(&p->t[B]) != (uint64_t)(N * nb * (bs / 2)) ||
         nel(&p->t[S]) != (uint64_t)(N * nb) || zkind < 0 || nel(&p->t[Y]) != (uint64_t)(M * N) ||
@@ -454,8 +496,7 @@ rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled)
     if (!strcmp(t, "SkipSimplifiedLayerNormalization")) return skipnorm_op(p, li, 0);
     if (!strcmp(t, "FusedMatMul")) return fused_matmul_op(p, li);
     if (!strcmp(t, "MatMulNBits")) return nbits_op(p, li);
-    if (!strcmp(t, "RotaryEmbedding") && !strcmp(l->domain, "com.microsoft"))
-        return rope_op(p, li);
+    if (!strcmp(t, "RotaryEmbedding") && !strcmp(l->domain, "com.microsoft")) return rope_op(p, li);
     if (!strcmp(t, "Attention") || !strcmp(t, "MultiHeadAttention") ||
         !strcmp(t, "GroupQueryAttention"))
         return rf__xop_attn(p, li);

@@ -68,15 +68,22 @@ RF_TEST(contrib_eltwise)
             double v = xv[i], vb = v + bv[j];
             r[0][i] = (float)(vb + kv[i]);
             r[1][i] = (float)gelu(vb);
-            r[2][i] = (float)(0.5 * vb * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (vb + 0.044715 * vb * vb * vb))));
-            r[3][i] = (float)(0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v))));
+            r[2][i] = (float)(0.5 * vb *
+                              (1 + tanh(sqrt(2 / 3.14159265358979323846) *
+                                        (vb + 0.044715 * vb * vb * vb))));
+            r[3][i] =
+                (float)(0.5 * v *
+                        (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v))));
             r[4][i] = (float)(v / (1 + exp(-1.5 * v)));
             double left = x2v[row * 2 * N + j] + b2v[j];
             double right = x2v[row * 2 * N + N + j] + b2v[N + j];
             r[5][i] = (float)(left * gelu(right));
         }
+        static const char *const kern[6] = {"c:contrib-eltwise",     "onednn:binary+eltwise",
+                                            "onednn:binary+eltwise", "onednn:eltwise",
+                                            "onednn:eltwise",        "c:contrib-eltwise"};
         for (int k = 0; k < 6; k++) {
-            expect_measured(&t, l[k], "c:contrib-eltwise");
+            expect_measured(&t, l[k], kern[k]);
             float *g = out(&t, y[k]);
             close_all(t.g->layers[l[k]].op_type, g, r[k], R * N);
             free(g);
@@ -154,7 +161,8 @@ RF_TEST(contrib_fused_matmul)
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
                     double acc = 0;
-                    for (int k = 0; k < K; k++) acc += (double)av[(z * K + k) * M + i] * bv[j * K + k];
+                    for (int k = 0; k < K; k++)
+                        acc += (double)av[(z * K + k) * M + i] * bv[j * K + k];
                     r[(z * M + i) * N + j] = (float)(0.5 * acc);
                 }
         close_all("y", g, r, BT * M * N);
@@ -168,7 +176,15 @@ RF_TEST(contrib_fused_matmul)
  * at most RF_GRAPH_MAX_VALUES (64) given values per tensor, hence N = 2. */
 RF_TEST(contrib_matmul_nbits)
 {
-    enum { M = 3, K = 40, N = 2, BS = 16, NB = 3, NBY = N * NB * BS / 2, ZB = N * 2 }; /* NBY <= 64 */
+    enum {
+        M = 3,
+        K = 40,
+        N = 2,
+        BS = 16,
+        NB = 3,
+        NBY = N * NB * BS / 2,
+        ZB = N * 2
+    }; /* NBY <= 64 */
     tg t = tg_new();
     uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(M, K));
     uint32_t w = tensd(&t, "w", RF_TENSOR_WEIGHT, RF_DTYPE_U8, D(N, NB, BS / 2));
@@ -362,8 +378,8 @@ RF_TEST(contrib_group_query_attention_past)
     uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(B, S, H * DH));
     uint32_t ok = tens(&t, "ok", RF_TENSOR_OUTPUT, D(B, HK, T, DH));
     uint32_t ov = tens(&t, "ov", RF_TENSOR_OUTPUT, D(B, HK, T, DH));
-    uint32_t li = ms_layer(&t, "GroupQueryAttention", IN(q, k, v, pk, pv),
-                           (const uint32_t[]){y, ok, ov}, 3);
+    uint32_t li =
+        ms_layer(&t, "GroupQueryAttention", IN(q, k, v, pk, pv), (const uint32_t[]){y, ok, ov}, 3);
     rf_graph_set_attr_int(t.ctx, t.g, li, "num_heads", H);
     rf_graph_set_attr_int(t.ctx, t.g, li, "kv_num_heads", HK);
     if (run(&t)) {
@@ -380,8 +396,8 @@ RF_TEST(contrib_group_query_attention_past)
                     rv[o] = u < P ? pvv[(h * P + u) * DH + d] : vv[((u - P) * HK + h) * DH + d];
                 }
         ref_attn(B, S, T, H, HK, DH, DH, (kvview){qv, S * H * DH, H * DH, DH},
-                 (kvview){rk, HK * T * DH, DH, T * DH}, (kvview){rv, HK * T * DH, DH, T * DH}, 1,
-                 P, r);
+                 (kvview){rk, HK * T * DH, DH, T * DH}, (kvview){rv, HK * T * DH, DH, T * DH}, 1, P,
+                 r);
         close_all("present_k", gk, rk, B * HK * T * DH);
         close_all("present_v", gv, rv, B * HK * T * DH);
         close_all("y", g, r, B * S * H * DH);
