@@ -169,6 +169,11 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
 /* ---- the op builders: each returns RF_OK after adding steps or marking the layer not measured;
  * errors are only RF_NOMEM / RF_INTERNAL. ---- */
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
+/* A convolution of X by W (+ bias B) into the layer's output with source type xdt (f32, or u8 /
+ * s8 with s8 weights) and attributes attr (NULL: the plan's); the int8 ops use it. */
+rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32_t B,
+                          dnnl_data_type_t xdt, const_dnnl_primitive_attr_t attr,
+                          const char *kernel);
 rf_status rf__xop_deconv(rf__xplan *p, uint32_t li);
 rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li);
 rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled);
@@ -194,6 +199,17 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled);
 rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li);
 void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t oh,
                        int64_t ow, int mode, float a);
+
+/* Einsum (op_einsum.c): permutes and batched sgemm from the cost model's parse. */
+rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
+
+/* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear in C (op_quant.c). */
+rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled);
+/* ONNX Runtime's contrib ops (op_contrib.c) and its attention ops (op_attn.c). */
+rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
+/* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
+rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled);
 
 /* C binary ops (rf__xcop.op for the n-ary kernel). */
 enum {

@@ -66,8 +66,17 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "Conv without weights");
         return RF_OK;
     }
-    uint32_t X = l->inputs[0], W = l->inputs[1], Y = l->outputs[0];
     uint32_t B = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
+    return rf__xop_conv_as(p, li, l->inputs[0], l->inputs[1], B, dnnl_f32, NULL,
+                           "onednn:convolution");
+}
+
+rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32_t B,
+                          dnnl_data_type_t xdt, const_dnnl_primitive_attr_t attr,
+                          const char *kernel)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t Y = l->outputs[0];
     const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
     int r = (int)x->rank, sp = r - 2;
     int64_t g = rf_layer_attr_int(l, "group", 1);
@@ -92,8 +101,9 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
     }
     for (int i = 0; i < sp; i++) st[i] = s[i], dl[i] = d[i] - 1, pdl[i] = pl[i], pdr[i] = pr[i];
     dnnl_memory_desc_t xa, wa, ya, bm, wplain;
-    dnnl_memory_desc_init_by_tag(&xa, r, xd, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&wa, wr, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&xa, r, xd, xdt, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wa, wr, wd, xdt == dnnl_f32 ? dnnl_f32 : dnnl_s8,
+                                 dnnl_format_tag_any);
     dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
     rf__xmd_plain(&bm, 1, (const int64_t[]){w->dims[0]});
     int64_t wdims[RF_GRAPH_MAX_RANK + 1];
@@ -104,11 +114,13 @@ rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !rf__xpd(p, &cd, &pd)) {
-        rf__xnot(p, li, "oneDNN has no convolution for these parameters");
+        (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
+              : !rf__xpd(p, &cd, &pd))) {
+        rf__xnot(p, li, "oneDNN has no %sconvolution for these parameters",
+                 xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
     }
-    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:convolution");
+    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel);
 }
 
 /* ConvTranspose as oneDNN deconvolution. ONNX's weight is (C_in, C_out/group, k...): oneDNN's

@@ -235,12 +235,16 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     if (is_type(l, reds)) return rf__xop_reduce(p, li);
     if (!strcmp(l->op_type, "Softmax") || !strcmp(l->op_type, "LogSoftmax"))
         return rf__xop_softmax(p, li);
+    if (strcmp(l->op_type, "Einsum") == 0) return rf__xop_einsum(p, li);
     if (strcmp(l->op_type, "Concat") == 0) return rf__xop_concat(p, li);
     if (!strcmp(l->op_type, "LSTM") || !strcmp(l->op_type, "GRU")) return rf__xop_rnn(p, li);
     if (strcmp(l->op_type, "Transpose") == 0) return rf__xop_transpose(p, li);
     if (!strcmp(l->op_type, "Resize") || !strcmp(l->op_type, "Upsample"))
         return rf__xop_resize(p, li);
-    RF_TRY(rf__xop_llm(p, li, &handled));
+    RF_TRY(rf__xop_contrib(p, li, &handled));
+    if (!handled) RF_TRY(rf__xop_quant(p, li, &handled));
+    if (!handled) RF_TRY(rf__xop_qlinear(p, li, &handled));
+    if (!handled) RF_TRY(rf__xop_llm(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_eltwise(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_binary(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_c(p, li, &handled));

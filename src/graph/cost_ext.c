@@ -302,18 +302,7 @@ static rf_status rf__scan_slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 
 /* ---- Einsum ------------------------------------------------------------------------------- */
 
-#define RF__EIN_MAX 8 /* operands */
-
-typedef struct rf__ein {
-    int n;                                         /* operands */
-    char term[RF__EIN_MAX][RF_GRAPH_MAX_RANK + 1]; /* letters per operand */
-    char out[RF_GRAPH_MAX_RANK + 1];               /* output letters */
-    int64_t size[128];                             /* per letter, -1 unset */
-} rf__ein;
-
-/* Parse the equation against the inputs' shapes: letters only, "..." expanded to fresh letters
- * (from '0', the broadcast dims of the operands' ellipses). 0 when malformed or inconsistent. */
-static int rf__ein_parse(const rf_graph *g, const rf_layer *l, rf__ein *e)
+int rf__ein_parse(const rf_graph *g, const rf_layer *l, rf__ein *e)
 {
     const rf_attr *a = rf_layer_attr(l, "equation");
     if (!a || a->type != RF_ATTR_STRING || !a->s) return 0;

@@ -108,6 +108,20 @@ int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_
 /* ONNX MatMul's output shape (1-D operands, broadcast batch dims); 0 when they do not agree. */
 int rf__matmul_shape(const rf__shp *a, const rf__shp *b, rf__shp *y);
 
+/* An Einsum equation parsed against its inputs' shapes (cost_ext.c; the executor lowers it). */
+#define RF__EIN_MAX 8 /* operands */
+typedef struct rf__ein {
+    int n;                                         /* operands */
+    char term[RF__EIN_MAX][RF_GRAPH_MAX_RANK + 1]; /* letters per operand, ellipsis expanded */
+    char out[RF_GRAPH_MAX_RANK + 1];               /* output letters */
+    int64_t size[128];                             /* per letter, -1 unset */
+} rf__ein;
+/* Parse layer l's equation against its inputs' shapes: letters only, "..." expanded to fresh
+ * letters ('0'.., the broadcast dims of the operands' ellipses; an operand's dim of size 1 there
+ * broadcasts), implicit output = the letters seen once, alphabetically. 0 when malformed or
+ * inconsistent. */
+int rf__ein_parse(const rf_graph *g, const rf_layer *l, rf__ein *e);
+
 /* The ops with rules of their own (cost_ext.c): recurrent (LSTM, GRU, RNN), Einsum,
  * comparisons and logic (boolean outputs), quantized ops, ONNX Runtime's contrib ops. `flops`
  * NULL: the kind's rule counts it. docs/cost-model.md. */

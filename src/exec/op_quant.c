@@ -1,0 +1,179 @@
+/* op_quant.c — ONNX's linear quantisation in plain C: QuantizeLinear (y = saturate(round(x / s)
+ * + zp), round half to even, saturated to the output type's range), DequantizeLinear (y = (x -
+ * zp) * s) with per-tensor or per-axis scales and zero points, and DynamicQuantizeLinear (u8;
+ * s = (max(0, max x) - min(0, min x)) / 255, zp = saturate(round(-min(0, min x) / s))). Integer
+ * tensors hold their values as floats, as everywhere in the executor. Scale tensors fed before
+ * the run are given positive synthetic values. Blocked quantisation (block_size) is refused. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+enum { Q_QUANT, Q_DEQUANT };
+
+static float sat(float v, float lo, float hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Round half to even without a libm call, so the loops vectorise: in the default rounding mode
+ * adding and taking away 1.5 * 2^23 rounds a float of magnitude below 2^22 to an integer, ties to
+ * even (larger magnitudes are clamped first; they saturate anyway). */
+static float rne(float v)
+{
+    v = sat(v, -4194304.0f, 4194304.0f);
+    return (v + 12582912.0f) - 12582912.0f;
+}
+
+/* x [outer, axis_n, inner]; scale ptr[1] and zero point ptr[2] (n_in 3) per axis index when
+ * st[0][0] (per-axis) else one; lo, hi = st[1][0], st[1][1]. */
+static void quant(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0], *sc = s->ptr[1], *zp = s->n_in > 2 ? s->ptr[2] : NULL;
+    float *y = s->ptr[s->n_in];
+    int per = c->st[0][0] != 0;
+    float lo = (float)c->st[1][0], hi = (float)c->st[1][1];
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t a = 0; a < c->axis_n; a++) {
+            int64_t k = per ? a : 0;
+            float z = zp ? zp[k] : 0.0f, sk = sc[k];
+            const float *xi = x + (o * c->axis_n + a) * c->inner;
+            float *yi = y + (o * c->axis_n + a) * c->inner;
+            if (c->op == Q_QUANT)
+                for (int64_t i = 0; i < c->inner; i++) yi[i] = sat(rne(xi[i] / sk) + z, lo, hi);
+            else
+                for (int64_t i = 0; i < c->inner; i++) yi[i] = (xi[i] - z) * sk;
+        }
+}
+
+static void dyn_quant(const rf__xstep *s)
+{
+    const float *x = s->ptr[0];
+    float *y = s->ptr[1], *ys = s->ptr[2], *yz = s->ptr[3];
+    int64_t n = s->c.inner;
+    float mn = 0.0f, mx = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        mn = x[i] < mn ? x[i] : mn;
+        mx = x[i] > mx ? x[i] : mx;
+    }
+    float sc = (mx - mn) / 255.0f;
+    float z = sc > 0 ? sat(rne(-mn / sc), 0.0f, 255.0f) : 0.0f;
+    ys[0] = sc;
+    yz[0] = z;
+    if (sc > 0)
+        for (int64_t i = 0; i < n; i++) y[i] = sat(rne(x[i] / sc) + z, 0.0f, 255.0f);
+    else
+        for (int64_t i = 0; i < n; i++) y[i] = 0.0f;
+}
+
+/* The range of an integer type, 0 when it is not one quantisation here produces. */
+static int qrange(rf_dtype d, float *lo, float *hi)
+{
+    switch (d) {
+    case RF_DTYPE_U8: *lo = 0, *hi = 255; return 1;
+    case RF_DTYPE_I8: *lo = -128, *hi = 127; return 1;
+    case RF_DTYPE_U16: *lo = 0, *hi = 65535; return 1;
+    case RF_DTYPE_I16: *lo = -32768, *hi = 32767; return 1;
+    default: return 0;
+    }
+}
+
+static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
+        rf__xnot(p, li, "%s without a scale", l->op_type);
+        return RF_OK;
+    }
+    if (rf_layer_attr_int(l, "block_size", 0) != 0) {
+        rf__xnot(p, li, "blocked quantisation (block_size) not supported");
+        return RF_OK;
+    }
+    uint32_t X = l->inputs[0], S = l->inputs[1], Y = l->outputs[0];
+    uint32_t Z = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
+    const rf__xt *x = &p->t[X];
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    float lo = 0, hi = 255;
+    if (op == Q_QUANT) {
+        rf_dtype dt = Z != RF_GRAPH_NO_TENSOR ? p->g->tensors[Z].dtype : p->g->tensors[Y].dtype;
+        if (dt == RF_DTYPE_UNKNOWN && Z == RF_GRAPH_NO_TENSOR) dt = RF_DTYPE_U8;
+        if (!qrange(dt, &lo, &hi)) {
+            rf__xnot(p, li, "QuantizeLinear to %s not supported", rf_dtype_name(dt));
+            return RF_OK;
+        }
+    }
+    c.st[1][0] = (int64_t)lo, c.st[1][1] = (int64_t)hi;
+    uint64_t ns = 0, nz = 0;
+    rf_tensor_elems(&p->g->tensors[S], &ns);
+    if (Z != RF_GRAPH_NO_TENSOR) rf_tensor_elems(&p->g->tensors[Z], &nz);
+    int64_t r = (int64_t)x->rank, axis = rf_layer_attr_int(l, "axis", 1);
+    axis = axis < 0 ? axis + r : axis;
+    c.outer = 1, c.axis_n = 1, c.inner = 1;
+    if (p->t[S].rank >= 1 && ns != 1) { /* per-axis */
+        if (axis < 0 || axis >= r || (int64_t)ns != x->dims[axis] ||
+            (Z != RF_GRAPH_NO_TENSOR && nz != ns)) {
+            rf__xnot(p, li, "%s scale of %llu values does not match axis %lld", l->op_type,
+                     (unsigned long long)ns, (long long)axis);
+            return RF_OK;
+        }
+        for (int64_t i = 0; i < r; i++)
+            *(i < axis ? &c.outer : i == axis ? &c.axis_n : &c.inner) *= x->dims[i];
+        c.st[0][0] = 1;
+    } else {
+        if (Z != RF_GRAPH_NO_TENSOR && nz != 1) {
+            rf__xnot(p, li, "%s zero point and scale differ in size", l->op_type);
+            return RF_OK;
+        }
+        for (int64_t i = 0; i < r; i++) c.inner *= x->dims[i];
+    }
+    if (p->t[S].fill) p->t[S].positive = 1;
+    uint32_t io[4], n = 0;
+    RF_TRY(rf__xplain(p, li, X, &io[n++]));
+    RF_TRY(rf__xplain(p, li, S, &io[n++]));
+    if (Z != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xplain(p, li, Z, &io[n++]));
+    io[n] = Y;
+    dnnl_memory_desc_t md;
+    rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
+    rf__xt_define(p, Y, &md);
+    rf__xmeasured(p, li, op == Q_QUANT ? "c:quantize" : "c:dequantize");
+    return rf__xstep_c(p, li, quant, io, n + 1, n, &c);
+}
+
+static rf_status dyn_op(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    if (l->n_outputs < 3) {
+        rf__xnot(p, li, "DynamicQuantizeLinear without its three outputs");
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    uint64_t n = 0;
+    rf_tensor_elems(&p->g->tensors[l->inputs[0]], &n);
+    c.inner = (int64_t)n;
+    uint32_t io[4];
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &io[0]));
+    for (int o = 0; o < 3; o++) {
+        uint32_t t = l->outputs[o];
+        dnnl_memory_desc_t md;
+        rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
+        rf__xt_define(p, t, &md);
+        io[1 + o] = t;
+    }
+    rf__xmeasured(p, li, "c:quantize");
+    return rf__xstep_c(p, li, dyn_quant, io, 4, 1, &c);
+}
+
+rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled)
+{
+    const char *t = p->g->layers[li].op_type;
+    *handled = 1;
+    if (!strcmp(t, "QuantizeLinear")) return quant_op(p, li, Q_QUANT);
+    if (!strcmp(t, "DequantizeLinear")) return quant_op(p, li, Q_DEQUANT);
+    if (!strcmp(t, "DynamicQuantizeLinear")) return dyn_op(p, li);
+    *handled = 0;
+    return RF_OK;
+}
