@@ -42,6 +42,20 @@ typedef struct rf__xt {
     uint32_t src;                   /* the graph tensor it stands for, or RF__XNONE */
 } rf__xt;
 
+/* Elements of an executor tensor (its dims multiplied). */
+static inline uint64_t rf__xt_nel(const rf__xt *t)
+{
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
+    return n;
+}
+
+/* Input i of a layer, or RF_GRAPH_NO_TENSOR when the layer has fewer (optional inputs). */
+static inline uint32_t rf__xin(const rf_layer *l, uint32_t i)
+{
+    return i < l->n_inputs ? l->inputs[i] : RF_GRAPH_NO_TENSOR;
+}
+
 /* A oneDNN argument of a step: the tensor and how its bytes are viewed. */
 typedef struct rf__xarg {
     int id;     /* DNNL_ARG_* */

@@ -82,18 +82,6 @@ static void kv_append(const rf__xstep *s)
     }
 }
 
-static uint64_t nel(const rf__xt *t)
-{
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
-    return n;
-}
-
-static uint32_t inp(const rf_layer *l, uint32_t i)
-{
-    return i < l->n_inputs ? l->inputs[i] : RF_GRAPH_NO_TENSOR;
-}
-
 static int named_out(const rf__xplan *p, const rf_layer *l, uint32_t o)
 {
     return o < l->n_outputs && p->g->tensors[l->outputs[o]].name[0];
@@ -124,7 +112,7 @@ static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__x
     const rf_layer *l = &p->g->layers[li];
     uint32_t Y = l->outputs[0], sc, io[5];
     int64_t B = c->dims[0], S = c->dims[1], L = c->dims[2], H = c->dims[3], Dv = c->dims[6];
-    if (nel(&p->t[Y]) != (uint64_t)(B * S * H * Dv) || S > INT_MAX || L > INT_MAX ||
+    if (rf__xt_nel(&p->t[Y]) != (uint64_t)(B * S * H * Dv) || S > INT_MAX || L > INT_MAX ||
         H * Dv > INT_MAX || c->dims[4] <= 0 || H % c->dims[4]) {
         rf__xnot(p, li, "%s: output or head counts do not agree", l->op_type);
         return RF_OK;
@@ -141,10 +129,10 @@ static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__x
 static rf_status attention(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t X = inp(l, 0), W = inp(l, 1), Bi = inp(l, 2);
+    uint32_t X = rf__xin(l, 0), W = rf__xin(l, 1), Bi = rf__xin(l, 2);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0);
-    if (inp(l, 3) != RF_GRAPH_NO_TENSOR || inp(l, 4) != RF_GRAPH_NO_TENSOR ||
-        inp(l, 5) != RF_GRAPH_NO_TENSOR || rf_layer_attr(l, "qkv_hidden_sizes") ||
+    if (rf__xin(l, 3) != RF_GRAPH_NO_TENSOR || rf__xin(l, 4) != RF_GRAPH_NO_TENSOR ||
+        rf__xin(l, 5) != RF_GRAPH_NO_TENSOR || rf_layer_attr(l, "qkv_hidden_sizes") ||
         rf_layer_attr_int(l, "do_rotary", 0) || named_out(p, l, 1)) {
         rf__xnot(p, li, "Attention with a mask, past, attention bias, qkv_hidden_sizes or rotary");
         return RF_OK;
@@ -152,7 +140,7 @@ static rf_status attention(rf__xplan *p, uint32_t li)
     const rf__xt *x = &p->t[X], *w = &p->t[W];
     if (x->rank != 3 || w->rank != 2 || H <= 0 || w->dims[0] != x->dims[2] ||
         w->dims[1] != 3 * x->dims[2] || x->dims[2] % H ||
-        (Bi != RF_GRAPH_NO_TENSOR && nel(&p->t[Bi]) != (uint64_t)w->dims[1])) {
+        (Bi != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Bi]) != (uint64_t)w->dims[1])) {
         rf__xnot(p, li, "Attention: input, weights and num_heads do not agree");
         return RF_OK;
     }
@@ -182,7 +170,7 @@ static rf_status attention(rf__xplan *p, uint32_t li)
 static rf_status mha(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t Q = inp(l, 0), K = inp(l, 1), V = inp(l, 2);
+    uint32_t Q = rf__xin(l, 0), K = rf__xin(l, 1), V = rf__xin(l, 2);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0);
     for (uint32_t i = 3; i < l->n_inputs; i++)
         if (l->inputs[i] != RF_GRAPH_NO_TENSOR) {
@@ -222,14 +210,15 @@ static rf_status mha(rf__xplan *p, uint32_t li)
 static rf_status gqa(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t Q = inp(l, 0), K = inp(l, 1), V = inp(l, 2), PK = inp(l, 3), PV = inp(l, 4);
+    uint32_t Q = rf__xin(l, 0), K = rf__xin(l, 1), V = rf__xin(l, 2), PK = rf__xin(l, 3),
+             PV = rf__xin(l, 4);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0), Hk = rf_layer_attr_int(l, "kv_num_heads", 0);
     const rf_attr *cap = rf_layer_attr(l, "softcap");
     if (K == RF_GRAPH_NO_TENSOR || V == RF_GRAPH_NO_TENSOR ||
         rf_layer_attr_int(l, "do_rotary", 0) ||
         rf_layer_attr_int(l, "local_window_size", -1) != -1 ||
-        (cap && cap->type == RF_ATTR_FLOAT && cap->f != 0) || inp(l, 7) != RF_GRAPH_NO_TENSOR ||
-        inp(l, 8) != RF_GRAPH_NO_TENSOR ||
+        (cap && cap->type == RF_ATTR_FLOAT && cap->f != 0) || rf__xin(l, 7) != RF_GRAPH_NO_TENSOR ||
+        rf__xin(l, 8) != RF_GRAPH_NO_TENSOR ||
         (PK == RF_GRAPH_NO_TENSOR) != (PV == RF_GRAPH_NO_TENSOR)) {
         rf__xnot(p, li,
                  "GroupQueryAttention with packed QKV, rotary, a local window, softcap or "
@@ -248,7 +237,7 @@ static rf_status gqa(rf__xplan *p, uint32_t li)
     if (PK != RF_GRAPH_NO_TENSOR) {
         const rf__xt *pk = &p->t[PK];
         if (pk->rank != 4 || pk->dims[0] != B || pk->dims[1] != Hk || pk->dims[3] != D ||
-            nel(&p->t[PV]) != nel(pk)) {
+            rf__xt_nel(&p->t[PV]) != rf__xt_nel(pk)) {
             rf__xnot(p, li, "GroupQueryAttention past of a shape other than [B, Hkv, P, D]");
             return RF_OK;
         }
@@ -259,7 +248,7 @@ static rf_status gqa(rf__xplan *p, uint32_t li)
     for (uint32_t o = 0; o < 2; o++) {
         if (named_out(p, l, 1 + o)) {
             pres[o] = l->outputs[1 + o];
-            if (nel(&p->t[pres[o]]) != (uint64_t)(B * Hk * T * D)) {
+            if (rf__xt_nel(&p->t[pres[o]]) != (uint64_t)(B * Hk * T * D)) {
                 rf__xnot(p, li, "GroupQueryAttention present of a size other than past + new");
                 return RF_OK;
             }

@@ -162,18 +162,6 @@ static void rope_cache(const rf__xstep *s)
         }
 }
 
-static uint64_t nel(const rf__xt *t)
-{
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
-    return n;
-}
-
-static uint32_t inp(const rf_layer *l, uint32_t i)
-{
-    return i < l->n_inputs ? l->inputs[i] : RF_GRAPH_NO_TENSOR;
-}
-
 static float fattr(const rf_layer *l, const char *name, float def)
 {
     const rf_attr *a = rf_layer_attr(l, name);
@@ -242,7 +230,7 @@ static rf_status dnnl_act(rf__xplan *p, uint32_t li, uint32_t X, uint32_t Bi, in
 static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t X = inp(l, 0), Bi = inp(l, 1), Y = l->outputs[0];
+    uint32_t X = rf__xin(l, 0), Bi = rf__xin(l, 1), Y = l->outputs[0];
     const rf__xt *x = &p->t[X], *y = &p->t[Y];
     rf__xcop c;
     memset(&c, 0, sizeof c);
@@ -251,16 +239,16 @@ static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
     int64_t last = x->rank ? x->dims[x->rank - 1] : 1;
     int need_b = op == CB_BIASADD || op == CB_BIASGELU || op == CB_BIASSPLITGELU;
     int has_b = Bi != RF_GRAPH_NO_TENSOR && op != CB_QUICKGELU;
-    if ((need_b && !has_b) || (has_b && nel(&p->t[Bi]) != (uint64_t)last) || last <= 0 ||
-        (op == CB_BIASADD &&
-         (inp(l, 2) == RF_GRAPH_NO_TENSOR || nel(&p->t[inp(l, 2)]) != nel(x))) ||
-        nel(y) != (op == CB_BIASSPLITGELU ? nel(x) / 2 : nel(x)) ||
+    if ((need_b && !has_b) || (has_b && rf__xt_nel(&p->t[Bi]) != (uint64_t)last) || last <= 0 ||
+        (op == CB_BIASADD && (rf__xin(l, 2) == RF_GRAPH_NO_TENSOR ||
+                              rf__xt_nel(&p->t[rf__xin(l, 2)]) != rf__xt_nel(x))) ||
+        rf__xt_nel(y) != (op == CB_BIASSPLITGELU ? rf__xt_nel(x) / 2 : rf__xt_nel(x)) ||
         (op == CB_BIASSPLITGELU && last % 2)) {
         rf__xnot(p, li, "%s: inputs and bias do not agree", l->op_type);
         return RF_OK;
     }
     c.st[0][0] = has_b;
-    c.outer = (int64_t)(nel(x) / (uint64_t)last);
+    c.outer = (int64_t)(rf__xt_nel(x) / (uint64_t)last);
     if (op == CB_BIASGELU || op == CB_FASTGELU || op == CB_QUICKGELU)
         return dnnl_act(p, li, X, has_b ? Bi : RF_GRAPH_NO_TENSOR, c.outer, last,
                         op == CB_BIASGELU   ? dnnl_eltwise_gelu_erf
@@ -271,7 +259,7 @@ static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
     uint32_t io[4], n = 0;
     RF_TRY(rf__xplain(p, li, X, &io[n++]));
     if (has_b) RF_TRY(rf__xplain(p, li, Bi, &io[n++]));
-    if (op == CB_BIASADD) RF_TRY(rf__xplain(p, li, inp(l, 2), &io[n++]));
+    if (op == CB_BIASADD) RF_TRY(rf__xplain(p, li, rf__xin(l, 2), &io[n++]));
     io[n] = Y;
     define_plain(p, Y);
     rf__xmeasured(p, li, "c:contrib-eltwise");
@@ -281,19 +269,20 @@ static rf_status elt_op(rf__xplan *p, uint32_t li, int op)
 static rf_status skipnorm_op(rf__xplan *p, uint32_t li, int layernorm)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t X = inp(l, 0), K = inp(l, 1), G = inp(l, 2);
-    uint32_t Be = layernorm ? inp(l, 3) : RF_GRAPH_NO_TENSOR, Bi = inp(l, layernorm ? 4 : 3);
+    uint32_t X = rf__xin(l, 0), K = rf__xin(l, 1), G = rf__xin(l, 2);
+    uint32_t Be = layernorm ? rf__xin(l, 3) : RF_GRAPH_NO_TENSOR,
+             Bi = rf__xin(l, layernorm ? 4 : 3);
     if (X == RF_GRAPH_NO_TENSOR || K == RF_GRAPH_NO_TENSOR || G == RF_GRAPH_NO_TENSOR) {
         rf__xnot(p, li, "%s without input, skip or gamma", l->op_type);
         return RF_OK;
     }
     const rf__xt *x = &p->t[X];
     int64_t n = x->rank ? x->dims[x->rank - 1] : 0;
-    uint64_t nx = nel(x), nk = nel(&p->t[K]);
-    if (n <= 0 || nel(&p->t[G]) != (uint64_t)n || !nk || nk % (uint64_t)n || nx % nk ||
-        (Be != RF_GRAPH_NO_TENSOR && nel(&p->t[Be]) != (uint64_t)n) ||
-        (Bi != RF_GRAPH_NO_TENSOR && nel(&p->t[Bi]) != (uint64_t)n) ||
-        nel(&p->t[l->outputs[0]]) != nx) {
+    uint64_t nx = rf__xt_nel(x), nk = rf__xt_nel(&p->t[K]);
+    if (n <= 0 || rf__xt_nel(&p->t[G]) != (uint64_t)n || !nk || nk % (uint64_t)n || nx % nk ||
+        (Be != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Be]) != (uint64_t)n) ||
+        (Bi != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Bi]) != (uint64_t)n) ||
+        rf__xt_nel(&p->t[l->outputs[0]]) != nx) {
         rf__xnot(p, li, "%s: shapes do not agree", l->op_type);
         return RF_OK;
     }
@@ -321,7 +310,7 @@ static rf_status skipnorm_op(rf__xplan *p, uint32_t li, int layernorm)
         uint32_t t = l->outputs[o];
         if (!p->g->tensors[t].name[0]) continue;
         uint64_t want = o == 0 || o == 3 ? nx : (uint64_t)c.outer;
-        if (nel(&p->t[t]) != want) {
+        if (rf__xt_nel(&p->t[t]) != want) {
             rf__xnot(p, li, "%s: output %u of an unexpected size", l->op_type, o);
             return RF_OK;
         }
@@ -336,7 +325,7 @@ static rf_status skipnorm_op(rf__xplan *p, uint32_t li, int layernorm)
 static rf_status fused_matmul_op(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t A = inp(l, 0), B = inp(l, 1), Y = l->outputs[0];
+    uint32_t A = rf__xin(l, 0), B = rf__xin(l, 1), Y = l->outputs[0];
     if (A == RF_GRAPH_NO_TENSOR || B == RF_GRAPH_NO_TENSOR ||
         rf_layer_attr_int(l, "transBatchA", 0) || rf_layer_attr_int(l, "transBatchB", 0)) {
         rf__xnot(p, li, "FusedMatMul without two operands, or with transBatchA/B");
@@ -352,10 +341,11 @@ static rf_status fused_matmul_op(rf__xplan *p, uint32_t li)
     int64_t Kb = b->dims[b->rank - (tb ? 1 : 2)], N = b->dims[b->rank - (tb ? 2 : 1)];
     uint64_t mk = M > 0 && K > 0 ? (uint64_t)(M * K) : 1,
              nk = N > 0 && K > 0 ? (uint64_t)(N * K) : 1;
-    uint64_t ba = nel(a) / mk, bb = nel(b) / nk;
+    uint64_t ba = rf__xt_nel(a) / mk, bb = rf__xt_nel(b) / nk;
     uint64_t bt = ba > bb ? ba : bb;
-    if (K != Kb || (ba != bb && ba != 1 && bb != 1) || nel(&p->t[Y]) != bt * (uint64_t)(M * N) ||
-        M > INT_MAX || N > INT_MAX || K > INT_MAX) {
+    if (K != Kb || (ba != bb && ba != 1 && bb != 1) ||
+        rf__xt_nel(&p->t[Y]) != bt * (uint64_t)(M * N) || M > INT_MAX || N > INT_MAX ||
+        K > INT_MAX) {
         rf__xnot(p, li, "FusedMatMul shapes do not agree (batch dims must match or be absent)");
         return RF_OK;
     }
@@ -377,10 +367,11 @@ static rf_status fused_matmul_op(rf__xplan *p, uint32_t li)
 static rf_status nbits_op(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t A = inp(l, 0), B = inp(l, 1), S = inp(l, 2), Z = inp(l, 3), Y = l->outputs[0];
+    uint32_t A = rf__xin(l, 0), B = rf__xin(l, 1), S = rf__xin(l, 2), Z = rf__xin(l, 3),
+             Y = l->outputs[0];
     int64_t K = rf_layer_attr_int(l, "K", 0), N = rf_layer_attr_int(l, "N", 0);
     int64_t bits = rf_layer_attr_int(l, "bits", 4), bs = rf_layer_attr_int(l, "block_size", 0);
-    if (bits != 4 || inp(l, 4) != RF_GRAPH_NO_TENSOR) {
+    if (bits != 4 || rf__xin(l, 4) != RF_GRAPH_NO_TENSOR) {
         rf__xnot(p, li, "MatMulNBits with %lld bits or g_idx (4 bits, no g_idx, only)",
                  (long long)bits);
         return RF_OK;
@@ -392,16 +383,17 @@ static rf_status nbits_op(rf__xplan *p, uint32_t li)
     }
     int64_t nb = (K + bs - 1) / bs;
     const rf__xt *a = &p->t[A];
-    uint64_t na = nel(a), zn = Z != RF_GRAPH_NO_TENSOR ? nel(&p->t[Z]) : 0;
+    uint64_t na = rf__xt_nel(a), zn = Z != RF_GRAPH_NO_TENSOR ? rf__xt_nel(&p->t[Z]) : 0;
     int64_t M = a->rank && a->dims[a->rank - 1] == K ? (int64_t)(na / (uint64_t)K) : -1;
     int zkind = Z == RF_GRAPH_NO_TENSOR                                                         ? 0
                 : zn == (uint64_t)(N * ((nb + 1) / 2)) && p->g->tensors[Z].dtype == RF_DTYPE_U8 ? 1
                 : zn == (uint64_t)(N * nb)                                                      ? 2
                                            : -1;
-    uint32_t Bias = inp(l, 5);
-    if (M < 0 || M > INT_MAX || nel(&p->t[B]) != (uint64_t)(N * nb * (bs / 2)) ||
-        nel(&p->t[S]) != (uint64_t)(N * nb) || zkind < 0 || nel(&p->t[Y]) != (uint64_t)(M * N) ||
-        (Bias != RF_GRAPH_NO_TENSOR && nel(&p->t[Bias]) != (uint64_t)N)) {
+    uint32_t Bias = rf__xin(l, 5);
+    if (M < 0 || M > INT_MAX || rf__xt_nel(&p->t[B]) != (uint64_t)(N * nb * (bs / 2)) ||
+        rf__xt_nel(&p->t[S]) != (uint64_t)(N * nb) || zkind < 0 ||
+        rf__xt_nel(&p->t[Y]) != (uint64_t)(M * N) ||
+        (Bias != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Bias]) != (uint64_t)N)) {
         rf__xnot(p, li, "MatMulNBits shapes do not agree with K, N and block_size");
         return RF_OK;
     }
@@ -434,15 +426,16 @@ static rf_status nbits_op(rf__xplan *p, uint32_t li)
 static rf_status rope_op(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t X = inp(l, 0), P = inp(l, 1), C = inp(l, 2), Sn = inp(l, 3), Y = l->outputs[0];
+    uint32_t X = rf__xin(l, 0), P = rf__xin(l, 1), C = rf__xin(l, 2), Sn = rf__xin(l, 3),
+             Y = l->outputs[0];
     if (X == RF_GRAPH_NO_TENSOR || P == RF_GRAPH_NO_TENSOR || C == RF_GRAPH_NO_TENSOR ||
         Sn == RF_GRAPH_NO_TENSOR) {
         rf__xnot(p, li, "RotaryEmbedding without position ids or cos/sin caches");
         return RF_OK;
     }
     const rf__xt *x = &p->t[X], *cs = &p->t[C];
-    if (cs->rank != 2 || nel(&p->t[Sn]) != nel(cs) || (x->rank != 3 && x->rank != 4) ||
-        nel(&p->t[Y]) != nel(x)) {
+    if (cs->rank != 2 || rf__xt_nel(&p->t[Sn]) != rf__xt_nel(cs) ||
+        (x->rank != 3 && x->rank != 4) || rf__xt_nel(&p->t[Y]) != rf__xt_nel(x)) {
         rf__xnot(p, li, "RotaryEmbedding of a shape other than [B, S, hidden] or [B, N, S, H]");
         return RF_OK;
     }
@@ -460,8 +453,8 @@ static rf_status rope_op(rf__xplan *p, uint32_t li)
         H = D > 0 ? x->dims[2] / D : 0;
         c.st[0][0] = S * H * D, c.st[0][1] = H * D, c.st[0][2] = D;
     }
-    uint64_t np = nel(&p->t[P]);
-    if (D <= 0 || H <= 0 || H * D * S * B != (int64_t)nel(x) || R > D || R < 2 ||
+    uint64_t np = rf__xt_nel(&p->t[P]);
+    if (D <= 0 || H <= 0 || H * D * S * B != (int64_t)rf__xt_nel(x) || R > D || R < 2 ||
         (np != 1 && np != (uint64_t)(B * S))) {
         rf__xnot(p, li, "RotaryEmbedding head size, caches and position ids do not agree");
         return RF_OK;
