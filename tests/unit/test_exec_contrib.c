@@ -46,7 +46,7 @@ RF_TEST(contrib_eltwise)
     uint32_t b2 = tens(&t, "b2", RF_TENSOR_WEIGHT, D(2 * N));
     uint32_t sk = tens(&t, "sk", RF_TENSOR_INPUT, D(2, 3, N));
     uint32_t y[6];
-    char nm[8];
+    char nm[16];
     for (int i = 0; i < 6; i++) {
         snprintf(nm, sizeof nm, "y%d", i);
         y[i] = tens(&t, nm, RF_TENSOR_OUTPUT, D(2, 3, N));

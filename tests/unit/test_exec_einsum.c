@@ -62,7 +62,7 @@ static void check(const ecase *c)
 {
     tg t = tg_new();
     uint32_t in[MAXOP];
-    char nm[8];
+    char nm[16];
     for (int o = 0; o < c->n; o++) {
         snprintf(nm, sizeof nm, "x%d", o);
         in[o] = tens(&t, nm, RF_TENSOR_INPUT, c->dims[o], c->rank[o]);
