@@ -66,6 +66,10 @@ rf_ctx *cli_ctx(void);
 /* Progress messages (the library's info log) on stderr too when `on`; warnings only otherwise. */
 void cli_progress(rf_ctx *ctx, int on);
 
+/* --measure: one warning line on stderr when other processes took more than RF_BUSY_OTHERS of the
+ * CPU (`share`, 0..1; negative = unknown: nothing said) while `what` was measured. */
+void cli_warn_busy(double share, const char *what);
+
 /* Print "roofline: <message>" for a failed call and return the exit code for `st`. */
 int cli_fail(rf_ctx *ctx, rf_status st);
 

@@ -251,6 +251,7 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
         st = rf_llm_measure(ctx, r, m, &eo);
+        if (st == RF_OK) cli_warn_busy(r->measured.busy_other, "prefill and decode ran");
     }
     if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rf_llm_dist dist, *d = NULL;

@@ -123,6 +123,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: running the model on this CPU...\n");
         st = rf_profile_measure(ctx, p1, m, ci, bi, &eo);
+        if (st == RF_OK) cli_warn_busy(p1->result->totals.busy_other, "the passes were timed");
     }
     if (st == RF_OK && cli_get(a, "compare"))
         st = rf_profile_model(ctx, path, &mo2, m, ci, bi, &p2);

@@ -29,6 +29,15 @@ void cli_progress(rf_ctx *ctx, int on)
     rf_ctx_set_log(ctx, cli_log_stderr, NULL, on ? RF_LOG_INFO : RF_LOG_WARN);
 }
 
+void cli_warn_busy(double share, const char *what)
+{
+    if (share > RF_BUSY_OTHERS)
+        fprintf(stderr,
+                "roofline: warning: measuring was disturbed: other processes used %.0f%% of the "
+                "CPU time while %s; the figures may be slower than a quiet machine gives\n",
+                100 * share, what);
+}
+
 /* Set once a write to stdout has failed and been reported: the line is printed once. */
 static int cli_output_failed;
 

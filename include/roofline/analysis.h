@@ -91,7 +91,14 @@ typedef struct rf_totals {
     double wall_s;           /**< measured wall time of the whole pass (s), 0 = not given
                                   (rf_analysis_set_wall); wall_s - measured_s is dispatch
                                   overhead between the layers */
+    double busy_other;       /**< share of the machine's CPU time other processes used while the
+                                  pass was timed, 0..1; -1 = unknown (rf_analysis_set_busy). Over
+                                  RF_BUSY_OTHERS the measured times are slower than a quiet
+                                  machine gives */
 } rf_totals;
+
+/** Other processes' share of the CPU beyond which a measurement is called disturbed. */
+#define RF_BUSY_OTHERS 0.10
 
 /** The outcome of an analysis: the machine and roof used, the printed rows and the totals. */
 typedef struct rf_result {
@@ -159,6 +166,10 @@ rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
 /** Record the measured wall time of the whole pass (seconds, finite and > 0, else RF_RANGE): the
  *  totals then set the sum of the measured layers against it (the gap is dispatch overhead). */
 rf_status rf_analysis_set_wall(rf_analysis *a, double seconds);
+
+/** Record other processes' share of the machine's CPU time while the pass was timed (0..1, else
+ *  RF_RANGE; a negative share means unknown and is accepted as such). */
+rf_status rf_analysis_set_busy(rf_analysis *a, double share);
 
 /** Finish: sort the kept rows and hand over the result (*out owned by the caller). The accumulator
  *  can then only be freed. */

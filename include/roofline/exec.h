@@ -56,7 +56,9 @@ typedef struct rf_exec_result {
     uint64_t peak_bytes;           /**< executor tensors (weights, inputs, live activations at their
                                         peak) plus the largest oneDNN scratchpad, bytes */
     char inputs_note[RF_TEXT_MAX]; /**< what data-dependent ops were given */
-    rf_allocator alloc_;           /**< private */
+    double busy_other;   /**< share of the machine's CPU time other processes used during the timed
+                              passes, 0..1; -1 when unknown (no /proc/stat, or a clock injected) */
+    rf_allocator alloc_; /**< private */
 } rf_exec_result;
 
 /** Run graph `g` (after rf_model_load / rf_graph_infer_shapes) forward `warmup + repeat` times

@@ -61,6 +61,8 @@ typedef struct rf_exec_llm_result {
     size_t n_subst;
     rf_exec_llm_subst *subst;
     char notes[512];    /**< what was simplified, one sentence each (e.g. "KV cache held as F32") */
+    double busy_other;  /**< share of the machine's CPU time other processes used while it ran,
+                             0..1; -1 when unknown (no /proc/stat, or a clock injected) */
     rf_allocator alloc; /**< internal: how the result was allocated */
 } rf_exec_llm_result;
 

@@ -166,6 +166,9 @@ typedef struct rf_llm_measured {
     double weight_bytes_per_s;   /**< model bytes x decode steps per second: bandwidth achieved */
     double ttft_of_refined;      /**< the refined time to first token over the measured one */
     char source[1024];           /**< where the figures come from and what was simplified */
+    double busy_other; /**< other processes' share of the CPU while it was measured here, 0..1;
+                            -1 unknown or not measured here. Over RF_BUSY_OTHERS the rates may be
+                            lower than a quiet machine gives (the source says so) */
 } rf_llm_measured;
 
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.

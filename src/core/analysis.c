@@ -94,6 +94,7 @@ rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size
     h->ridge_ai = roof.peak_flops_per_s / roof.bw_bytes_per_s;
     h->sort = sort;
     h->top = top;
+    h->totals.busy_other = -1;
     a->provisional = h->compute.provisional || h->bandwidth.provisional;
     for (size_t i = 0; i < m->n_ceilings && a->n_levels < RF__LEVELS_MAX; i++) {
         const rf_ceiling *c = &m->ceilings[i];
@@ -179,6 +180,14 @@ rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
     RF_CHECK(a->ctx, isfinite(seconds) && seconds > 0, RF_RANGE,
              "the wall time of the pass must be finite and positive, got %g s", seconds);
     a->head.totals.wall_s = seconds;
+    return RF_OK;
+}
+
+rf_status rf_analysis_set_busy(rf_analysis *a, double share)
+{
+    RF_CHECK(a->ctx, !isnan(share) && share <= 1, RF_RANGE,
+             "other processes' share of the CPU must be at most 1, got %g", share);
+    a->head.totals.busy_other = share < 0 ? -1 : share;
     return RF_OK;
 }
 

@@ -90,6 +90,16 @@ size_t rf__strlcpy(char *dst, const char *src, size_t size);
 int rf__strcasecmp(const char *a, const char *b);
 int rf__strncasecmp(const char *a, const char *b, size_t n);
 
+/* CPU time of every process (busy, total) and of this one (self), in seconds, from /proc/stat
+ * and getrusage; ok = 0 when /proc/stat could not be read. (core/cpuload.c) */
+typedef struct rf__cpu_times {
+    double busy, total, self;
+    int ok;
+} rf__cpu_times;
+rf__cpu_times rf__cpu_times_now(void);
+/* Share of the machine's CPU time that other processes used between samples a and b, 0..1;
+ * -1 when unknown (no /proc/stat, or under 0.2 CPU-seconds between them: too coarse). */
+double rf__cpu_others_share(const rf__cpu_times *a, const rf__cpu_times *b);
 /* snprintf that appends at *len into buf[size]; keeps the buffer terminated; never overflows. */
 void rf__appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) RF__PRINTF(4, 5);
 

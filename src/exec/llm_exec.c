@@ -169,6 +169,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     rf_exec_llm_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc = *rf_ctx_allocator(ctx);
+    r->busy_other = -1;
     rf__lx lx = {0};
     lx.ctx = ctx;
     lx.m = model;
@@ -192,8 +193,11 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     if (st == RF_OK) st = rf__qmm_new(ctx, opts->threads, isa, &lx.q);
     unsigned warm = opts->warmup ? opts->warmup : 2;
+    rf__cpu_times c0 = rf__cpu_times_now();
     if (st == RF_OK) st = rf__lx_time(&lx, S, 0, warm, opts->repeat, &pf);
     if (st == RF_OK) st = rf__lx_time(&lx, 1, L - 1, warm, opts->repeat, &dc);
+    rf__cpu_times c1 = rf__cpu_times_now();
+    r->busy_other = opts->clock ? -1 : rf__cpu_others_share(&c0, &c1);
     if (st == RF_OK) st = rf__result_kinds(ctx, r, &pf, &dc);
     if (st == RF_OK) {
         r->batch = B;

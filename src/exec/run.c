@@ -83,11 +83,15 @@ static rf_status passes(rf__xplan *p, const rf_exec_opts *o, rf_exec_result *r, 
     }
     *step_out = step_s;
     *wall_out = wall;
+    rf__cpu_times c0 = rf__cpu_times_now();
     for (unsigned k = 0; k < runs; k++) {
         double t0 = clk(user);
         RF_TRY(rf__xplan_pass(p, clk, user, step_s + (size_t)k * ns));
         wall[k] = clk(user) - t0;
     }
+    rf__cpu_times c1 = rf__cpu_times_now();
+    /* Other processes' CPU time is the machine's, not an injected clock's: unknown then. */
+    r->busy_other = o && o->clock ? -1 : rf__cpu_others_share(&c0, &c1);
     return RF_OK;
 }
 
@@ -127,6 +131,7 @@ static rf_status result_new(rf__xplan *p, rf_exec_result **out)
     rf_exec_result *r = rf__calloc(p->ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(p->ctx);
     r->alloc_ = *rf_ctx_allocator(p->ctx);
+    r->busy_other = -1;
     *out = r;
     r->n_layers = p->g->n_layers;
     r->layers = rf__calloc(p->ctx, r->n_layers ? r->n_layers : 1, sizeof *r->layers);

@@ -166,6 +166,7 @@ rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decod
     double pbatch = (double)(r->phase[0].batch ? r->phase[0].batch : 1);
     double prompt = (double)(r->phase[0].tokens ? r->phase[0].tokens : 1);
     memset(x, 0, sizeof *x);
+    x->busy_other = -1;
     if (decode_tokens_per_s > 0) {
         double steps = decode_tokens_per_s / batch; /* one step reads the weights once */
         x->have_decode = 1;

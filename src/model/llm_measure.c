@@ -27,8 +27,14 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
         rf__appendf(src, sizeof src, &len,
                     "; %zu weight type%s without a kernel ran as the nearest", x->n_subst,
                     x->n_subst == 1 ? "" : "s");
+    if (x->busy_other > RF_BUSY_OTHERS)
+        rf__appendf(src, sizeof src, &len,
+                    "; disturbed: other processes used %.0f%% of the CPU time while it ran, so "
+                    "the rates may be lower than a quiet machine gives",
+                    100 * x->busy_other);
     if (x->notes[0]) rf__appendf(src, sizeof src, &len, "; %s", x->notes);
     rf_status st = rf_llm_result_set_measured(ctx, r, x->decode_tokens_per_s, x->prefill_s, src);
+    if (st == RF_OK) r->measured.busy_other = x->busy_other;
     rf_exec_llm_result_free(x);
     return st;
 }

@@ -125,6 +125,7 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
         }
     }
     (void)ctx;
+    RF_TRY(rf_analysis_set_busy(an, x->busy_other));
     return x->wall_median_s > 0 ? rf_analysis_set_wall(an, x->wall_median_s) : RF_OK;
 }
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,35 +20,6 @@
 #else
 #define RF__COMPILER "unknown compiler"
 #endif
-
-/* CPU time of every process (busy, total) and of this one, in seconds, from /proc/stat. */
-typedef struct rf__cpu_times {
-    double busy, total, self;
-    int ok;
-} rf__cpu_times;
-
-static rf__cpu_times rf__cpu_times_now(void)
-{
-    rf__cpu_times t = {0, 0, 0, 0};
-    unsigned long long v[10] = {0};
-    FILE *f = fopen("/proc/stat", "r");
-    long hz = sysconf(_SC_CLK_TCK);
-    if (f) {
-        t.ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                      &v[4], &v[5], &v[6], &v[7]) == 8 &&
-               hz > 0;
-        fclose(f);
-    }
-    double sum = 0;
-    for (int i = 0; i < 8; i++) sum += (double)v[i];
-    t.total = sum / (double)(hz > 0 ? hz : 100);
-    t.busy = (sum - (double)v[3] - (double)v[4]) / (double)(hz > 0 ? hz : 100);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        t.self = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    return t;
-}
 
 /* The lowest "cpu MHz" /proc/cpuinfo gives over the CPUs, in GHz; 0 when it says none. */
 static double rf__kernel_clock_ghz(void)
@@ -146,12 +116,7 @@ static void rf__conditions(rf__probe_run *run, double t0, const rf__cpu_times *c
     rf_probe_report *r = run->rep;
     rf__cpu_times c1 = rf__cpu_times_now();
     r->elapsed_s = rf__now_s() - t0;
-    r->busy_other = -1;
-    if (c0->ok && c1.ok && c1.total > c0->total) {
-        double other = (c1.busy - c0->busy) - (c1.self - c0->self);
-        r->busy_other =
-            other < 0 ? 0 : (other > c1.total - c0->total ? 1 : other / (c1.total - c0->total));
-    }
+    r->busy_other = rf__cpu_others_share(c0, &c1);
     rf_machine *m = r->machine;
     snprintf(m->description, sizeof m->description, "%s (measured, %u threads)", r->cpu_model,
              r->threads);
@@ -229,11 +194,7 @@ static rf_status rf__attempt(rf__probe_run *run)
     RF_TRY(rf__probe_bandwidth(run));
     if (!run->opts->quick) RF_TRY(rf__probe_gemm(run));
     rf__cpu_times c1 = rf__cpu_times_now();
-    run->q.busy_other = -1;
-    if (c0.ok && c1.ok && c1.total > c0.total) {
-        double other = (c1.busy - c0.busy) - (c1.self - c0.self);
-        run->q.busy_other = fmin(1, fmax(0, other / (c1.total - c0.total)));
-    }
+    run->q.busy_other = rf__cpu_others_share(&c0, &c1);
     unsigned whole = rf__run_disturbed(&run->q);
     run->disturbed |= whole;
     if (whole) /* the attempt as a whole: every figure it gave is in doubt */

@@ -67,7 +67,8 @@ rf_status rf__json_totals_measured(const rf_totals *t, rf_writer *w)
     RF_TRY(rf__json_key_num(w, "lost_s", t->lost_s, t->wall_s > 0 ? 0 : 1));
     if (t->wall_s > 0) {
         RF_TRY(rf__json_key_num(w, "wall_s", t->wall_s, 0));
-        RF_TRY(rf__json_key_num(w, "overhead_s", t->wall_s - t->measured_s, 1));
+        RF_TRY(rf__json_key_num(w, "overhead_s", t->wall_s - t->measured_s, t->busy_other < 0));
+        if (t->busy_other >= 0) RF_TRY(rf__json_key_num(w, "busy_other", t->busy_other, 1));
     }
     return RF_WRITE_LIT(w, "}");
 }
@@ -121,12 +122,20 @@ static rf_status rf__table_measured_totals(const rf_result *r, rf_writer *w)
                      rf_time_format(a, sizeof a, t->wall_s, 3),
                      rf_time_format(b, sizeof b, t->measured_s, 3)));
     if (gap >= 0)
-        return rf_writef(w, "         %s (%.1f%%) between them is dispatch overhead\n",
-                         rf_time_format(c, sizeof c, gap, 3), 100 * gap / t->wall_s);
-    return rf_writef(w,
-                     "         the layers sum to %s more than the pass (overlap, or overhead "
-                     "in the layer timings)\n",
-                     rf_time_format(c, sizeof c, -gap, 3));
+        RF_TRY(rf_writef(w, "         %s (%.1f%%) between them is dispatch overhead\n",
+                         rf_time_format(c, sizeof c, gap, 3), 100 * gap / t->wall_s));
+    else
+        RF_TRY(rf_writef(w,
+                         "         the layers sum to %s more than the pass (overlap, or overhead "
+                         "in the layer timings)\n",
+                         rf_time_format(c, sizeof c, -gap, 3)));
+    if (!(t->busy_other > RF_BUSY_OTHERS)) return RF_OK;
+    return rf_writef(
+        w,
+        "busy     other processes used %.0f%% of the CPU time while the passes were "
+        "timed:\n         these times may be slower than this machine gives when quiet; "
+        "measure again then\n",
+        100 * t->busy_other);
 }
 
 /* Width of the name column of the lists: the longest name shown, at most 30 columns. */

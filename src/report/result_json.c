@@ -56,8 +56,9 @@ static const char *const rf__rj_measured_keys[] = {"time_s",
                                                    "reasons",
                                                    "level",
                                                    NULL};
-static const char *const rf__rj_tmeasured_keys[] = {
-    "count", "count_above", "time_s", "estimated_s", "lost_s", "wall_s", "overhead_s", NULL};
+static const char *const rf__rj_tmeasured_keys[] = {"count",       "count_above", "time_s",
+                                                    "estimated_s", "lost_s",      "wall_s",
+                                                    "overhead_s",  "busy_other",  NULL};
 static const char *const rf__rj_totals_keys[] = {
     "count", "flops", "bytes", "ai", "time_s", "by_bound", "measured", "net_bytes", NULL};
 static const char *const rf__rj_bound_keys[] = {"count", "flops", "time_s", NULL};
@@ -305,6 +306,12 @@ static rf_status rf__rj_totals(rf_ctx *ctx, json_t *root, rf_result *r)
     o->lost_s = o->measured_s - o->measured_est_s; /* may be negative: not read as a figure */
     if (json_object_get(m, "wall_s"))
         RF_TRY(rf__rj_num(ctx, m, "wall_s", "totals.measured", 0, &o->wall_s));
+    if (json_object_get(m, "busy_other")) {
+        RF_TRY(rf__rj_num(ctx, m, "busy_other", "totals.measured", 0, &o->busy_other));
+        RF_CHECK(ctx, o->busy_other <= 1, RF_RANGE,
+                 "totals.measured.busy_other: a share of the CPU, at most 1, got %g",
+                 o->busy_other);
+    }
     return RF_OK;
 }
 
@@ -342,6 +349,7 @@ rf_status rf_result_parse_json(rf_ctx *ctx, const void *data, size_t size, const
     json_t *root = NULL;
     rf_result *r = rf__calloc(ctx, 1, sizeof *r);
     if (!r) return RF_NOMEM_ERR(ctx);
+    r->totals.busy_other = -1;
     r->alloc_ = *rf_ctx_allocator(ctx);
     size_t at = 0, end = 0;
     rf_status st = rf__json_scan(ctx, data, size, &rf__rj_limits);

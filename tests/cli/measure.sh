@@ -16,6 +16,22 @@ n=$(grep -c '"measured": {"time_s": [0-9]' "$TMP/r.json")
 [ "$n" -ge 5 ] || { echo "FAIL: $n measured rows in the JSON"; FAILS=$((FAILS + 1)); }
 expect 0 "" -- plot "$TMP/r.json" -o "$TMP/m.svg"
 grep -q 'data-measured' "$TMP/m.svg" || { echo "FAIL: no measured marker in the chart"; FAILS=$((FAILS + 1)); }
+# Other processes on every CPU while the passes are timed: one warning line on stderr, a "busy"
+# line under the totals and the share in the JSON. (A quiet run cannot be asserted here: other
+# tests run beside this one.)
+n=$(nproc 2>/dev/null || echo 2)
+spin=""
+i=0
+while [ "$i" -lt "$n" ]; do
+    timeout 60 sh -c 'while :; do :; done' & # ends on its own if this script is killed
+    spin="$spin $!"
+    i=$((i + 1))
+done
+expect 0 "measuring was disturbed: other processes used" -- profile "$M" --hw "$D/machine.json" --measure --repeat 3000
+grep -q "^busy     other processes used [0-9]*% of the CPU time" "$TMP/out" || { echo "FAIL: no busy line under load"; FAILS=$((FAILS + 1)); }
+expect 0 "measuring was disturbed" -- profile "$M" --hw "$D/machine.json" --measure --repeat 3000 --json
+grep -q '"busy_other": 0\.[1-9]' "$TMP/out" || { echo "FAIL: no busy_other over 0.1 in the JSON"; FAILS=$((FAILS + 1)); }
+kill $spin 2>/dev/null
 expect 2 "--repeat" -- profile "$M" --hw "$D/machine.json" --measure --repeat 0
 expect 2 "--threads" -- profile "$M" --hw "$D/machine.json" --measure --threads x
 # llm: rates given on the command line, and measured on this CPU, against the ceilings

@@ -11,6 +11,7 @@
 
 #include <roofline/roofline.h>
 
+#include "core/rf_int.h"
 #include "report/chart.h"
 
 /* 100 GFLOP/s, DRAM 10 GB/s (ridge 10), L2 100 GB/s holding 1 MiB, L1 400 GB/s holding 32 KiB. */
@@ -205,6 +206,94 @@ RF_TEST(measured_json_round_trip)
     rf_result_free(back);
     rf_result_free(r);
     rf_ctx_free(c);
+}
+
+/* Other processes' share of the CPU while the pass was timed: over RF_BUSY_OTHERS the table says
+ * the times may be slow, the JSON carries it and reads it back; out-of-range shares refused. */
+RF_TEST(measured_busy_other)
+{
+    rf_ctx *c = NULL;
+    rf_ctx_new(&c, NULL);
+    rf_machine *m = machine(c, 0);
+    const double share[2] = {0.48, 0.05};
+    for (int k = 0; k < 2; k++) {
+        rf_analysis *a = NULL;
+        rf_result *r = NULL, *back = NULL;
+        RF_EXPECT_INT(rf_analysis_new(c, m, 0, 1, RF_SORT_INPUT, 0, &a), RF_OK);
+        rf_measured t = {200e-6, 190e-6, 230e-6, 5};
+        rf_analysis_add_measured(a, "x", 1, "Add", NULL, 0, 1e6, 1e6, &t);
+        RF_EXPECT_INT(rf_analysis_set_busy(a, 1.5), RF_RANGE);
+        RF_EXPECT_INT(rf_analysis_set_busy(a, NAN), RF_RANGE);
+        RF_EXPECT_INT(rf_analysis_set_busy(a, share[k]), RF_OK);
+        RF_EXPECT_INT(rf_analysis_set_wall(a, 250e-6), RF_OK);
+        RF_EXPECT_INT(rf_analysis_finish(a, "t", &r), RF_OK);
+        RF_EXPECT_DBL(r->totals.busy_other, share[k]);
+        rf_buf b;
+        rf_buf_init(&b, c, 0);
+        rf_writer w = rf_buf_writer(&b);
+        rf_report_opts o = {100, 0, 0, 0};
+        RF_EXPECT_INT(rf_report_table(c, r, &o, &w), RF_OK);
+        RF_EXPECT_INT(rf_write(&w, "", 1), RF_OK);
+        const char *busy =
+            strstr((const char *)b.data, "busy     other processes used 48% of the CPU");
+        RF_EXPECT_INT(busy != NULL, k == 0);
+        rf_buf_free(&b);
+        rf_buf_init(&b, c, 0);
+        w = rf_buf_writer(&b);
+        RF_EXPECT_INT(rf_report_json(c, r, &w), RF_OK);
+        RF_EXPECT_INT(rf_result_parse_json(c, b.data, b.len, "mem", &back), RF_OK);
+        if (back) RF_EXPECT_DBL(back->totals.busy_other, share[k]);
+        rf_result_free(back);
+        back = NULL;
+        char *at = strstr((char *)b.data, "\"busy_other\": 0.");
+        RF_EXPECT(at != NULL);
+        if (at) {
+            at[14] = '2'; /* 0.48 -> 2.48: more than the whole machine */
+            RF_EXPECT_INT(rf_result_parse_json(c, b.data, b.len, "mem", &back), RF_RANGE);
+            RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "busy_other");
+        }
+        rf_result_free(back);
+        rf_buf_free(&b);
+        rf_result_free(r);
+        rf_analysis_free(a);
+    }
+    /* unknown (never set, or negative): no JSON member, no line */
+    rf_analysis *a = NULL;
+    rf_result *r = NULL;
+    RF_EXPECT_INT(rf_analysis_new(c, m, 0, 1, RF_SORT_INPUT, 0, &a), RF_OK);
+    RF_EXPECT_INT(rf_analysis_set_busy(a, -1), RF_OK);
+    RF_EXPECT_INT(rf_analysis_set_wall(a, 250e-6), RF_OK);
+    RF_EXPECT_INT(rf_analysis_finish(a, "t", &r), RF_OK);
+    RF_EXPECT(r->totals.busy_other < 0);
+    rf_buf b;
+    rf_buf_init(&b, c, 0);
+    rf_writer w = rf_buf_writer(&b);
+    RF_EXPECT_INT(rf_report_json(c, r, &w), RF_OK);
+    RF_EXPECT_INT(rf_write(&w, "", 1), RF_OK);
+    RF_EXPECT(strstr((const char *)b.data, "busy_other") == NULL);
+    rf_buf_free(&b);
+    rf_result_free(r);
+    rf_analysis_free(a);
+    rf_machine_free(m);
+    rf_ctx_free(c);
+}
+
+/* The share from two /proc/stat samples: others' busy time less ours, over the machine's time;
+ * clamped to 0..1; unknown when a sample failed or the window is under 20 ticks. */
+RF_TEST(cpu_others_share)
+{
+    rf__cpu_times a = {10, 100, 2, 1}, b = {16, 110, 4, 1};
+    RF_EXPECT_NEAR(rf__cpu_others_share(&a, &b), 0.4, 1e-12); /* (6 - 2) / 10 */
+    b.self = 20;                                              /* ours more than all: 0 */
+    RF_EXPECT_DBL(rf__cpu_others_share(&a, &b), 0.0);
+    b.self = 2, b.busy = 40;
+    RF_EXPECT_DBL(rf__cpu_others_share(&a, &b), 1.0);
+    b.total = 100.1; /* 10 ms on the machine: too coarse */
+    RF_EXPECT_DBL(rf__cpu_others_share(&a, &b), -1.0);
+    b.total = 110, b.ok = 0;
+    RF_EXPECT_DBL(rf__cpu_others_share(&a, &b), -1.0);
+    rf__cpu_times now = rf__cpu_times_now();
+    RF_EXPECT(now.self >= 0 && (!now.ok || now.total > 0));
 }
 
 RF_TEST(measured_json_bad)
