@@ -4,7 +4,10 @@
  * and an allreduce over every rank, and prints the cluster (rf_cluster, src/hw/cluster.c renders
  * the figures) or, with --json, the aggregate machine file with its network ceilings. The MPI
  * calls live here only: the library never links MPI. */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET: widening a rank mpirun bound to one core */
+#include <dirent.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,44 @@ static void cli_mpi_sleep_barrier(MPI_Comm comm)
     MPI_Ibarrier(comm, &rq);
     struct timespec ts = {0, 1000000};
     while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) nanosleep(&ts, NULL);
+}
+
+/* Set the affinity of every thread of this process (OpenBLAS and OpenMP start theirs when they
+ * load, so the calling thread's alone is not enough); best effort. */
+static void cli_mpi_affinity_all(const cpu_set_t *set)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    if (!d) {
+        (void)sched_setaffinity(0, sizeof *set, set);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && tid > 0)
+            (void)sched_setaffinity((pid_t)tid, sizeof *set, set);
+    }
+    closedir(d);
+}
+
+/* mpirun binds each rank to one core by default, and a rank bound to one core measures one core.
+ * The rank that measures a whole node widens its process to every CPU (the kernel keeps it inside
+ * its cpuset) and says so; `before` is kept to restore the binding for the network probes. Returns
+ * the CPUs it had before (0 when unknown); *after gets the CPUs it has now. */
+static int cli_mpi_widen(cpu_set_t *before, int *after)
+{
+    *after = 0;
+    if (sched_getaffinity(0, sizeof *before, before) != 0) return 0;
+    int had = CPU_COUNT(before);
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (long c = 0; c < conf && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all);
+    cli_mpi_affinity_all(&all);
+    cpu_set_t now;
+    *after = sched_getaffinity(0, sizeof now, &now) == 0 ? CPU_COUNT(&now) : had;
+    return had;
 }
 
 /* The package (socket) of the CPU this rank runs on, from sysfs; 0 when unknown. */
@@ -185,8 +226,18 @@ int cli_peaks_mpi(const cli_cmd *cmd, const rf_probe_opts *po, int per_socket, i
     MPI_Barrier(MPI_COMM_WORLD);
     if (measures && ctx) {
         rf_probe_report *r = NULL;
+        cpu_set_t bound;
+        int had = 0, now = 0;
+        if (!per_socket) had = cli_mpi_widen(&bound, &now);
+        if (had && now > had)
+            fprintf(stderr,
+                    "roofline: peaks --mpi: rank %d (%s) was bound to %d CPU%s (mpirun's default "
+                    "binding); it measures the node on all %d it may use, and is bound again "
+                    "after\n",
+                    me, name, had, had == 1 ? "" : "s", now);
         if (me == 0) cli_progress(ctx, 1);
         st = rf_probe_run(ctx, po, &r);
+        if (had && now > had) cli_mpi_affinity_all(&bound);
         if (st == RF_OK) {
             snprintf(r->machine->name, sizeof r->machine->name, "%s", name);
             rf_writer w = rf_buf_writer(&doc);

@@ -42,6 +42,18 @@ expect 0 '' -- analyze --hw "$TMP/cluster.json" --advice 0 "$TMP/dist.csv"
 grep -q '^network  net.p2p.intra' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: analyze did not take the file's network roof: $(cat "$TMP/out")"; FAILS=$((FAILS + 1)); }
 grep -q ' network ' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: no network-bound row"; FAILS=$((FAILS + 1)); }
 
+# mpirun's default binding puts each rank on one core: the measuring rank widens itself to the
+# node and says so (only where there are two CPUs to bind two ranks to).
+if [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
+    if timeout 90 mpirun -np 2 --bind-to core "$BIN" peaks --mpi --quick >"$TMP/out" 2>"$TMP/err"; then
+        PASSES=$((PASSES + 1))
+    else
+        echo "FAIL: mpirun --bind-to core peaks --mpi: $(cat "$TMP/err")"
+        FAILS=$((FAILS + 1))
+    fi
+    grep -q 'rank 0 (.*) was bound to 1 CPU .*it measures the node on all [0-9]* it may use' "$TMP/err" && PASSES=$((PASSES + 1)) || { echo "FAIL: no widening line: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+fi
+
 # One rank without mpirun (MPI's singleton): one node, no network pair, still a table.
 expect 0 '' -- peaks --mpi --quick
 grep -q 'cluster: 1 node measured, 1 MPI rank' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: singleton: $(cat "$TMP/out")"; FAILS=$((FAILS + 1)); }
