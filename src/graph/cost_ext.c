@@ -189,6 +189,22 @@ static rf_status rf__split_gelu(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0));
 }
 
+/* TopK: values (the input's type) and indices (int64), the axis cut to K (input 1, or the
+ * attribute k of opset 1). K past the axis is left unknown (ONNX calls it an error). */
+static rf_status rf__topk(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s;
+    const int64_t *kv;
+    int64_t k = rf_layer_attr_int(l, "k", -1);
+    if (!rf__get(g, l, 0, &s) || !s.rank) return RF_OK;
+    if (l->n_inputs > 1) k = rf__vals(g, l, 1, &kv) == 1 ? kv[0] : -1;
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", -1), s.rank);
+    if (a < 0 || a >= (int64_t)s.rank || k < 0 || k > s.d[a]) return RF_OK;
+    s.d[a] = k;
+    RF_TRY(rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0)));
+    return rf__set(ctx, g, l, 1, &s, RF_DTYPE_I64);
+}
+
 /* com.microsoft Attention: input [B, S, H_in], weights [H_in, Hq + Hk + Hv] -> [B, S, Hv]. */
 static int rf__attn_sizes(const rf_graph *g, const rf_layer *l, int64_t *hq, int64_t *hk,
                           int64_t *hv)
@@ -467,6 +483,44 @@ static int rf__quant_flops(const rf_graph *g, const rf_layer *l, uint64_t *core,
     return rf__mul_ok(n, k, core) ? 1 : RF__WHY("counts overflow");
 }
 
+/* TopK: one comparison per input element against the worst kept, then ordering the K kept of
+ * each slice, K·ceil(log2 K) (docs/cost-model.md, "Selection and scans"). */
+static int rf__topk_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                          const char **why)
+{
+    (void)extra;
+    const rf_tensor *x = rf__lin(g, l, 0), *y = rf__lout(g, l, 0);
+    uint64_t n, kept;
+    if (!rf__elems_in(g, l, 0, &n) || !rf__elems_out(g, l, 0, &kept) || x->rank != y->rank)
+        return RF__WHY("input or output shape unknown");
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", -1), x->rank);
+    if (a < 0 || a >= (int64_t)x->rank) return RF__WHY("axis out of range");
+    uint64_t k = (uint64_t)y->dims[a], lg = 0, sort;
+    while (lg < 64 && (1ull << lg) < k) lg++;
+    if (!rf__mul_ok(kept, lg, &sort) || !rf__add_ok(n, sort, core))
+        return RF__WHY("counts overflow");
+    return 1;
+}
+
+/* CumSum: one add per element. */
+static int rf__cumsum_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                            const char **why)
+{
+    (void)extra;
+    return rf__elems_in(g, l, 0, core) ? 1 : RF__WHY("input shape unknown");
+}
+
+/* ScatterND, ScatterElements: a copy of the data (0 FLOPs) with the updates written over it, or
+ * combined with it (reduction add, mul, max, min: one per update element). */
+static int rf__scatter_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                             const char **why)
+{
+    (void)extra;
+    const rf_attr *r = rf_layer_attr(l, "reduction");
+    if (!r || r->type != RF_ATTR_STRING || !strcmp(r->s, "none")) return 1;
+    return rf__elems_in(g, l, 2, core) ? 1 : RF__WHY("updates shape unknown");
+}
+
 /* 2·M·K·N of a matmul on inputs a and b (batch dims from the output) */
 static int rf__mm_count(const rf_graph *g, const rf_layer *l, uint32_t a, uint64_t k_dim,
                         uint64_t *core, const char **why)
@@ -617,6 +671,10 @@ static const rf__ext_op rf__ext_ops[] = {
     {"Not", NULL, RF_OP_ACTIVATION, rf__bool1, NULL},
     {"IsNaN", NULL, RF_OP_ACTIVATION, rf__bool1, NULL},
     {"IsInf", NULL, RF_OP_ACTIVATION, rf__bool1, NULL},
+    {"TopK", NULL, RF_OP_REDUCE, rf__topk, rf__topk_flops},
+    {"CumSum", NULL, RF_OP_ELEMENTWISE, rf__same0, rf__cumsum_flops},
+    {"ScatterND", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
+    {"ScatterElements", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
     {"QuantizeLinear", NULL, RF_OP_ACTIVATION, rf__quantize, rf__quant_flops},
     {"DequantizeLinear", NULL, RF_OP_ACTIVATION, rf__dequantize, rf__quant_flops},
     {"DynamicQuantizeLinear", NULL, RF_OP_ACTIVATION, rf__dynquant, rf__quant_flops},

@@ -91,6 +91,37 @@ RF_TEST(recurrent_lstm_gru)
     check_model("recurrent", 2);
 }
 
+/* TopK, CumSum, ScatterElements (none and add), ScatterND and Range as torch.onnx exports them;
+ * TopK's indices are int64, so its bytes are those of the exported model. */
+RF_TEST(selection_scans_scatters)
+{
+    check_model("selection", 7);
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/onnx/selection.onnx", RF_SOURCE_DIR);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_graph *g = NULL;
+    rf_cost *c = NULL;
+    RF_EXPECT_INT(rf_model_load(ctx, path, NULL, &g), RF_OK);
+    if (g) RF_EXPECT_INT(rf_graph_cost(ctx, g, &c), RF_OK);
+    int seen = 0;
+    for (uint32_t i = 0; c && i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        if (strcmp(l->op_type, "TopK")) continue;
+        seen = 1;
+        const rf_tensor *v = &g->tensors[l->outputs[0]], *ix = &g->tensors[l->outputs[1]];
+        RF_EXPECT_INT(ix->dtype, RF_DTYPE_I64);
+        RF_EXPECT_INT(v->rank, 3);
+        if (v->rank == 3) RF_EXPECT_INT(v->dims[1], 5);
+        /* x 2x50x8 f32 + K (int64) + values 2x5x8 f32 + indices 2x5x8 int64 */
+        RF_EXPECT_DBL(c->layers[i].bytes, 3200 + 8 + 320 + 640);
+    }
+    RF_EXPECT(seen);
+    rf_cost_free(c);
+    rf_graph_free(g);
+    rf_ctx_free(ctx);
+}
+
 /* Integer output types reach the bytes: MatMulInteger writes int32, QuantizeLinear uint8. */
 RF_TEST(integer_output_types)
 {

@@ -221,12 +221,73 @@ def quantized(root):
     save(root, "quantized", model, ref)
 
 
-def main(root):
-    einsum(root)
-    ort_transformer(root)
-    quantized(root)
-    recurrent(root)
+def selection(root):
+    """Selection, scans and scatters as torch.onnx exports them (opset 16): torch.topk -> TopK,
+    torch.cumsum -> CumSum, Tensor.scatter / scatter_add -> ScatterElements (reduction add),
+    Tensor.index_put -> ScatterND; plus a Range of constants (onnx.helper) as torch.arange over a
+    dynamic length leaves it. Reference by the hand rules of docs/cost-model.md "Selection, scans
+    and scatters", written out here; shapes checked by onnx's shape inference."""
+    import torch
+    torch.manual_seed(0)
+
+    class Net(torch.nn.Module):
+        def forward(self, x, mask, idx, upd):
+            v, i = torch.topk(x, 5, dim=1)
+            pos = torch.cumsum(mask, dim=1)
+            y = x.scatter(1, i, v * 2)
+            z = y.index_put((idx,), upd)
+            w = y.scatter_add(1, i, v)
+            return v, pos, z, w
+
+    B, N, C, K = 2, 50, 8, 5
+    path = os.path.join(root, "selection.onnx")
+    torch.onnx.export(Net(), (torch.randn(B, N, C), torch.ones(B, N), torch.tensor([0, 1]),
+                              torch.randn(2, N, C)), path, opset_version=16,
+                      input_names=["x", "mask", "idx", "upd"], output_names=["v", "pos", "z", "w"])
+    m = onnx.load(path)
+    # a Range of constants, 0 .. N step 1 (what torch.arange(x.shape[1]) becomes with a dynamic N)
+    m.graph.initializer.extend([init("r_start", np.array(0, np.int64)),
+                                init("r_limit", np.array(N, np.int64)),
+                                init("r_delta", np.array(1, np.int64))])
+    m.graph.node.append(helper.make_node("Range", ["r_start", "r_limit", "r_delta"], ["r"],
+                                         name="/Range"))
+    m.graph.output.append(vi("r", [N], TensorProto.INT64))
+    onnx.checker.check_model(m)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    dims = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+            for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    assert dims["v"] == [B, K, C] and dims["pos"] == [B, N] and dims["z"] == [B, N, C], dims
+    onnx.save(m, path)
+    log2k = 0
+    while (1 << log2k) < K:
+        log2k += 1
+    ref = {}
+    for n in m.graph.node:
+        if n.op_type == "TopK":  # a comparison per input element, then K*ceil(log2 K) per slice
+            ref[n.name] = B * N * C + (B * K * C) * log2k
+        elif n.op_type == "CumSum":  # one add per element of mask
+            ref[n.name] = B * N
+        elif n.op_type == "Mul":  # v * 2
+            ref[n.name] = B * K * C
+        elif n.op_type == "ScatterElements":  # add: one per update; none: a copy
+            red = [a.s for a in n.attribute if a.name == "reduction"]
+            ref[n.name] = B * K * C if red and red[0] == b"add" else 0
+        elif n.op_type in ("ScatterND", "Range"):
+            ref[n.name] = 0
+    with open(os.path.join(root, "selection.ref.json"), "w") as f:
+        json.dump({"layers": ref, "total": sum(ref.values())}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+GENERATORS = {"einsum": einsum, "ort_transformer": ort_transformer, "quantized": quantized,
+              "recurrent": recurrent, "selection": selection}
+
+
+def main(root, names):
+    for name in names or GENERATORS:
+        GENERATORS[name](root)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/onnx")
+    # gen_ops.py [DIR [NAME...]]: every model, or the ones named
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/onnx", sys.argv[2:])
