@@ -221,6 +221,8 @@ rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
 rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled);
 /* ONNX Runtime's contrib ops (op_contrib.c) and its attention ops (op_attn.c). */
 rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled);
+/* TopK, CumSum, ScatterND, ScatterElements in C (op_select.c); *handled = 0 for other types. */
+rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled);
 rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
 /* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
 rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled);

@@ -243,6 +243,7 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
         return rf__xop_resize(p, li);
     RF_TRY(rf__xop_contrib(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_quant(p, li, &handled));
+    if (!handled) RF_TRY(rf__xop_select(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_qlinear(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_llm(p, li, &handled));
     if (!handled) RF_TRY(rf__xop_eltwise(p, li, &handled));

@@ -1,0 +1,319 @@
+/* op_select.c — the executor's selection, scan and scatter ops in plain C (neither oneDNN nor
+ * OpenBLAS has them): TopK (a heap of the K best per slice, then ordered; ties to the lower
+ * index, as ONNX asks), CumSum (exclusive, reverse; the inner loop over contiguous elements
+ * vectorises), ScatterND and ScatterElements (the data copied, then the updates written over it
+ * or combined: add, mul, max, min). Indices are synthetic values: wrapped modulo the size of the
+ * axis they index, as Gather's are, so every write lands inside the tensor. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+enum { SEL_NONE, SEL_ADD, SEL_MUL, SEL_MAX, SEL_MIN };
+
+static int64_t wrap(float v, int64_t n)
+{
+    int64_t k = (int64_t)v % n;
+    return k < 0 ? k + n : k;
+}
+
+static float combine(int op, float a, float b)
+{
+    switch (op) {
+    case SEL_ADD: return a + b;
+    case SEL_MUL: return a * b;
+    case SEL_MAX: return a > b ? a : b;
+    case SEL_MIN: return a < b ? a : b;
+    default: return b;
+    }
+}
+
+/* ---- TopK ------------------------------------------------------------------------------------ */
+
+/* Does (va, ia) rank before (vb, ib)? The larger (or smaller) value first, on a tie the lower
+ * index. */
+static int ranks_before(float va, int64_t ia, float vb, int64_t ib, int largest)
+{
+    if (va != vb) return largest ? va > vb : va < vb;
+    return ia < ib;
+}
+
+/* Sift entry i down the heap of n entries (values v, indices x, stride s) whose root is the entry
+ * that ranks last. */
+static void sift_down(float *v, float *x, int64_t s, int64_t i, int64_t n, int largest)
+{
+    for (;;) {
+        int64_t c = 2 * i + 1, w = i;
+        if (c < n && ranks_before(v[w * s], (int64_t)x[w * s], v[c * s], (int64_t)x[c * s], largest))
+            w = c;
+        if (c + 1 < n &&
+            ranks_before(v[w * s], (int64_t)x[w * s], v[(c + 1) * s], (int64_t)x[(c + 1) * s],
+                         largest))
+            w = c + 1;
+        if (w == i) return;
+        float tv = v[i * s], tx = x[i * s];
+        v[i * s] = v[w * s], x[i * s] = x[w * s];
+        v[w * s] = tv, x[w * s] = tx;
+        i = w;
+    }
+}
+
+static void topk(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *vals = s->ptr[1], *idx = s->ptr[2];
+    int64_t n = c->axis_n, k = c->n_idx, in = c->inner;
+    int largest = c->op;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t i = 0; i < in; i++) {
+            const float *xs = x + o * n * in + i;
+            float *v = vals + o * k * in + i, *ix = idx + o * k * in + i;
+            /* the first K make the heap; each later element replaces the root when it ranks
+             * before it */
+            for (int64_t j = 0; j < k; j++) v[j * in] = xs[j * in], ix[j * in] = (float)j;
+            for (int64_t j = k / 2; j-- > 0;) sift_down(v, ix, in, j, k, largest);
+            for (int64_t j = k; j < n; j++)
+                if (k && ranks_before(xs[j * in], j, v[0], (int64_t)ix[0], largest)) {
+                    v[0] = xs[j * in], ix[0] = (float)j;
+                    sift_down(v, ix, in, 0, k, largest);
+                }
+            /* order: the root (the last ranked) goes to the end, K - 1 times */
+            for (int64_t m = k - 1; m > 0; m--) {
+                float tv = v[0], tx = ix[0];
+                v[0] = v[m * in], ix[0] = ix[m * in];
+                v[m * in] = tv, ix[m * in] = tx;
+                sift_down(v, ix, in, 0, m, largest);
+            }
+        }
+}
+
+/* ---- CumSum ---------------------------------------------------------------------------------- */
+
+static void cumsum(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t n = c->axis_n, in = c->inner;
+    int excl = c->op & 1, rev = (c->op >> 1) & 1;
+    for (int64_t o = 0; o < c->outer; o++) {
+        const float *xb = x + o * n * in;
+        float *yb = y + o * n * in;
+        for (int64_t step = 0; step < n; step++) {
+            int64_t a = rev ? n - 1 - step : step, prev = rev ? a + 1 : a - 1;
+            float *yr = yb + a * in;
+            const float *xr = xb + a * in;
+            if (step == 0) {
+                for (int64_t i = 0; i < in; i++) yr[i] = excl ? 0.0f : xr[i];
+                continue;
+            }
+            const float *yp = yb + prev * in, *add = excl ? xb + prev * in : xr;
+            for (int64_t i = 0; i < in; i++) yr[i] = yp[i] + add[i];
+        }
+    }
+}
+
+/* ---- ScatterND, ScatterElements ------------------------------------------------------------- */
+
+/* ScatterND: y = data; then for each of the n_idx index tuples (axis_n integers each), the slice
+ * of `inner` elements it addresses gets the next slice of the updates. c.dims: data's dims,
+ * c.st[0]: its element strides. */
+static void scatter_nd(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
+    float *y = s->ptr[3];
+    if (y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
+    int64_t q = c->axis_n, in = c->inner;
+    for (int64_t t = 0; t < c->n_idx; t++) {
+        int64_t off = 0;
+        for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
+        float *yr = y + off;
+        const float *ur = u + t * in;
+        if (c->op == SEL_NONE)
+            memcpy(yr, ur, (size_t)in * sizeof *yr);
+        else
+            for (int64_t i = 0; i < in; i++) yr[i] = combine(c->op, yr[i], ur[i]);
+    }
+}
+
+/* ScatterElements: y = data; then every element of the updates goes where its index (along axis
+ * c.off) and its own position (elsewhere) point. c.dims: the indices' dims (rank c.rank), c.st[0]:
+ * data's element strides, c.axis_n: data's size along the axis. */
+static void scatter_el(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
+    float *y = s->ptr[3];
+    if (y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
+    uint32_t R = c->rank;
+    int64_t axis = c->off, pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
+    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
+    for (int64_t e = 0; e < n; e++) {
+        int64_t off = 0;
+        for (uint32_t j = 0; j < R; j++)
+            off += ((int64_t)j == axis ? wrap(ind[e], c->axis_n) : pos[j]) * c->st[0][j];
+        y[off] = combine(c->op, y[off], u[e]);
+        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
+    }
+}
+
+/* ---- planning -------------------------------------------------------------------------------- */
+
+static int reduction(const rf_layer *l)
+{
+    const rf_attr *r = rf_layer_attr(l, "reduction");
+    const char *m = r && r->type == RF_ATTR_STRING ? r->s : "none";
+    return !strcmp(m, "add") ? SEL_ADD
+           : !strcmp(m, "mul") ? SEL_MUL
+           : !strcmp(m, "max") ? SEL_MAX
+           : !strcmp(m, "min") ? SEL_MIN
+           : !strcmp(m, "none") ? SEL_NONE
+                                : -1;
+}
+
+/* outer x axis_n x inner of tensor t around `axis` */
+static void around(const rf__xt *t, int64_t axis, rf__xcop *c)
+{
+    c->outer = c->inner = 1;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if ((int64_t)i < axis) c->outer *= t->dims[i];
+        if ((int64_t)i > axis) c->inner *= t->dims[i];
+    }
+    c->axis_n = t->dims[axis];
+}
+
+static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    int64_t axis = rf_layer_attr_int(l, "axis", -1);
+    axis = axis < 0 ? axis + (int64_t)x->rank : axis;
+    if (l->n_outputs < 2 || axis < 0 || axis >= (int64_t)x->rank ||
+        p->t[l->outputs[0]].rank != x->rank) {
+        rf__xnot(p, li, "TopK with an axis or outputs it cannot read");
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    around(x, axis, &c);
+    c.n_idx = p->t[l->outputs[0]].dims[axis];
+    c.op = rf_layer_attr_int(l, "largest", 1) != 0;
+    if (c.n_idx > c.axis_n || c.n_idx < 0) {
+        rf__xnot(p, li, "TopK with K past the axis");
+        return RF_OK;
+    }
+    uint32_t io[3] = {xu, l->outputs[0], l->outputs[1]};
+    rf__xmeasured(p, li, "c:topk");
+    return rf__xstep_c(p, li, topk, io, 3, 1, &c);
+}
+
+static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    const rf_tensor *a = l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR
+                             ? &p->g->tensors[l->inputs[1]]
+                             : NULL;
+    if (!a || !a->values || a->n_values != 1 || !x->rank) {
+        rf__xnot(p, li, "CumSum whose axis is not a constant");
+        return RF_OK;
+    }
+    int64_t axis = a->values[0] < 0 ? a->values[0] + (int64_t)x->rank : a->values[0];
+    if (axis < 0 || axis >= (int64_t)x->rank) {
+        rf__xnot(p, li, "CumSum axis out of range");
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    around(x, axis, &c);
+    int excl = rf_layer_attr_int(l, "exclusive", 0) != 0;
+    int rev = rf_layer_attr_int(l, "reverse", 0) != 0;
+    c.op = excl | (rev << 1);
+    uint32_t io[2] = {xu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:cumsum");
+    return rf__xstep_c(p, li, cumsum, io, 2, 1, &c);
+}
+
+static rf_status scatter_op(rf__xplan *p, uint32_t li, uint32_t du)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int nd = !strcmp(l->op_type, "ScatterND"), op = reduction(l);
+    if (l->n_inputs < 3 || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
+        l->inputs[2] == RF_GRAPH_NO_TENSOR || op < 0) {
+        rf__xnot(p, li, "%s without indices and updates, or an unknown reduction", l->op_type);
+        return RF_OK;
+    }
+    uint32_t iu, uu;
+    RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
+    RF_TRY(rf__xplain(p, li, l->inputs[2], &uu));
+    const rf__xt *d = &p->t[du], *ix = &p->t[iu], *up = &p->t[uu];
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    c.rank = d->rank;
+    c.outer = (int64_t)rf__xt_nel(d);
+    int64_t stride = 1;
+    for (int i = (int)d->rank - 1; i >= 0; i--) {
+        c.st[0][i] = stride;
+        stride *= d->dims[i];
+    }
+    for (uint32_t i = 0; i < d->rank; i++)
+        if (d->dims[i] <= 0) {
+            rf__xnot(p, li, "%s into an empty tensor", l->op_type);
+            return RF_OK;
+        }
+    int ok;
+    if (nd) {
+        /* indices [..., q], updates [..., data dims from q on] */
+        int64_t q = ix->rank ? ix->dims[ix->rank - 1] : -1;
+        ok = q >= 1 && q <= (int64_t)d->rank && ix->rank >= 1;
+        c.axis_n = q;
+        c.n_idx = 1;
+        c.inner = 1;
+        for (uint32_t i = 0; ok && i + 1 < ix->rank; i++) c.n_idx *= ix->dims[i];
+        for (uint32_t i = (uint32_t)(ok ? q : 0); ok && i < d->rank; i++) c.inner *= d->dims[i];
+        memcpy(c.dims, d->dims, sizeof c.dims);
+        ok = ok && (uint64_t)(c.n_idx * c.inner) == rf__xt_nel(up);
+    } else {
+        int64_t axis = rf_layer_attr_int(l, "axis", 0);
+        axis = axis < 0 ? axis + (int64_t)d->rank : axis;
+        ok = axis >= 0 && axis < (int64_t)d->rank && ix->rank == d->rank &&
+             rf__xt_nel(ix) == rf__xt_nel(up);
+        for (uint32_t i = 0; ok && i < d->rank; i++)
+            ok = (int64_t)i == axis || ix->dims[i] <= d->dims[i];
+        if (ok) {
+            c.off = axis;
+            c.axis_n = d->dims[axis];
+            c.rank = ix->rank;
+            memcpy(c.dims, ix->dims, sizeof c.dims);
+        }
+    }
+    if (!ok) {
+        rf__xnot(p, li, "%s with indices or updates that do not fit the data", l->op_type);
+        return RF_OK;
+    }
+    if (!p->g->tensors[l->inputs[1]].values)
+        rf__xnote(p, "Scatter indices synthetic (small integers, wrapped modulo the axis size)");
+    uint32_t io[4] = {du, iu, uu, l->outputs[0]};
+    rf__xmeasured(p, li, nd ? "c:scatternd" : "c:scatterelements");
+    return rf__xstep_c(p, li, nd ? scatter_nd : scatter_el, io, 4, 3, &c);
+}
+
+rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int tk = !strcmp(l->op_type, "TopK"), cs = !strcmp(l->op_type, "CumSum");
+    int sc = !strcmp(l->op_type, "ScatterND") || !strcmp(l->op_type, "ScatterElements");
+    *handled = tk || cs || sc;
+    if (!*handled) return RF_OK;
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
+        rf__xnot(p, li, "%s without input", l->op_type);
+        return RF_OK;
+    }
+    uint32_t xu;
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
+    if (tk) return topk_op(p, li, xu);
+    if (cs) return cumsum_op(p, li, xu);
+    return scatter_op(p, li, xu);
+}

@@ -1,0 +1,236 @@
+/* test_exec_select.c — the executor's selection, scan and scatter ops (op_select.c) against naive
+ * references: TopK (largest and smallest, an inner axis, ties to the lower index), CumSum (every
+ * combination of exclusive and reverse), ScatterND (whole slices and single elements, negative
+ * indices wrapped, reduction add with a repeated index) and ScatterElements (both axes, mul). */
+#include "exec_tg.h"
+
+static uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank,
+                     const int64_t *v, uint32_t n)
+{
+    uint32_t i = RF_GRAPH_NO_TENSOR;
+    rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_I64, rank, dims, RF_TENSOR_WEIGHT, &i);
+    rf_graph_set_values(t->ctx, t->g, i, v, n);
+    return i;
+}
+
+static uint32_t lay2(tg *t, const char *op, const uint32_t *in, uint32_t nin, uint32_t y0,
+                     uint32_t y1)
+{
+    uint32_t li = 0, out[2] = {y0, y1};
+    rf_graph_add_layer(t->ctx, t->g, op, op, in, nin, out, 2, &li);
+    return li;
+}
+
+/* The reference TopK of one slice: indices ordered by value (descending when largest), ties by
+ * index; the first k kept. */
+static void topk_ref(const float *x, int64_t n, int64_t stride, int64_t k, int largest, float *v,
+                     float *ix, int64_t ostride)
+{
+    int64_t order[64];
+    for (int64_t i = 0; i < n; i++) order[i] = i;
+    for (int64_t i = 1; i < n; i++) /* insertion sort: stable, so ties keep index order */
+        for (int64_t j = i; j > 0; j--) {
+            float a = x[order[j - 1] * stride], b = x[order[j] * stride];
+            if (!(largest ? b > a : b < a)) break;
+            int64_t tmp = order[j];
+            order[j] = order[j - 1], order[j - 1] = tmp;
+        }
+    for (int64_t i = 0; i < k; i++) {
+        v[i * ostride] = x[order[i] * stride];
+        ix[i * ostride] = (float)order[i];
+    }
+}
+
+/* x [3, 20, 4], K = 6 along axis 1 (an inner axis), largest and smallest. */
+RF_TEST(topk_inner_axis_both_ways)
+{
+    for (int largest = 0; largest < 2; largest++) {
+        tg t = tg_new();
+        uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(3, 20, 4));
+        uint32_t k = ivec(&t, "k", D(1), (const int64_t[]){6}, 1);
+        uint32_t v = tens(&t, "v", RF_TENSOR_OUTPUT, D(3, 6, 4));
+        uint32_t i = RF_GRAPH_NO_TENSOR;
+        rf_graph_add_tensor(t.ctx, t.g, "i", RF_DTYPE_I64, 3, (const int64_t[]){3, 6, 4},
+                            RF_TENSOR_OUTPUT, &i);
+        uint32_t li = lay2(&t, "TopK", IN(x, k), v, i);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "axis", 1);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "largest", largest);
+        if (run(&t)) {
+            expect_measured(&t, li, "c:topk");
+            float *xv = vals(&t, x, 0), *gv = out(&t, v), *gi = out(&t, i), rv[72], ri[72];
+            for (int o = 0; o < 3; o++)
+                for (int in = 0; in < 4; in++)
+                    topk_ref(xv + o * 80 + in, 20, 4, 6, largest, rv + o * 24 + in,
+                             ri + o * 24 + in, 4);
+            close_all("topk values", gv, rv, 72);
+            close_all("topk indices", gi, ri, 72);
+            free(xv), free(gv), free(gi);
+        }
+        tg_free(&t);
+    }
+}
+
+/* Constant values with ties on the last axis: equal values come out lower index first, for the
+ * largest and the smallest alike; K = the whole axis orders all of it. */
+RF_TEST(topk_ties_lower_index_first)
+{
+    static const int64_t xs[12] = {5, 1, 5, 3, 1, 5, 2, 2, 7, 0, 2, 7};
+    for (int largest = 0; largest < 2; largest++)
+        for (int64_t kk = 3; kk <= 6; kk += 3) {
+            tg t = tg_new();
+            uint32_t x = ivec(&t, "x", D(2, 6), xs, 12);
+            uint32_t k = ivec(&t, "k", D(1), (const int64_t[]){kk}, 1);
+            uint32_t v = tens(&t, "v", RF_TENSOR_OUTPUT, (const int64_t[]){2, kk}, 2);
+            uint32_t i = tens(&t, "i", RF_TENSOR_OUTPUT, (const int64_t[]){2, kk}, 2);
+            uint32_t li = lay2(&t, "TopK", IN(x, k), v, i);
+            rf_graph_set_attr_int(t.ctx, t.g, li, "largest", largest);
+            if (run(&t)) {
+                expect_measured(&t, li, "c:topk");
+                float xf[12], rv[12], ri[12], *gv = out(&t, v), *gi = out(&t, i);
+                for (int e = 0; e < 12; e++) xf[e] = (float)xs[e];
+                for (int r = 0; r < 2; r++)
+                    topk_ref(xf + r * 6, 6, 1, kk, largest, rv + r * kk, ri + r * kk, 1);
+                close_all("ties values", gv, rv, (uint64_t)(2 * kk));
+                close_all("ties indices", gi, ri, (uint64_t)(2 * kk));
+                if (largest && kk == 3) /* row 0: 5 at 0, 2, 5 */
+                    RF_EXPECT(gi[0] == 0 && gi[1] == 2 && gi[2] == 5);
+                free(gv), free(gi);
+            }
+            tg_free(&t);
+        }
+}
+
+RF_TEST(cumsum_exclusive_reverse)
+{
+    for (int mode = 0; mode < 4; mode++) {
+        int excl = mode & 1, rev = mode >> 1;
+        tg t = tg_new();
+        uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 7, 3));
+        uint32_t a = ivec(&t, "axis", NULL, 0, (const int64_t[]){-2}, 1);
+        uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(2, 7, 3));
+        uint32_t li = lay(&t, "CumSum", IN(x, a), y);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "exclusive", excl);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "reverse", rev);
+        if (run(&t)) {
+            expect_measured(&t, li, "c:cumsum");
+            float *xv = vals(&t, x, 0), *g = out(&t, y), r[42];
+            for (int o = 0; o < 2; o++)
+                for (int in = 0; in < 3; in++)
+                    for (int j = 0; j < 7; j++) {
+                        double s = 0;
+                        for (int m = 0; m < 7; m++) {
+                            int take = rev ? (excl ? m > j : m >= j) : (excl ? m < j : m <= j);
+                            if (take) s += xv[(o * 7 + m) * 3 + in];
+                        }
+                        r[(o * 7 + j) * 3 + in] = (float)s;
+                    }
+            close_all("cumsum", g, r, 42);
+            free(xv), free(g);
+        }
+        tg_free(&t);
+    }
+}
+
+/* data [4, 5, 3]: slices chosen by one index (rows 1 and 3), then single elements by three
+ * (one negative: -1 wraps to the last), then reduction add over a repeated row. */
+RF_TEST(scatter_nd_slices_elements_add)
+{
+    tg t = tg_new();
+    uint32_t d = tens(&t, "d", RF_TENSOR_INPUT, D(4, 5, 3));
+    uint32_t i1 = ivec(&t, "i1", D(2, 1), (const int64_t[]){1, 3}, 2);
+    uint32_t u1 = tens(&t, "u1", RF_TENSOR_INPUT, D(2, 5, 3));
+    uint32_t y1 = tens(&t, "y1", RF_TENSOR_OUTPUT, D(4, 5, 3));
+    uint32_t i2 = ivec(&t, "i2", D(2, 3), (const int64_t[]){0, 4, 2, 2, -1, 0}, 6);
+    uint32_t u2 = tens(&t, "u2", RF_TENSOR_INPUT, D(2));
+    uint32_t y2 = tens(&t, "y2", RF_TENSOR_OUTPUT, D(4, 5, 3));
+    uint32_t i3 = ivec(&t, "i3", D(3, 1), (const int64_t[]){2, 0, 2}, 3);
+    uint32_t u3 = tens(&t, "u3", RF_TENSOR_INPUT, D(3, 5, 3));
+    uint32_t y3 = tens(&t, "y3", RF_TENSOR_OUTPUT, D(4, 5, 3));
+    uint32_t l1 = lay(&t, "ScatterND", IN(d, i1, u1), y1);
+    uint32_t l2 = lay(&t, "ScatterND", IN(d, i2, u2), y2);
+    uint32_t l3 = lay(&t, "ScatterND", IN(d, i3, u3), y3);
+    rf_graph_set_attr_string(t.ctx, t.g, l3, "reduction", "add", 3);
+    if (run(&t)) {
+        expect_measured(&t, l1, "c:scatternd");
+        expect_measured(&t, l2, "c:scatternd");
+        expect_measured(&t, l3, "c:scatternd");
+        float *dv = vals(&t, d, 0), *a = vals(&t, u1, 0), *b = vals(&t, u2, 0),
+              *c = vals(&t, u3, 0);
+        float *g1 = out(&t, y1), *g2 = out(&t, y2), *g3 = out(&t, y3), r[60];
+        memcpy(r, dv, sizeof r);
+        for (int e = 0; e < 15; e++) r[15 + e] = a[e], r[45 + e] = a[15 + e];
+        close_all("nd slices", g1, r, 60);
+        memcpy(r, dv, sizeof r);
+        r[(0 * 5 + 4) * 3 + 2] = b[0];
+        r[(2 * 5 + 4) * 3 + 0] = b[1]; /* (2, -1, 0): -1 is the last of 5 */
+        close_all("nd elements", g2, r, 60);
+        memcpy(r, dv, sizeof r);
+        for (int e = 0; e < 15; e++) {
+            r[30 + e] += c[e] + c[30 + e]; /* row 2 twice */
+            r[e] += c[15 + e];
+        }
+        close_all("nd add", g3, r, 60);
+        free(dv), free(a), free(b), free(c), free(g1), free(g2), free(g3);
+    }
+    tg_free(&t);
+}
+
+/* data [4, 5]; along axis 0 (each column's row chosen, no repeats within a column) and along
+ * axis 1 with mul and a negative index, indices [2, 3] inside the data's [4, 5]. */
+RF_TEST(scatter_elements_axes_mul)
+{
+    tg t = tg_new();
+    uint32_t d = tens(&t, "d", RF_TENSOR_INPUT, D(4, 5));
+    uint32_t i0 = ivec(&t, "i0", D(2, 5), (const int64_t[]){3, 0, 1, 2, 3, 1, 2, 3, 0, 0}, 10);
+    uint32_t u0 = tens(&t, "u0", RF_TENSOR_INPUT, D(2, 5));
+    uint32_t y0 = tens(&t, "y0", RF_TENSOR_OUTPUT, D(4, 5));
+    uint32_t i1 = ivec(&t, "i1", D(2, 3), (const int64_t[]){4, -1, 0, 2, 2, 1}, 6);
+    uint32_t u1 = tens(&t, "u1", RF_TENSOR_INPUT, D(2, 3));
+    uint32_t y1 = tens(&t, "y1", RF_TENSOR_OUTPUT, D(4, 5));
+    uint32_t l0 = lay(&t, "ScatterElements", IN(d, i0, u0), y0);
+    uint32_t l1 = lay(&t, "ScatterElements", IN(d, i1, u1), y1);
+    rf_graph_set_attr_int(t.ctx, t.g, l1, "axis", 1);
+    rf_graph_set_attr_string(t.ctx, t.g, l1, "reduction", "mul", 3);
+    if (run(&t)) {
+        expect_measured(&t, l0, "c:scatterelements");
+        expect_measured(&t, l1, "c:scatterelements");
+        float *dv = vals(&t, d, 0), *a = vals(&t, u0, 0), *b = vals(&t, u1, 0);
+        float *g0 = out(&t, y0), *g1 = out(&t, y1), r[20];
+        static const int rows[10] = {3, 0, 1, 2, 3, 1, 2, 3, 0, 0};
+        memcpy(r, dv, sizeof r);
+        for (int e = 0; e < 10; e++) r[rows[e] * 5 + e % 5] = a[e];
+        close_all("elements axis 0", g0, r, 20);
+        static const int cols[6] = {4, 4, 0, 2, 2, 1}; /* -1 of 5 is 4 */
+        memcpy(r, dv, sizeof r);
+        for (int e = 0; e < 6; e++) r[(e / 3) * 5 + cols[e]] *= b[e];
+        close_all("elements axis 1 mul", g1, r, 20);
+        free(dv), free(a), free(b), free(g0), free(g1);
+    }
+    tg_free(&t);
+}
+
+/* What the kernels cannot take is refused by name, never run out of bounds. */
+RF_TEST(select_refusals)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(4, 5));
+    uint32_t ax = tens(&t, "ax", RF_TENSOR_INPUT, D(1)); /* an axis known only at run time */
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(4, 5));
+    uint32_t i = ivec(&t, "i", D(2, 6), (const int64_t[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12);
+    uint32_t u = tens(&t, "u", RF_TENSOR_INPUT, D(2, 6));
+    uint32_t z = tens(&t, "z", RF_TENSOR_OUTPUT, D(4, 5));
+    uint32_t w = tens(&t, "w", RF_TENSOR_OUTPUT, D(4, 5));
+    uint32_t l0 = lay(&t, "CumSum", IN(x, ax), y);
+    uint32_t l1 = lay(&t, "ScatterElements", IN(x, i, u), z); /* 6 columns into 5 */
+    uint32_t l2 = lay(&t, "ScatterND", IN(x, i, u), w);       /* q = 6 > rank 2 */
+    rf_graph_set_attr_string(t.ctx, t.g, l2, "reduction", "xor", 3);
+    if (run(&t)) {
+        RF_EXPECT_INT(t.p->layers[l0].measured, 0);
+        RF_EXPECT_CONTAINS(t.p->layers[l0].reason, "axis is not a constant");
+        RF_EXPECT_INT(t.p->layers[l1].measured, 0);
+        RF_EXPECT_CONTAINS(t.p->layers[l1].reason, "do not fit the data");
+        RF_EXPECT_INT(t.p->layers[l2].measured, 0);
+        RF_EXPECT_CONTAINS(t.p->layers[l2].reason, "unknown reduction");
+    }
+    tg_free(&t);
+}
