@@ -1,9 +1,10 @@
-/* op_select.c — the executor's selection, scan and scatter ops in plain C (neither oneDNN nor
- * OpenBLAS has them): TopK (a heap of the K best per slice, then ordered; ties to the lower
- * index, as ONNX asks), CumSum (exclusive, reverse; the inner loop over contiguous elements
- * vectorises), ScatterND and ScatterElements (the data copied, then the updates written over it
- * or combined: add, mul, max, min). Indices are synthetic values: wrapped modulo the size of the
- * axis they index, as Gather's are, so every write lands inside the tensor. */
+/* op_select.c — the executor's selection, scan, gather and scatter ops in plain C (neither oneDNN
+ * nor OpenBLAS has them): TopK (a heap of the K best per slice, then ordered; ties to the lower
+ * index, as ONNX asks), ArgMax and ArgMin (the first or the last best), CumSum (exclusive,
+ * reverse; the inner loop over contiguous elements vectorises), GatherElements and GatherND,
+ * ScatterND and ScatterElements (the data copied, then the updates written over it or combined:
+ * add, mul, max, min). Indices are synthetic values: wrapped modulo the size of the axis they
+ * index, as Gather's are, so every read and write lands inside the tensor. */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -43,11 +44,11 @@ static void sift_down(float *v, float *x, int64_t s, int64_t i, int64_t n, int l
 {
     for (;;) {
         int64_t c = 2 * i + 1, w = i;
-        if (c < n && ranks_before(v[w * s], (int64_t)x[w * s], v[c * s], (int64_t)x[c * s], largest))
+        if (c < n &&
+            ranks_before(v[w * s], (int64_t)x[w * s], v[c * s], (int64_t)x[c * s], largest))
             w = c;
-        if (c + 1 < n &&
-            ranks_before(v[w * s], (int64_t)x[w * s], v[(c + 1) * s], (int64_t)x[(c + 1) * s],
-                         largest))
+        if (c + 1 < n && ranks_before(v[w * s], (int64_t)x[w * s], v[(c + 1) * s],
+                                      (int64_t)x[(c + 1) * s], largest))
             w = c + 1;
         if (w == i) return;
         float tv = v[i * s], tx = x[i * s];
@@ -84,6 +85,31 @@ static void topk(const rf__xstep *s)
                 v[m * in] = tv, ix[m * in] = tx;
                 sift_down(v, ix, in, 0, m, largest);
             }
+        }
+}
+
+/* ---- ArgMax, ArgMin -----------------------------------------------------------------------------
+ */
+
+/* c.op bit 0: max (else min); bit 1: the last best index (select_last_index) */
+static void argbest(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t n = c->axis_n, in = c->inner;
+    int mx = c->op & 1, last = (c->op >> 1) & 1;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t i = 0; i < in; i++) {
+            const float *xs = x + o * n * in + i;
+            float best = xs[0];
+            int64_t at = 0;
+            for (int64_t j = 1; j < n; j++) {
+                float v = xs[j * in];
+                int better = mx ? v > best : v < best;
+                if (better || (last && v == best)) best = v, at = j;
+            }
+            y[o * in + i] = (float)at;
         }
 }
 
@@ -158,16 +184,50 @@ static void scatter_el(const rf__xstep *s)
     }
 }
 
+/* GatherElements: y has the indices' shape; each element reads the data where its index (along
+ * axis c.off) and its own position (elsewhere) point. Layout as scatter_el. */
+static void gather_el(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *d = s->ptr[0], *ind = s->ptr[1];
+    float *y = s->ptr[2];
+    uint32_t R = c->rank;
+    int64_t axis = c->off, pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
+    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
+    for (int64_t e = 0; e < n; e++) {
+        int64_t off = 0;
+        for (uint32_t j = 0; j < R; j++)
+            off += ((int64_t)j == axis ? wrap(ind[e], c->axis_n) : pos[j]) * c->st[0][j];
+        y[e] = d[off];
+        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
+    }
+}
+
+/* GatherND (batch_dims 0): each of the n_idx tuples of q indices copies the slice of `inner`
+ * elements it addresses. Layout as scatter_nd. */
+static void gather_nd(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *d = s->ptr[0], *ind = s->ptr[1];
+    float *y = s->ptr[2];
+    int64_t q = c->axis_n, in = c->inner;
+    for (int64_t t = 0; t < c->n_idx; t++) {
+        int64_t off = 0;
+        for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
+        memcpy(y + t * in, d + off, (size_t)in * sizeof *y);
+    }
+}
+
 /* ---- planning -------------------------------------------------------------------------------- */
 
 static int reduction(const rf_layer *l)
 {
     const rf_attr *r = rf_layer_attr(l, "reduction");
     const char *m = r && r->type == RF_ATTR_STRING ? r->s : "none";
-    return !strcmp(m, "add") ? SEL_ADD
-           : !strcmp(m, "mul") ? SEL_MUL
-           : !strcmp(m, "max") ? SEL_MAX
-           : !strcmp(m, "min") ? SEL_MIN
+    return !strcmp(m, "add")    ? SEL_ADD
+           : !strcmp(m, "mul")  ? SEL_MUL
+           : !strcmp(m, "max")  ? SEL_MAX
+           : !strcmp(m, "min")  ? SEL_MIN
            : !strcmp(m, "none") ? SEL_NONE
                                 : -1;
 }
@@ -212,9 +272,8 @@ static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
     const rf__xt *x = &p->t[xu];
-    const rf_tensor *a = l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR
-                             ? &p->g->tensors[l->inputs[1]]
-                             : NULL;
+    const rf_tensor *a =
+        l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR ? &p->g->tensors[l->inputs[1]] : NULL;
     if (!a || !a->values || a->n_values != 1 || !x->rank) {
         rf__xnot(p, li, "CumSum whose axis is not a constant");
         return RF_OK;
@@ -235,77 +294,112 @@ static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, cumsum, io, 2, 1, &c);
 }
 
-static rf_status scatter_op(rf__xplan *p, uint32_t li, uint32_t du)
+/* The layout of an ND or Elements index op (scatter or gather) on data d with indices ix whose
+ * values (the updates, or the output) number nvals; 0 when they do not fit. ND: c.dims = data's
+ * dims, c.st[0] its strides, n_idx tuples of axis_n indices, slices of `inner`. Elements: c.dims =
+ * the indices' dims, c.off the axis, axis_n the data's size along it. */
+static int index_layout(const rf_layer *l, const rf__xt *d, const rf__xt *ix, uint64_t nvals,
+                        int nd, rf__xcop *c)
+{
+    c->rank = d->rank;
+    c->outer = (int64_t)rf__xt_nel(d);
+    int64_t stride = 1;
+    for (int i = (int)d->rank - 1; i >= 0; i--) {
+        if (d->dims[i] <= 0) return 0; /* nothing to index into */
+        c->st[0][i] = stride;
+        stride *= d->dims[i];
+    }
+    if (nd) {
+        /* indices [..., q]; values [..., data dims from q on]; batch_dims 0 only */
+        int64_t q = ix->rank ? ix->dims[ix->rank - 1] : -1;
+        if (q < 1 || q > (int64_t)d->rank || rf_layer_attr_int(l, "batch_dims", 0) != 0) return 0;
+        c->axis_n = q;
+        c->n_idx = c->inner = 1;
+        for (uint32_t i = 0; i + 1 < ix->rank; i++) c->n_idx *= ix->dims[i];
+        for (uint32_t i = (uint32_t)q; i < d->rank; i++) c->inner *= d->dims[i];
+        memcpy(c->dims, d->dims, sizeof c->dims);
+        return (uint64_t)(c->n_idx * c->inner) == nvals;
+    }
+    int64_t axis = rf_layer_attr_int(l, "axis", 0);
+    axis = axis < 0 ? axis + (int64_t)d->rank : axis;
+    if (axis < 0 || axis >= (int64_t)d->rank || ix->rank != d->rank || rf__xt_nel(ix) != nvals)
+        return 0;
+    for (uint32_t i = 0; i < d->rank; i++)
+        if ((int64_t)i != axis && ix->dims[i] > d->dims[i]) return 0;
+    c->off = axis;
+    c->axis_n = d->dims[axis];
+    c->rank = ix->rank;
+    memcpy(c->dims, ix->dims, sizeof c->dims);
+    return 1;
+}
+
+/* ScatterND, ScatterElements (data, indices, updates) and GatherND, GatherElements (data,
+ * indices). */
+static rf_status index_op(rf__xplan *p, uint32_t li, uint32_t du)
 {
     const rf_layer *l = &p->g->layers[li];
-    int nd = !strcmp(l->op_type, "ScatterND"), op = reduction(l);
-    if (l->n_inputs < 3 || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
-        l->inputs[2] == RF_GRAPH_NO_TENSOR || op < 0) {
-        rf__xnot(p, li, "%s without indices and updates, or an unknown reduction", l->op_type);
+    int scatter = !strncmp(l->op_type, "Scatter", 7), nd = !strcmp(l->op_type + 6 + scatter, "ND");
+    int op = scatter ? reduction(l) : SEL_NONE;
+    uint32_t need = scatter ? 3 : 2;
+    if (l->n_inputs < need || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
+        (scatter && l->inputs[2] == RF_GRAPH_NO_TENSOR) || op < 0) {
+        rf__xnot(p, li, "%s without its indices%s, or an unknown reduction", l->op_type,
+                 scatter ? " and updates" : "");
         return RF_OK;
     }
-    uint32_t iu, uu;
+    uint32_t iu, uu = RF__XNONE, Y = l->outputs[0];
     RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
-    RF_TRY(rf__xplain(p, li, l->inputs[2], &uu));
-    const rf__xt *d = &p->t[du], *ix = &p->t[iu], *up = &p->t[uu];
+    if (scatter) RF_TRY(rf__xplain(p, li, l->inputs[2], &uu));
     rf__xcop c;
     memset(&c, 0, sizeof c);
     c.op = op;
-    c.rank = d->rank;
-    c.outer = (int64_t)rf__xt_nel(d);
-    int64_t stride = 1;
-    for (int i = (int)d->rank - 1; i >= 0; i--) {
-        c.st[0][i] = stride;
-        stride *= d->dims[i];
-    }
-    for (uint32_t i = 0; i < d->rank; i++)
-        if (d->dims[i] <= 0) {
-            rf__xnot(p, li, "%s into an empty tensor", l->op_type);
-            return RF_OK;
-        }
-    int ok;
-    if (nd) {
-        /* indices [..., q], updates [..., data dims from q on] */
-        int64_t q = ix->rank ? ix->dims[ix->rank - 1] : -1;
-        ok = q >= 1 && q <= (int64_t)d->rank && ix->rank >= 1;
-        c.axis_n = q;
-        c.n_idx = 1;
-        c.inner = 1;
-        for (uint32_t i = 0; ok && i + 1 < ix->rank; i++) c.n_idx *= ix->dims[i];
-        for (uint32_t i = (uint32_t)(ok ? q : 0); ok && i < d->rank; i++) c.inner *= d->dims[i];
-        memcpy(c.dims, d->dims, sizeof c.dims);
-        ok = ok && (uint64_t)(c.n_idx * c.inner) == rf__xt_nel(up);
-    } else {
-        int64_t axis = rf_layer_attr_int(l, "axis", 0);
-        axis = axis < 0 ? axis + (int64_t)d->rank : axis;
-        ok = axis >= 0 && axis < (int64_t)d->rank && ix->rank == d->rank &&
-             rf__xt_nel(ix) == rf__xt_nel(up);
-        for (uint32_t i = 0; ok && i < d->rank; i++)
-            ok = (int64_t)i == axis || ix->dims[i] <= d->dims[i];
-        if (ok) {
-            c.off = axis;
-            c.axis_n = d->dims[axis];
-            c.rank = ix->rank;
-            memcpy(c.dims, ix->dims, sizeof c.dims);
-        }
-    }
-    if (!ok) {
-        rf__xnot(p, li, "%s with indices or updates that do not fit the data", l->op_type);
+    uint64_t nvals = rf__xt_nel(scatter ? &p->t[uu] : &p->t[Y]);
+    if (!index_layout(l, &p->t[du], &p->t[iu], nvals, nd, &c)) {
+        rf__xnot(p, li, "%s with indices or %s that do not fit the data", l->op_type,
+                 scatter ? "updates" : "an output");
         return RF_OK;
     }
     if (!p->g->tensors[l->inputs[1]].values)
-        rf__xnote(p, "Scatter indices synthetic (small integers, wrapped modulo the axis size)");
-    uint32_t io[4] = {du, iu, uu, l->outputs[0]};
-    rf__xmeasured(p, li, nd ? "c:scatternd" : "c:scatterelements");
-    return rf__xstep_c(p, li, nd ? scatter_nd : scatter_el, io, 4, 3, &c);
+        rf__xnote(p, "Scatter and gather indices synthetic (small integers, wrapped modulo the "
+                     "axis size)");
+    static const char *const kernel[2][2] = {{"c:gatherelements", "c:gathernd"},
+                                             {"c:scatterelements", "c:scatternd"}};
+    static const rf__xcfn fn[2][2] = {{gather_el, gather_nd}, {scatter_el, scatter_nd}};
+    uint32_t io[4] = {du, iu, scatter ? uu : Y, Y};
+    rf__xmeasured(p, li, kernel[scatter][nd]);
+    return rf__xstep_c(p, li, fn[scatter][nd], io, scatter ? 4 : 3, scatter ? 3 : 2, &c);
+}
+
+static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    int64_t axis = rf_layer_attr_int(l, "axis", 0);
+    axis = axis < 0 ? axis + (int64_t)x->rank : axis;
+    if (axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0) {
+        rf__xnot(p, li, "%s over an axis out of range or empty", l->op_type);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    around(x, axis, &c);
+    int mx = strcmp(l->op_type, "ArgMax") == 0;
+    int last = rf_layer_attr_int(l, "select_last_index", 0) != 0;
+    c.op = mx | (last << 1);
+    uint32_t io[2] = {xu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:argmax");
+    return rf__xstep_c(p, li, argbest, io, 2, 1, &c);
 }
 
 rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
 {
     const rf_layer *l = &p->g->layers[li];
+    static const char *const indexed[] = {"ScatterND", "ScatterElements", "GatherND",
+                                          "GatherElements", NULL};
     int tk = !strcmp(l->op_type, "TopK"), cs = !strcmp(l->op_type, "CumSum");
-    int sc = !strcmp(l->op_type, "ScatterND") || !strcmp(l->op_type, "ScatterElements");
-    *handled = tk || cs || sc;
+    int am = !strcmp(l->op_type, "ArgMax") || !strcmp(l->op_type, "ArgMin"), sc = 0;
+    for (const char *const *n = indexed; *n; n++) sc |= !strcmp(l->op_type, *n);
+    *handled = tk || cs || sc || am;
     if (!*handled) return RF_OK;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);
@@ -315,5 +409,6 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
     if (tk) return topk_op(p, li, xu);
     if (cs) return cumsum_op(p, li, xu);
-    return scatter_op(p, li, xu);
+    if (am) return argbest_op(p, li, xu);
+    return index_op(p, li, xu);
 }

@@ -205,6 +205,45 @@ static rf_status rf__topk(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 1, &s, RF_DTYPE_I64);
 }
 
+/* ArgMax, ArgMin: the axis reduced (kept as 1 with keepdims, the default), int64 indices. */
+static rf_status rf__argmax(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s, y = {0, {0}};
+    if (!rf__get(g, l, 0, &s) || !s.rank) return RF_OK;
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", 0), s.rank);
+    if (a < 0 || a >= (int64_t)s.rank) return RF_OK;
+    int keep = rf_layer_attr_int(l, "keepdims", 1) != 0;
+    for (uint32_t i = 0; i < s.rank; i++)
+        if ((int64_t)i != a)
+            y.d[y.rank++] = s.d[i];
+        else if (keep)
+            y.d[y.rank++] = 1;
+    return rf__set(ctx, g, l, 0, &y, RF_DTYPE_I64);
+}
+
+/* GatherElements: the indices' shape, the data's type. */
+static rf_status rf__gather_el(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp i;
+    if (!rf__get(g, l, 1, &i) || !rf__lin(g, l, 0)) return RF_OK;
+    return rf__set(ctx, g, l, 0, &i, rf__dt(g, l, 0));
+}
+
+/* GatherND: indices [..., q] pick slices data[b..., i_1 .. i_q, rest...]: the output is
+ * indices.shape[:-1] + data.shape[batch_dims + q:]. */
+static rf_status rf__gather_nd(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp d, i, y = {0, {0}};
+    if (!rf__get(g, l, 0, &d) || !rf__get(g, l, 1, &i) || !i.rank) return RF_OK;
+    int64_t b = rf_layer_attr_int(l, "batch_dims", 0), q = i.d[i.rank - 1];
+    if (b < 0 || q < 1 || b >= (int64_t)i.rank || b + q > (int64_t)d.rank) return RF_OK;
+    for (uint32_t k = 0; k + 1 < i.rank; k++) y.d[y.rank++] = i.d[k];
+    for (int64_t k = b + q; k < (int64_t)d.rank && y.rank < RF_GRAPH_MAX_RANK; k++)
+        y.d[y.rank++] = d.d[k];
+    if (i.rank - 1 + d.rank - (uint32_t)(b + q) > RF_GRAPH_MAX_RANK) return RF_OK;
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
 /* com.microsoft Attention: input [B, S, H_in], weights [H_in, Hq + Hk + Hv] -> [B, S, Hv]. */
 static int rf__attn_sizes(const rf_graph *g, const rf_layer *l, int64_t *hq, int64_t *hk,
                           int64_t *hv)
@@ -672,6 +711,10 @@ static const rf__ext_op rf__ext_ops[] = {
     {"IsNaN", NULL, RF_OP_ACTIVATION, rf__bool1, NULL},
     {"IsInf", NULL, RF_OP_ACTIVATION, rf__bool1, NULL},
     {"TopK", NULL, RF_OP_REDUCE, rf__topk, rf__topk_flops},
+    {"ArgMax", NULL, RF_OP_REDUCE, rf__argmax, NULL},
+    {"ArgMin", NULL, RF_OP_REDUCE, rf__argmax, NULL},
+    {"GatherElements", NULL, RF_OP_GATHER, rf__gather_el, NULL},
+    {"GatherND", NULL, RF_OP_GATHER, rf__gather_nd, NULL},
     {"CumSum", NULL, RF_OP_ELEMENTWISE, rf__same0, rf__cumsum_flops},
     {"ScatterND", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
     {"ScatterElements", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},

@@ -4,8 +4,8 @@
  * indices wrapped, reduction add with a repeated index) and ScatterElements (both axes, mul). */
 #include "exec_tg.h"
 
-static uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank,
-                     const int64_t *v, uint32_t n)
+static uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank, const int64_t *v,
+                     uint32_t n)
 {
     uint32_t i = RF_GRAPH_NO_TENSOR;
     rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_I64, rank, dims, RF_TENSOR_WEIGHT, &i);
@@ -231,6 +231,83 @@ RF_TEST(select_refusals)
         RF_EXPECT_CONTAINS(t.p->layers[l1].reason, "do not fit the data");
         RF_EXPECT_INT(t.p->layers[l2].measured, 0);
         RF_EXPECT_CONTAINS(t.p->layers[l2].reason, "unknown reduction");
+    }
+    tg_free(&t);
+}
+
+/* ArgMax and ArgMin over an inner axis on constant values with ties: the first best index, or the
+ * last with select_last_index. */
+RF_TEST(argmax_argmin_ties)
+{
+    static const int64_t xs[12] = {3, 9, 1, 9, 3, 0, 1, 0, 2, 2, 7, 0}; /* [2, 3, 2] */
+    for (int mode = 0; mode < 4; mode++) {
+        int mx = mode & 1, last = mode >> 1;
+        tg t = tg_new();
+        uint32_t x = ivec(&t, "x", D(2, 3, 2), xs, 12);
+        uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(2, 1, 2));
+        uint32_t li = lay(&t, mx ? "ArgMax" : "ArgMin", IN(x), y);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "axis", 1);
+        rf_graph_set_attr_int(t.ctx, t.g, li, "select_last_index", last);
+        if (run(&t)) {
+            expect_measured(&t, li, "c:argmax");
+            float *g = out(&t, y), r[4];
+            for (int o = 0; o < 2; o++)
+                for (int in = 0; in < 2; in++) {
+                    int at = 0;
+                    for (int j = 1; j < 3; j++) {
+                        int64_t v = xs[(o * 3 + j) * 2 + in], b = xs[(o * 3 + at) * 2 + in];
+                        if ((mx ? v > b : v < b) || (last && v == b)) at = j;
+                    }
+                    r[o * 2 + in] = (float)at;
+                }
+            close_all("argbest", g, r, 4);
+            if (mx && !last)
+                RF_EXPECT(g[0] == 0 && g[1] == 0); /* 3,9 / 1,9 / 3,0: 3 at 0, 9 at 0 */
+            if (mx && last) RF_EXPECT(g[0] == 2 && g[1] == 1);
+            free(g);
+        }
+        tg_free(&t);
+    }
+}
+
+/* GatherElements along both axes (a negative index wrapped) and GatherND with whole rows (q = 1)
+ * and single elements (q = 2). */
+RF_TEST(gather_elements_and_nd)
+{
+    tg t = tg_new();
+    uint32_t d = tens(&t, "d", RF_TENSOR_INPUT, D(4, 5));
+    uint32_t i0 = ivec(&t, "i0", D(2, 5), (const int64_t[]){3, 0, 1, 2, 3, 1, 2, 3, 0, -1}, 10);
+    uint32_t y0 = tens(&t, "y0", RF_TENSOR_OUTPUT, D(2, 5));
+    uint32_t i1 = ivec(&t, "i1", D(4, 2), (const int64_t[]){4, 0, 1, 1, 2, 3, -2, 0}, 8);
+    uint32_t y1 = tens(&t, "y1", RF_TENSOR_OUTPUT, D(4, 2));
+    uint32_t i2 = ivec(&t, "i2", D(3, 1), (const int64_t[]){2, 0, -1}, 3);
+    uint32_t y2 = tens(&t, "y2", RF_TENSOR_OUTPUT, D(3, 5));
+    uint32_t i3 = ivec(&t, "i3", D(2, 2), (const int64_t[]){1, 4, 3, 0}, 4);
+    uint32_t y3 = tens(&t, "y3", RF_TENSOR_OUTPUT, D(2));
+    uint32_t l0 = lay(&t, "GatherElements", IN(d, i0), y0);
+    uint32_t l1 = lay(&t, "GatherElements", IN(d, i1), y1);
+    rf_graph_set_attr_int(t.ctx, t.g, l1, "axis", -1);
+    uint32_t l2 = lay(&t, "GatherND", IN(d, i2), y2);
+    uint32_t l3 = lay(&t, "GatherND", IN(d, i3), y3);
+    if (run(&t)) {
+        expect_measured(&t, l0, "c:gatherelements");
+        expect_measured(&t, l1, "c:gatherelements");
+        expect_measured(&t, l2, "c:gathernd");
+        expect_measured(&t, l3, "c:gathernd");
+        float *dv = vals(&t, d, 0), *g0 = out(&t, y0), *g1 = out(&t, y1), *g2 = out(&t, y2),
+              *g3 = out(&t, y3), r[15];
+        static const int rows[10] = {3, 0, 1, 2, 3, 1, 2, 3, 0, 3}; /* -1 of 4 is 3 */
+        for (int e = 0; e < 10; e++) r[e] = dv[rows[e] * 5 + e % 5];
+        close_all("elements axis 0", g0, r, 10);
+        static const int cols[8] = {4, 0, 1, 1, 2, 3, 3, 0}; /* -2 of 5 is 3 */
+        for (int e = 0; e < 8; e++) r[e] = dv[(e / 2) * 5 + cols[e]];
+        close_all("elements axis -1", g1, r, 8);
+        static const int nrow[3] = {2, 0, 3};
+        for (int e = 0; e < 15; e++) r[e] = dv[nrow[e / 5] * 5 + e % 5];
+        close_all("nd rows", g2, r, 15);
+        r[0] = dv[1 * 5 + 4], r[1] = dv[3 * 5 + 0];
+        close_all("nd elements", g3, r, 2);
+        free(dv), free(g0), free(g1), free(g2), free(g3);
     }
     tg_free(&t);
 }

@@ -91,11 +91,12 @@ RF_TEST(recurrent_lstm_gru)
     check_model("recurrent", 2);
 }
 
-/* TopK, CumSum, ScatterElements (none and add), ScatterND and Range as torch.onnx exports them;
+/* TopK, ArgMax, CumSum, GatherElements, ScatterElements (none and add), ScatterND, GatherND and
+ * Range as torch.onnx (and TF) export them;
  * TopK's indices are int64, so its bytes are those of the exported model. */
 RF_TEST(selection_scans_scatters)
 {
-    check_model("selection", 7);
+    check_model("selection", 10);
     char path[512];
     snprintf(path, sizeof path, "%s/tests/data/onnx/selection.onnx", RF_SOURCE_DIR);
     rf_ctx *ctx;

@@ -222,10 +222,11 @@ def quantized(root):
 
 
 def selection(root):
-    """Selection, scans and scatters as torch.onnx exports them (opset 16): torch.topk -> TopK,
-    torch.cumsum -> CumSum, Tensor.scatter / scatter_add -> ScatterElements (reduction add),
-    Tensor.index_put -> ScatterND; plus a Range of constants (onnx.helper) as torch.arange over a
-    dynamic length leaves it. Reference by the hand rules of docs/cost-model.md "Selection, scans
+    """Selection, scans, gathers and scatters as torch.onnx exports them (opset 16): torch.topk ->
+    TopK, torch.cumsum -> CumSum, Tensor.scatter / scatter_add -> ScatterElements (reduction add),
+    Tensor.index_put -> ScatterND, torch.argmax -> ArgMax, torch.gather -> GatherElements; plus a
+    Range of constants and a GatherND (onnx.helper), as torch.arange over a dynamic length and
+    TensorFlow's exports leave them. Reference by the hand rules of docs/cost-model.md "Selection, scans
     and scatters", written out here; shapes checked by onnx's shape inference."""
     import torch
     torch.manual_seed(0)
@@ -237,13 +238,16 @@ def selection(root):
             y = x.scatter(1, i, v * 2)
             z = y.index_put((idx,), upd)
             w = y.scatter_add(1, i, v)
-            return v, pos, z, w
+            am = torch.argmax(x, dim=2)
+            ge = torch.gather(x, 1, i)
+            return v, pos, z, w, am, ge
 
     B, N, C, K = 2, 50, 8, 5
     path = os.path.join(root, "selection.onnx")
     torch.onnx.export(Net(), (torch.randn(B, N, C), torch.ones(B, N), torch.tensor([0, 1]),
                               torch.randn(2, N, C)), path, opset_version=16,
-                      input_names=["x", "mask", "idx", "upd"], output_names=["v", "pos", "z", "w"])
+                      input_names=["x", "mask", "idx", "upd"],
+                      output_names=["v", "pos", "z", "w", "am", "ge"])
     m = onnx.load(path)
     # a Range of constants, 0 .. N step 1 (what torch.arange(x.shape[1]) becomes with a dynamic N)
     m.graph.initializer.extend([init("r_start", np.array(0, np.int64)),
@@ -252,11 +256,16 @@ def selection(root):
     m.graph.node.append(helper.make_node("Range", ["r_start", "r_limit", "r_delta"], ["r"],
                                          name="/Range"))
     m.graph.output.append(vi("r", [N], TensorProto.INT64))
+    # GatherND of (batch, row) pairs: 3 tuples of 2 indices pick rows of C (as TF exports do)
+    m.graph.initializer.append(init("nd_idx", np.array([[0, 1], [1, 49], [0, 7]], np.int64)))
+    m.graph.node.append(helper.make_node("GatherND", ["x", "nd_idx"], ["nd"], name="/GatherND"))
+    m.graph.output.append(vi("nd", [3, C]))
     onnx.checker.check_model(m)
     inferred = onnx.shape_inference.infer_shapes(m)
     dims = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
             for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     assert dims["v"] == [B, K, C] and dims["pos"] == [B, N] and dims["z"] == [B, N, C], dims
+    assert dims["am"] == [B, N] and dims["ge"] == [B, K, C] and dims["nd"] == [3, C], dims
     onnx.save(m, path)
     log2k = 0
     while (1 << log2k) < K:
@@ -272,7 +281,9 @@ def selection(root):
         elif n.op_type == "ScatterElements":  # add: one per update; none: a copy
             red = [a.s for a in n.attribute if a.name == "reduction"]
             ref[n.name] = B * K * C if red and red[0] == b"add" else 0
-        elif n.op_type in ("ScatterND", "Range"):
+        elif n.op_type == "ArgMax":  # a comparison per input element
+            ref[n.name] = B * N * C
+        elif n.op_type in ("ScatterND", "Range", "GatherElements", "GatherND"):
             ref[n.name] = 0
     with open(os.path.join(root, "selection.ref.json"), "w") as f:
         json.dump({"layers": ref, "total": sum(ref.values())}, f, indent=1, sort_keys=True)
