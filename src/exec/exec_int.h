@@ -198,6 +198,7 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled);
 rf_status rf__xop_pool(rf__xplan *p, uint32_t li);
 rf_status rf__xop_norm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_softmax(rf__xplan *p, uint32_t li);
+rf_status rf__xop_lrn(rf__xplan *p, uint32_t li);
 rf_status rf__xop_reduce(rf__xplan *p, uint32_t li);
 rf_status rf__xop_concat(rf__xplan *p, uint32_t li);
 rf_status rf__xop_transpose(rf__xplan *p, uint32_t li);

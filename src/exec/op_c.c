@@ -185,7 +185,31 @@ static inline float erf_fast(float x)
             exp_neg(-a * a);
     return x < 0 ? -y : y;
 }
-enum { U_ERF, U_FLOOR, U_CEIL, U_SIGN, U_SOFTSIGN, U_HARDSIGMOID, U_SIN, U_COS, U_NOT, U_COPY };
+enum {
+    U_ERF,
+    U_FLOOR,
+    U_CEIL,
+    U_SIGN,
+    U_SOFTSIGN,
+    U_HARDSIGMOID,
+    U_SIN,
+    U_COS,
+    U_NOT,
+    U_COPY,      /* Cast */
+    U_COPY_LIKE, /* CastLike */
+    U_TAN,
+    U_ASIN,
+    U_ACOS,
+    U_ATAN,
+    U_SINH,
+    U_COSH,
+    U_ASINH,
+    U_ACOSH,
+    U_ATANH,
+    U_THRESHOLDED_RELU,
+    U_SHRINK,
+    U_CELU
+};
 
 static void unary(const rf__xstep *s)
 {
@@ -224,14 +248,56 @@ static void unary(const rf__xstep *s)
     case U_NOT:
         for (int64_t i = 0; i < n; i++) y[i] = (float)(x[i] == 0);
         break;
+    case U_TAN:
+        for (int64_t i = 0; i < n; i++) y[i] = tanf(x[i]);
+        break;
+    case U_ASIN:
+        for (int64_t i = 0; i < n; i++) y[i] = asinf(x[i]);
+        break;
+    case U_ACOS:
+        for (int64_t i = 0; i < n; i++) y[i] = acosf(x[i]);
+        break;
+    case U_ATAN:
+        for (int64_t i = 0; i < n; i++) y[i] = atanf(x[i]);
+        break;
+    case U_SINH:
+        for (int64_t i = 0; i < n; i++) y[i] = sinhf(x[i]);
+        break;
+    case U_COSH:
+        for (int64_t i = 0; i < n; i++) y[i] = coshf(x[i]);
+        break;
+    case U_ASINH:
+        for (int64_t i = 0; i < n; i++) y[i] = asinhf(x[i]);
+        break;
+    case U_ACOSH:
+        for (int64_t i = 0; i < n; i++) y[i] = acoshf(x[i]);
+        break;
+    case U_ATANH:
+        for (int64_t i = 0; i < n; i++) y[i] = atanhf(x[i]);
+        break;
+    case U_THRESHOLDED_RELU:
+        for (int64_t i = 0; i < n; i++) y[i] = x[i] > a ? x[i] : 0.0f;
+        break;
+    case U_SHRINK: /* a = lambd, b = bias */
+        for (int64_t i = 0; i < n; i++) y[i] = x[i] < -a ? x[i] + b : x[i] > a ? x[i] - b : 0.0f;
+        break;
+    case U_CELU:
+        for (int64_t i = 0; i < n; i++) {
+            float neg = a * (expf(fminf(x[i], 0.0f) / a) - 1.0f);
+            y[i] = fmaxf(x[i], 0.0f) + fminf(neg, 0.0f);
+        }
+        break;
     default: memcpy(y, x, (size_t)n * sizeof *y); break;
     }
 }
 
 rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
 {
-    static const char *const names[] = {"Erf",         "Floor", "Ceil", "Sign", "Softsign",
-                                        "HardSigmoid", "Sin",   "Cos",  "Not",  "Cast"};
+    static const char *const names[] = {
+        "Erf",    "Floor", "Ceil", "Sign",     "Softsign", "HardSigmoid", "Sin",
+        "Cos",    "Not",   "Cast", "CastLike", "Tan",      "Asin",        "Acos",
+        "Atan",   "Sinh",  "Cosh", "Asinh",    "Acosh",    "Atanh",       "ThresholdedRelu",
+        "Shrink", "Celu"};
     const rf_layer *l = &p->g->layers[li];
     int op = -1;
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
@@ -251,10 +317,18 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
     uint64_t n = 1;
     for (uint32_t i = 0; i < p->t[io[0]].rank; i++) n *= (uint64_t)p->t[io[0]].dims[i];
     c.inner = (int64_t)n;
-    const rf_attr *a = rf_layer_attr(l, "alpha"), *b = rf_layer_attr(l, "beta");
-    c.value = a && a->type == RF_ATTR_FLOAT ? (float)a->f : 0.2f;
-    c.off = (int64_t)((b && b->type == RF_ATTR_FLOAT ? b->f : 0.5) * 1e6);
-    rf__xmeasured(p, li, op == U_COPY ? "c:cast" : "c:unary");
+    /* the attributes as `a` (value) and `b` (off, in millionths), each op's own defaults */
+    int shrink = op == U_SHRINK, unit = op == U_THRESHOLDED_RELU || op == U_CELU;
+    const rf_attr *a = rf_layer_attr(l, shrink ? "lambd" : "alpha");
+    const rf_attr *b = rf_layer_attr(l, shrink ? "bias" : "beta");
+    double a0 = shrink ? 0.5 : unit ? 1.0 : 0.2, b0 = shrink ? 0.0 : 0.5;
+    c.value = a && a->type == RF_ATTR_FLOAT ? (float)a->f : (float)a0;
+    c.off = (int64_t)((b && b->type == RF_ATTR_FLOAT ? b->f : b0) * 1e6);
+    if (op == U_CELU && c.value == 0) {
+        rf__xnot(p, li, "Celu with alpha 0");
+        return RF_OK;
+    }
+    rf__xmeasured(p, li, op == U_COPY || op == U_COPY_LIKE ? "c:cast" : "c:unary");
     return rf__xstep_c(p, li, unary, io, 2, 1, &c);
 }
 

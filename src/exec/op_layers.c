@@ -151,6 +151,36 @@ rf_status rf__xop_norm(rf__xplan *p, uint32_t li)
     return rf__xstep_prim(p, li, -1, pd, a, n);
 }
 
+/* LRN (ONNX: x / (bias + alpha / size * sum of squares over `size` channels)^beta) is oneDNN's
+ * across-channel LRN with k = bias; oneDNN divides alpha by the local size as ONNX does. */
+rf_status rf__xop_lrn(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t xu, Y = l->outputs[0];
+    int64_t size = rf_layer_attr_int(l, "size", 0);
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || size <= 0 ||
+        p->t[l->inputs[0]].rank < 3) {
+        rf__xnot(p, li, "LRN needs an input of rank >= 3 and a size");
+        return RF_OK;
+    }
+    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
+    dnnl_memory_desc_t md;
+    rf__xmd_plain(&md, p->t[xu].rank, p->t[xu].dims);
+    dnnl_lrn_desc_t ld;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_lrn_forward_desc_init(&ld, dnnl_forward_inference, dnnl_lrn_across_channels, &md, size,
+                                   attr_f(l, "alpha", 1e-4f), attr_f(l, "beta", 0.75f),
+                                   attr_f(l, "bias", 1.0f)) != dnnl_success ||
+        !rf__xpd(p, &ld, &pd)) {
+        rf__xnot(p, li, "oneDNN has no LRN for this shape");
+        return RF_OK;
+    }
+    rf__xt_define(p, Y, &md);
+    rf__xarg a[2] = {{DNNL_ARG_SRC, xu, md, NULL}, {DNNL_ARG_DST, Y, md, NULL}};
+    rf__xmeasured(p, li, "onednn:lrn");
+    return rf__xstep_prim(p, li, -1, pd, a, 2);
+}
+
 rf_status rf__xop_softmax(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];

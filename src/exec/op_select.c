@@ -3,8 +3,12 @@
  * index, as ONNX asks), ArgMax and ArgMin (the first or the last best), CumSum (exclusive,
  * reverse; the inner loop over contiguous elements vectorises), GatherElements and GatherND,
  * ScatterND and ScatterElements (the data copied, then the updates written over it or combined:
- * add, mul, max, min). Indices are synthetic values: wrapped modulo the size of the axis they
- * index, as Gather's are, so every read and write lands inside the tensor. */
+ * add, mul, max, min), Hardmax (1 at the first maximum of each slice), Trilu (the upper or
+ * lower triangle of the last two axes, the rest zeroed), OneHot, and the p-norms LpNormalization
+ * and GlobalLpPool (p 1 or 2). Indices are synthetic values: wrapped
+ * modulo the size of the axis they index, as Gather's are, so every read and write lands inside
+ * the tensor. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -111,6 +115,97 @@ static void argbest(const rf__xstep *s)
             }
             y[o * in + i] = (float)at;
         }
+}
+
+/* Hardmax: 1 where the first maximum of the slice is, 0 elsewhere (c.op = 1, as ArgMax). */
+static void hardmax(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t n = c->axis_n, in = c->inner;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t i = 0; i < in; i++) {
+            const float *xs = x + o * n * in + i;
+            float *ys = y + o * n * in + i, best = xs[0];
+            int64_t at = 0;
+            for (int64_t j = 1; j < n; j++)
+                if (xs[j * in] > best) best = xs[j * in], at = j;
+            for (int64_t j = 0; j < n; j++) ys[j * in] = j == at ? 1.0f : 0.0f;
+        }
+}
+
+/* Trilu over matrices of c.axis_n rows and c.inner columns (c.outer of them): keep element (i, j)
+ * when j - i >= k (upper, c.op = 1) or j - i <= k (lower); k = c.off. */
+static void trilu(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t rows = c->axis_n, cols = c->inner, k = c->off;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t i = 0; i < rows; i++) {
+            const float *xr = x + (o * rows + i) * cols;
+            float *yr = y + (o * rows + i) * cols;
+            for (int64_t j = 0; j < cols; j++) {
+                int keep = c->op ? j - i >= k : j - i <= k;
+                yr[j] = keep ? xr[j] : 0.0f;
+            }
+        }
+}
+
+/* OneHot: for each index, `axis_n` (depth) values along the axis: on at the index, off elsewhere.
+ * c.value = on, c.off = off in millionths is too coarse: the two values come from input 2. */
+static void one_hot(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *ind = s->ptr[0], *vals = s->ptr[1];
+    float *y = s->ptr[2];
+    int64_t depth = c->axis_n, in = c->inner;
+    float off = vals[0], on = vals[1];
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t d = 0; d < depth; d++) {
+            float *yr = y + (o * depth + d) * in;
+            const float *ir = ind + o * in;
+            for (int64_t i = 0; i < in; i++) yr[i] = wrap(ir[i], depth) == d ? on : off;
+        }
+}
+
+/* LpNormalization (c.op = p) along the axis: each slice divided by its p-norm (0 stays 0). */
+static void lp_norm(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    int64_t n = c->axis_n, in = c->inner;
+    for (int64_t o = 0; o < c->outer; o++)
+        for (int64_t i = 0; i < in; i++) {
+            const float *xs = x + o * n * in + i;
+            float *ys = y + o * n * in + i;
+            double acc = 0;
+            for (int64_t j = 0; j < n; j++)
+                acc += c->op == 1 ? fabs(xs[j * in]) : (double)xs[j * in] * xs[j * in];
+            double norm = c->op == 1 ? acc : sqrt(acc);
+            float inv = norm > 0 ? (float)(1.0 / norm) : 0.0f;
+            for (int64_t j = 0; j < n; j++) ys[j * in] = xs[j * in] * inv;
+        }
+}
+
+/* GlobalLpPool (c.op = p): each of c.outer rows of c.inner contiguous values to its p-norm. */
+static void global_lp(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0];
+    float *y = s->ptr[s->n_in];
+    for (int64_t o = 0; o < c->outer; o++) {
+        const float *xr = x + o * c->inner;
+        float acc = 0;
+        if (c->op == 1)
+            for (int64_t i = 0; i < c->inner; i++) acc += fabsf(xr[i]);
+        else
+            for (int64_t i = 0; i < c->inner; i++) acc += xr[i] * xr[i];
+        y[o] = c->op == 1 ? acc : sqrtf(acc);
+    }
 }
 
 /* ---- CumSum ---------------------------------------------------------------------------------- */
@@ -391,6 +486,100 @@ static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, argbest, io, 2, 1, &c);
 }
 
+static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    if (!strcmp(l->op_type, "Hardmax")) {
+        int64_t axis = rf_layer_attr_int(l, "axis", -1);
+        axis = axis < 0 ? axis + (int64_t)x->rank : axis;
+        if (axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0 ||
+            (p->g->opset && p->g->opset < 13)) {
+            rf__xnot(p, li, "Hardmax over an axis out of range, or before opset 13 (2-D)");
+            return RF_OK;
+        }
+        around(x, axis, &c);
+        uint32_t io[2] = {xu, l->outputs[0]};
+        rf__xmeasured(p, li, "c:hardmax");
+        return rf__xstep_c(p, li, hardmax, io, 2, 1, &c);
+    }
+    const rf_tensor *kt =
+        l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR ? &p->g->tensors[l->inputs[1]] : NULL;
+    if (x->rank < 2 || (kt && (!kt->values || kt->n_values != 1))) {
+        rf__xnot(p, li, "Trilu of rank < 2 or with k known only at run time");
+        return RF_OK;
+    }
+    c.outer = 1;
+    for (uint32_t i = 0; i + 2 < x->rank; i++) c.outer *= x->dims[i];
+    c.axis_n = x->dims[x->rank - 2];
+    c.inner = x->dims[x->rank - 1];
+    c.off = kt ? kt->values[0] : 0;
+    c.op = rf_layer_attr_int(l, "upper", 1) != 0;
+    uint32_t io[2] = {xu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:trilu");
+    return rf__xstep_c(p, li, trilu, io, 2, 1, &c);
+}
+
+static rf_status onehot_op(rf__xplan *p, uint32_t li, uint32_t iu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *ix = &p->t[iu], *y = &p->t[l->outputs[0]];
+    int64_t axis = rf_layer_attr_int(l, "axis", -1);
+    axis = axis < 0 ? axis + (int64_t)y->rank : axis;
+    if (l->n_inputs < 3 || l->inputs[2] == RF_GRAPH_NO_TENSOR || y->rank != ix->rank + 1 ||
+        axis < 0 || axis >= (int64_t)y->rank || y->dims[axis] <= 0 ||
+        rf__xt_nel(&p->t[l->inputs[2]]) != 2) {
+        rf__xnot(p, li, "OneHot whose depth, axis or values it cannot read");
+        return RF_OK;
+    }
+    uint32_t vu;
+    RF_TRY(rf__xplain(p, li, l->inputs[2], &vu));
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.outer = c.inner = 1;
+    for (uint32_t i = 0; i < ix->rank; i++) {
+        if ((int64_t)i < axis)
+            c.outer *= ix->dims[i];
+        else
+            c.inner *= ix->dims[i];
+    }
+    c.axis_n = y->dims[axis];
+    if (!p->g->tensors[l->inputs[0]].values)
+        rf__xnote(p, "OneHot indices synthetic (small integers, wrapped modulo the depth)");
+    uint32_t io[3] = {iu, vu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:onehot");
+    return rf__xstep_c(p, li, one_hot, io, 3, 2, &c);
+}
+
+static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    int pool = !strcmp(l->op_type, "GlobalLpPool");
+    int64_t pn = rf_layer_attr_int(l, "p", 2);
+    int64_t axis = pool ? 2 : rf_layer_attr_int(l, "axis", -1);
+    axis = axis < 0 ? axis + (int64_t)x->rank : axis;
+    if ((pn != 1 && pn != 2) || axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0 ||
+        (pool && x->rank < 3)) {
+        rf__xnot(p, li, "%s with p other than 1 or 2, or an axis out of range", l->op_type);
+        return RF_OK;
+    }
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = (int)pn;
+    if (pool) { /* [N, C, spatial...] -> [N, C, 1...] */
+        c.outer = x->dims[0] * x->dims[1];
+        c.inner = (int64_t)rf__xt_nel(x) / (c.outer ? c.outer : 1);
+    } else {
+        around(x, axis, &c);
+    }
+    uint32_t io[2] = {xu, l->outputs[0]};
+    rf__xmeasured(p, li, pool ? "c:globallppool" : "c:lpnorm");
+    return rf__xstep_c(p, li, pool ? global_lp : lp_norm, io, 2, 1, &c);
+}
+
 rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -399,7 +588,10 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     int tk = !strcmp(l->op_type, "TopK"), cs = !strcmp(l->op_type, "CumSum");
     int am = !strcmp(l->op_type, "ArgMax") || !strcmp(l->op_type, "ArgMin"), sc = 0;
     for (const char *const *n = indexed; *n; n++) sc |= !strcmp(l->op_type, *n);
-    *handled = tk || cs || sc || am;
+    int ht = !strcmp(l->op_type, "Hardmax") || !strcmp(l->op_type, "Trilu");
+    int oh = !strcmp(l->op_type, "OneHot");
+    int lp = !strcmp(l->op_type, "LpNormalization") || !strcmp(l->op_type, "GlobalLpPool");
+    *handled = tk || cs || sc || am || ht || oh || lp;
     if (!*handled) return RF_OK;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);
@@ -410,5 +602,8 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     if (tk) return topk_op(p, li, xu);
     if (cs) return cumsum_op(p, li, xu);
     if (am) return argbest_op(p, li, xu);
+    if (ht) return hardmax_trilu_op(p, li, xu);
+    if (oh) return onehot_op(p, li, xu);
+    if (lp) return lp_op(p, li, xu);
     return index_op(p, li, xu);
 }

@@ -232,6 +232,7 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     }
     if (is_type(l, pools)) return rf__xop_pool(p, li);
     if (is_type(l, norms)) return rf__xop_norm(p, li);
+    if (strcmp(l->op_type, "LRN") == 0) return rf__xop_lrn(p, li);
     if (is_type(l, reds)) return rf__xop_reduce(p, li);
     if (!strcmp(l->op_type, "Softmax") || !strcmp(l->op_type, "LogSoftmax"))
         return rf__xop_softmax(p, li);

@@ -244,6 +244,54 @@ static rf_status rf__gather_nd(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
 
+/* CastLike: input 0's shape, input 1's type. */
+static rf_status rf__castlike(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    return rf__like(ctx, g, l, 0, rf__dt(g, l, 1));
+}
+
+/* OneHot: the indices' shape with `depth` (input 1, a constant) inserted at `axis`, the values'
+ * type (input 2). */
+static rf_status rf__onehot(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s, y = {0, {0}};
+    const int64_t *dv;
+    if (!rf__get(g, l, 0, &s) || s.rank >= RF_GRAPH_MAX_RANK || rf__vals(g, l, 1, &dv) != 1 ||
+        dv[0] < 0)
+        return RF_OK;
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", -1), s.rank + 1);
+    if (a < 0 || a > (int64_t)s.rank) return RF_OK;
+    for (uint32_t i = 0, k = 0; i <= s.rank; i++)
+        y.d[y.rank++] = (int64_t)i == a ? dv[0] : s.d[k++];
+    return rf__set(ctx, g, l, 0, &y, rf__lin(g, l, 2) ? rf__dt(g, l, 2) : RF_DTYPE_F32);
+}
+
+/* RandomNormal, RandomUniform: the `shape` attribute, float unless `dtype` says otherwise. */
+static rf_status rf__random(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp y;
+    int64_t d[RF_GRAPH_MAX_RANK];
+    int n = rf__attr_ints(l, "shape", d, RF_GRAPH_MAX_RANK);
+    if (n < 0) return RF_OK;
+    y.rank = (uint32_t)n;
+    memcpy(y.d, d, (size_t)n * sizeof *d);
+    rf_dtype dt;
+    if (!rf_dtype_from_onnx((int32_t)rf_layer_attr_int(l, "dtype", 1), &dt)) dt = RF_DTYPE_F32;
+    return rf__set(ctx, g, l, 0, &y, dt);
+}
+
+/* Hann, Hamming, Blackman windows: [size], size the constant input 0; float by default. */
+static rf_status rf__window_fn(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    const int64_t *v;
+    if (rf__vals(g, l, 0, &v) != 1 || v[0] < 0) return RF_OK;
+    rf__shp y = {1, {v[0]}};
+    rf_dtype dt;
+    if (!rf_dtype_from_onnx((int32_t)rf_layer_attr_int(l, "output_datatype", 1), &dt))
+        dt = RF_DTYPE_F32;
+    return rf__set(ctx, g, l, 0, &y, dt);
+}
+
 /* com.microsoft Attention: input [B, S, H_in], weights [H_in, Hq + Hk + Hv] -> [B, S, Hv]. */
 static int rf__attn_sizes(const rf_graph *g, const rf_layer *l, int64_t *hq, int64_t *hk,
                           int64_t *hv)
@@ -541,6 +589,25 @@ static int rf__topk_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, 
     return 1;
 }
 
+/* LRN: per element, the squares of `size` neighbours summed (2·size), then scale and bias, the
+ * power and the divide (4). MeanVarianceNormalization: mean, subtract, square, variance, divide
+ * (5). LpNormalization: |x| or x², the sum, the divide (3). */
+static int rf__norm_ext_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                              const char **why)
+{
+    (void)extra;
+    uint64_t n, k = 3;
+    if (!rf__elems_in(g, l, 0, &n)) return RF__WHY("input shape unknown");
+    if (!strcmp(l->op_type, "LRN")) {
+        int64_t size = rf_layer_attr_int(l, "size", 0);
+        if (size <= 0 || size > (1 << 20)) return RF__WHY("LRN size missing or out of range");
+        k = 2 * (uint64_t)size + 4;
+    } else if (!strcmp(l->op_type, "MeanVarianceNormalization")) {
+        k = 5;
+    }
+    return rf__mul_ok(n, k, core) ? 1 : RF__WHY("counts overflow");
+}
+
 /* CumSum: one add per element. */
 static int rf__cumsum_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
                             const char **why)
@@ -715,6 +782,21 @@ static const rf__ext_op rf__ext_ops[] = {
     {"ArgMin", NULL, RF_OP_REDUCE, rf__argmax, NULL},
     {"GatherElements", NULL, RF_OP_GATHER, rf__gather_el, NULL},
     {"GatherND", NULL, RF_OP_GATHER, rf__gather_nd, NULL},
+    {"LRN", NULL, RF_OP_LAYERNORM, rf__same0, rf__norm_ext_flops},
+    {"MeanVarianceNormalization", NULL, RF_OP_LAYERNORM, rf__same0, rf__norm_ext_flops},
+    {"LpNormalization", NULL, RF_OP_LAYERNORM, rf__same0, rf__norm_ext_flops},
+    {"CastLike", NULL, RF_OP_DATA_MOVEMENT, rf__castlike, NULL},
+    {"Trilu", NULL, RF_OP_DATA_MOVEMENT, rf__same0, NULL},
+    {"OneHot", NULL, RF_OP_DATA_MOVEMENT, rf__onehot, NULL},
+    {"EyeLike", NULL, RF_OP_CONSTANT, rf__same0, NULL},
+    {"RandomNormalLike", NULL, RF_OP_CONSTANT, rf__same0, NULL},
+    {"RandomUniformLike", NULL, RF_OP_CONSTANT, rf__same0, NULL},
+    {"Bernoulli", NULL, RF_OP_CONSTANT, rf__same0, NULL},
+    {"RandomNormal", NULL, RF_OP_CONSTANT, rf__random, NULL},
+    {"RandomUniform", NULL, RF_OP_CONSTANT, rf__random, NULL},
+    {"HannWindow", NULL, RF_OP_CONSTANT, rf__window_fn, NULL},
+    {"HammingWindow", NULL, RF_OP_CONSTANT, rf__window_fn, NULL},
+    {"BlackmanWindow", NULL, RF_OP_CONSTANT, rf__window_fn, NULL},
     {"CumSum", NULL, RF_OP_ELEMENTWISE, rf__same0, rf__cumsum_flops},
     {"ScatterND", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
     {"ScatterElements", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},

@@ -311,3 +311,215 @@ RF_TEST(gather_elements_and_nd)
     }
     tg_free(&t);
 }
+
+/* The unary ops added with the cost rules (Round on oneDNN, the rest in C), against libm; outside
+ * a function's domain both give NaN. */
+RF_TEST(unary_trig_round_shrink_celu)
+{
+    static const char *const ops[] = {"Tan",   "Asin",    "Acos",   "Atan",
+                                      "Sinh",  "Cosh",    "Asinh",  "Acosh",
+                                      "Atanh", "Round",   "Shrink", "ThresholdedRelu",
+                                      "Celu",  "CastLike"};
+    enum { N = 12 };
+    static const int64_t xs[N] = {-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        const char *op = ops[k];
+        tg t = tg_new();
+        uint32_t x = ivec(&t, "x", D(N), xs, N);
+        uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(N));
+        uint32_t li = lay(&t, op, IN(x), y);
+        if (!strcmp(op, "Shrink")) {
+            rf_graph_set_attr_float(t.ctx, t.g, li, "lambd", 1.5);
+            rf_graph_set_attr_float(t.ctx, t.g, li, "bias", 0.5);
+        }
+        if (!strcmp(op, "Celu")) rf_graph_set_attr_float(t.ctx, t.g, li, "alpha", 2.0);
+        if (run(&t)) {
+            expect_measured(&t, li,
+                            !strcmp(op, "CastLike") ? "c:cast"
+                            : !strcmp(op, "Round")  ? "onednn:eltwise"
+                                                    : "c:unary");
+            float *g = out(&t, y), r[N];
+            for (int i = 0; i < N; i++) {
+                double v = (double)xs[i], w;
+                if (!strcmp(op, "Tan"))
+                    w = tan(v);
+                else if (!strcmp(op, "Asin"))
+                    w = asin(v);
+                else if (!strcmp(op, "Acos"))
+                    w = acos(v);
+                else if (!strcmp(op, "Atan"))
+                    w = atan(v);
+                else if (!strcmp(op, "Sinh"))
+                    w = sinh(v);
+                else if (!strcmp(op, "Cosh"))
+                    w = cosh(v);
+                else if (!strcmp(op, "Asinh"))
+                    w = asinh(v);
+                else if (!strcmp(op, "Acosh"))
+                    w = acosh(v);
+                else if (!strcmp(op, "Atanh"))
+                    w = atanh(v);
+                else if (!strcmp(op, "Round"))
+                    w = nearbyint(v);
+                else if (!strcmp(op, "Shrink"))
+                    w = v < -1.5 ? v + 0.5 : v > 1.5 ? v - 0.5 : 0;
+                else if (!strcmp(op, "ThresholdedRelu"))
+                    w = v > 1.0 ? v : 0;
+                else if (!strcmp(op, "Celu"))
+                    w = fmax(v, 0) + fmin(0, 2.0 * (exp(v / 2.0) - 1));
+                else
+                    w = v;
+                r[i] = (float)w;
+            }
+            for (int i = 0; i < N; i++) /* NaN outside a domain: NaN in both */
+                if (isnan(r[i]) || isinf(r[i])) {
+                    RF_EXPECT(isnan(g[i]) == isnan(r[i]) && isinf(g[i]) == isinf(r[i]));
+                    r[i] = g[i] = 0;
+                }
+            close_all(op, g, r, N);
+            free(g);
+        }
+        tg_free(&t);
+    }
+}
+
+/* Round is half to even (ONNX): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0, -1.5 -> -2. */
+RF_TEST(round_half_to_even)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(5));
+    uint32_t h = ivec(&t, "half", D(1), (const int64_t[]){2}, 1);
+    uint32_t q = tens(&t, "q", RF_TENSOR_OUTPUT, D(5)), y = tens(&t, "y", RF_TENSOR_OUTPUT, D(5));
+    uint32_t k = ivec(&t, "k", D(5), (const int64_t[]){1, 3, 5, -1, -3}, 5);
+    (void)x;
+    uint32_t l0 = lay(&t, "Div", IN(k, h), q); /* 0.5, 1.5, 2.5, -0.5, -1.5 */
+    uint32_t l1 = lay(&t, "Round", IN(q), y);
+    (void)l0;
+    if (run(&t)) {
+        expect_measured(&t, l1, "onednn:eltwise");
+        float *g = out(&t, y);
+        const float r[5] = {0, 2, 2, -0.0f, -2};
+        close_all("round", g, r, 5);
+        free(g);
+    }
+    tg_free(&t);
+}
+
+/* LRN on oneDNN against the ONNX formula, size 3 over 5 channels. */
+RF_TEST(lrn_across_channels)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 5, 3, 4));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(2, 5, 3, 4));
+    uint32_t li = lay(&t, "LRN", IN(x), y);
+    rf_graph_set_attr_int(t.ctx, t.g, li, "size", 3);
+    rf_graph_set_attr_float(t.ctx, t.g, li, "alpha", 0.5);
+    rf_graph_set_attr_float(t.ctx, t.g, li, "beta", 0.75);
+    rf_graph_set_attr_float(t.ctx, t.g, li, "bias", 2.0);
+    if (run(&t)) {
+        expect_measured(&t, li, "onednn:lrn");
+        float *xv = vals(&t, x, 0), *g = out(&t, y), r[120];
+        for (int n = 0; n < 2; n++)
+            for (int c = 0; c < 5; c++)
+                for (int s = 0; s < 12; s++) {
+                    double sq = 0;
+                    for (int cc = c - 1; cc <= c + 1; cc++)
+                        if (cc >= 0 && cc < 5) sq += pow(xv[(n * 5 + cc) * 12 + s], 2);
+                    r[(n * 5 + c) * 12 + s] =
+                        (float)(xv[(n * 5 + c) * 12 + s] / pow(2.0 + 0.5 / 3 * sq, 0.75));
+                }
+        close_all("lrn", g, r, 120);
+        free(xv), free(g);
+    }
+    tg_free(&t);
+}
+
+/* Hardmax (first maximum), Trilu lower with k = 1 and upper with k = -1, OneHot with a negative
+ * index, LpNormalization p = 1 and 2, GlobalLpPool p = 2. */
+RF_TEST(hardmax_trilu_onehot_lp)
+{
+    tg t = tg_new();
+    static const int64_t hv[8] = {1, 4, 4, 2, 0, 0, -1, -5};
+    uint32_t hx = ivec(&t, "hx", D(2, 4), hv, 8), hy = tens(&t, "hy", RF_TENSOR_OUTPUT, D(2, 4));
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(2, 3, 4));
+    uint32_t k1 = ivec(&t, "k1", D(1), (const int64_t[]){1}, 1);
+    uint32_t km = ivec(&t, "km", D(1), (const int64_t[]){-1}, 1);
+    uint32_t lo = tens(&t, "lo", RF_TENSOR_OUTPUT, D(2, 3, 4));
+    uint32_t up = tens(&t, "up", RF_TENSOR_OUTPUT, D(2, 3, 4));
+    uint32_t oi = ivec(&t, "oi", D(3), (const int64_t[]){2, -1, 0}, 3);
+    uint32_t od = ivec(&t, "od", D(1), (const int64_t[]){4}, 1);
+    uint32_t ov = ivec(&t, "ov", D(2), (const int64_t[]){-2, 7}, 2);
+    uint32_t oy = tens(&t, "oy", RF_TENSOR_OUTPUT, D(4, 3)); /* axis 0 */
+    uint32_t l1 = tens(&t, "l1", RF_TENSOR_OUTPUT, D(2, 3, 4));
+    uint32_t l2 = tens(&t, "l2", RF_TENSOR_OUTPUT, D(2, 3, 4));
+    uint32_t gp = tens(&t, "gp", RF_TENSOR_OUTPUT, D(2, 3, 1));
+    uint32_t L[7];
+    L[0] = lay(&t, "Hardmax", IN(hx), hy);
+    L[1] = lay(&t, "Trilu", IN(x, k1), lo);
+    rf_graph_set_attr_int(t.ctx, t.g, L[1], "upper", 0);
+    L[2] = lay(&t, "Trilu", IN(x, km), up);
+    L[3] = lay(&t, "OneHot", IN(oi, od, ov), oy);
+    rf_graph_set_attr_int(t.ctx, t.g, L[3], "axis", 0);
+    L[4] = lay(&t, "LpNormalization", IN(x), l1);
+    rf_graph_set_attr_int(t.ctx, t.g, L[4], "p", 1);
+    rf_graph_set_attr_int(t.ctx, t.g, L[4], "axis", 1);
+    L[5] = lay(&t, "LpNormalization", IN(x), l2);
+    L[6] = lay(&t, "GlobalLpPool", IN(x), gp);
+    if (run(&t)) {
+        static const char *const kern[7] = {"c:hardmax", "c:trilu",  "c:trilu",       "c:onehot",
+                                            "c:lpnorm",  "c:lpnorm", "c:globallppool"};
+        for (int i = 0; i < 7; i++) expect_measured(&t, L[i], kern[i]);
+        float *xv = vals(&t, x, 0), *g = out(&t, hy), r[24];
+        const float rh[8] = {0, 1, 0, 0, 1, 0, 0, 0}; /* first 4 wins; first 0 wins */
+        close_all("hardmax", g, rh, 8);
+        free(g);
+        g = out(&t, lo);
+        for (int m = 0; m < 2; m++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++)
+                    r[(m * 3 + i) * 4 + j] = j - i <= 1 ? xv[(m * 3 + i) * 4 + j] : 0;
+        close_all("trilu lower", g, r, 24);
+        free(g);
+        g = out(&t, up);
+        for (int m = 0; m < 2; m++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++)
+                    r[(m * 3 + i) * 4 + j] = j - i >= -1 ? xv[(m * 3 + i) * 4 + j] : 0;
+        close_all("trilu upper", g, r, 24);
+        free(g);
+        g = out(&t, oy);
+        const int hot[3] = {2, 3, 0}; /* -1 of depth 4 is 3 */
+        for (int d = 0; d < 4; d++)
+            for (int i = 0; i < 3; i++) r[d * 3 + i] = d == hot[i] ? 7.0f : -2.0f;
+        close_all("onehot", g, r, 12);
+        free(g);
+        for (int pn = 1; pn <= 2; pn++) {
+            g = out(&t, pn == 1 ? l1 : l2);
+            for (int m = 0; m < 2; m++)
+                for (int j = 0; j < 4; j++) { /* p = 1 along axis 1 (3 long, stride 4) */
+                    for (int i = 0; i < 3 && pn == 1; i++) {
+                        double s = 0;
+                        for (int q = 0; q < 3; q++) s += fabs(xv[(m * 3 + q) * 4 + j]);
+                        r[(m * 3 + i) * 4 + j] = (float)(xv[(m * 3 + i) * 4 + j] / s);
+                    }
+                }
+            for (int row = 0; row < 6 && pn == 2; row++) { /* p = 2 along the last axis */
+                double s = 0;
+                for (int j = 0; j < 4; j++) s += (double)xv[row * 4 + j] * xv[row * 4 + j];
+                for (int j = 0; j < 4; j++) r[row * 4 + j] = (float)(xv[row * 4 + j] / sqrt(s));
+            }
+            close_all(pn == 1 ? "lp1" : "lp2", g, r, 24);
+            free(g);
+        }
+        g = out(&t, gp);
+        for (int row = 0; row < 6; row++) {
+            double s = 0;
+            for (int j = 0; j < 4; j++) s += (double)xv[row * 4 + j] * xv[row * 4 + j];
+            r[row] = (float)sqrt(s);
+        }
+        close_all("global lp", g, r, 6);
+        free(g);
+        free(xv);
+    }
+    tg_free(&t);
+}

@@ -123,6 +123,13 @@ RF_TEST(selection_scans_scatters)
     rf_ctx_free(ctx);
 }
 
+/* The rest of the standard ops (trigonometry, Round, Sign, LRN, MVN, LpNormalization, the other
+ * reductions, CastLike, Trilu, OneHot, the generators): none undefined, every count by hand. */
+RF_TEST(more_standard_ops)
+{
+    check_model("more_ops", 26);
+}
+
 /* Integer output types reach the bytes: MatMulInteger writes int32, QuantizeLinear uint8. */
 RF_TEST(integer_output_types)
 {

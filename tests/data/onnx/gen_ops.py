@@ -290,8 +290,61 @@ def selection(root):
         f.write("\n")
 
 
+def more_ops(root):
+    """The rest of the standard ops a profile may meet, each on one small input, written with
+    onnx.helper at opset 17: inverse and hyperbolic trigonometry, Round, Sign, Softsign, Shrink,
+    ThresholdedRelu, Celu, Hardmax; LRN, MeanVarianceNormalization, LpNormalization; ReduceL1,
+    ReduceLogSum, ReduceLogSumExp, GlobalLpPool; CastLike, Trilu, OneHot; the generators
+    (EyeLike, RandomNormalLike, RandomNormal, HannWindow). Reference by the hand rules of
+    docs/cost-model.md written out here; shapes checked by onnx's shape inference."""
+    N, C, H, W = 1, 8, 6, 6
+    E = N * C * H * W
+    nodes, ref, outs = [], {}, []
+
+    def node(op, ins, name, flops, out_shape, dtype=F, **attrs):
+        nodes.append(helper.make_node(op, ins, [name + "_y"], name=name, **attrs))
+        ref[name] = flops
+        outs.append((name + "_y", out_shape, dtype))
+
+    for op in ["Acos", "Asin", "Atan", "Tan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
+               "Round", "Sign", "Softsign", "Celu", "Hardmax"]:
+        node(op, ["x"], op.lower(), E, [N, C, H, W])  # one per element
+    node("Shrink", ["x"], "shrink", E, [N, C, H, W], lambd=0.25)
+    node("ThresholdedRelu", ["x"], "thresholded_relu", E, [N, C, H, W], alpha=0.5)
+    node("LRN", ["x"], "lrn", E * (2 * 5 + 4), [N, C, H, W], size=5)  # 5 squares summed, 4 more
+    node("MeanVarianceNormalization", ["x"], "mvn", E * 5, [N, C, H, W])
+    node("LpNormalization", ["x"], "lp_norm", E * 3, [N, C, H, W], axis=1, p=2)
+    node("ReduceL1", ["x"], "reduce_l1", E, [N, C], axes=[2, 3], keepdims=0)  # per input element
+    node("ReduceLogSum", ["x"], "reduce_log_sum", E, [N, 1, 1, 1])
+    node("ReduceLogSumExp", ["x"], "reduce_log_sum_exp", E, [N, C, 1, W], axes=[2])
+    node("GlobalLpPool", ["x"], "global_lp_pool", E, [N, C, 1, 1])
+    node("CastLike", ["x", "like"], "cast_like", 0, [N, C, H, W], TensorProto.DOUBLE)
+    node("Trilu", ["x", "tri_k"], "trilu", 0, [N, C, H, W], upper=0)
+    node("OneHot", ["hot_idx", "hot_depth", "hot_values"], "one_hot", 0, [4, 10], axis=-1)
+    node("EyeLike", ["square"], "eye_like", 0, [W, W])
+    node("RandomNormalLike", ["x"], "random_normal_like", 0, [N, C, H, W])
+    node("RandomNormal", [], "random_normal", 0, [3, 4], shape=[3, 4])
+    node("HannWindow", ["win_size"], "hann_window", 0, [16])
+    inits = [init("like", np.zeros([1], np.float64)), init("tri_k", np.array(1, np.int64)),
+             init("hot_idx", np.array([0, 3, 9, -1], np.int64)),
+             init("hot_depth", np.array(10, np.int64)),
+             init("hot_values", np.array([0.0, 1.0], np.float32)),
+             init("square", np.zeros([W, W], np.float32)),
+             init("win_size", np.array(16, np.int64))]
+    g = helper.make_graph(nodes, "more_ops", [vi("x", [N, C, H, W])],
+                          [vi(n, s, t) for n, s, t in outs], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(m)
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    for v in inferred.graph.output:
+        want = [s for n, s, _ in outs if n == v.name][0]
+        got = [d.dim_value for d in v.type.tensor_type.shape.dim]
+        assert got == want, (v.name, got, want)
+    save(root, "more_ops", m, ref)
+
+
 GENERATORS = {"einsum": einsum, "ort_transformer": ort_transformer, "quantized": quantized,
-              "recurrent": recurrent, "selection": selection}
+              "recurrent": recurrent, "selection": selection, "more_ops": more_ops}
 
 
 def main(root, names):
