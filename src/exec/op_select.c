@@ -583,8 +583,8 @@ static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
 rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
 {
     const rf_layer *l = &p->g->layers[li];
-    static const char *const indexed[] = {"ScatterND", "ScatterElements", "GatherND",
-                                          "GatherElements", NULL};
+    static const char *const indexed[] = {"ScatterND", "ScatterElements", "Scatter",
+                                          "GatherND",  "GatherElements",  NULL};
     int tk = !strcmp(l->op_type, "TopK"), cs = !strcmp(l->op_type, "CumSum");
     int am = !strcmp(l->op_type, "ArgMax") || !strcmp(l->op_type, "ArgMin"), sc = 0;
     for (const char *const *n = indexed; *n; n++) sc |= !strcmp(l->op_type, *n);

@@ -292,6 +292,66 @@ static rf_status rf__window_fn(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 0, &y, dt);
 }
 
+/* A scalar integer constant at input i (or [1]); 0 when not known. */
+static int rf__const1(const rf_graph *g, const rf_layer *l, uint32_t i, int64_t *v)
+{
+    const int64_t *p;
+    if (rf__vals(g, l, i, &p) != 1) return 0;
+    *v = p[0];
+    return 1;
+}
+
+/* DFT (opset 17): [..., n, 1|2] -> the axis at dft_length (input 1) or n, halved plus one when
+ * onesided; the last dim 2 (real, imaginary). */
+static rf_status rf__dft(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s;
+    if (!rf__get(g, l, 0, &s) || s.rank < 3) return RF_OK;
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", 1), s.rank), len = 0;
+    if (a < 0 || a >= (int64_t)s.rank - 1) return RF_OK;
+    if (!(rf__lin(g, l, 1) ? rf__const1(g, l, 1, &len) : (len = s.d[a], 1)) || len <= 0)
+        return RF_OK;
+    s.d[a] = rf_layer_attr_int(l, "onesided", 0) ? len / 2 + 1 : len;
+    s.d[s.rank - 1] = 2;
+    return rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0));
+}
+
+/* STFT's frame length: input 3, else the window's (input 2) length; 0 when not known. */
+static int64_t rf__stft_len(const rf_graph *g, const rf_layer *l)
+{
+    int64_t len = 0;
+    const rf_tensor *w = rf__lin(g, l, 2);
+    if (rf__lin(g, l, 3)) return rf__const1(g, l, 3, &len) ? len : 0;
+    return rf__shape_full(w) && w->rank == 1 ? w->dims[0] : 0;
+}
+
+/* STFT (opset 17): signal [batch, length, 1|2] -> [batch, frames, bins, 2], frames =
+ * (length - L) / frame_step + 1, bins = L/2 + 1 when onesided (the default) else L. */
+static rf_status rf__stft(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s;
+    int64_t step, len = rf__stft_len(g, l);
+    if (!rf__get(g, l, 0, &s) || s.rank != 3 || !rf__const1(g, l, 1, &step) || step <= 0 ||
+        len <= 0 || len > s.d[1])
+        return RF_OK;
+    int64_t bins = rf_layer_attr_int(l, "onesided", 1) ? len / 2 + 1 : len;
+    rf__shp y = {4, {s.d[0], (s.d[1] - len) / step + 1, bins, 2}};
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+}
+
+/* MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins] from the constant inputs 1 and 0. */
+static rf_status rf__mel(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    int64_t bins, len;
+    if (!rf__const1(g, l, 0, &bins) || !rf__const1(g, l, 1, &len) || bins < 0 || len < 0)
+        return RF_OK;
+    rf__shp y = {2, {len / 2 + 1, bins}};
+    rf_dtype dt;
+    if (!rf_dtype_from_onnx((int32_t)rf_layer_attr_int(l, "output_datatype", 1), &dt))
+        dt = RF_DTYPE_F32;
+    return rf__set(ctx, g, l, 0, &y, dt);
+}
+
 /* com.microsoft Attention: input [B, S, H_in], weights [H_in, Hq + Hk + Hv] -> [B, S, Hv]. */
 static int rf__attn_sizes(const rf_graph *g, const rf_layer *l, int64_t *hq, int64_t *hk,
                           int64_t *hv)
@@ -608,6 +668,52 @@ static int rf__norm_ext_flops(const rf_graph *g, const rf_layer *l, uint64_t *co
     return rf__mul_ok(n, k, core) ? 1 : RF__WHY("counts overflow");
 }
 
+/* FFT work of `count` transforms of length n: 5·n·ceil(log2 n) for complex input, half that for
+ * real input (FFTW's convention for its flop estimates). */
+static int rf__fft(uint64_t count, uint64_t n, int complex_in, uint64_t *out)
+{
+    uint64_t lg = 0, per;
+    while (lg < 64 && (1ull << lg) < n) lg++;
+    if (!rf__mul_ok(n, lg, &per) || !rf__mul_ok(per, 5, &per)) return 0;
+    if (!complex_in) per /= 2;
+    return rf__mul_ok(count, per, out);
+}
+
+/* DFT: one transform per slice along the axis (docs/cost-model.md "Spectral"). */
+static int rf__dft_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                         const char **why)
+{
+    (void)extra;
+    const rf_tensor *x = rf__lin(g, l, 0), *y = rf__lout(g, l, 0);
+    if (!rf__shape_full(x) || !rf__shape_full(y) || x->rank < 3 || y->rank != x->rank)
+        return RF__WHY("input or output shape unknown");
+    int64_t a = rf__axis(rf_layer_attr_int(l, "axis", 1), x->rank);
+    uint64_t count = 1, n = (uint64_t)x->dims[a];
+    int64_t len;
+    if (rf__lin(g, l, 1) && rf__const1(g, l, 1, &len) && len > 0) n = (uint64_t)len;
+    for (uint32_t i = 0; i + 1 < x->rank; i++)
+        if ((int64_t)i != a && !rf__mul_ok(count, (uint64_t)x->dims[i], &count))
+            return RF__WHY("counts overflow");
+    return rf__fft(count, n, x->dims[x->rank - 1] == 2, core) ? 1 : RF__WHY("counts overflow");
+}
+
+/* STFT: per frame the window product (L, when a window is given) and one transform of L. */
+static int rf__stft_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                          const char **why)
+{
+    const rf_tensor *x = rf__lin(g, l, 0), *y = rf__lout(g, l, 0);
+    int64_t len = rf__stft_len(g, l);
+    if (!rf__shape_full(x) || !rf__shape_full(y) || y->rank != 4 || x->rank != 3 || len <= 0)
+        return RF__WHY("signal, frame length or output shape unknown");
+    uint64_t frames;
+    if (!rf__mul_ok((uint64_t)y->dims[0], (uint64_t)y->dims[1], &frames))
+        return RF__WHY("counts overflow");
+    if (!rf__fft(frames, (uint64_t)len, x->dims[2] == 2, core)) return RF__WHY("counts overflow");
+    if (rf__lin(g, l, 2) && !rf__mul_ok(frames, (uint64_t)len, extra))
+        return RF__WHY("counts overflow");
+    return 1;
+}
+
 /* CumSum: one add per element. */
 static int rf__cumsum_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
                             const char **why)
@@ -800,6 +906,12 @@ static const rf__ext_op rf__ext_ops[] = {
     {"CumSum", NULL, RF_OP_ELEMENTWISE, rf__same0, rf__cumsum_flops},
     {"ScatterND", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
     {"ScatterElements", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops},
+    {"Scatter", NULL, RF_OP_DATA_MOVEMENT, rf__same0, rf__scatter_flops}, /* opset 9-10 */
+    {"ReverseSequence", NULL, RF_OP_DATA_MOVEMENT, rf__same0, NULL},
+    {"BitShift", NULL, RF_OP_ELEMENTWISE, rf__bcast_same, NULL},
+    {"DFT", NULL, RF_OP_REDUCE, rf__dft, rf__dft_flops}, /* a whole axis per output */
+    {"STFT", NULL, RF_OP_REDUCE, rf__stft, rf__stft_flops},
+    {"MelWeightMatrix", NULL, RF_OP_CONSTANT, rf__mel, NULL},
     {"QuantizeLinear", NULL, RF_OP_ACTIVATION, rf__quantize, rf__quant_flops},
     {"DequantizeLinear", NULL, RF_OP_ACTIVATION, rf__dequantize, rf__quant_flops},
     {"DynamicQuantizeLinear", NULL, RF_OP_ACTIVATION, rf__dynquant, rf__quant_flops},

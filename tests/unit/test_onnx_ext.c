@@ -127,7 +127,7 @@ RF_TEST(selection_scans_scatters)
  * reductions, CastLike, Trilu, OneHot, the generators): none undefined, every count by hand. */
 RF_TEST(more_standard_ops)
 {
-    check_model("more_ops", 26);
+    check_model("more_ops", 30);
 }
 
 /* Integer output types reach the bytes: MatMulInteger writes int32, QuantizeLinear uint8. */
