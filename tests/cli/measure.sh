@@ -32,6 +32,17 @@ grep -q "^busy     other processes used [0-9]*% of the CPU time" "$TMP/out" || {
 expect 0 "measuring was disturbed" -- profile "$M" --hw "$D/machine.json" --measure --repeat 3000 --json
 grep -q '"busy_other": 0\.[1-9]' "$TMP/out" || { echo "FAIL: no busy_other over 0.1 in the JSON"; FAILS=$((FAILS + 1)); }
 kill $spin 2>/dev/null
+# A hostile OneHot depth (2^62): the cost is undefined, and --measure refuses the tensor in one
+# line that names the file, exit 2 (never an allocation attempt).
+H=$SRC/tests/data/onnx/hostile_onehot_depth.onnx
+"$BIN" profile "$H" --hw "$D/machine.json" --measure --allow-undefined >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 2 ] && tail -n 1 "$TMP/err" | grep -q "^roofline: .*hostile_onehot_depth.onnx: tensor 'y' has too many elements"; then
+    PASSES=$((PASSES + 1))
+else
+    echo "FAIL: hostile OneHot under --measure: exit $rc: $(cat "$TMP/err")"
+    FAILS=$((FAILS + 1))
+fi
 expect 2 "--repeat" -- profile "$M" --hw "$D/machine.json" --measure --repeat 0
 expect 2 "--threads" -- profile "$M" --hw "$D/machine.json" --measure --threads x
 # llm: rates given on the command line, and measured on this CPU, against the ceilings
