@@ -95,44 +95,51 @@ static void topk(const rf__xstep *s)
 /* ---- ArgMax, ArgMin -----------------------------------------------------------------------------
  */
 
-/* c.op bit 0: max (else min); bit 1: the last best index (select_last_index) */
-static void argbest(const rf__xstep *s)
+/* Every slice along the axis (c.outer x c.inner of them, c.axis_n elements at stride c.inner in
+ * x; yn at the same stride in y: axis_n, or 1 for a reduction) through fn. */
+typedef void (*slice_fn)(const float *x, float *y, int64_t n, int64_t stride, int op);
+static void slices(const rf__xstep *s, int64_t yn, slice_fn fn)
 {
     const rf__xcop *c = &s->c;
-    const float *x = s->ptr[0];
-    float *y = s->ptr[s->n_in];
     int64_t n = c->axis_n, in = c->inner;
-    int mx = c->op & 1, last = (c->op >> 1) & 1;
     for (int64_t o = 0; o < c->outer; o++)
-        for (int64_t i = 0; i < in; i++) {
-            const float *xs = x + o * n * in + i;
-            float best = xs[0];
-            int64_t at = 0;
-            for (int64_t j = 1; j < n; j++) {
-                float v = xs[j * in];
-                int better = mx ? v > best : v < best;
-                if (better || (last && v == best)) best = v, at = j;
-            }
-            y[o * in + i] = (float)at;
-        }
+        for (int64_t i = 0; i < in; i++)
+            fn(s->ptr[0] + o * n * in + i, s->ptr[s->n_in] + o * yn * in + i, n, in, c->op);
 }
 
-/* Hardmax: 1 where the first maximum of the slice is, 0 elsewhere (c.op = 1, as ArgMax). */
+/* op bit 0: max (else min); bit 1: the last best index (select_last_index) */
+static void argbest_slice(const float *xs, float *y, int64_t n, int64_t in, int op)
+{
+    int mx = op & 1, last = (op >> 1) & 1;
+    float best = xs[0];
+    int64_t at = 0;
+    for (int64_t j = 1; j < n; j++) {
+        float v = xs[j * in];
+        int better = mx ? v > best : v < best;
+        if (better || (last && v == best)) best = v, at = j;
+    }
+    *y = (float)at;
+}
+
+static void argbest(const rf__xstep *s)
+{
+    slices(s, 1, argbest_slice);
+}
+
+/* Hardmax: 1 where the first maximum of the slice is, 0 elsewhere. */
+static void hardmax_slice(const float *xs, float *ys, int64_t n, int64_t in, int op)
+{
+    (void)op;
+    float best = xs[0];
+    int64_t at = 0;
+    for (int64_t j = 1; j < n; j++)
+        if (xs[j * in] > best) best = xs[j * in], at = j;
+    for (int64_t j = 0; j < n; j++) ys[j * in] = j == at ? 1.0f : 0.0f;
+}
+
 static void hardmax(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
-    const float *x = s->ptr[0];
-    float *y = s->ptr[s->n_in];
-    int64_t n = c->axis_n, in = c->inner;
-    for (int64_t o = 0; o < c->outer; o++)
-        for (int64_t i = 0; i < in; i++) {
-            const float *xs = x + o * n * in + i;
-            float *ys = y + o * n * in + i, best = xs[0];
-            int64_t at = 0;
-            for (int64_t j = 1; j < n; j++)
-                if (xs[j * in] > best) best = xs[j * in], at = j;
-            for (int64_t j = 0; j < n; j++) ys[j * in] = j == at ? 1.0f : 0.0f;
-        }
+    slices(s, s->c.axis_n, hardmax_slice);
 }
 
 /* Trilu over matrices of c.axis_n rows and c.inner columns (c.outer of them): keep element (i, j)
@@ -171,24 +178,20 @@ static void one_hot(const rf__xstep *s)
         }
 }
 
-/* LpNormalization (c.op = p) along the axis: each slice divided by its p-norm (0 stays 0). */
+/* LpNormalization (op = p) along the axis: each slice divided by its p-norm (0 stays 0). */
+static void lp_slice(const float *xs, float *ys, int64_t n, int64_t in, int op)
+{
+    double acc = 0;
+    for (int64_t j = 0; j < n; j++)
+        acc += op == 1 ? fabs(xs[j * in]) : (double)xs[j * in] * xs[j * in];
+    double norm = op == 1 ? acc : sqrt(acc);
+    float inv = norm > 0 ? (float)(1.0 / norm) : 0.0f;
+    for (int64_t j = 0; j < n; j++) ys[j * in] = xs[j * in] * inv;
+}
+
 static void lp_norm(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
-    const float *x = s->ptr[0];
-    float *y = s->ptr[s->n_in];
-    int64_t n = c->axis_n, in = c->inner;
-    for (int64_t o = 0; o < c->outer; o++)
-        for (int64_t i = 0; i < in; i++) {
-            const float *xs = x + o * n * in + i;
-            float *ys = y + o * n * in + i;
-            double acc = 0;
-            for (int64_t j = 0; j < n; j++)
-                acc += c->op == 1 ? fabs(xs[j * in]) : (double)xs[j * in] * xs[j * in];
-            double norm = c->op == 1 ? acc : sqrt(acc);
-            float inv = norm > 0 ? (float)(1.0 / norm) : 0.0f;
-            for (int64_t j = 0; j < n; j++) ys[j * in] = xs[j * in] * inv;
-        }
+    slices(s, s->c.axis_n, lp_slice);
 }
 
 /* GlobalLpPool (c.op = p): each of c.outer rows of c.inner contiguous values to its p-norm. */
