@@ -172,6 +172,8 @@ void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel);
 void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...) RF__PRINTF(3, 4);
 /* Add a phrase to the inputs note (once per distinct text). */
 void rf__xnote(rf__xplan *p, const char *text);
+/* Element strides of tensor t broadcast (NumPy rules) over the R output dims yd (op_c.c). */
+void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
 /* Attribute ints of a layer (count, or -1 when absent). */
 int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max);
 

@@ -114,7 +114,6 @@ static void nary(const rf__xstep *s)
 }
 
 /* Element strides of tensor t over output dims yd[R] (0 where t broadcasts). */
-void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
 void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st)
 {
     int64_t acc = 1;

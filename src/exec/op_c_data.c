@@ -6,8 +6,6 @@
 
 #include "exec/exec_int.h"
 
-void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
-
 /* y (contiguous over c.dims) = x at offset c.off with element strides c.st[0]. */
 static void strided_copy(const rf__xstep *s)
 {

@@ -244,7 +244,10 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
     uint32_t X = l->inputs[0], Y = l->outputs[0], xu;
     const rf__xt *x = &p->t[X];
     size_t m = 0;
-    while (m < sizeof map / sizeof map[0] && strcmp(map[m].op, l->op_type)) m++;
+    /* ReduceLogSum: the sum with log as an eltwise post-op */
+    int logsum = !strcmp(l->op_type, "ReduceLogSum");
+    while (m < sizeof map / sizeof map[0] && strcmp(map[m].op, logsum ? "ReduceSum" : l->op_type))
+        m++;
     int64_t axes[RF_GRAPH_MAX_RANK];
     int na = rf__xints(l, "axes", axes, RF_GRAPH_MAX_RANK);
     if (na < 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR) {
@@ -271,10 +274,24 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
     rf__xmd_plain(&xm, x->rank, x->dims);
     md_of(&ym, (int)r, yd);
     dnnl_reduction_desc_t rd;
-    dnnl_primitive_desc_t pd;
-    if (m == sizeof map / sizeof map[0] ||
-        dnnl_reduction_desc_init(&rd, map[m].alg, &xm, &ym, map[m].p, 0) != dnnl_success ||
-        !rf__xpd(p, &rd, &pd)) {
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = m < sizeof map / sizeof map[0] &&
+             dnnl_reduction_desc_init(&rd, map[m].alg, &xm, &ym, map[m].p, 0) == dnnl_success;
+    if (ok && logsum) {
+        dnnl_primitive_attr_t at = NULL;
+        dnnl_post_ops_t po = NULL;
+        ok = dnnl_primitive_attr_clone(&at, p->attr) == dnnl_success &&
+             dnnl_post_ops_create(&po) == dnnl_success &&
+             dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_log, 0.0f, 0.0f) == dnnl_success &&
+             dnnl_primitive_attr_set_post_ops(at, po) == dnnl_success &&
+             dnnl_primitive_desc_create(&pd, &rd, at, p->eng, NULL) == dnnl_success;
+        if (po) dnnl_post_ops_destroy(po);
+        if (at) dnnl_primitive_attr_destroy(at);
+    } else if (ok) {
+        ok = rf__xpd(p, &rd, &pd);
+    }
+    if (!ok) {
+        if (pd) dnnl_primitive_desc_destroy(pd);
         rf__xnot(p, li, "oneDNN has no reduction for this case");
         return RF_OK;
     }

@@ -4,10 +4,10 @@
  * reverse; the inner loop over contiguous elements vectorises), GatherElements and GatherND,
  * ScatterND and ScatterElements (the data copied, then the updates written over it or combined:
  * add, mul, max, min), Hardmax (1 at the first maximum of each slice), Trilu (the upper or
- * lower triangle of the last two axes, the rest zeroed), OneHot, and the p-norms LpNormalization
- * and GlobalLpPool (p 1 or 2). Indices are synthetic values: wrapped
- * modulo the size of the axis they index, as Gather's are, so every read and write lands inside
- * the tensor. */
+ * lower triangle of the last two axes, the rest zeroed), OneHot, the p-norms LpNormalization
+ * and GlobalLpPool (p 1 or 2), ReverseSequence and BitShift (on integers held as floats). Indices
+ * are synthetic values: wrapped modulo the size of the axis they index, as Gather's are, so every
+ * read and write lands inside the tensor. */
 #include <math.h>
 #include <string.h>
 
@@ -208,6 +208,47 @@ static void global_lp(const rf__xstep *s)
         else
             for (int64_t i = 0; i < c->inner; i++) acc += xr[i] * xr[i];
         y[o] = c->op == 1 ? acc : sqrtf(acc);
+    }
+}
+
+/* ReverseSequence: x as [outer = T or B][mid = B or T][inner]; c.op = 1 when time is the first
+ * axis. The first len(b) steps of each batch row reversed (len clamped into 0..T), the rest
+ * copied. */
+static void reverse_seq(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *x = s->ptr[0], *lens = s->ptr[1];
+    float *y = s->ptr[2];
+    int64_t T = c->op ? c->outer : c->axis_n, B = c->op ? c->axis_n : c->outer, in = c->inner;
+    for (int64_t b = 0; b < B; b++) {
+        int64_t len = (int64_t)lens[b];
+        len = len < 0 ? 0 : len > T ? T : len;
+        for (int64_t t = 0; t < T; t++) {
+            int64_t from = t < len ? len - 1 - t : t;
+            int64_t yo = c->op ? (t * B + b) * in : (b * T + t) * in;
+            int64_t xo = c->op ? (from * B + b) * in : (b * T + from) * in;
+            memcpy(y + yo, x + xo, (size_t)in * sizeof *y);
+        }
+    }
+}
+
+/* BitShift on unsigned integers held as floats: x · 2^y (left, c.op = 1) or floor(x / 2^y),
+ * broadcast through the strides c.st[0] and c.st[1] over the output's dims. */
+static void bit_shift(const rf__xstep *s)
+{
+    const rf__xcop *c = &s->c;
+    const float *a = s->ptr[0], *b = s->ptr[1];
+    float *y = s->ptr[2];
+    uint32_t R = c->rank;
+    int64_t pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
+    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
+    for (int64_t e = 0; e < n; e++) {
+        int64_t ia = 0, ib = 0;
+        for (uint32_t j = 0; j < R; j++) ia += pos[j] * c->st[0][j], ib += pos[j] * c->st[1][j];
+        float sh = b[ib] < 0 ? 0 : b[ib] > 63 ? 63 : b[ib];
+        float v = ldexpf(a[ia], c->op ? (int)sh : -(int)sh);
+        y[e] = c->op ? v : floorf(v);
+        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
     }
 }
 
@@ -583,6 +624,57 @@ static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, pool ? global_lp : lp_norm, io, 2, 1, &c);
 }
 
+static rf_status revseq_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xt *x = &p->t[xu];
+    int64_t ta = rf_layer_attr_int(l, "time_axis", 0), ba = rf_layer_attr_int(l, "batch_axis", 1);
+    if (x->rank < 2 || l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
+        !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)) ||
+        rf__xt_nel(&p->t[l->inputs[1]]) != (uint64_t)x->dims[ba]) {
+        rf__xnot(p, li, "ReverseSequence whose axes or lengths it cannot read");
+        return RF_OK;
+    }
+    uint32_t lu;
+    RF_TRY(rf__xplain(p, li, l->inputs[1], &lu));
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = ta == 0;
+    c.outer = x->dims[0];
+    c.axis_n = x->dims[1];
+    int64_t rows = c.outer * c.axis_n;
+    c.inner = rows > 0 ? (int64_t)rf__xt_nel(x) / rows : 0;
+    if (!p->g->tensors[l->inputs[1]].values)
+        rf__xnote(p, "ReverseSequence lengths synthetic (clamped into the time axis)");
+    uint32_t io[3] = {xu, lu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:reversesequence");
+    return rf__xstep_c(p, li, reverse_seq, io, 3, 2, &c);
+}
+
+static rf_status bitshift_op(rf__xplan *p, uint32_t li, uint32_t xu)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf_attr *d = rf_layer_attr(l, "direction");
+    const rf__xt *y = &p->t[l->outputs[0]];
+    if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR || !d || d->type != RF_ATTR_STRING ||
+        (strcmp(d->s, "LEFT") && strcmp(d->s, "RIGHT")) || !y->rank) {
+        rf__xnot(p, li, "BitShift without a direction or a second input");
+        return RF_OK;
+    }
+    uint32_t bu;
+    RF_TRY(rf__xplain(p, li, l->inputs[1], &bu));
+    rf__xcop c;
+    memset(&c, 0, sizeof c);
+    c.op = !strcmp(d->s, "LEFT");
+    c.rank = y->rank;
+    memcpy(c.dims, y->dims, sizeof c.dims);
+    rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
+    rf__xbstrides(&p->t[bu], c.rank, c.dims, c.st[1]);
+    uint32_t io[3] = {xu, bu, l->outputs[0]};
+    rf__xmeasured(p, li, "c:bitshift");
+    return rf__xstep_c(p, li, bit_shift, io, 3, 2, &c);
+}
+
 rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -594,7 +686,8 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     int ht = !strcmp(l->op_type, "Hardmax") || !strcmp(l->op_type, "Trilu");
     int oh = !strcmp(l->op_type, "OneHot");
     int lp = !strcmp(l->op_type, "LpNormalization") || !strcmp(l->op_type, "GlobalLpPool");
-    *handled = tk || cs || sc || am || ht || oh || lp;
+    int rs = !strcmp(l->op_type, "ReverseSequence"), bs = !strcmp(l->op_type, "BitShift");
+    *handled = tk || cs || sc || am || ht || oh || lp || rs || bs;
     if (!*handled) return RF_OK;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);
@@ -608,5 +701,7 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     if (ht) return hardmax_trilu_op(p, li, xu);
     if (oh) return onehot_op(p, li, xu);
     if (lp) return lp_op(p, li, xu);
+    if (rs) return revseq_op(p, li, xu);
+    if (bs) return bitshift_op(p, li, xu);
     return index_op(p, li, xu);
 }

@@ -218,9 +218,9 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     static const char *const pools[] = {"MaxPool", "AveragePool", "GlobalAveragePool",
                                         "GlobalMaxPool", NULL};
     static const char *const norms[] = {"BatchNormalization", "LayerNormalization", NULL};
-    static const char *const reds[] = {"ReduceMean", "ReduceSum",       "ReduceMax",
-                                       "ReduceMin",  "ReduceProd",      "ReduceL1",
-                                       "ReduceL2",   "ReduceSumSquare", NULL};
+    static const char *const reds[] = {"ReduceMean",   "ReduceSum", "ReduceMax", "ReduceMin",
+                                       "ReduceProd",   "ReduceL1",  "ReduceL2",  "ReduceSumSquare",
+                                       "ReduceLogSum", NULL};
     int handled = 0;
     if (strcmp(l->op_type, "Conv") == 0) return rf__xop_conv(p, li);
     if (strcmp(l->op_type, "ConvTranspose") == 0) return rf__xop_deconv(p, li);

@@ -523,3 +523,77 @@ RF_TEST(hardmax_trilu_onehot_lp)
     }
     tg_free(&t);
 }
+
+/* ReduceLogSum (oneDNN's sum with a log post-op), ReverseSequence with time first and batch
+ * first (lengths clamped: 9 past T = 4 reverses it all, 0 reverses nothing), BitShift both ways
+ * with a broadcast shift. */
+RF_TEST(logsum_reverse_sequence_bitshift)
+{
+    tg t = tg_new();
+    int64_t xs[24]; /* positive, so the log of the sum is defined */
+    for (int i = 0; i < 24; i++) xs[i] = 1 + (i * 7) % 24;
+    uint32_t x = ivec(&t, "x", D(4, 3, 2), xs, 24);
+    uint32_t ax = ivec(&t, "ax", D(1), (const int64_t[]){1}, 1);
+    uint32_t ls = tens(&t, "ls", RF_TENSOR_OUTPUT, D(4, 1, 2));
+    uint32_t lens = ivec(&t, "lens", D(3), (const int64_t[]){2, 9, 0}, 3);
+    uint32_t r0 = tens(&t, "r0", RF_TENSOR_OUTPUT, D(4, 3, 2));
+    uint32_t x2 = tens(&t, "x2", RF_TENSOR_INPUT, D(3, 4, 2));
+    uint32_t r1 = tens(&t, "r1", RF_TENSOR_OUTPUT, D(3, 4, 2));
+    uint32_t bv = ivec(&t, "bv", D(2, 3), (const int64_t[]){1, 2, 3, 40, 50, 64}, 6);
+    uint32_t sh = ivec(&t, "sh", D(3), (const int64_t[]){0, 1, 3}, 3);
+    uint32_t bl = tens(&t, "bl", RF_TENSOR_OUTPUT, D(2, 3));
+    uint32_t br = tens(&t, "br", RF_TENSOR_OUTPUT, D(2, 3));
+    uint32_t L[5];
+    L[0] = lay(&t, "ReduceLogSum", IN(x, ax), ls);
+    L[1] = lay(&t, "ReverseSequence", IN(x, lens), r0);
+    L[2] = lay(&t, "ReverseSequence", IN(x2, lens), r1);
+    rf_graph_set_attr_int(t.ctx, t.g, L[2], "time_axis", 1);
+    rf_graph_set_attr_int(t.ctx, t.g, L[2], "batch_axis", 0);
+    L[3] = lay(&t, "BitShift", IN(bv, sh), bl);
+    rf_graph_set_attr_string(t.ctx, t.g, L[3], "direction", "LEFT", 4);
+    L[4] = lay(&t, "BitShift", IN(bv, sh), br);
+    rf_graph_set_attr_string(t.ctx, t.g, L[4], "direction", "RIGHT", 5);
+    if (run(&t)) {
+        static const char *const kern[5] = {"onednn:reduction", "c:reversesequence",
+                                            "c:reversesequence", "c:bitshift", "c:bitshift"};
+        for (int i = 0; i < 5; i++) expect_measured(&t, L[i], kern[i]);
+        float xv[24], *g = out(&t, ls), r[24];
+        for (int i = 0; i < 24; i++) xv[i] = (float)xs[i];
+        for (int a = 0; a < 4; a++)
+            for (int c = 0; c < 2; c++) {
+                double s = 0;
+                for (int b = 0; b < 3; b++) s += xv[(a * 3 + b) * 2 + c];
+                r[a * 2 + c] = (float)log(s);
+            }
+        close_all("logsum", g, r, 8);
+        free(g);
+        const int len[3] = {2, 4, 0};
+        g = out(&t, r0); /* [T 4][B 3][2] */
+        for (int tt = 0; tt < 4; tt++)
+            for (int b = 0; b < 3; b++) {
+                int from = tt < len[b] ? len[b] - 1 - tt : tt;
+                for (int c = 0; c < 2; c++) r[(tt * 3 + b) * 2 + c] = xv[(from * 3 + b) * 2 + c];
+            }
+        close_all("reverse time first", g, r, 24);
+        free(g);
+        float *x2v = vals(&t, x2, 0);
+        g = out(&t, r1); /* [B 3][T 4][2] */
+        for (int b = 0; b < 3; b++)
+            for (int tt = 0; tt < 4; tt++) {
+                int from = tt < len[b] ? len[b] - 1 - tt : tt;
+                for (int c = 0; c < 2; c++) r[(b * 4 + tt) * 2 + c] = x2v[(b * 4 + from) * 2 + c];
+            }
+        close_all("reverse batch first", g, r, 24);
+        free(g);
+        g = out(&t, bl);
+        const float rl[6] = {1, 4, 24, 40, 100, 512};
+        close_all("shift left", g, rl, 6);
+        free(g);
+        g = out(&t, br);
+        const float rr[6] = {1, 1, 0, 40, 25, 8};
+        close_all("shift right", g, rr, 6);
+        free(g);
+        free(x2v);
+    }
+    tg_free(&t);
+}
