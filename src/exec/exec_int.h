@@ -79,6 +79,17 @@ typedef struct rf__xcop {
     float value;
 } rf__xcop;
 
+/* Tensor t as outer x axis_n x inner around `axis` (a valid axis) into c. */
+static inline void rf__xaround(const rf__xt *t, int64_t axis, rf__xcop *c)
+{
+    c->outer = c->inner = 1;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if ((int64_t)i < axis) c->outer *= t->dims[i];
+        if ((int64_t)i > axis) c->inner *= t->dims[i];
+    }
+    c->axis_n = t->dims[axis];
+}
+
 /* One step of a pass: the main work of a graph layer or a reorder the executor added. */
 struct rf__xstep {
     uint32_t layer;        /* graph layer it belongs to */

@@ -258,14 +258,8 @@ static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
     RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
     rf__xcop c;
     memset(&c, 0, sizeof c);
-    c.outer = c.inner = c.n_idx = 1;
-    for (uint32_t i = 0; i < r; i++) {
-        if ((int64_t)i < axis)
-            c.outer *= p->t[xu].dims[i];
-        else if ((int64_t)i > axis)
-            c.inner *= p->t[xu].dims[i];
-    }
-    c.axis_n = p->t[xu].dims[axis];
+    rf__xaround(&p->t[xu], axis, &c);
+    c.n_idx = 1;
     for (uint32_t i = 0; i < p->t[iu].rank; i++) c.n_idx *= p->t[iu].dims[i];
     if (c.axis_n <= 0) {
         rf__xnot(p, li, "Gather from an empty axis");

@@ -107,10 +107,10 @@ static void slices(const rf__xstep *s, int64_t yn, slice_fn fn)
             fn(s->ptr[0] + o * n * in + i, s->ptr[s->n_in] + o * yn * in + i, n, in, c->op);
 }
 
-/* op bit 0: max (else min); bit 1: the last best index (select_last_index) */
-static void argbest_slice(const float *xs, float *y, int64_t n, int64_t in, int op)
+/* The index of the best of n values at stride `in`: the largest (mx) or smallest, the first of
+ * equals or the last (last). */
+static int64_t best_at(const float *xs, int64_t n, int64_t in, int mx, int last)
 {
-    int mx = op & 1, last = (op >> 1) & 1;
     float best = xs[0];
     int64_t at = 0;
     for (int64_t j = 1; j < n; j++) {
@@ -118,7 +118,13 @@ static void argbest_slice(const float *xs, float *y, int64_t n, int64_t in, int 
         int better = mx ? v > best : v < best;
         if (better || (last && v == best)) best = v, at = j;
     }
-    *y = (float)at;
+    return at;
+}
+
+/* op bit 0: max (else min); bit 1: the last best index (select_last_index) */
+static void argbest_slice(const float *xs, float *y, int64_t n, int64_t in, int op)
+{
+    *y = (float)best_at(xs, n, in, op & 1, (op >> 1) & 1);
 }
 
 static void argbest(const rf__xstep *s)
@@ -130,10 +136,7 @@ static void argbest(const rf__xstep *s)
 static void hardmax_slice(const float *xs, float *ys, int64_t n, int64_t in, int op)
 {
     (void)op;
-    float best = xs[0];
-    int64_t at = 0;
-    for (int64_t j = 1; j < n; j++)
-        if (xs[j * in] > best) best = xs[j * in], at = j;
+    int64_t at = best_at(xs, n, in, 1, 0);
     for (int64_t j = 0; j < n; j++) ys[j * in] = j == at ? 1.0f : 0.0f;
 }
 
@@ -161,8 +164,8 @@ static void trilu(const rf__xstep *s)
         }
 }
 
-/* OneHot: for each index, `axis_n` (depth) values along the axis: on at the index, off elsewhere.
- * c.value = on, c.off = off in millionths is too coarse: the two values come from input 2. */
+/* OneHot: for each index, `axis_n` (depth) values along the axis: on at the index, off elsewhere
+ * (off and on are input 2's two values, read at run time). */
 static void one_hot(const rf__xstep *s)
 {
     const rf__xcop *c = &s->c;
@@ -178,13 +181,19 @@ static void one_hot(const rf__xstep *s)
         }
 }
 
-/* LpNormalization (op = p) along the axis: each slice divided by its p-norm (0 stays 0). */
-static void lp_slice(const float *xs, float *ys, int64_t n, int64_t in, int op)
+/* The p-norm (p 1 or 2) of n values at stride `in`. */
+static double pnorm(const float *xs, int64_t n, int64_t in, int p)
 {
     double acc = 0;
     for (int64_t j = 0; j < n; j++)
-        acc += op == 1 ? fabs(xs[j * in]) : (double)xs[j * in] * xs[j * in];
-    double norm = op == 1 ? acc : sqrt(acc);
+        acc += p == 1 ? fabs(xs[j * in]) : (double)xs[j * in] * xs[j * in];
+    return p == 1 ? acc : sqrt(acc);
+}
+
+/* LpNormalization (op = p) along the axis: each slice divided by its p-norm (0 stays 0). */
+static void lp_slice(const float *xs, float *ys, int64_t n, int64_t in, int op)
+{
+    double norm = pnorm(xs, n, in, op);
     float inv = norm > 0 ? (float)(1.0 / norm) : 0.0f;
     for (int64_t j = 0; j < n; j++) ys[j * in] = xs[j * in] * inv;
 }
@@ -194,21 +203,15 @@ static void lp_norm(const rf__xstep *s)
     slices(s, s->c.axis_n, lp_slice);
 }
 
-/* GlobalLpPool (c.op = p): each of c.outer rows of c.inner contiguous values to its p-norm. */
+/* GlobalLpPool: each [N, C] row of spatial values (the slice, contiguous) to its p-norm. */
+static void global_lp_slice(const float *xs, float *y, int64_t n, int64_t in, int op)
+{
+    *y = (float)pnorm(xs, n, in, op);
+}
+
 static void global_lp(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
-    const float *x = s->ptr[0];
-    float *y = s->ptr[s->n_in];
-    for (int64_t o = 0; o < c->outer; o++) {
-        const float *xr = x + o * c->inner;
-        float acc = 0;
-        if (c->op == 1)
-            for (int64_t i = 0; i < c->inner; i++) acc += fabsf(xr[i]);
-        else
-            for (int64_t i = 0; i < c->inner; i++) acc += xr[i] * xr[i];
-        y[o] = c->op == 1 ? acc : sqrtf(acc);
-    }
+    slices(s, 1, global_lp_slice);
 }
 
 /* ReverseSequence: x as [outer = T or B][mid = B or T][inner]; c.op = 1 when time is the first
@@ -280,8 +283,17 @@ static void cumsum(const rf__xstep *s)
 
 /* ---- ScatterND, ScatterElements ------------------------------------------------------------- */
 
-/* ScatterND: y = data; then for each of the n_idx index tuples (axis_n integers each), the slice
- * of `inner` elements it addresses gets the next slice of the updates. c.dims: data's dims,
+/* The element offset in the data of ND index tuple t (axis_n indices, each wrapped into its
+ * dimension c.dims[j], strides c.st[0]). */
+static int64_t tuple_off(const rf__xcop *c, const float *ind, int64_t t)
+{
+    int64_t q = c->axis_n, off = 0;
+    for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
+    return off;
+}
+
+/* ScatterND: y = data; then for each of the n_idx index tuples, the slice of `inner` elements it
+ * addresses gets the next slice of the updates (or is combined with it). c.dims: data's dims,
  * c.st[0]: its element strides. */
 static void scatter_nd(const rf__xstep *s)
 {
@@ -289,11 +301,9 @@ static void scatter_nd(const rf__xstep *s)
     const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
     float *y = s->ptr[3];
     if (y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
-    int64_t q = c->axis_n, in = c->inner;
+    int64_t in = c->inner;
     for (int64_t t = 0; t < c->n_idx; t++) {
-        int64_t off = 0;
-        for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
-        float *yr = y + off;
+        float *yr = y + tuple_off(c, ind, t);
         const float *ur = u + t * in;
         if (c->op == SEL_NONE)
             memcpy(yr, ur, (size_t)in * sizeof *yr);
@@ -302,59 +312,50 @@ static void scatter_nd(const rf__xstep *s)
     }
 }
 
-/* ScatterElements: y = data; then every element of the updates goes where its index (along axis
- * c.off) and its own position (elsewhere) point. c.dims: the indices' dims (rank c.rank), c.st[0]:
- * data's element strides, c.axis_n: data's size along the axis. */
-static void scatter_el(const rf__xstep *s)
-{
-    const rf__xcop *c = &s->c;
-    const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
-    float *y = s->ptr[3];
-    if (y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
-    uint32_t R = c->rank;
-    int64_t axis = c->off, pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
-    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
-    for (int64_t e = 0; e < n; e++) {
-        int64_t off = 0;
-        for (uint32_t j = 0; j < R; j++)
-            off += ((int64_t)j == axis ? wrap(ind[e], c->axis_n) : pos[j]) * c->st[0][j];
-        y[off] = combine(c->op, y[off], u[e]);
-        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
-    }
-}
-
-/* GatherElements: y has the indices' shape; each element reads the data where its index (along
- * axis c.off) and its own position (elsewhere) point. Layout as scatter_el. */
-static void gather_el(const rf__xstep *s)
-{
-    const rf__xcop *c = &s->c;
-    const float *d = s->ptr[0], *ind = s->ptr[1];
-    float *y = s->ptr[2];
-    uint32_t R = c->rank;
-    int64_t axis = c->off, pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
-    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
-    for (int64_t e = 0; e < n; e++) {
-        int64_t off = 0;
-        for (uint32_t j = 0; j < R; j++)
-            off += ((int64_t)j == axis ? wrap(ind[e], c->axis_n) : pos[j]) * c->st[0][j];
-        y[e] = d[off];
-        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
-    }
-}
-
-/* GatherND (batch_dims 0): each of the n_idx tuples of q indices copies the slice of `inner`
- * elements it addresses. Layout as scatter_nd. */
+/* GatherND (batch_dims 0): each of the n_idx tuples copies the slice of `inner` elements it
+ * addresses. Layout as scatter_nd. */
 static void gather_nd(const rf__xstep *s)
 {
     const rf__xcop *c = &s->c;
     const float *d = s->ptr[0], *ind = s->ptr[1];
     float *y = s->ptr[2];
-    int64_t q = c->axis_n, in = c->inner;
-    for (int64_t t = 0; t < c->n_idx; t++) {
+    for (int64_t t = 0; t < c->n_idx; t++)
+        memcpy(y + t * c->inner, d + tuple_off(c, ind, t), (size_t)c->inner * sizeof *y);
+}
+
+/* ScatterElements and GatherElements: every position of the indices (dims c.dims, rank c.rank)
+ * points into the data by its index along axis c.off (wrapped into c.axis_n) and its own
+ * position elsewhere (data strides c.st[0]). Scatter: y = data, then the update at that position
+ * is written there (or combined); gather: y at that position reads the data there. */
+static void by_element(const rf__xstep *s, int scatter)
+{
+    const rf__xcop *c = &s->c;
+    const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
+    float *y = s->ptr[s->n_in];
+    if (scatter && y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
+    uint32_t R = c->rank;
+    int64_t axis = c->off, pos[RF_GRAPH_MAX_RANK] = {0}, n = 1;
+    for (uint32_t i = 0; i < R; i++) n *= c->dims[i];
+    for (int64_t e = 0; e < n; e++) {
         int64_t off = 0;
-        for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
-        memcpy(y + t * in, d + off, (size_t)in * sizeof *y);
+        for (uint32_t j = 0; j < R; j++)
+            off += ((int64_t)j == axis ? wrap(ind[e], c->axis_n) : pos[j]) * c->st[0][j];
+        if (scatter)
+            y[off] = combine(c->op, y[off], u[e]);
+        else
+            y[e] = d[off];
+        for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
     }
+}
+
+static void scatter_el(const rf__xstep *s)
+{
+    by_element(s, 1);
+}
+
+static void gather_el(const rf__xstep *s)
+{
+    by_element(s, 0);
 }
 
 /* ---- planning -------------------------------------------------------------------------------- */
@@ -371,17 +372,6 @@ static int reduction(const rf_layer *l)
                                 : -1;
 }
 
-/* outer x axis_n x inner of tensor t around `axis` */
-static void around(const rf__xt *t, int64_t axis, rf__xcop *c)
-{
-    c->outer = c->inner = 1;
-    for (uint32_t i = 0; i < t->rank; i++) {
-        if ((int64_t)i < axis) c->outer *= t->dims[i];
-        if ((int64_t)i > axis) c->inner *= t->dims[i];
-    }
-    c->axis_n = t->dims[axis];
-}
-
 static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -395,7 +385,7 @@ static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
     }
     rf__xcop c;
     memset(&c, 0, sizeof c);
-    around(x, axis, &c);
+    rf__xaround(x, axis, &c);
     c.n_idx = p->t[l->outputs[0]].dims[axis];
     c.op = rf_layer_attr_int(l, "largest", 1) != 0;
     if (c.n_idx > c.axis_n || c.n_idx < 0) {
@@ -424,7 +414,7 @@ static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
     }
     rf__xcop c;
     memset(&c, 0, sizeof c);
-    around(x, axis, &c);
+    rf__xaround(x, axis, &c);
     int excl = rf_layer_attr_int(l, "exclusive", 0) != 0;
     int rev = rf_layer_attr_int(l, "reverse", 0) != 0;
     c.op = excl | (rev << 1);
@@ -521,7 +511,7 @@ static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
     }
     rf__xcop c;
     memset(&c, 0, sizeof c);
-    around(x, axis, &c);
+    rf__xaround(x, axis, &c);
     int mx = strcmp(l->op_type, "ArgMax") == 0;
     int last = rf_layer_attr_int(l, "select_last_index", 0) != 0;
     c.op = mx | (last << 1);
@@ -544,7 +534,7 @@ static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
             rf__xnot(p, li, "Hardmax over an axis out of range, or before opset 13 (2-D)");
             return RF_OK;
         }
-        around(x, axis, &c);
+        rf__xaround(x, axis, &c);
         uint32_t io[2] = {xu, l->outputs[0]};
         rf__xmeasured(p, li, "c:hardmax");
         return rf__xstep_c(p, li, hardmax, io, 2, 1, &c);
@@ -613,11 +603,12 @@ static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
     rf__xcop c;
     memset(&c, 0, sizeof c);
     c.op = (int)pn;
-    if (pool) { /* [N, C, spatial...] -> [N, C, 1...] */
+    if (pool) { /* [N, C, spatial...] -> [N, C, 1...]: slices of the spatial values */
         c.outer = x->dims[0] * x->dims[1];
-        c.inner = (int64_t)rf__xt_nel(x) / (c.outer ? c.outer : 1);
+        c.axis_n = c.outer ? (int64_t)rf__xt_nel(x) / c.outer : 0;
+        c.inner = 1;
     } else {
-        around(x, axis, &c);
+        rf__xaround(x, axis, &c);
     }
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, pool ? "c:globallppool" : "c:lpnorm");

@@ -41,6 +41,15 @@ static int rf__madd(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *ou
 
 /* ---- shapes ------------------------------------------------------------------------------- */
 
+/* A scalar integer constant at input i (or [1]); 0 when not known. */
+static int rf__const1(const rf_graph *g, const rf_layer *l, uint32_t i, int64_t *v)
+{
+    const int64_t *p;
+    if (rf__vals(g, l, i, &p) != 1) return 0;
+    *v = p[0];
+    return 1;
+}
+
 /* Output 0 as input i (elementwise with one data input), dtype `dt` (UNKNOWN: the input's). */
 static rf_status rf__like(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t i, rf_dtype dt)
 {
@@ -194,10 +203,9 @@ static rf_status rf__split_gelu(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 static rf_status rf__topk(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp s;
-    const int64_t *kv;
     int64_t k = rf_layer_attr_int(l, "k", -1);
     if (!rf__get(g, l, 0, &s) || !s.rank) return RF_OK;
-    if (l->n_inputs > 1) k = rf__vals(g, l, 1, &kv) == 1 ? kv[0] : -1;
+    if (l->n_inputs > 1 && !rf__const1(g, l, 1, &k)) return RF_OK;
     int64_t a = rf__axis(rf_layer_attr_int(l, "axis", -1), s.rank);
     if (a < 0 || a >= (int64_t)s.rank || k < 0 || k > s.d[a]) return RF_OK;
     s.d[a] = k;
@@ -255,14 +263,14 @@ static rf_status rf__castlike(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 static rf_status rf__onehot(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp s, y = {0, {0}};
-    const int64_t *dv;
-    if (!rf__get(g, l, 0, &s) || s.rank >= RF_GRAPH_MAX_RANK || rf__vals(g, l, 1, &dv) != 1 ||
-        dv[0] < 0)
+    int64_t depth;
+    if (!rf__get(g, l, 0, &s) || s.rank >= RF_GRAPH_MAX_RANK || !rf__const1(g, l, 1, &depth) ||
+        depth < 0)
         return RF_OK;
     int64_t a = rf__axis(rf_layer_attr_int(l, "axis", -1), s.rank + 1);
     if (a < 0 || a > (int64_t)s.rank) return RF_OK;
     for (uint32_t i = 0, k = 0; i <= s.rank; i++)
-        y.d[y.rank++] = (int64_t)i == a ? dv[0] : s.d[k++];
+        y.d[y.rank++] = (int64_t)i == a ? depth : s.d[k++];
     return rf__set(ctx, g, l, 0, &y, rf__lin(g, l, 2) ? rf__dt(g, l, 2) : RF_DTYPE_F32);
 }
 
@@ -283,22 +291,13 @@ static rf_status rf__random(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 /* Hann, Hamming, Blackman windows: [size], size the constant input 0; float by default. */
 static rf_status rf__window_fn(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
-    const int64_t *v;
-    if (rf__vals(g, l, 0, &v) != 1 || v[0] < 0) return RF_OK;
-    rf__shp y = {1, {v[0]}};
+    int64_t size;
+    if (!rf__const1(g, l, 0, &size) || size < 0) return RF_OK;
+    rf__shp y = {1, {size}};
     rf_dtype dt;
     if (!rf_dtype_from_onnx((int32_t)rf_layer_attr_int(l, "output_datatype", 1), &dt))
         dt = RF_DTYPE_F32;
     return rf__set(ctx, g, l, 0, &y, dt);
-}
-
-/* A scalar integer constant at input i (or [1]); 0 when not known. */
-static int rf__const1(const rf_graph *g, const rf_layer *l, uint32_t i, int64_t *v)
-{
-    const int64_t *p;
-    if (rf__vals(g, l, i, &p) != 1) return 0;
-    *v = p[0];
-    return 1;
 }
 
 /* DFT (opset 17): [..., n, 1|2] -> the axis at dft_length (input 1) or n, halved plus one when
