@@ -72,9 +72,6 @@ void cli_warn_busy(double share, const char *what);
 
 /* Print "roofline: <message>" for a failed call and return the exit code for `st`. */
 int cli_fail(rf_ctx *ctx, rf_status st);
-/* cli_fail for a call on the file `path`: a bad-input message that does not already start with
- * the path gets it in front (every bad-input line names the file). */
-int cli_fail_file(rf_ctx *ctx, rf_status st, const char *path);
 
 /* Print a usage error naming the subcommand and return EXIT_USAGE. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -156,7 +156,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
             (st = rf_profile_check_defined(ctx, p1, path ? path : "demo")) != RF_OK)
             rc = cli_fail(ctx, st);
     } else {
-        rc = cli_fail_file(ctx, st, path);
+        rc = cli_fail(ctx, st);
     }
     rf_advice_free(al);
     rf_profile_free(p1);

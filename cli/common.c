@@ -50,16 +50,6 @@ int cli_fail(rf_ctx *ctx, rf_status st)
     return rf_status_is_input_error(st) ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
-int cli_fail_file(rf_ctx *ctx, rf_status st, const char *path)
-{
-    const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
-    if (cli_output_failed || !path || !rf_status_is_input_error(st) || !msg[0] ||
-        !strncmp(msg, path, strlen(path)))
-        return cli_fail(ctx, st);
-    fprintf(stderr, "roofline: %s: %s\n", path, msg);
-    return EXIT_USAGE;
-}
-
 static rf_status cli_stdout_write(void *user, const char *data, size_t size)
 {
     (void)user;

@@ -62,6 +62,8 @@ typedef struct rf_profile {
     rf_result *result;           /**< one row per layer with a cost (or undefined); owned */
     uint32_t skipped;            /**< cost-free metadata layers left out of the rows */
     struct rf_exec_result *exec; /**< after rf_profile_measure: the executor's timings; owned */
+    char source[RF_TEXT_MAX];    /**< the path given ("demo" for the built-in one): bad-input
+                                      errors of the calls on this profile start with it */
     rf_allocator alloc_;         /**< private */
 } rf_profile;
 

@@ -221,8 +221,10 @@ rf_status rf__error_prefix(rf_ctx *ctx, const char *prefix)
 rf_status rf__error_name(rf_ctx *ctx, const char *name)
 {
     if (!ctx || !name || !name[0]) return ctx ? ctx->err_status : RF_INTERNAL;
-    size_t n = strlen(name);
-    if (strncmp(ctx->errmsg, name, n) == 0) return ctx->err_status; /* already names it */
+    /* the message holds the name escaped (control bytes as \xNN): compare it so */
+    char esc[RF__ERRMSG_MAX];
+    rf__text_escape(esc, sizeof esc, name);
+    if (strncmp(ctx->errmsg, esc, strlen(esc)) == 0) return ctx->err_status; /* names it */
     return rf__error_prefix(ctx, name);
 }
 

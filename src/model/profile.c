@@ -58,8 +58,11 @@ rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *m
     rf_profile *p = rf__calloc(ctx, 1, sizeof *p);
     if (!p) return RF_NOMEM_ERR(ctx);
     p->alloc_ = *rf_ctx_allocator(ctx);
+    rf__strlcpy(p->source, path ? path : "demo", sizeof p->source);
     rf_status st = rf__profile(ctx, path, mo, m, compute, bandwidth, p);
     if (st != RF_OK) {
+        /* every bad-input line names the file (--input naming a missing input, ...) */
+        if (rf_status_is_input_error(st)) rf__error_name(ctx, p->source);
         rf_profile_free(p);
         return st;
     }
@@ -137,7 +140,9 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
              "rf_profile_measure: a profile and a machine are required");
     rf_exec_result_free(p->exec);
     p->exec = NULL;
-    RF_TRY(rf_exec_run(ctx, p->graph, eo, &p->exec));
+    rf_status xs = rf_exec_run(ctx, p->graph, eo, &p->exec);
+    if (xs != RF_OK) /* a tensor too large to hold, ...: the line names the file */
+        return rf_status_is_input_error(xs) ? rf__error_name(ctx, p->source) : xs;
     rf_analysis *an = NULL;
     rf_result *r = NULL;
     RF_TRY(rf_analysis_new(ctx, m, compute, bandwidth, RF_SORT_INPUT, 0, &an));

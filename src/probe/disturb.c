@@ -29,7 +29,7 @@ unsigned rf__run_disturbed(const rf__disturb_in *in)
 {
     unsigned bits = 0;
     if (in->busy_other >= 0) {
-        if (in->busy_other > RF__DISTURB_BUSY) bits |= RF__DISTURB_OTHERS;
+        if (in->busy_other > RF_BUSY_OTHERS) bits |= RF__DISTURB_OTHERS;
     } else if (in->load_before >= 0 && in->cpus > 0) {
         /* No /proc/stat: the load average before the run, beyond what would leave our threads
          * their CPUs, stands in for it. */

@@ -169,8 +169,6 @@ size_t rf__plateaus_by_caches(const rf_probe_point *pts, size_t n, double tol,
 void rf__cache_sizes(uint64_t sizes[4]); /* L1d, L2, L3, L4 per instance, byte */
 
 /* ---- disturb.c: was a run disturbed? (pure functions of figures the run gathered) ---- */
-#define RF__DISTURB_BUSY                                                                           \
-    RF_BUSY_OTHERS             /* other processes' share of the CPU beyond which a run is */
 #define RF__DISTURB_CV 0.10    /* a figure's CV over repetitions beyond which it is disturbed */
 #define RF__DISTURB_CLOCK 0.10 /* a clock that fell by more than this share */
 /* A top clock under this share of the kernel's "cpu MHz": the vCPUs were shared. */

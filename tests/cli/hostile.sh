@@ -135,4 +135,15 @@ fi
 ) || FAILS=$((FAILS + 1))
 rm -f "$TMP/rows.json"
 
+# A path with an escape byte is named once, escaped (the loader names it; the profile's own check
+# that the message already names the file compares the escaped form).
+esc=$(printf 'a\033b.onnx')
+expect 2 'a\x1bb.onnx: no such file' -- profile "$TMP/$esc" --hw a100-sxm4-80gb
+n=$(grep -o 'a\\x1bb\.onnx' "$TMP/err" | wc -l)
+[ "$n" -eq 1 ] && PASSES=$((PASSES + 1)) || { echo "FAIL: the escaped path appears $n times: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+if grep -q "$(printf '\033')" "$TMP/err"; then
+    echo "FAIL: a raw escape byte reached stderr"
+    FAILS=$((FAILS + 1))
+fi
+
 finish

@@ -46,7 +46,7 @@ RF_TEST(other_processes)
     rf__disturb_in in = quiet();
     in.busy_other = 0.68; /* the case: peaks --quick right after apt-get */
     RF_EXPECT_INT(rf__run_disturbed(&in), RF__DISTURB_OTHERS);
-    in.busy_other = RF__DISTURB_BUSY; /* at the threshold: still quiet */
+    in.busy_other = RF_BUSY_OTHERS; /* at the threshold: still quiet */
     RF_EXPECT_INT(rf__run_disturbed(&in), 0);
     /* Without /proc/stat the load average stands in: 1.8 busy of 2 CPUs leaves no room */
     in.busy_other = -1;
