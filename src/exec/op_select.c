@@ -467,7 +467,8 @@ static int index_layout(const rf_layer *l, const rf__xt *d, const rf__xt *ix, ui
 static rf_status index_op(rf__xplan *p, uint32_t li, uint32_t du)
 {
     const rf_layer *l = &p->g->layers[li];
-    int scatter = !strncmp(l->op_type, "Scatter", 7), nd = !strcmp(l->op_type + 6 + scatter, "ND");
+    int scatter = !strncmp(l->op_type, "Scatter", 7);
+    int nd = !strcmp(l->op_type, "ScatterND") || !strcmp(l->op_type, "GatherND");
     int op = scatter ? reduction(l) : SEL_NONE;
     uint32_t need = scatter ? 3 : 2;
     if (l->n_inputs < need || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
