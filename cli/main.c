@@ -4,11 +4,12 @@
 
 #include "cli.h"
 
-extern const cli_cmd cmd_analyze, cmd_hw, cmd_demo, cmd_peaks, cmd_plot, cmd_profile, cmd_llm;
+extern const cli_cmd cmd_analyze, cmd_hw, cmd_demo, cmd_peaks, cmd_plot, cmd_profile, cmd_llm,
+    cmd_ops;
 extern const cli_cmd cli_cmd_run;
 
-const cli_cmd *const cli_commands[] = {&cmd_analyze, &cmd_hw,      &cmd_demo, &cmd_peaks,
-                                       &cmd_plot,    &cmd_profile, &cmd_llm,  &cli_cmd_run};
+const cli_cmd *const cli_commands[] = {&cmd_analyze, &cmd_hw,  &cmd_demo,    &cmd_peaks, &cmd_plot,
+                                       &cmd_profile, &cmd_llm, &cli_cmd_run, &cmd_ops};
 const size_t cli_n_commands = sizeof cli_commands / sizeof *cli_commands;
 
 static void cli_usage(FILE *f)

@@ -111,6 +111,21 @@ rf_op_kind rf_op_kind_from_type(const char *op_type);
  *  "com.microsoft": ONNX Runtime's contrib ops roofline has rules for; any other: unknown). */
 rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain);
 
+/** One op of the registry (every op type roofline knows: its cost rule and executor kernel). */
+typedef struct rf_op_info {
+    const char *name;   /**< ONNX op type ("Conv") */
+    const char *domain; /**< "" (ONNX), "com.microsoft", or "roofline" (its own builders) */
+    rf_op_kind kind;
+    const char *cost_section; /**< the section of docs/cost-model.md that counts it */
+    const char *executor;     /**< its kernel family in the executor; NULL when it has none */
+    const char *no_kernel;    /**< why it has none (NULL when it has one) */
+} rf_op_info;
+
+/** How many ops the registry holds; rf_op_registry_at(i) for i below it fills *out (1), else 0.
+ *  Sorted by name; static data. */
+size_t rf_op_registry_count(void);
+int rf_op_registry_at(size_t i, rf_op_info *out);
+
 /** A layer (an operator instance). */
 typedef struct rf_layer {
     const char *name;    /**< never NULL; owned by the graph */

@@ -156,6 +156,11 @@ rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_repo
 /** Ridge points (FLOP/byte) of every FMA, GEMM and dot compute ceiling against every level. */
 rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *w);
 
+/** `roofline ops`: the op registry (every op type roofline knows: kind, the cost-model section
+ *  that counts it, its executor kernel or why it has none) as a table or a JSON array; `pattern`
+ *  (NULL: all) keeps the ops whose name contains it, case-insensitively. */
+rf_status rf_report_ops(rf_ctx *ctx, const char *pattern, int json, rf_writer *w);
+
 /** `roofline hw list`: the datasheet database as a table (default and best compute, DRAM) or
  *  as a JSON array of {id, kind, description} (`json` non-zero). */
 rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w);

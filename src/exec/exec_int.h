@@ -193,8 +193,9 @@ int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max);
 void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out, const int64_t *k,
                const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr);
 
-/* ---- the op builders: each returns RF_OK after adding steps or marking the layer not measured;
- * errors are only RF_NOMEM / RF_INTERNAL. ---- */
+/* ---- the op builders: the entries of the op registry's executor column (src/graph/op_table.h,
+ * rf__xop_<entry>; plan.c dispatches), each for the rows that name it. Each returns RF_OK after
+ * adding steps or marking the layer not measured; errors are only RF_NOMEM / RF_INTERNAL. ---- */
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
 /* A convolution of X by W (+ bias B) into the layer's output with source type xdt (f32, or u8 /
  * s8 with s8 weights) and attributes attr (NULL: the plan's); the int8 ops use it. */
@@ -203,11 +204,16 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
                           const char *kernel);
 rf_status rf__xop_deconv(rf__xplan *p, uint32_t li);
 rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li);
-rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_llm(rf__xplan *p, uint32_t li);
+/* 1 when MatMul layer li is an LLM builder's expert matmul (op_llm.c runs it). */
+int rf__xop_llm_is_expert(const rf__xplan *p, uint32_t li);
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_matmul(rf__xplan *p, uint32_t li);
-rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled);
-rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li);
+rf_status rf__xop_binary(rf__xplan *p, uint32_t li);
+rf_status rf__xop_pow(rf__xplan *p, uint32_t li);
+rf_status rf__xop_matmul_any(rf__xplan *p, uint32_t li);
+rf_status rf__xop_constant(rf__xplan *p, uint32_t li);
 rf_status rf__xop_pool(rf__xplan *p, uint32_t li);
 rf_status rf__xop_norm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_softmax(rf__xplan *p, uint32_t li);
@@ -218,10 +224,11 @@ rf_status rf__xop_transpose(rf__xplan *p, uint32_t li);
 rf_status rf__xop_resize(rf__xplan *p, uint32_t li);
 rf_status rf__xop_rnn(rf__xplan *p, uint32_t li); /* LSTM, GRU (op_rnn.c) */
 /* Plain C ops (op_c.c, op_c_data.c): views, Gather, Slice, Pad, Where, Expand, Split, Shape,
- * unary and n-ary elementwise fallbacks. *handled = 0 when the op type is not theirs. */
-rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled);
+ * unary and n-ary elementwise fallbacks. */
+rf_status rf__xop_view(rf__xplan *p, uint32_t li);
+rf_status rf__xop_data(rf__xplan *p, uint32_t li);
 rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op);
-rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_cunary(rf__xplan *p, uint32_t li);
 /* Resize mode cubic over the last two axes (op_c.c); the kernel itself for tests. */
 #define RF__CUBIC_MAX_W 4096
 rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li);
@@ -232,14 +239,15 @@ void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int
 rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
 
 /* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear in C (op_quant.c). */
-rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_quant(rf__xplan *p, uint32_t li);
 /* ONNX Runtime's contrib ops (op_contrib.c) and its attention ops (op_attn.c). */
-rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled);
-/* TopK, CumSum, ScatterND, ScatterElements in C (op_select.c); *handled = 0 for other types. */
-rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_contrib(rf__xplan *p, uint32_t li);
+/* TopK, CumSum, ArgMax/ArgMin, the gathers and scatters by element, Hardmax, Trilu, OneHot, the
+ * p-norms, ReverseSequence, BitShift in C (op_select.c). */
+rf_status rf__xop_select(rf__xplan *p, uint32_t li);
 rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
 /* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
-rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled);
+rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li);
 
 /* C binary ops (rf__xcop.op for the n-ary kernel). */
 enum {

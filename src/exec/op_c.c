@@ -290,7 +290,7 @@ static void unary(const rf__xstep *s)
     }
 }
 
-rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
 {
     static const char *const names[] = {
         "Erf",    "Floor", "Ceil", "Sign",     "Softsign", "HardSigmoid", "Sin",
@@ -301,8 +301,10 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li, int *handled)
     int op = -1;
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(l->op_type, names[i])) op = i;
-    *handled = op >= 0;
-    if (op < 0) return RF_OK;
+    if (op < 0) {
+        rf__xnot(p, li, "no unary kernel for op '%s'", l->op_type);
+        return RF_OK;
+    }
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR) {
         rf__xnot(p, li, "%s without input", l->op_type);
         return RF_OK;

@@ -144,13 +144,6 @@ static void fill_values(const rf__xstep *s)
     for (int64_t i = 0; i < s->c.n_idx; i++) s->ptr[s->n_in][i] = (float)s->c.dims[i];
 }
 
-static int is(const rf_layer *l, const char *const *names)
-{
-    for (; *names; names++)
-        if (!strcmp(l->op_type, *names)) return 1;
-    return 0;
-}
-
 static void out_dims(const rf__xt *y, rf__xcop *c)
 {
     c->rank = y->rank ? y->rank : 1;
@@ -316,22 +309,32 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, pad, io, 2, 1, &c);
 }
 
-rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
+/* Input 0 of layer li in the plain layout into *xu; 0 (the layer marked) when it has none. */
+static int plain_input(rf__xplan *p, uint32_t li, uint32_t *xu, rf_status *st)
 {
-    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
-                                        "Identity", "Dropout", "View",    NULL};
-    static const char *const data[] = {"Gather", "Slice", "Split", "Expand", "Pad",
-                                       "Tile",   "Shape", "Size",  NULL};
     const rf_layer *l = &p->g->layers[li];
-    *handled = (is(l, views) && l->n_outputs == 1) || is(l, data);
-    if (!*handled) return RF_OK;
+    *st = RF_OK;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);
+        return 0;
+    }
+    *st = rf__xplain(p, li, l->inputs[0], xu);
+    return *st == RF_OK;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, the builders' View: the output is a
+ * view of the input (no copy, no time). */
+rf_status rf__xop_view(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    rf_status st;
+    uint32_t xu, Y = l->outputs[0];
+    if (l->n_outputs != 1) {
+        rf__xnot(p, li, "a view with %u outputs", l->n_outputs);
         return RF_OK;
     }
-    uint32_t xu, Y = l->outputs[0];
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
-    if (is(l, views)) {
+    if (!plain_input(p, li, &xu, &st)) return st;
+    {
         uint64_t nx = 1, ny = 1;
         for (uint32_t i = 0; i < p->t[xu].rank; i++) nx *= (uint64_t)p->t[xu].dims[i];
         for (uint32_t i = 0; i < p->t[Y].rank; i++) ny *= (uint64_t)p->t[Y].dims[i];
@@ -348,6 +351,15 @@ rf_status rf__xop_c(rf__xplan *p, uint32_t li, int *handled)
         rf__xmeasured(p, li, "c:view");
         return rf__xstep_c(p, li, NULL, io, 2, 1, NULL);
     }
+}
+
+/* Gather, Slice, Split, Expand, Pad, Tile, Shape, Size: C kernels that copy or describe data. */
+rf_status rf__xop_data(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    rf_status st;
+    uint32_t xu, Y = l->outputs[0];
+    if (!plain_input(p, li, &xu, &st)) return st;
     if (!strcmp(l->op_type, "Gather")) return gather_op(p, li, xu);
     if (!strcmp(l->op_type, "Slice")) return slice(p, li, xu);
     if (!strcmp(l->op_type, "Split")) return split(p, li, xu);

@@ -475,11 +475,10 @@ static rf_status rope_op(rf__xplan *p, uint32_t li)
     return rf__xstep_c(p, li, rope_cache, io, 5, 4, &c);
 }
 
-rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_contrib(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     const char *t = l->op_type;
-    *handled = 1;
     if (!strcmp(t, "BiasAdd")) return elt_op(p, li, CB_BIASADD);
     if (!strcmp(t, "BiasGelu")) return elt_op(p, li, CB_BIASGELU);
     if (!strcmp(t, "FastGelu")) return elt_op(p, li, CB_FASTGELU);
@@ -493,6 +492,6 @@ rf_status rf__xop_contrib(rf__xplan *p, uint32_t li, int *handled)
     if (!strcmp(t, "Attention") || !strcmp(t, "MultiHeadAttention") ||
         !strcmp(t, "GroupQueryAttention"))
         return rf__xop_attn(p, li);
-    *handled = 0;
+    rf__xnot(p, li, "no contrib kernel for op '%s'", t);
     return RF_OK;
 }

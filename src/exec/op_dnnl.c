@@ -93,15 +93,17 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
     return 0;
 }
 
-rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled)
+/* The eltwise primitive of layer li; *done 0 when oneDNN has no algorithm for it (Pow with a
+ * tensor exponent). */
+static rf_status eltwise(rf__xplan *p, uint32_t li, int *done)
 {
     const rf_layer *l = &p->g->layers[li];
     dnnl_alg_kind_t alg;
     float a, b;
-    *handled = 0;
+    *done = 0;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !elt_alg(p, l, &alg, &a, &b))
         return RF_OK;
-    *handled = 1;
+    *done = 1;
     uint32_t X = l->inputs[0], Y = l->outputs[0];
     dnnl_memory_desc_t md = p->t[X].md;
     dnnl_eltwise_desc_t ed;
@@ -116,6 +118,22 @@ rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li, int *handled)
     rf__xarg args[2] = {{DNNL_ARG_SRC, X, md, NULL}, {DNNL_ARG_DST, Y, md, NULL}};
     rf__xmeasured(p, li, "onednn:eltwise");
     return rf__xstep_prim(p, li, -1, pd, args, 2);
+}
+
+rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li)
+{
+    int done;
+    RF_TRY(eltwise(p, li, &done));
+    if (!done) rf__xnot(p, li, "%s without input", p->g->layers[li].op_type);
+    return RF_OK;
+}
+
+/* Pow: oneDNN's eltwise with a scalar exponent, else the broadcast kernels. */
+rf_status rf__xop_pow(rf__xplan *p, uint32_t li)
+{
+    int done;
+    RF_TRY(eltwise(p, li, &done));
+    return done ? RF_OK : rf__xop_binary(p, li);
 }
 
 static int bin_alg(const char *op, dnnl_alg_kind_t *alg, int *commutes)
@@ -144,15 +162,16 @@ static void padded(const rf__xt *t, uint32_t R, int64_t *d)
     for (uint32_t i = 0; i < R; i++) d[i] = i < R - t->rank ? 1 : t->dims[i - (R - t->rank)];
 }
 
-rf_status rf__xop_binary(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     dnnl_alg_kind_t alg;
     int commutes;
-    *handled = 0;
     int b = rf__xb_from_type(l->op_type);
-    if (b < 0) return RF_OK;
-    *handled = 1;
+    if (b < 0) {
+        rf__xnot(p, li, "no broadcast kernel for op '%s'", l->op_type);
+        return RF_OK;
+    }
     if (l->n_inputs != 2 || l->inputs[0] == RF_GRAPH_NO_TENSOR ||
         l->inputs[1] == RF_GRAPH_NO_TENSOR || !bin_alg(l->op_type, &alg, &commutes))
         return rf__xop_cbinary(p, li, b);

@@ -1,7 +1,7 @@
 /* op_einsum.c — Einsum in the executor, lowered from the cost model's parse of the equation
- * (rf__ein_parse, cost_ext.c). Operands are contracted left to right, two at a time: each pair's
- * letters split into batch (in both, needed later), M (first only), N (second only) and K (in
- * both, not needed later); an operand not already laid out as [batch, M, K] / [batch, K, M]
+ * (rf__ein_parse, rules_recurrent.c). Operands are contracted left to right, two at a time: each
+ * pair's letters split into batch (in both, needed later), M (first only), N (second only) and K
+ * (in both, not needed later); an operand not already laid out as [batch, M, K] / [batch, K, M]
  * (resp. [batch, K, N] / [batch, N, K]) is first copied so by the permute kernel, which also
  * sums the letters no one needs later, takes diagonals (a letter twice in a term) and broadcasts
  * size-1 ellipsis dims; the pair is then a batched sgemm (OpenBLAS, one call per batch entry).

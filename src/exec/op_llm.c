@@ -86,18 +86,27 @@ static uint64_t elems_of(const rf__xt *t)
     return n;
 }
 
-rf_status rf__xop_llm(rf__xplan *p, uint32_t li, int *handled)
+int rf__xop_llm_is_expert(const rf__xplan *p, uint32_t li)
+{
+    /* the builder's expert matmuls: x against a rank-3 weight into [BS, u, out] */
+    const rf_layer *l = &p->g->layers[li];
+    return !strcmp(l->op_type, "MatMul") && l->n_inputs == 2 && l->n_outputs == 1 &&
+           l->inputs[0] != RF_GRAPH_NO_TENSOR && l->inputs[1] != RF_GRAPH_NO_TENSOR &&
+           p->t[l->inputs[1]].rank == 3 && p->t[l->inputs[1]].weight &&
+           p->t[l->outputs[0]].rank == 3 &&
+           (p->t[l->inputs[0]].rank == 2 || p->t[l->inputs[0]].rank == 3);
+}
+
+rf_status rf__xop_llm(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     int norm = !strcmp(l->op_type, "RMSNorm"), rot = !strcmp(l->op_type, "RotaryEmbedding");
     int kv = !strcmp(l->op_type, "KVStore");
-    /* the builder's expert matmuls: x against a rank-3 weight into [BS, u, out] */
-    int ex = !strcmp(l->op_type, "MatMul") && l->n_inputs == 2 && l->n_outputs == 1 &&
-             l->inputs[1] != RF_GRAPH_NO_TENSOR && p->t[l->inputs[1]].rank == 3 &&
-             p->t[l->inputs[1]].weight && p->t[l->outputs[0]].rank == 3 &&
-             (p->t[l->inputs[0]].rank == 2 || p->t[l->inputs[0]].rank == 3);
-    *handled = norm || rot || kv || ex;
-    if (!*handled) return RF_OK;
+    int ex = rf__xop_llm_is_expert(p, li);
+    if (!(norm || rot || kv || ex)) {
+        rf__xnot(p, li, "no LLM kernel for op '%s'", l->op_type);
+        return RF_OK;
+    }
     rf__xcop c;
     memset(&c, 0, sizeof c);
     uint32_t io[4], xu[2];

@@ -215,14 +215,13 @@ static rf_status qconv(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32
     return st;
 }
 
-rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     const char *t = l->op_type, *why = NULL;
     static float sc[Q_MAXV];
     int64_t n = 0;
     float zy = 0, lo = 0, hi = 0;
-    *handled = 1;
     if (!strcmp(t, "MatMulInteger"))
         return qmatmul(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), NULL, 0, 0, 0, 0,
                        0);
@@ -231,7 +230,7 @@ rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li, int *handled)
                      NULL, 0, 0, 0, 0, 0);
     int mm = !strcmp(t, "QLinearMatMul"), cv = !strcmp(t, "QLinearConv");
     if (!mm && !cv) {
-        *handled = 0;
+        rf__xnot(p, li, "no int8 kernel for op '%s'", t);
         return RF_OK;
     }
     if (l->n_inputs < 8) {

@@ -167,13 +167,12 @@ static rf_status dyn_op(rf__xplan *p, uint32_t li)
     return rf__xstep_c(p, li, dyn_quant, io, 4, 1, &c);
 }
 
-rf_status rf__xop_quant(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_quant(rf__xplan *p, uint32_t li)
 {
     const char *t = p->g->layers[li].op_type;
-    *handled = 1;
     if (!strcmp(t, "QuantizeLinear")) return quant_op(p, li, Q_QUANT);
     if (!strcmp(t, "DequantizeLinear")) return quant_op(p, li, Q_DEQUANT);
     if (!strcmp(t, "DynamicQuantizeLinear")) return dyn_op(p, li);
-    *handled = 0;
+    rf__xnot(p, li, "no quantisation kernel for op '%s'", t);
     return RF_OK;
 }

@@ -667,7 +667,7 @@ static rf_status bitshift_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, bit_shift, io, 3, 2, &c);
 }
 
-rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
+rf_status rf__xop_select(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     static const char *const indexed[] = {"ScatterND", "ScatterElements", "Scatter",
@@ -679,8 +679,10 @@ rf_status rf__xop_select(rf__xplan *p, uint32_t li, int *handled)
     int oh = !strcmp(l->op_type, "OneHot");
     int lp = !strcmp(l->op_type, "LpNormalization") || !strcmp(l->op_type, "GlobalLpPool");
     int rs = !strcmp(l->op_type, "ReverseSequence"), bs = !strcmp(l->op_type, "BitShift");
-    *handled = tk || cs || sc || am || ht || oh || lp || rs || bs;
-    if (!*handled) return RF_OK;
+    if (!(tk || cs || sc || am || ht || oh || lp || rs || bs)) {
+        rf__xnot(p, li, "no selection kernel for op '%s'", l->op_type);
+        return RF_OK;
+    }
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
         rf__xnot(p, li, "%s without input", l->op_type);
         return RF_OK;

@@ -1,259 +1,55 @@
-/* plan.c — turns a graph into the executor's plan: one executor tensor per graph tensor, the
- * steps of every layer in graph order (through the op builders), and the layout copies between
- * them (oneDNN reorders, reported as extra layers). Memory placement and running are in
- * plan_mem.c; nothing here allocates tensor data or times anything. */
+/* plan.c — turns a graph into the executor's plan: one executor tensor per graph tensor, and the
+ * steps of every layer in graph order, each layer dispatched to the op builder its row of the op
+ * registry names (src/graph/op_table.h). The builders (op_*.c) use the helpers of steps.c; memory
+ * placement and running are in plan_mem.c; nothing here allocates tensor data or times anything. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "exec/exec_int.h"
 
-void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims)
-{
-    dnnl_dims_t d, s;
-    int r = rank ? (int)rank : 1;
-    for (int i = 0; i < r; i++) d[i] = rank ? dims[i] : 1;
-    int64_t acc = 1;
-    for (int i = r - 1; i >= 0; i--) {
-        s[i] = acc;
-        acc *= d[i] > 0 ? d[i] : 1;
-    }
-    memset(md, 0, sizeof *md);
-    dnnl_memory_desc_init_by_strides(md, r, d, dnnl_f32, s);
-}
+/* ---- the layer dispatcher: one entry per row of the op registry (src/graph/op_table.h) ------ */
 
-rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out)
+/* A constant: filled once before the passes, no run-time work. */
+rf_status rf__xop_constant(rf__xplan *p, uint32_t li)
 {
-    RF_TRY(rf__grow(p->ctx, (void **)&p->t, &p->cap_t, p->n_t + 1, sizeof *p->t));
-    rf__xt *t = &p->t[p->n_t];
-    memset(t, 0, sizeof *t);
-    if (like) {
-        t->rank = like->rank;
-        memcpy(t->dims, like->dims, sizeof t->dims);
+    const rf_layer *l = &p->g->layers[li];
+    for (uint32_t o = 0; o < l->n_outputs; o++) {
+        uint32_t t = l->outputs[o];
+        p->t[t].weight = p->t[t].fill = p->t[t].persistent = 1;
     }
-    t->alias = t->copy_of = t->src = RF__XNONE;
-    t->first = t->last = -1;
-    *out = (uint32_t)p->n_t++;
+    rf__xnot(p, li, "constant: filled once before the run, no run-time work");
     return RF_OK;
 }
 
-void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md)
+/* MatMul: the LLM builders' attention and expert matmuls have kernels of their own. */
+rf_status rf__xop_matmul_any(rf__xplan *p, uint32_t li)
 {
-    rf__xt *x = &p->t[t];
-    x->md = *md;
-    x->bytes = dnnl_memory_desc_get_size(md);
-    if (x->bytes < 64) x->bytes = 64;
-    x->ready = 1;
+    const rf_layer *l = &p->g->layers[li];
+    if (rf_layer_attr_int(l, "llm_attention", 0)) return rf__xop_llm_attn(p, li);
+    if (rf__xop_llm_is_expert(p, li)) return rf__xop_llm(p, li);
+    return rf__xop_matmul(p, li);
 }
 
-int rf__xpd(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd)
-{
-    *pd = NULL;
-    return dnnl_primitive_desc_create(pd, op_desc, p->attr, p->eng, NULL) == dnnl_success;
-}
-
-rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
-                         const rf__xarg *args, uint32_t n_args)
-{
-    rf_status st = RF_OK;
-    rf__xarg *a = NULL;
-    dnnl_primitive_t prim = NULL;
-    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    size_t sp_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
-    a = rf__calloc(p->ctx, n_args + 1, sizeof *a);
-    if (!a) {
-        st = RF_NOMEM_ERR(p->ctx);
-        goto done;
-    }
-    memcpy(a, args, n_args * sizeof *a);
-    if (sp_bytes) {
-        a[n_args] = (rf__xarg){DNNL_ARG_SCRATCHPAD, RF__XSCRATCH, *sp, NULL};
-        if (sp_bytes > p->scratch_bytes) p->scratch_bytes = sp_bytes;
-    }
-    if (dnnl_primitive_create(&prim, pd) != dnnl_success) {
-        st = rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN could not create a primitive",
-                       p->g->layers[li].name);
-        goto done;
-    }
-    RF_TRY_GOTO(
-        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
-        done);
-    rf__xstep *s = &p->steps[p->n_steps++];
-    memset(s, 0, sizeof *s);
-    s->layer = li;
-    s->extra = extra;
-    s->prim = prim;
-    s->args = a;
-    s->n_args = n_args + (sp_bytes ? 1 : 0);
-    prim = NULL;
-    a = NULL;
-done:
-    if (prim) dnnl_primitive_destroy(prim);
-    rf__free(p->ctx, a);
-    dnnl_primitive_desc_destroy(pd);
-    return st;
-}
-
-rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io, uint32_t n_io,
-                      uint32_t n_in, const rf__xcop *c)
-{
-    uint32_t *cp = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *cp);
-    float **ptr = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *ptr);
-    rf_status st = RF_OK;
-    if (!cp || !ptr) {
-        st = RF_NOMEM_ERR(p->ctx);
-        goto fail;
-    }
-    if (n_io) memcpy(cp, io, n_io * sizeof *cp);
-    RF_TRY_GOTO(
-        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
-        fail);
-    rf__xstep *s = &p->steps[p->n_steps++];
-    memset(s, 0, sizeof *s);
-    s->layer = li;
-    s->extra = -1;
-    s->cfn = fn;
-    s->io = cp;
-    s->ptr = ptr;
-    s->n_io = n_io;
-    s->n_in = n_in;
-    if (c) s->c = *c;
-    return RF_OK;
-fail:
-    rf__free(p->ctx, cp);
-    rf__free(p->ctx, ptr);
-    return st;
-}
-
-void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel)
-{
-    p->layers[li].measured = 1;
-    p->layers[li].reason[0] = 0;
-    rf__strlcpy(p->layers[li].kernel, kernel, sizeof p->layers[li].kernel);
-}
-
-void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    p->layers[li].measured = 0;
-    vsnprintf(p->layers[li].reason, sizeof p->layers[li].reason, fmt, ap);
-    va_end(ap);
-}
-
-void rf__xnote(rf__xplan *p, const char *text)
-{
-    if (strstr(p->note, text)) return;
-    rf__appendf(p->note, sizeof p->note, &p->note_len, "%s%s", p->note_len ? "; " : "", text);
-}
-
-int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max)
-{
-    return rf__attr_ints(l, name, out, max);
-}
-
-rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
-                       const dnnl_memory_desc_t *want, uint32_t *use)
-{
-    dnnl_memory_desc_t v = view ? *view : p->t[t].md;
-    if (dnnl_memory_desc_equal(&v, want)) {
-        *use = t;
-        return RF_OK;
-    }
-    for (size_t k = p->g->n_tensors; k < p->n_t; k++) /* a copy made for an earlier consumer */
-        if (p->t[k].copy_of == t && dnnl_memory_desc_equal(&p->t[k].copy_src_md, &v) &&
-            dnnl_memory_desc_equal(&p->t[k].md, want)) {
-            *use = (uint32_t)k;
-            return RF_OK;
-        }
-    rf__xt like = {0};
-    like.rank = (uint32_t)want->ndims;
-    for (int i = 0; i < want->ndims && i < RF_GRAPH_MAX_RANK; i++) like.dims[i] = want->dims[i];
-    uint32_t n;
-    int weight = p->t[t].weight;
-    RF_TRY(rf__xt_add(p, &like, &n));
-    rf__xt *x = &p->t[n];
-    x->copy_of = t;
-    x->copy_src_md = v;
-    x->src = p->t[t].src;
-    rf__xt_define(p, n, want);
-    *use = n;
-    if (weight) { /* packed once before the passes (plan_mem.c) */
-        x->weight = x->persistent = 1;
-        return RF_OK;
-    }
-    dnnl_primitive_desc_t pd = NULL;
-    if (dnnl_reorder_primitive_desc_create(&pd, &v, p->eng, want, p->eng, p->attr) != dnnl_success)
-        return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN has no reorder for a layout",
-                         p->g->layers[li].name);
-    RF_TRY(rf__grow(p->ctx, (void **)&p->extra, &p->cap_extra, p->n_extra + 1, sizeof *p->extra));
-    rf__xextra *e = &p->extra[p->n_extra];
-    const char *nm = p->t[t].src != RF__XNONE ? p->g->tensors[p->t[t].src].name : "";
-    snprintf(e->name, sizeof e->name, "reorder:%s", nm);
-    e->before_layer = li;
-    e->bytes = (double)dnnl_memory_desc_get_size(&v) + (double)dnnl_memory_desc_get_size(want);
-    rf__xarg a[2] = {{DNNL_ARG_FROM, t, v, NULL}, {DNNL_ARG_TO, n, *want, NULL}};
-    return rf__xstep_prim(p, li, (int32_t)p->n_extra++, pd, a, 2);
-}
-
-rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
-{
-    dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
-    return rf__xconvert(p, li, t, NULL, &md, use);
-}
-
-/* ---- the layer dispatcher ---------------------------------------------------------------- */
-
-static int is_type(const rf_layer *l, const char *const *names)
-{
-    for (; *names; names++)
-        if (strcmp(l->op_type, *names) == 0) return 1;
-    return 0;
-}
+typedef rf_status (*rf__xop_entry)(rf__xplan *p, uint32_t li);
+#define rf__xop_none NULL /* the row gives the reason */
+static const rf__xop_entry rf__xop_entries[] = {
+#define RF__XOP_ENTRY(id, name, dom, kind, shape, cost, sec, exec, why) rf__xop_##exec,
+    RF_OP_TABLE(RF__XOP_ENTRY)
+#undef RF__XOP_ENTRY
+};
+#undef rf__xop_none
+_Static_assert(sizeof rf__xop_entries / sizeof *rf__xop_entries == RF_OPID_COUNT,
+               "one executor entry per op registry row");
 
 static rf_status dispatch(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    static const char *const pools[] = {"MaxPool", "AveragePool", "GlobalAveragePool",
-                                        "GlobalMaxPool", NULL};
-    static const char *const norms[] = {"BatchNormalization", "LayerNormalization", NULL};
-    static const char *const reds[] = {"ReduceMean",   "ReduceSum", "ReduceMax", "ReduceMin",
-                                       "ReduceProd",   "ReduceL1",  "ReduceL2",  "ReduceSumSquare",
-                                       "ReduceLogSum", NULL};
-    int handled = 0;
-    if (strcmp(l->op_type, "Conv") == 0) return rf__xop_conv(p, li);
-    if (strcmp(l->op_type, "ConvTranspose") == 0) return rf__xop_deconv(p, li);
-    if (strcmp(l->op_type, "Gemm") == 0) return rf__xop_gemm(p, li);
-    if (strcmp(l->op_type, "MatMul") == 0) {
-        if (rf_layer_attr_int(l, "llm_attention", 0)) return rf__xop_llm_attn(p, li);
-        RF_TRY(rf__xop_llm(p, li, &handled)); /* the MoE expert matmuls */
-        return handled ? RF_OK : rf__xop_matmul(p, li);
-    }
-    if (is_type(l, pools)) return rf__xop_pool(p, li);
-    if (is_type(l, norms)) return rf__xop_norm(p, li);
-    if (strcmp(l->op_type, "LRN") == 0) return rf__xop_lrn(p, li);
-    if (is_type(l, reds)) return rf__xop_reduce(p, li);
-    if (!strcmp(l->op_type, "Softmax") || !strcmp(l->op_type, "LogSoftmax"))
-        return rf__xop_softmax(p, li);
-    if (strcmp(l->op_type, "Einsum") == 0) return rf__xop_einsum(p, li);
-    if (strcmp(l->op_type, "Concat") == 0) return rf__xop_concat(p, li);
-    if (!strcmp(l->op_type, "LSTM") || !strcmp(l->op_type, "GRU")) return rf__xop_rnn(p, li);
-    if (strcmp(l->op_type, "Transpose") == 0) return rf__xop_transpose(p, li);
-    if (!strcmp(l->op_type, "Resize") || !strcmp(l->op_type, "Upsample"))
-        return rf__xop_resize(p, li);
-    RF_TRY(rf__xop_contrib(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_quant(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_select(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_qlinear(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_llm(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_eltwise(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_binary(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_c(p, li, &handled));
-    if (!handled) RF_TRY(rf__xop_cunary(p, li, &handled));
-    if (!handled)
-        rf__xnot(p, li, "no executor kernel for op '%s' (kind %s)", l->op_type,
-                 rf_op_kind_name(l->kind));
+    const rf__op_row *r = rf__op_of(l);
+    if (r && rf__xop_entries[r->id]) return rf__xop_entries[r->id](p, li);
+    if (!r && l->kind == RF_OP_CONSTANT) return rf__xop_constant(p, li);
+    rf__xnot(p, li, "no executor kernel for op '%s' (%s)", l->op_type,
+             r ? r->no_kernel : rf_op_kind_name(l->kind));
     return RF_OK;
 }
 
@@ -349,18 +145,7 @@ rf_status rf__xplan_build(rf__xplan *p)
 {
     RF_TRY(graph_tensors(p));
     for (uint32_t li = 0; li < p->g->n_layers; li++) {
-        const rf_layer *l = &p->g->layers[li];
-        if (layer_ready(p, li)) {
-            if (l->kind == RF_OP_CONSTANT) {
-                for (uint32_t o = 0; o < l->n_outputs; o++) {
-                    uint32_t t = l->outputs[o];
-                    p->t[t].weight = p->t[t].fill = p->t[t].persistent = 1;
-                }
-                rf__xnot(p, li, "constant: filled once before the run, no run-time work");
-            } else {
-                RF_TRY(dispatch(p, li));
-            }
-        }
+        if (layer_ready(p, li)) RF_TRY(dispatch(p, li));
         RF_TRY(settle(p, li));
     }
     return RF_OK;

@@ -3,18 +3,6 @@
  * All counts are uint64 with overflow checks: an overflow makes the layer unknown, never wrong. */
 #include "graph/graph_int.h"
 
-#define RF__WHY(msg) (*why = (msg), 0)
-
-/* Product of dims [from, to) of t into *out; 0 on overflow. */
-static int rf__prod(const rf_tensor *t, uint32_t from, uint32_t to, uint64_t *out)
-{
-    uint64_t n = 1;
-    for (uint32_t i = from; i < to && i < t->rank; i++)
-        if (!rf__mul_ok(n, (uint64_t)t->dims[i], &n)) return 0;
-    *out = n;
-    return 1;
-}
-
 static int rf__mul3(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 {
     return rf__mul_ok(a, b, out) && rf__mul_ok(*out, c, out);
@@ -22,8 +10,8 @@ static int rf__mul3(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 
 /* "Conv": 2·N·Cout·prod(out spatial)·(Cin/groups)·prod(kernel) + N·Cout·prod(out) for a bias.
  * W is [Cout, Cin/groups, k1..kd], so W's elements = Cout·(Cin/groups)·prod(k). */
-static int rf__conv(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                    const char **why)
+int rf__cost_conv(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                  const char **why)
 {
     const rf_tensor *w = rf__lin(g, l, 1), *y = rf__lout(g, l, 0);
     if (!rf__shape_full(w) || w->rank < 3) return RF__WHY("weight shape unknown");
@@ -40,8 +28,8 @@ static int rf__conv(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64
 /* "ConvTranspose": every input element scatters into (Cout/groups)·prod(k) outputs:
  * 2·N·Cin·prod(in spatial)·(Cout/groups)·prod(k), + N·Cout·prod(out) for a bias. W is
  * [Cin, Cout/groups, k...]. */
-static int rf__convt(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                     const char **why)
+int rf__cost_convt(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                   const char **why)
 {
     const rf_tensor *x = rf__lin(g, l, 0), *w = rf__lin(g, l, 1), *y = rf__lout(g, l, 0);
     if (!rf__shape_full(x) || !rf__shape_full(w) || w->rank < 3 || x->rank != w->rank)
@@ -60,8 +48,8 @@ static int rf__convt(const rf_graph *g, const rf_layer *l, uint64_t *core, uint6
 
 /* "Gemm": A [M,K] (or [K,M] with transA), B [K,N] (or [N,K] with transB): 2·M·N·K, + M·N when C
  * is given (beta·C; alpha scaling folded, as in the fixtures and torch's addmm). */
-static int rf__gemm(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                    const char **why)
+int rf__cost_gemm(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                  const char **why)
 {
     const rf_tensor *a = rf__lin(g, l, 0), *b = rf__lin(g, l, 1);
     if (!rf__shape_full(a) || !rf__shape_full(b) || a->rank != 2 || b->rank != 2)
@@ -78,8 +66,8 @@ static int rf__gemm(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64
 
 /* "MatMul": NumPy matmul with broadcasting: 2·prod(output dims)·K, K = last dim of A (a 1-D A is
  * [K]). Covers attention's Q·K^T and A·V. */
-static int rf__matmul(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                      const char **why)
+int rf__cost_matmul(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                    const char **why)
 {
     const rf_tensor *a = rf__lin(g, l, 0), *y = rf__lout(g, l, 0);
     if (!rf__shape_full(a) || a->rank < 1) return RF__WHY("input shape unknown");
@@ -93,8 +81,8 @@ static int rf__matmul(const rf_graph *g, const rf_layer *l, uint64_t *core, uint
 
 /* "Attention (fused)": Q [B,H,S,D], K [B,Hkv,T,D], V [B,Hkv,T,Dv]: Q·K^T 2·B·H·S·T·D and A·V
  * 2·B·H·S·T·Dv (core), softmax 5·B·H·S·T (extra). GQA shares K/V but not the arithmetic. */
-static int rf__attention(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                         const char **why)
+int rf__cost_attention(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                       const char **why)
 {
     const rf_tensor *q = rf__lin(g, l, 0), *k = rf__lin(g, l, 1), *v = rf__lin(g, l, 2);
     if (!rf__shape_full(q) || !rf__shape_full(k) || !rf__shape_full(v) || q->rank != 4 ||
@@ -123,64 +111,91 @@ static uint64_t rf__per_elem(const rf_layer *l)
     }
 }
 
-/* Everything that is not a matrix product or a convolution. */
-static int rf__simple(const rf_graph *g, const rf_layer *l, uint64_t *core, const char **why)
+/* The count of an output-sized rule: `per` FLOPs per output element. */
+static int rf__per_output(const rf_graph *g, const rf_layer *l, uint64_t per, uint64_t *core,
+                          const char **why)
+{
+    uint64_t n = 0;
+    if (!rf_tensor_elems(rf__lout(g, l, 0), &n)) return RF__WHY("output shape unknown");
+    if (!rf__mul_ok(n, per, core)) return RF__WHY("counts overflow");
+    return 1;
+}
+
+/* "Unknown": not counted, never guessed. */
+int rf__cost_unknown(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                     const char **why)
+{
+    (void)g, (void)l, (void)core, (void)extra;
+    return RF__WHY("unknown op type");
+}
+
+/* "Data movement" (and metadata, constants, gathers): 0 FLOPs. */
+int rf__cost_zero(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                  const char **why)
+{
+    (void)g, (void)l, (void)extra, (void)why;
+    *core = 0;
+    return 1;
+}
+
+/* "Reductions and global pooling": one op per input element. */
+int rf__cost_per_input(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                       const char **why)
+{
+    (void)extra;
+    if (!rf_tensor_elems(rf__lin(g, l, 0), core)) return RF__WHY("input shape unknown");
+    return 1;
+}
+
+/* "Pooling": prod(kernel) per output element. */
+int rf__cost_window(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                    const char **why)
+{
+    int64_t ks[RF_GRAPH_MAX_RANK];
+    uint64_t kern = 1;
+    (void)extra;
+    int nk = rf__attr_ints(l, "kernel_shape", ks, RF_GRAPH_MAX_RANK);
+    if (nk < 0) return RF__WHY("kernel_shape missing");
+    for (int i = 0; i < nk; i++)
+        if (ks[i] < 0 || !rf__mul_ok(kern, (uint64_t)ks[i], &kern)) return RF__WHY("bad kernel");
+    return rf__per_output(g, l, kern, core, why);
+}
+
+/* "Elementwise": (inputs - 1) per output element, at least 1. */
+int rf__cost_nary(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                  const char **why)
+{
+    (void)extra;
+    return rf__per_output(g, l, l->n_inputs > 2 ? l->n_inputs - 1 : 1, core, why);
+}
+
+/* "Resize": nearest 0; linear 2·2^k; cubic 2·4^k per output element, k the resized axes. */
+int rf__cost_resize(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                    const char **why)
 {
     const rf_tensor *x = rf__lin(g, l, 0), *y = rf__lout(g, l, 0);
-    uint64_t n = 0, kern = 1;
-    int64_t ks[RF_GRAPH_MAX_RANK];
-    *core = 0;
-    switch (l->kind) {
-    case RF_OP_METADATA:
-    case RF_OP_CONSTANT:
-    case RF_OP_DATA_MOVEMENT:
-    case RF_OP_GATHER: return 1; /* "Data movement", "Metadata": 0 FLOPs */
-    case RF_OP_REDUCE:
-    case RF_OP_GLOBAL_POOL: /* "Reductions and global pooling": one op per input element */
-        if (!rf_tensor_elems(x, &n)) return RF__WHY("input shape unknown");
-        *core = n;
-        return 1;
-    case RF_OP_POOL: { /* "Pooling": prod(kernel) per output element */
-        int nk = rf__attr_ints(l, "kernel_shape", ks, RF_GRAPH_MAX_RANK);
-        if (nk < 0) return RF__WHY("kernel_shape missing");
-        for (int i = 0; i < nk; i++)
-            if (ks[i] < 0 || !rf__mul_ok(kern, (uint64_t)ks[i], &kern))
-                return RF__WHY("bad kernel");
-        break;
-    }
-    case RF_OP_ELEMENTWISE: /* "Elementwise": (inputs - 1) per output element, at least 1 */
-        kern = l->n_inputs > 2 ? l->n_inputs - 1 : 1;
-        break;
-    case RF_OP_RESIZE: { /* "Resize": nearest 0; linear 2·2^k; cubic 2·4^k per output element */
-        const rf_attr *m = rf_layer_attr(l, "mode");
-        const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "nearest";
-        int k = 0;
-        for (uint32_t i = 0; x && y && i < y->rank && i < x->rank; i++)
-            k += x->dims[i] != y->dims[i];
-        kern = 0;
-        if (mode[0] == 'l' || mode[0] == 'c') kern = 2ull << ((mode[0] == 'c' ? 2 : 1) * k);
-        break;
-    }
-    default: kern = rf__per_elem(l); break;
-    }
-    if (!rf_tensor_elems(y, &n)) return RF__WHY("output shape unknown");
-    if (!rf__mul_ok(n, kern, core)) return RF__WHY("counts overflow");
-    return 1;
+    const rf_attr *m = rf_layer_attr(l, "mode");
+    const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "nearest";
+    int k = 0;
+    (void)extra;
+    for (uint32_t i = 0; x && y && i < y->rank && i < x->rank; i++) k += x->dims[i] != y->dims[i];
+    uint64_t kern = 0;
+    if (mode[0] == 'l' || mode[0] == 'c') kern = 2ull << ((mode[0] == 'c' ? 2 : 1) * k);
+    return rf__per_output(g, l, kern, core, why);
+}
+
+/* Softmax, the normalisations, activations, rotary: a fixed count per element by kind. */
+int rf__cost_per_elem(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                      const char **why)
+{
+    (void)extra;
+    return rf__per_output(g, l, rf__per_elem(l), core, why);
 }
 
 int rf__layer_flops(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
                     const char **why)
 {
     *core = *extra = 0;
-    const rf__ext_op *ext = rf__ext_find(l);
-    if (ext && ext->flops) return ext->flops(g, l, core, extra, why);
-    switch (l->kind) {
-    case RF_OP_UNKNOWN: return RF__WHY("unknown op type");
-    case RF_OP_CONV: return rf__conv(g, l, core, extra, why);
-    case RF_OP_CONV_TRANSPOSE: return rf__convt(g, l, core, extra, why);
-    case RF_OP_GEMM: return rf__gemm(g, l, core, extra, why);
-    case RF_OP_MATMUL: return rf__matmul(g, l, core, extra, why);
-    case RF_OP_ATTENTION: return rf__attention(g, l, core, extra, why);
-    default: return rf__simple(g, l, core, why);
-    }
+    const rf__op_row *r = rf__op_of(l);
+    return (r ? r->cost : rf__kind_cost(l->kind))(g, l, core, extra, why);
 }

@@ -92,9 +92,57 @@ static inline int64_t rf__axis(int64_t a, uint32_t rank)
     return a < 0 ? a + (int64_t)rank : a;
 }
 
-/* Rules for data-movement, metadata, constant, gather, reduce and resize layers, and integer
- * value propagation of elementwise arithmetic (shape_data.c). */
-rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
+/* ---- helpers of the shape and cost rules (rules_*.c, cost_ops.c) ---- */
+
+#define RF__WHY(msg) (*why = (msg), 0)
+
+static inline int rf__prod(const rf_tensor *t, uint32_t from, uint32_t to, uint64_t *out)
+{
+    uint64_t n = 1;
+    for (uint32_t i = from; i < to && i < t->rank; i++)
+        if (t->dims[i] < 0 || !rf__mul_ok(n, (uint64_t)t->dims[i], &n)) return 0;
+    *out = n;
+    return 1;
+}
+
+static inline int rf__elems_in(const rf_graph *g, const rf_layer *l, uint32_t i, uint64_t *n)
+{
+    const rf_tensor *t = rf__lin(g, l, i);
+    return rf__shape_full(t) && rf__prod(t, 0, t->rank, n);
+}
+
+static inline int rf__elems_out(const rf_graph *g, const rf_layer *l, uint32_t i, uint64_t *n)
+{
+    const rf_tensor *t = rf__lout(g, l, i);
+    return rf__shape_full(t) && rf__prod(t, 0, t->rank, n);
+}
+
+/* a·b + c·d into *out, checked */
+static inline int rf__madd(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *out)
+{
+    uint64_t x, y;
+    return rf__mul_ok(a, b, &x) && rf__mul_ok(c, d, &y) && rf__add_ok(x, y, out);
+}
+
+/* A scalar integer constant at input i (or [1]); 0 when not known. */
+static inline int rf__const1(const rf_graph *g, const rf_layer *l, uint32_t i, int64_t *v)
+{
+    const int64_t *p;
+    if (rf__vals(g, l, i, &p) != 1) return 0;
+    *v = p[0];
+    return 1;
+}
+
+/* Output 0 as input i (elementwise with one data input), dtype `dt` (UNKNOWN: the input's). */
+static inline rf_status rf__like(rf_ctx *ctx, rf_graph *g, const rf_layer *l, uint32_t i,
+                                 rf_dtype dt)
+{
+    rf__shp s;
+    if (!rf__get(g, l, i, &s)) return RF_OK;
+    return rf__set(ctx, g, l, 0, &s, dt != RF_DTYPE_UNKNOWN ? dt : rf__dt(g, l, i));
+}
+
+/* Integer value propagation of elementwise arithmetic (shape_data.c). */
 rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
 
 /* Refuse layer l because a size computed from its file data (`what`) overflows 64-bit integers:
@@ -108,7 +156,8 @@ int rf__window(const rf_layer *l, const rf__shp *x, const int64_t *k, int64_t c_
 /* ONNX MatMul's output shape (1-D operands, broadcast batch dims); 0 when they do not agree. */
 int rf__matmul_shape(const rf__shp *a, const rf__shp *b, rf__shp *y);
 
-/* An Einsum equation parsed against its inputs' shapes (cost_ext.c; the executor lowers it). */
+/* An Einsum equation parsed against its inputs' shapes (rules_recurrent.c; the executor lowers it).
+ */
 #define RF__EIN_MAX 8 /* operands */
 typedef struct rf__ein {
     int n;                                         /* operands */
@@ -122,19 +171,64 @@ typedef struct rf__ein {
  * inconsistent. */
 int rf__ein_parse(const rf_graph *g, const rf_layer *l, rf__ein *e);
 
-/* The ops with rules of their own (cost_ext.c): recurrent (LSTM, GRU, RNN), Einsum,
- * comparisons and logic (boolean outputs), quantized ops, ONNX Runtime's contrib ops. `flops`
- * NULL: the kind's rule counts it. docs/cost-model.md. */
-typedef struct rf__ext_op {
-    const char *op, *domain; /* domain NULL: any */
+/* ---- the op registry (op_table.h, op_registry.c) ---- */
+
+#include "graph/op_table.h"
+
+typedef enum rf__op_id {
+#define RF__OPID_ENUM(id, ...) RF_OPID_##id,
+    RF_OP_TABLE(RF__OPID_ENUM)
+#undef RF__OPID_ENUM
+        RF_OPID_COUNT
+} rf__op_id;
+
+typedef enum rf__op_domain { RF__DOM_ONNX, RF__DOM_MS, RF__DOM_RF } rf__op_domain;
+
+typedef enum rf__cost_section {
+#define RF__SEC_ENUM(id, title) RF__SEC_##id,
+    RF_COST_SECTIONS(RF__SEC_ENUM)
+#undef RF__SEC_ENUM
+        RF__SEC_COUNT
+} rf__cost_section;
+/* The "### " title in docs/cost-model.md of a section. */
+const char *rf__cost_section_title(rf__cost_section s);
+
+/* A shape rule writes the shapes (and, where known, integer values) of a layer's outputs from
+ * its inputs'; RF_OK also when it could not (outputs stay unknown). A cost rule counts a layer's
+ * FLOPs: core (matrix work, or all of it) and extra (bias adds); 1, or 0 with *why. */
+typedef rf_status (*rf__shape_rule)(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
+typedef int (*rf__cost_rule)(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
+                             const char **why);
+
+#define RF__RULE_DECL(id, name, dom, kind, shape, cost, ...)                                       \
+    rf_status rf__shape_##shape(rf_ctx *ctx, rf_graph *g, const rf_layer *l);                      \
+    int rf__cost_##cost(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,     \
+                        const char **why);
+RF_OP_TABLE(RF__RULE_DECL)
+#undef RF__RULE_DECL
+
+typedef struct rf__op_row {
+    rf__op_id id;
+    const char *name;
+    rf__op_domain domain;
     rf_op_kind kind;
-    rf_status (*shape)(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
-    int (*flops)(const rf_graph *g, const rf_layer *l, uint64_t *core, uint64_t *extra,
-                 const char **why);
-} rf__ext_op;
-const rf__ext_op *rf__ext_find(const rf_layer *l);
-/* The kind of an op known to cost_ext.c by type and domain, or RF_OP_UNKNOWN. */
-rf_op_kind rf__ext_kind(const char *op_type, const char *domain);
+    rf__shape_rule shape;
+    rf__cost_rule cost;
+    rf__cost_section section; /* the docs/cost-model.md section its cost rule implements */
+    const char *executor;     /* the executor entry's name, "none" when it has none */
+    const char *no_kernel;    /* why it has none; NULL when it has one */
+} rf__op_row;
+
+/* The row of an op type in an ONNX domain ("" or "ai.onnx": the standard ops and roofline's own;
+ * "com.microsoft": the contrib ops, then the standard ones; any other: NULL). */
+const rf__op_row *rf__op_find(const char *op_type, const char *domain);
+/* The row a layer's rules come from: NULL for a layer whose kind is unknown (an op of another
+ * domain, a subgraph op that was not inlined) or whose type has no row (then its kind's rules
+ * apply, rf__kind_shape / rf__kind_cost). */
+const rf__op_row *rf__op_of(const rf_layer *l);
+const rf__op_row *rf__op_row_at(rf__op_id id);
+rf__shape_rule rf__kind_shape(rf_op_kind k);
+rf__cost_rule rf__kind_cost(rf_op_kind k);
 
 /* Shape inference of one layer (shape.c, shape_ops.c). Returns RF_OK also when it could not
  * infer (outputs then stay unknown); errors for NOMEM and for overflowing sizes (RF_RANGE). */

@@ -1,133 +1,9 @@
-/* layer.c — layers of an rf_graph: adding them, their attributes, the op-type → kind table, and
- * tensor size helpers (elements, bytes, shape text). Never parses files or counts costs. */
+/* layer.c — layers of an rf_graph: adding them, their attributes, kind names, and tensor size
+ * helpers (elements, bytes, shape text). The op types' kinds come from the registry
+ * (op_registry.c). Never parses files or counts costs. */
 #include <string.h>
 
 #include "graph/graph_int.h"
-
-static const struct {
-    const char *type;
-    rf_op_kind kind;
-} rf__op_kinds[] = {
-    {"Conv", RF_OP_CONV},
-    {"ConvTranspose", RF_OP_CONV_TRANSPOSE},
-    {"Gemm", RF_OP_GEMM},
-    {"Linear", RF_OP_GEMM},
-    {"MatMul", RF_OP_MATMUL},
-    {"Softmax", RF_OP_SOFTMAX},
-    {"LogSoftmax", RF_OP_SOFTMAX},
-    {"LayerNormalization", RF_OP_LAYERNORM},
-    {"SimplifiedLayerNormalization", RF_OP_RMSNORM},
-    {"RMSNormalization", RF_OP_RMSNORM},
-    {"RMSNorm", RF_OP_RMSNORM},
-    {"BatchNormalization", RF_OP_BATCHNORM},
-    {"InstanceNormalization", RF_OP_LAYERNORM},
-    {"GroupNormalization", RF_OP_LAYERNORM},
-    {"Relu", RF_OP_ACTIVATION},
-    {"LeakyRelu", RF_OP_ACTIVATION},
-    {"PRelu", RF_OP_ACTIVATION},
-    {"Sigmoid", RF_OP_ACTIVATION},
-    {"Tanh", RF_OP_ACTIVATION},
-    {"Gelu", RF_OP_ACTIVATION},
-    {"Erf", RF_OP_ACTIVATION},
-    {"Clip", RF_OP_ACTIVATION},
-    {"HardSwish", RF_OP_ACTIVATION},
-    {"HardSigmoid", RF_OP_ACTIVATION},
-    {"Elu", RF_OP_ACTIVATION},
-    {"Selu", RF_OP_ACTIVATION},
-    {"Softplus", RF_OP_ACTIVATION},
-    {"Mish", RF_OP_ACTIVATION},
-    {"Silu", RF_OP_ACTIVATION},
-    {"Swish", RF_OP_ACTIVATION},
-    {"Exp", RF_OP_ACTIVATION},
-    {"Log", RF_OP_ACTIVATION},
-    {"Neg", RF_OP_ACTIVATION},
-    {"Abs", RF_OP_ACTIVATION},
-    {"Reciprocal", RF_OP_ACTIVATION},
-    {"Floor", RF_OP_ACTIVATION},
-    {"Ceil", RF_OP_ACTIVATION},
-    {"Sin", RF_OP_ACTIVATION},
-    {"Cos", RF_OP_ACTIVATION},
-    {"Acos", RF_OP_ACTIVATION},
-    {"Acosh", RF_OP_ACTIVATION},
-    {"Asin", RF_OP_ACTIVATION},
-    {"Asinh", RF_OP_ACTIVATION},
-    {"Atan", RF_OP_ACTIVATION},
-    {"Atanh", RF_OP_ACTIVATION},
-    {"Tan", RF_OP_ACTIVATION},
-    {"Sinh", RF_OP_ACTIVATION},
-    {"Cosh", RF_OP_ACTIVATION},
-    {"Round", RF_OP_ACTIVATION},
-    {"Sign", RF_OP_ACTIVATION},
-    {"Softsign", RF_OP_ACTIVATION},
-    {"Shrink", RF_OP_ACTIVATION},
-    {"ThresholdedRelu", RF_OP_ACTIVATION},
-    {"Celu", RF_OP_ACTIVATION},
-    {"Hardmax", RF_OP_ACTIVATION},
-    {"Sqrt", RF_OP_ELEMENTWISE},
-    {"Not", RF_OP_ACTIVATION},
-    {"Cast", RF_OP_DATA_MOVEMENT},
-    {"Add", RF_OP_ELEMENTWISE},
-    {"Sub", RF_OP_ELEMENTWISE},
-    {"Mul", RF_OP_ELEMENTWISE},
-    {"Div", RF_OP_ELEMENTWISE},
-    {"Pow", RF_OP_ELEMENTWISE},
-    {"Max", RF_OP_ELEMENTWISE},
-    {"Min", RF_OP_ELEMENTWISE},
-    {"Sum", RF_OP_ELEMENTWISE},
-    {"Mean", RF_OP_ELEMENTWISE},
-    {"Equal", RF_OP_ELEMENTWISE},
-    {"Less", RF_OP_ELEMENTWISE},
-    {"Greater", RF_OP_ELEMENTWISE},
-    {"Where", RF_OP_ELEMENTWISE},
-    {"And", RF_OP_ELEMENTWISE},
-    {"Or", RF_OP_ELEMENTWISE},
-    {"Mod", RF_OP_ELEMENTWISE},
-    {"ReduceMean", RF_OP_REDUCE},
-    {"ReduceSum", RF_OP_REDUCE},
-    {"ReduceMax", RF_OP_REDUCE},
-    {"ReduceMin", RF_OP_REDUCE},
-    {"ReduceProd", RF_OP_REDUCE},
-    {"ReduceL2", RF_OP_REDUCE},
-    {"ReduceSumSquare", RF_OP_REDUCE},
-    {"ReduceL1", RF_OP_REDUCE},
-    {"ReduceLogSum", RF_OP_REDUCE},
-    {"ReduceLogSumExp", RF_OP_REDUCE},
-    {"MaxPool", RF_OP_POOL},
-    {"AveragePool", RF_OP_POOL},
-    {"LpPool", RF_OP_POOL},
-    {"GlobalAveragePool", RF_OP_GLOBAL_POOL},
-    {"GlobalMaxPool", RF_OP_GLOBAL_POOL},
-    {"GlobalLpPool", RF_OP_GLOBAL_POOL},
-    {"Transpose", RF_OP_DATA_MOVEMENT},
-    {"Concat", RF_OP_DATA_MOVEMENT},
-    {"Slice", RF_OP_DATA_MOVEMENT},
-    {"Split", RF_OP_DATA_MOVEMENT},
-    {"Pad", RF_OP_DATA_MOVEMENT},
-    {"Expand", RF_OP_DATA_MOVEMENT},
-    {"Tile", RF_OP_DATA_MOVEMENT},
-    {"DepthToSpace", RF_OP_DATA_MOVEMENT},
-    {"SpaceToDepth", RF_OP_DATA_MOVEMENT},
-    {"Reshape", RF_OP_METADATA},
-    {"Flatten", RF_OP_METADATA},
-    {"Squeeze", RF_OP_METADATA},
-    {"Unsqueeze", RF_OP_METADATA},
-    {"Identity", RF_OP_METADATA},
-    {"Shape", RF_OP_METADATA},
-    {"Size", RF_OP_METADATA},
-    {"Dropout", RF_OP_METADATA},
-    {"Constant", RF_OP_CONSTANT},
-    {"ConstantOfShape", RF_OP_CONSTANT},
-    {"Range", RF_OP_CONSTANT},
-    {"Gather", RF_OP_GATHER},
-    {"GatherElements", RF_OP_GATHER},
-    {"GatherND", RF_OP_GATHER},
-    {"Embedding", RF_OP_GATHER},
-    {"Resize", RF_OP_RESIZE},
-    {"Upsample", RF_OP_RESIZE},
-    {"Attention", RF_OP_ATTENTION},
-    {"MultiHeadAttention", RF_OP_ATTENTION},
-    {"RotaryEmbedding", RF_OP_ROPE},
-};
 
 static const char *const rf__kind_names[RF_OP_KIND_COUNT] = {
 #define RF__OPK_NAME(name, text) text,
@@ -138,24 +14,6 @@ static const char *const rf__kind_names[RF_OP_KIND_COUNT] = {
 const char *rf_op_kind_name(rf_op_kind k)
 {
     return (unsigned)k < RF_OP_KIND_COUNT ? rf__kind_names[k] : "unknown";
-}
-
-rf_op_kind rf_op_kind_from_type(const char *op_type)
-{
-    for (size_t i = 0; op_type && i < sizeof rf__op_kinds / sizeof *rf__op_kinds; i++)
-        if (strcmp(op_type, rf__op_kinds[i].type) == 0) return rf__op_kinds[i].kind;
-    return op_type ? rf__ext_kind(op_type, "") : RF_OP_UNKNOWN; /* cost_ext.c's standard ops */
-}
-
-rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain)
-{
-    if (!domain || !domain[0] || strcmp(domain, "ai.onnx") == 0)
-        return rf_op_kind_from_type(op_type);
-    rf_op_kind k = op_type ? rf__ext_kind(op_type, domain) : RF_OP_UNKNOWN;
-    /* ONNX Runtime also registers standard ops (LayerNormalization ...) in its own domain */
-    if (k == RF_OP_UNKNOWN && strcmp(domain, "com.microsoft") == 0)
-        k = rf_op_kind_from_type(op_type);
-    return k;
 }
 
 static uint32_t *rf__dup_idx(rf_ctx *ctx, rf_graph *g, const uint32_t *v, uint32_t n)

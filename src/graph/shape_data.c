@@ -392,39 +392,57 @@ static rf_status rf__copy(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf_
     return n >= 0 ? rf__put_values(ctx, g, l, v, (uint32_t)n) : RF_OK;
 }
 
-rf_status rf__infer_data(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+/* ---- the rules as the registry names them (op_table.h) ----------------------------------- */
+
+rf_status rf__shape_const_of_shape(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
-    const char *t = l->op_type;
-    rf__shp x;
-    if (strcmp(t, "ConstantOfShape") == 0) return rf__from_values(ctx, g, l, NULL, 0);
-    if (strcmp(t, "Range") == 0) return rf__range(ctx, g, l);
-    if (!rf__get(g, l, 0, &x)) return RF_OK;
-    if (strcmp(t, "Size") == 0) {
-        int64_t n = 1;
-        for (uint32_t i = 0; i < x.rank; i++)
-            if (!rf__i64_mul(n, x.d[i], &n)) return RF_OK;
-        rf__shp y = {0, {0}};
-        RF_TRY(rf__set(ctx, g, l, 0, &y, RF_DTYPE_I64));
-        return rf__put_values(ctx, g, l, &n, 1);
-    }
-    switch (l->kind) {
-    case RF_OP_REDUCE: return rf__reduce(ctx, g, l, &x);
-    case RF_OP_GATHER: return strcmp(t, "Gather") == 0 ? rf__gather(ctx, g, l, &x) : RF_OK;
-    case RF_OP_RESIZE: return rf__lin(g, l, 3) ? rf__from_values(ctx, g, l, NULL, 3) : RF_OK;
-    default: break;
-    }
-    if (strcmp(t, "Reshape") == 0) return rf__reshape(ctx, g, l, &x);
-    if (strcmp(t, "Flatten") == 0) return rf__flatten(ctx, g, l, &x);
-    if (strcmp(t, "Transpose") == 0) return rf__transpose(ctx, g, l, &x);
-    if (strcmp(t, "Shape") == 0) return rf__shape_op(ctx, g, l, &x);
-    if (strcmp(t, "Slice") == 0) return rf__slice(ctx, g, l, &x);
-    if (strcmp(t, "Concat") == 0) return rf__concat(ctx, g, l, &x);
-    if (strcmp(t, "Squeeze") == 0) return rf__squeeze(ctx, g, l, &x, 0);
-    if (strcmp(t, "Unsqueeze") == 0) return rf__squeeze(ctx, g, l, &x, 1);
-    if (strcmp(t, "Expand") == 0) return rf__from_values(ctx, g, l, &x, 1);
-    if (strcmp(t, "Pad") == 0) return rf__pad(ctx, g, l, &x);
-    if (strcmp(t, "Split") == 0) return rf__split(ctx, g, l, &x);
-    if (strcmp(t, "Identity") == 0 || strcmp(t, "Dropout") == 0 || strcmp(t, "Cast") == 0)
-        return rf__copy(ctx, g, l, &x);
-    return RF_OK;
+    return rf__from_values(ctx, g, l, NULL, 0);
 }
+
+rf_status rf__shape_range(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    return rf__range(ctx, g, l);
+}
+
+rf_status rf__shape_resize(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp x;
+    if (!rf__get(g, l, 0, &x)) return RF_OK;
+    return rf__lin(g, l, 3) ? rf__from_values(ctx, g, l, NULL, 3) : RF_OK;
+}
+
+rf_status rf__shape_size(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp x;
+    if (!rf__get(g, l, 0, &x)) return RF_OK;
+    int64_t n = 1;
+    for (uint32_t i = 0; i < x.rank; i++)
+        if (!rf__i64_mul(n, x.d[i], &n)) return RF_OK;
+    rf__shp y = {0, {0}};
+    RF_TRY(rf__set(ctx, g, l, 0, &y, RF_DTYPE_I64));
+    return rf__put_values(ctx, g, l, &n, 1);
+}
+
+/* The rules of one data input x (input 0, its shape known). */
+#define RF__SHAPE_OF_X(rule, call)                                                                 \
+    rf_status rf__shape_##rule(rf_ctx *ctx, rf_graph *g, const rf_layer *l)                        \
+    {                                                                                              \
+        rf__shp x;                                                                                 \
+        if (!rf__get(g, l, 0, &x)) return RF_OK;                                                   \
+        return call;                                                                               \
+    }
+RF__SHAPE_OF_X(reduce, rf__reduce(ctx, g, l, &x))
+RF__SHAPE_OF_X(gather, rf__gather(ctx, g, l, &x))
+RF__SHAPE_OF_X(reshape, rf__reshape(ctx, g, l, &x))
+RF__SHAPE_OF_X(flatten, rf__flatten(ctx, g, l, &x))
+RF__SHAPE_OF_X(transpose, rf__transpose(ctx, g, l, &x))
+RF__SHAPE_OF_X(shape_of, rf__shape_op(ctx, g, l, &x))
+RF__SHAPE_OF_X(slice, rf__slice(ctx, g, l, &x))
+RF__SHAPE_OF_X(concat, rf__concat(ctx, g, l, &x))
+RF__SHAPE_OF_X(squeeze, rf__squeeze(ctx, g, l, &x, 0))
+RF__SHAPE_OF_X(unsqueeze, rf__squeeze(ctx, g, l, &x, 1))
+RF__SHAPE_OF_X(expand, rf__from_values(ctx, g, l, &x, 1))
+RF__SHAPE_OF_X(pad, rf__pad(ctx, g, l, &x))
+RF__SHAPE_OF_X(split, rf__split(ctx, g, l, &x))
+RF__SHAPE_OF_X(copy, rf__copy(ctx, g, l, &x))
+#undef RF__SHAPE_OF_X

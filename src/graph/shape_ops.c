@@ -82,7 +82,7 @@ static int rf__convt_dim(int64_t s, int64_t in, int64_t opad, int64_t k, int64_t
            rf__i64_add(a, 1, &a) && rf__i64_sub(a, p, out);
 }
 
-static rf_status rf__conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+rf_status rf__shape_conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x, w, y;
     if (!rf__get(g, l, 0, &x) || !rf__get(g, l, 1, &w) || x.rank < 3 || w.rank != x.rank)
@@ -119,7 +119,7 @@ static rf_status rf__conv(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
 
-static rf_status rf__pool(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+rf_status rf__shape_pool(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x, y;
     int64_t k[RF_GRAPH_MAX_RANK];
@@ -135,7 +135,7 @@ static rf_status rf__pool(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return r ? rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)) : RF_OK;
 }
 
-static rf_status rf__gemm(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+rf_status rf__shape_gemm(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp a, b, y;
     if (!rf__get(g, l, 0, &a) || !rf__get(g, l, 1, &b)) return RF_OK;
@@ -173,31 +173,34 @@ int rf__matmul_shape(const rf__shp *a_, const rf__shp *b_, rf__shp *y)
     return 1;
 }
 
+/* Elementwise with broadcasting: the NumPy broadcast of the inputs, the first input's type (Where:
+ * the second's), integer values carried through (shape_data.c). */
+rf_status rf__shape_broadcast(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s;
+    if (!rf__broadcast(g, l, l->n_inputs, &s)) return RF_OK;
+    RF_TRY(rf__set(ctx, g, l, 0, &s, rf__dt(g, l, strcmp(l->op_type, "Where") == 0)));
+    return rf__arith_values(ctx, g, l);
+}
+
+/* Output 0 as input 0: shape and type (activations, normalisations, softmax, rotary). */
+rf_status rf__shape_same(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    rf__shp s;
+    if (!rf__get(g, l, 0, &s)) return RF_OK;
+    return rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0));
+}
+
+/* No rule: the outputs keep what the file declares. */
+rf_status rf__shape_none(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    (void)ctx, (void)g, (void)l;
+    return RF_OK;
+}
+
 rf_status rf__infer_layer(rf_ctx *ctx, rf_graph *g, uint32_t li)
 {
     const rf_layer *l = &g->layers[li];
-    rf__shp s;
-    const rf__ext_op *ext = rf__ext_find(l);
-    if (ext) return ext->shape(ctx, g, l);
-    switch (l->kind) {
-    case RF_OP_CONV:
-    case RF_OP_CONV_TRANSPOSE: return rf__conv(ctx, g, l);
-    case RF_OP_POOL:
-    case RF_OP_GLOBAL_POOL: return rf__pool(ctx, g, l);
-    case RF_OP_GEMM:
-    case RF_OP_MATMUL: return rf__gemm(ctx, g, l);
-    case RF_OP_ELEMENTWISE:
-        if (!rf__broadcast(g, l, l->n_inputs, &s)) return RF_OK;
-        RF_TRY(rf__set(ctx, g, l, 0, &s, rf__dt(g, l, strcmp(l->op_type, "Where") == 0)));
-        return rf__arith_values(ctx, g, l);
-    case RF_OP_ACTIVATION:
-    case RF_OP_SOFTMAX:
-    case RF_OP_LAYERNORM:
-    case RF_OP_RMSNORM:
-    case RF_OP_BATCHNORM:
-    case RF_OP_ROPE:
-        if (!rf__get(g, l, 0, &s)) return RF_OK;
-        return rf__set(ctx, g, l, 0, &s, rf__dt(g, l, 0));
-    default: return rf__infer_data(ctx, g, l);
-    }
+    const rf__op_row *r = rf__op_of(l);
+    return (r ? r->shape : rf__kind_shape(l->kind))(ctx, g, l);
 }

@@ -23,6 +23,7 @@ static uint32_t ms_layer(tg *t, const char *op, const uint32_t *in, uint32_t nin
     uint32_t li = 0;
     rf_graph_add_layer(t->ctx, t->g, op, op, in, nin, out, nout, &li);
     t->g->layers[li].domain = rf_graph_strdup(t->ctx, t->g, "com.microsoft", 13);
+    t->g->layers[li].kind = rf_op_kind_in_domain(op, "com.microsoft"); /* as the reader does */
     return li;
 }
 

@@ -1,4 +1,4 @@
-/* test_onnx_ext.c — the ops beyond the common set (src/graph/cost_ext.c) on models made by
+/* test_onnx_ext.c — the ops beyond the common set (src/graph/rules_*.c) on models made by
  * tests/data/onnx/gen_ops.py, every costed layer's FLOPs against the reference counted there
  * independently (NAME.ref.json: hand rules written out in the generator; the recurrent model
  * exported by torch.onnx): Einsum equations, an ONNX-Runtime-optimized transformer block

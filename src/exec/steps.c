@@ -1,0 +1,204 @@
+/* steps.c — the executor's leaf helpers, used by every op builder and by the plan: plain memory
+ * descriptors, executor tensors (adding, defining their layout), steps (a oneDNN primitive or a
+ * C kernel), layout conversions (reorders, reported as extra layers), and a layer's mark
+ * (measured with its kernel, or not measured with the reason). Calls nothing else in src/exec. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims)
+{
+    dnnl_dims_t d, s;
+    int r = rank ? (int)rank : 1;
+    for (int i = 0; i < r; i++) d[i] = rank ? dims[i] : 1;
+    int64_t acc = 1;
+    for (int i = r - 1; i >= 0; i--) {
+        s[i] = acc;
+        acc *= d[i] > 0 ? d[i] : 1;
+    }
+    memset(md, 0, sizeof *md);
+    dnnl_memory_desc_init_by_strides(md, r, d, dnnl_f32, s);
+}
+
+rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out)
+{
+    RF_TRY(rf__grow(p->ctx, (void **)&p->t, &p->cap_t, p->n_t + 1, sizeof *p->t));
+    rf__xt *t = &p->t[p->n_t];
+    memset(t, 0, sizeof *t);
+    if (like) {
+        t->rank = like->rank;
+        memcpy(t->dims, like->dims, sizeof t->dims);
+    }
+    t->alias = t->copy_of = t->src = RF__XNONE;
+    t->first = t->last = -1;
+    *out = (uint32_t)p->n_t++;
+    return RF_OK;
+}
+
+void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md)
+{
+    rf__xt *x = &p->t[t];
+    x->md = *md;
+    x->bytes = dnnl_memory_desc_get_size(md);
+    if (x->bytes < 64) x->bytes = 64;
+    x->ready = 1;
+}
+
+int rf__xpd(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd)
+{
+    *pd = NULL;
+    return dnnl_primitive_desc_create(pd, op_desc, p->attr, p->eng, NULL) == dnnl_success;
+}
+
+rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
+                         const rf__xarg *args, uint32_t n_args)
+{
+    rf_status st = RF_OK;
+    rf__xarg *a = NULL;
+    dnnl_primitive_t prim = NULL;
+    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    size_t sp_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
+    a = rf__calloc(p->ctx, n_args + 1, sizeof *a);
+    if (!a) {
+        st = RF_NOMEM_ERR(p->ctx);
+        goto done;
+    }
+    memcpy(a, args, n_args * sizeof *a);
+    if (sp_bytes) {
+        a[n_args] = (rf__xarg){DNNL_ARG_SCRATCHPAD, RF__XSCRATCH, *sp, NULL};
+        if (sp_bytes > p->scratch_bytes) p->scratch_bytes = sp_bytes;
+    }
+    if (dnnl_primitive_create(&prim, pd) != dnnl_success) {
+        st = rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN could not create a primitive",
+                       p->g->layers[li].name);
+        goto done;
+    }
+    RF_TRY_GOTO(
+        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
+        done);
+    rf__xstep *s = &p->steps[p->n_steps++];
+    memset(s, 0, sizeof *s);
+    s->layer = li;
+    s->extra = extra;
+    s->prim = prim;
+    s->args = a;
+    s->n_args = n_args + (sp_bytes ? 1 : 0);
+    prim = NULL;
+    a = NULL;
+done:
+    if (prim) dnnl_primitive_destroy(prim);
+    rf__free(p->ctx, a);
+    dnnl_primitive_desc_destroy(pd);
+    return st;
+}
+
+rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io, uint32_t n_io,
+                      uint32_t n_in, const rf__xcop *c)
+{
+    uint32_t *cp = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *cp);
+    float **ptr = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *ptr);
+    rf_status st = RF_OK;
+    if (!cp || !ptr) {
+        st = RF_NOMEM_ERR(p->ctx);
+        goto fail;
+    }
+    if (n_io) memcpy(cp, io, n_io * sizeof *cp);
+    RF_TRY_GOTO(
+        st, rf__grow(p->ctx, (void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps),
+        fail);
+    rf__xstep *s = &p->steps[p->n_steps++];
+    memset(s, 0, sizeof *s);
+    s->layer = li;
+    s->extra = -1;
+    s->cfn = fn;
+    s->io = cp;
+    s->ptr = ptr;
+    s->n_io = n_io;
+    s->n_in = n_in;
+    if (c) s->c = *c;
+    return RF_OK;
+fail:
+    rf__free(p->ctx, cp);
+    rf__free(p->ctx, ptr);
+    return st;
+}
+
+void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel)
+{
+    p->layers[li].measured = 1;
+    p->layers[li].reason[0] = 0;
+    rf__strlcpy(p->layers[li].kernel, kernel, sizeof p->layers[li].kernel);
+}
+
+void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    p->layers[li].measured = 0;
+    vsnprintf(p->layers[li].reason, sizeof p->layers[li].reason, fmt, ap);
+    va_end(ap);
+}
+
+void rf__xnote(rf__xplan *p, const char *text)
+{
+    if (strstr(p->note, text)) return;
+    rf__appendf(p->note, sizeof p->note, &p->note_len, "%s%s", p->note_len ? "; " : "", text);
+}
+
+int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max)
+{
+    return rf__attr_ints(l, name, out, max);
+}
+
+rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
+                       const dnnl_memory_desc_t *want, uint32_t *use)
+{
+    dnnl_memory_desc_t v = view ? *view : p->t[t].md;
+    if (dnnl_memory_desc_equal(&v, want)) {
+        *use = t;
+        return RF_OK;
+    }
+    for (size_t k = p->g->n_tensors; k < p->n_t; k++) /* a copy made for an earlier consumer */
+        if (p->t[k].copy_of == t && dnnl_memory_desc_equal(&p->t[k].copy_src_md, &v) &&
+            dnnl_memory_desc_equal(&p->t[k].md, want)) {
+            *use = (uint32_t)k;
+            return RF_OK;
+        }
+    rf__xt like = {0};
+    like.rank = (uint32_t)want->ndims;
+    for (int i = 0; i < want->ndims && i < RF_GRAPH_MAX_RANK; i++) like.dims[i] = want->dims[i];
+    uint32_t n;
+    int weight = p->t[t].weight;
+    RF_TRY(rf__xt_add(p, &like, &n));
+    rf__xt *x = &p->t[n];
+    x->copy_of = t;
+    x->copy_src_md = v;
+    x->src = p->t[t].src;
+    rf__xt_define(p, n, want);
+    *use = n;
+    if (weight) { /* packed once before the passes (plan_mem.c) */
+        x->weight = x->persistent = 1;
+        return RF_OK;
+    }
+    dnnl_primitive_desc_t pd = NULL;
+    if (dnnl_reorder_primitive_desc_create(&pd, &v, p->eng, want, p->eng, p->attr) != dnnl_success)
+        return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN has no reorder for a layout",
+                         p->g->layers[li].name);
+    RF_TRY(rf__grow(p->ctx, (void **)&p->extra, &p->cap_extra, p->n_extra + 1, sizeof *p->extra));
+    rf__xextra *e = &p->extra[p->n_extra];
+    const char *nm = p->t[t].src != RF__XNONE ? p->g->tensors[p->t[t].src].name : "";
+    snprintf(e->name, sizeof e->name, "reorder:%s", nm);
+    e->before_layer = li;
+    e->bytes = (double)dnnl_memory_desc_get_size(&v) + (double)dnnl_memory_desc_get_size(want);
+    rf__xarg a[2] = {{DNNL_ARG_FROM, t, v, NULL}, {DNNL_ARG_TO, n, *want, NULL}};
+    return rf__xstep_prim(p, li, (int32_t)p->n_extra++, pd, a, 2);
+}
+
+rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
+{
+    dnnl_memory_desc_t md;
+    rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
+    return rf__xconvert(p, li, t, NULL, &md, use);
+}
