@@ -235,6 +235,9 @@ rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li);
 void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t oh,
                        int64_t ow, int mode, float a);
 
+/* Det (op_linalg.c): LAPACK's sgetrf per matrix. */
+rf_status rf__xop_det(rf__xplan *p, uint32_t li);
+
 /* Einsum (op_einsum.c): permutes and batched sgemm from the cost model's parse. */
 rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
 

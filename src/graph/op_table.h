@@ -23,6 +23,7 @@
     X(CONV, "Conv") \
     X(CONVT, "ConvTranspose") \
     X(DATA, "Data movement") \
+    X(DET, "Det") \
     X(EINSUM, "Einsum") \
     X(GEMM, "Gemm, MatMul, attention matmuls") \
     X(GEN, "Generators and masks") \
@@ -83,7 +84,7 @@
     X(DFT,                     "DFT",                     ONNX,  REDUCE,         dft,           dft,        SPECTRAL, none,       "no FFT library among the dependencies") \
     X(DEPTH_TO_SPACE,          "DepthToSpace",            ONNX,  DATA_MOVEMENT,  none,          zero,       DATA,     none,       "no kernel yet") \
     X(DEQUANTIZE_LINEAR,       "DequantizeLinear",        ONNX,  ACTIVATION,     dequantize,    quant,      QUANT,    quant,      NULL) \
-    X(DET,                     "Det",                     ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
+    X(DET,                     "Det",                     ONNX,  MATMUL,         det,           det,        DET,      det,        NULL) \
     X(DIV,                     "Div",                     ONNX,  ELEMENTWISE,    broadcast,     nary,       NARY,     binary,     NULL) \
     X(DROPOUT,                 "Dropout",                 ONNX,  METADATA,       copy,          zero,       DATA,     view,       NULL) \
     X(DYNAMIC_QUANTIZE_LINEAR, "DynamicQuantizeLinear",   ONNX,  ACTIVATION,     dynquant,      quant,      QUANT,    quant,      NULL) \
