@@ -196,6 +196,10 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
 /* ---- the op builders: the entries of the op registry's executor column (src/graph/op_table.h,
  * rf__xop_<entry>; plan.c dispatches), each for the rows that name it. Each returns RF_OK after
  * adding steps or marking the layer not measured; errors are only RF_NOMEM / RF_INTERNAL. ---- */
+#define RF__XOP_DECL(id, name, dom, kind, shape, cost, sec, exec, why)                             \
+    rf_status rf__xop_##exec(rf__xplan *p, uint32_t li);
+RF_OP_TABLE(RF__XOP_DECL) /* (rf__xop_none is declared, never defined: plan.c maps it to NULL) */
+#undef RF__XOP_DECL
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
 /* A convolution of X by W (+ bias B) into the layer's output with source type xdt (f32, or u8 /
  * s8 with s8 weights) and attributes attr (NULL: the plan's); the int8 ops use it. */
@@ -234,9 +238,6 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li);
 rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li);
 void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t oh,
                        int64_t ow, int mode, float a);
-
-/* Det (op_linalg.c): LAPACK's sgetrf per matrix. */
-rf_status rf__xop_det(rf__xplan *p, uint32_t li);
 
 /* Einsum (op_einsum.c): permutes and batched sgemm from the cost model's parse. */
 rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);

@@ -16,31 +16,6 @@ static uint32_t root(const rf__xplan *p, uint32_t t)
     return t;
 }
 
-void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, float *out,
-                    uint64_t n)
-{
-    const rf_tensor *gt = &g->tensors[t];
-    if (gt->values && gt->n_values == n) {
-        for (uint64_t i = 0; i < n; i++) out[i] = (float)gt->values[i];
-        return;
-    }
-    double scale = 1.0;
-    if ((gt->flags & RF_TENSOR_WEIGHT) && gt->rank >= 2 && gt->dims[0] > 0 &&
-        n / (uint64_t)gt->dims[0] > 0)
-        scale = sqrt(3.0 / (double)(n / (uint64_t)gt->dims[0]));
-    uint64_t s = 0x9E3779B97F4A7C15ull * (t + 1) + 0x2545F4914F6CDD1Dull;
-    for (uint64_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        double u = (double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0; /* [-1, 1) */
-        if (integer)
-            out[i] = (float)(i % 5);
-        else if (positive)
-            out[i] = (float)(0.5 + fabs(u));
-        else
-            out[i] = (float)(u * scale);
-    }
-}
-
 /* First and last step of every tensor's storage (aliases count for the tensor they view). */
 static void lifetimes(rf__xplan *p)
 {

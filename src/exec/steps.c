@@ -1,7 +1,9 @@
 /* steps.c — the executor's leaf helpers, used by every op builder and by the plan: plain memory
  * descriptors, executor tensors (adding, defining their layout), steps (a oneDNN primitive or a
  * C kernel), layout conversions (reorders, reported as extra layers), and a layer's mark
- * (measured with its kernel, or not measured with the reason). Calls nothing else in src/exec. */
+ * (measured with its kernel, or not measured with the reason), and the synthetic values fed to
+ * tensors the file gives no values for. Calls nothing else in src/exec. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,4 +203,31 @@ rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
     dnnl_memory_desc_t md;
     rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
     return rf__xconvert(p, li, t, NULL, &md, use);
+}
+
+/* Synthetic values: the tensor's own integer values when it has them, else a fixed pseudo-random
+ * sequence per tensor (weights scaled by fan-in), positive or small integers when asked. */
+void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, float *out,
+                    uint64_t n)
+{
+    const rf_tensor *gt = &g->tensors[t];
+    if (gt->values && gt->n_values == n) {
+        for (uint64_t i = 0; i < n; i++) out[i] = (float)gt->values[i];
+        return;
+    }
+    double scale = 1.0;
+    if ((gt->flags & RF_TENSOR_WEIGHT) && gt->rank >= 2 && gt->dims[0] > 0 &&
+        n / (uint64_t)gt->dims[0] > 0)
+        scale = sqrt(3.0 / (double)(n / (uint64_t)gt->dims[0]));
+    uint64_t s = 0x9E3779B97F4A7C15ull * (t + 1) + 0x2545F4914F6CDD1Dull;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0; /* [-1, 1) */
+        if (integer)
+            out[i] = (float)(i % 5);
+        else if (positive)
+            out[i] = (float)(0.5 + fabs(u));
+        else
+            out[i] = (float)(u * scale);
+    }
 }
