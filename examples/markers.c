@@ -3,7 +3,9 @@
  * b and c and writes a). Built with ROOFLINE_MARKERS; run it under `roofline run -- ./markers`
  * (or with ROOFLINE_OUTPUT=regions.json, then `roofline plot regions.json`). Without
  * ROOFLINE_MARKERS the same source builds with the markers compiled out. */
+#ifndef ROOFLINE_MARKERS /* or -DROOFLINE_MARKERS, as docs/markers.md builds it */
 #define ROOFLINE_MARKERS
+#endif
 #include <roofline/roofline.h>
 
 #include <stdio.h>

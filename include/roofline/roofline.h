@@ -5,6 +5,7 @@
 #ifndef ROOFLINE_ROOFLINE_H
 #define ROOFLINE_ROOFLINE_H
 
+#include "version.h"
 #include "status.h"
 #include "ctx.h"
 #include "buf.h"

@@ -13,21 +13,30 @@ if ! command -v cc >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; t
     [ "$FAILS" -eq 0 ] || { finish; exit 1; }
     need cc pkg-config
 fi
-cat >"$TMP/use.c" <<'C'
-#include <roofline/roofline.h>
-#include <stdio.h>
-int main(void)
-{
-    rf_ctx *ctx;
-    rf_roof roof = {100e9, 50e9};
-    double ai;
-    if (rf_ctx_new(&ctx, NULL) != RF_OK || rf_ridge_ai(ctx, &roof, &ai) != RF_OK) return 1;
-    printf("%g\n", ai);
-    rf_ctx_free(ctx);
-    return 0;
-}
-C
-PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 ${RF_TEST_CFLAGS:-} "$TMP/use.c" -o "$TMP/use" \
-    $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline) \
-    && [ "$("$TMP/use")" = 2 ] && PASSES=$((PASSES + 1)) || { echo "FAIL: build against pkg-config"; FAILS=$((FAILS + 1)); }
+pcdir=$(dirname "$pc")
+# The README's marker example exactly as written (plain flags: the shared library), then run.
+(cd "$TMP" && PKG_CONFIG_PATH=$pcdir cc -O2 -DROOFLINE_MARKERS ${RF_TEST_CFLAGS:-} \
+    "$SRC/examples/markers.c" $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs roofline) \
+    -o my) && PASSES=$((PASSES + 1)) || { echo "FAIL: README's cc ... pkg-config --cflags --libs roofline"; FAILS=$((FAILS + 1)); }
+libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir roofline)
+if [ -x "$TMP/my" ] && ldd "$TMP/my" | grep -q 'libroofline\.so' &&
+    ROOFLINE_OUTPUT="$TMP/regions.json" LD_LIBRARY_PATH=$libdir "$TMP/my" >/dev/null 2>&1 &&
+    grep -q 'triad' "$TMP/regions.json"; then
+    PASSES=$((PASSES + 1))
+else
+    echo "FAIL: the example does not link the shared library or run: $(ldd "$TMP/my" 2>&1 | grep roofline)"
+    FAILS=$((FAILS + 1))
+fi
+# --static: the archive and what it needs
+PKG_CONFIG_PATH=$pcdir cc -O2 -DROOFLINE_MARKERS ${RF_TEST_CFLAGS:-} "$SRC/examples/markers.c" \
+    -o "$TMP/my_static" -Wl,-Bstatic -lroofline -Wl,-Bdynamic \
+    $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs --static roofline) \
+    && ! ldd "$TMP/my_static" | grep -q libroofline && PASSES=$((PASSES + 1)) \
+    || { echo "FAIL: static link with pkg-config --static"; FAILS=$((FAILS + 1)); }
+# relocatable: the same files moved elsewhere give that prefix
+cp -r "$STAGE" "$TMP/moved"
+mpc=$(find "$TMP/moved" -name roofline.pc | head -n 1)
+inc=$(PKG_CONFIG_PATH=$(dirname "$mpc") pkg-config --variable=includedir roofline)
+[ "$(cd "$inc" && pwd -P)" = "$(cd "$TMP/moved/include" && pwd -P)" ] && PASSES=$((PASSES + 1)) \
+    || { echo "FAIL: roofline.pc is not relocatable: includedir $inc"; FAILS=$((FAILS + 1)); }
 finish

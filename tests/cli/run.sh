@@ -9,6 +9,9 @@ if [ -z "$pc" ] || ! command -v cc >/dev/null; then
     echo "SKIP: no staged roofline.pc or no C compiler"
     exit 77
 fi
+# -lroofline links the installed shared library: the programs find it there
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=libdir roofline)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
 PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 -O2 ${RF_TEST_CFLAGS:-} "$SRC/examples/markers.c" \
     -o "$TMP/markers" \
     $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline) ||
