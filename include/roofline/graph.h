@@ -194,6 +194,11 @@ rf_status rf_graph_set_architecture(rf_ctx *ctx, rf_graph *g, const char *arch);
 /** Append a metadata key/value (both copied). */
 rf_status rf_graph_add_meta(rf_ctx *ctx, rf_graph *g, const char *key, const char *value);
 
+/** Put the layers in topological order (each after the writers of its inputs), keeping the
+ *  present order where it already is one; tensors' producers follow. *moved (may be NULL) gets
+ *  the number of layers that changed place. A cycle is RF_FORMAT, naming a node on it. */
+rf_status rf_graph_sort_layers(rf_ctx *ctx, rf_graph *g, uint32_t *moved);
+
 /** Add a tensor named `name` (copied; "" allowed and never indexed). rank <= RF_GRAPH_MAX_RANK;
  *  dims may be NULL when rank is 0 or the shape is unknown (rank = UINT32_MAX means unknown rank).
  *  A non-empty name already present is RF_FORMAT ("duplicate tensor"). *index receives the new

@@ -228,30 +228,17 @@ static rf_status rf__graph(rf__onnx *o, const uint8_t *gp, size_t gn)
     return RF_OK;
 }
 
-/* Nodes must come in topological order (ONNX IR): a node reading a tensor a later node writes is
- * out of order, or on a cycle. The error names it, the tensor and the writer. */
+/* The ONNX IR asks for nodes in topological order, but converters break it (the fp16 converter
+ * appends its Casts at the end) and ONNX Runtime sorts them: so do we, refusing a real cycle. */
 static rf_status rf__topological(rf__onnx *o)
 {
-    const rf_graph *g = o->g;
-    for (uint32_t li = 0; li < g->n_layers; li++) {
-        const rf_layer *l = &g->layers[li];
-        for (uint32_t k = 0; k < l->n_inputs; k++) {
-            uint32_t t = l->inputs[k];
-            if (t == RF_GRAPH_NO_TENSOR || g->tensors[t].producer < 0 ||
-                (uint32_t)g->tensors[t].producer < li)
-                continue;
-            char a[120], b[120], c[120];
-            const rf_layer *w = &g->layers[g->tensors[t].producer];
-            rf__excerpt(a, sizeof a, l->name, strlen(l->name), 100);
-            rf__excerpt(b, sizeof b, g->tensors[t].name, strlen(g->tensors[t].name), 100);
-            rf__excerpt(c, sizeof c, w->name, strlen(w->name), 100);
-            return rf__error(o->ctx, RF_FORMAT, -1,
-                             "graph: node '%s' reads '%s', which node '%s' %s: the nodes are "
-                             "not in topological order%s",
-                             a, b, c, w == l ? "itself writes" : "writes later",
-                             w == l ? " (a cycle)" : " (or on a cycle)");
-        }
-    }
+    uint32_t moved = 0;
+    RF_TRY(rf_graph_sort_layers(o->ctx, o->g, &moved));
+    if (moved)
+        rf__log(o->ctx, RF_LOG_INFO,
+                "%u node%s listed before the nodes whose outputs they read: sorted, as ONNX "
+                "Runtime does",
+                moved, moved == 1 ? " was" : "s were");
     return RF_OK;
 }
 

@@ -148,6 +148,8 @@ rf_status rf__arith_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l);
 /* Refuse layer l because a size computed from its file data (`what`) overflows 64-bit integers:
  * RF_RANGE, "node 'NAME' (OP): WHAT overflows 64-bit integers" (shape.c). */
 rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what);
+/* A name from a file cut to cap - 1 bytes, control bytes as '?', for a one-line message. */
+const char *rf__name_excerpt(char *dst, size_t cap, const char *src);
 
 /* NumPy broadcasting of the first n_in present inputs (shape_ops.c); 0 when they disagree. */
 int rf__broadcast(const rf_graph *g, const rf_layer *l, uint32_t n_in, rf__shp *out);

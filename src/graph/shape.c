@@ -84,18 +84,20 @@ static void rf__bind_dim(rf_graph *g, const rf_shape_binding *b, int *used)
     }
 }
 
+const char *rf__name_excerpt(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0; /* names come from the file: keep the message one line */
+    for (const char *p = src ? src : ""; *p && n + 1 < cap; p++)
+        dst[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    dst[n] = '\0';
+    return dst;
+}
+
 rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what)
 {
     char name[96], op[48];
-    const char *src[2] = {l->name, l->op_type};
-    char *dst[2] = {name, op};
-    size_t cap[2] = {sizeof name, sizeof op};
-    for (int k = 0; k < 2; k++) { /* names come from the file: keep the message one line */
-        size_t n = 0;
-        for (const char *p = src[k] ? src[k] : ""; *p && n + 1 < cap[k]; p++)
-            dst[k][n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
-        dst[k][n] = '\0';
-    }
+    rf__name_excerpt(name, sizeof name, l->name);
+    rf__name_excerpt(op, sizeof op, l->op_type);
     return rf__error(ctx, RF_RANGE, -1, "node '%s' (%s): %s overflows 64-bit integers", name, op,
                      what);
 }
