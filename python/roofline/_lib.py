@@ -1,12 +1,15 @@
 """_lib.py — loads libroofline.so with ctypes and declares the C calls the package uses.
 
 Owns the search for the library and the struct layouts mirrored from include/roofline/*.h; never
-holds analysis logic (that is the C library's). Search order: $ROOFLINE_LIB, a copy beside this
-file, the build tree of a source checkout (../../build), then the system's (libroofline.so.0).
+holds analysis logic (that is the C library's). Search order: $ROOFLINE_LIB, the build tree
+when used from a source checkout (../../build), the loader's (ldconfig's cache, libroofline.so.0),
+then the libdir of an installed roofline.pc (pkg-config). The structs are checked against the
+loaded library's own layout (rf_abi_layout) before any call.
 """
 import ctypes
 import ctypes.util
 import os
+import subprocess
 
 c_double, c_int, c_int64, c_uint32, c_uint64, c_size_t, c_char_p, c_void_p = (
     ctypes.c_double, ctypes.c_int, ctypes.c_int64, ctypes.c_uint32, ctypes.c_uint64,
@@ -120,19 +123,65 @@ _SIGS = [
 ]
 
 
+def _pkg_config_libdir():
+    """The libdir of an installed roofline.pc (PKG_CONFIG_PATH honoured), or None."""
+    try:
+        out = subprocess.run(["pkg-config", "--variable=libdir", "roofline"],
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
+
+
 def _candidates():
     env = os.environ.get("ROOFLINE_LIB")
     if env:
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "libroofline.so")
     tree = os.path.normpath(os.path.join(here, "..", ".."))
-    for build in ("build", "build-san"):
-        yield os.path.join(tree, build, "libroofline.so")
-    found = ctypes.util.find_library("roofline")
+    if os.path.exists(os.path.join(tree, "src", "core")):  # used from a source checkout
+        for build in ("build", "build-san"):
+            yield os.path.join(tree, build, "libroofline.so")
+    found = ctypes.util.find_library("roofline")  # the loader's cache (ldconfig)
     if found:
         yield found
     yield "libroofline.so.0"
+    libdir = _pkg_config_libdir()  # a prefix outside the loader's path
+    if libdir:
+        yield os.path.join(libdir, "libroofline.so.0")
+
+
+# The ctypes copies above and the C structs they mirror; the library reports its own layout.
+_LAYOUTS = [(Allocator, "rf_allocator", True), (Buf, "rf_buf", True), (Writer, "rf_writer", True),
+            (Attr, "rf_attr", True), (OpInput, "rf_op_input", True),
+            (LayerCost, "rf_layer_cost", True), (Measured, "rf_measured", True),
+            (ShapeBinding, "rf_shape_binding", True), (ModelOpts, "rf_model_opts", True),
+            (ProfileHead, "rf_profile", False)]  # the head of rf_profile: offsets only
+
+
+def layout_mismatches(lib):
+    """Every size or field offset of a ctypes struct here that differs from the loaded library's
+    (rf_abi_layout); [] when all agree."""
+    fn = getattr(lib, "rf_abi_layout", None)
+    if fn is None:
+        return ["the library does not report its struct layouts (rf_abi_layout)"]
+    fn.restype = c_int
+    fn.argtypes = [c_char_p, c_char_p, POINTER(c_size_t)]
+    bad = []
+    v = c_size_t()
+    for cls, name, whole in _LAYOUTS:
+        if whole:
+            if not fn(name.encode(), None, ctypes.byref(v)):
+                bad.append("%s unknown to the library" % name)
+            elif v.value != ctypes.sizeof(cls):
+                bad.append("sizeof(%s) %d, here %d" % (name, v.value, ctypes.sizeof(cls)))
+        for field, _ in cls._fields_:
+            if not fn(name.encode(), field.encode(), ctypes.byref(v)):
+                bad.append("%s.%s unknown to the library" % (name, field))
+            elif v.value != getattr(cls, field).offset:
+                bad.append("%s.%s at %d, here %d" % (name, field, v.value,
+                                                       getattr(cls, field).offset))
+    return bad
 
 
 def _load():
@@ -150,6 +199,11 @@ def _load():
             fn.restype = res
             fn.argtypes = args
         lib.path = path
+        bad = layout_mismatches(lib)
+        if bad:
+            raise RooflineError("%s: its structs differ from this package's copies (%s): the "
+                                "library and the package come from different versions"
+                                % (path, "; ".join(bad[:4])))
         return lib
     raise RooflineError("libroofline.so not found (build it with `make`, install it, or set "
                         "ROOFLINE_LIB): " + "; ".join(errors))
