@@ -1,8 +1,9 @@
 #!/bin/sh
 # layers.sh — scripts/check-layers sees calls, not only includes: the library as built passes; an
 # object planted in src/core that calls rf_exec_result_free through the public roofline/exec.h
-# (which the include check allows) fails it with the call named; with CHECK_EXEC_CYCLES=1 two
-# planted files of src/exec that call each other are reported as a cycle.
+# (which the include check allows) fails it with the call named, and so does one keeping a
+# mutable static; with CHECK_EXEC_CYCLES=1 two planted files of src/exec that call each other are
+# reported as a cycle.
 #   sh layers.sh SOURCE_DIR BINARY_DIR C_COMPILER
 set -u
 src=$1 bin=$2 cc=$3
@@ -31,6 +32,13 @@ check "a planted upward call fails the check" test $? -eq 1
 check "the call is named" grep -q \
     "planted.o: calls rf_exec_result_free (src/exec, level [0-9]*) from src/core (level 0)$" "$tmp/up"
 cat "$tmp/up"
+
+printf 'int rf__planted_count(void);\nint rf__planted_count(void) { static int n; return ++n; }\n' >"$tmp/state.c"
+"$cc" -c -o "$tmp/state.o" "$tmp/state.c" || exit 1
+BUILD=$bin sh "$src/scripts/check-layers" "core=$tmp/state.o" >"$tmp/state" 2>&1
+check "a planted mutable static fails the check" test $? -eq 1
+check "the variable is named" grep -q "^$tmp/state.o: mutable static data n\.[0-9]* (.bss)" "$tmp/state"
+cat "$tmp/state"
 
 printf 'void rf__planted_b(void);\nvoid rf__planted_a(void);\nvoid rf__planted_a(void) { rf__planted_b(); }\n' >"$tmp/a.c"
 printf 'void rf__planted_a(void);\nvoid rf__planted_b(void);\nvoid rf__planted_b(void) { rf__planted_a(); }\n' >"$tmp/b.c"
