@@ -297,12 +297,6 @@ rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machi
 rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decode_tokens_per_s,
                                      double ttft_s, const char *source);
 
-/** Run the analysed model on this CPU (rf_exec_llm_run: one prefill chunk of the result's prompt,
- *  decode steps at its context) and set the measured rates on `r`. `eo` may be NULL. */
-struct rf_exec_opts;
-rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
-                         const struct rf_exec_opts *eo);
-
 #ifdef __cplusplus
 }
 #endif

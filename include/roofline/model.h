@@ -12,6 +12,7 @@
 #include "analysis.h"
 #include "cost.h"
 #include "graph.h"
+#include "llm.h"
 #include "shape.h"
 
 #ifdef __cplusplus
@@ -81,6 +82,12 @@ rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *m
 struct rf_exec_opts;
 rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
                              size_t bandwidth, const struct rf_exec_opts *eo);
+
+/** Run the analysed model on this CPU (rf_exec_llm_run: one prefill chunk of the result's prompt,
+ *  decode steps at its context) and set the measured rates on `r`. `eo` may be NULL. (Declared
+ *  here, beside rf_profile_measure, not in llm.h: it runs the executor, which sits above llm.) */
+rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
+                         const struct rf_exec_opts *eo);
 
 /** Release. Accepts NULL. */
 void rf_profile_free(rf_profile *p);

@@ -70,7 +70,7 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
     RF_CHECK(ctx, text, RF_USAGE, "%s: missing value", what);
     size_t n = strlen(text);
     /* Strip an ignorable unit text. */
-    static const char *units[] = {"FLOP/s", "FLOPS", "flop/s", "flops", "B/s", "/s"};
+    static const char *const units[] = {"FLOP/s", "FLOPS", "flop/s", "flops", "B/s", "/s"};
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         size_t k = strlen(units[u]);
         if (n > k && memcmp(text + n - k, units[u], k) == 0) {
@@ -110,7 +110,7 @@ static const double rf__pow1000[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
 
 char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit)
 {
-    static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
     if (digits < 1) digits = 1;
     if (digits > 9) digits = 9;
     if (isnan(value)) {
@@ -169,7 +169,7 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
 
 char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits)
 {
-    static const char *pre[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const pre[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int p = 0;
     while (p < 5 && fabs(bytes) >= 1024.0 * pow(1024.0, p) * 0.99995) p++;
     snprintf(buf, size, "%.*g %s", digits, bytes / pow(1024.0, p), pre[p]);

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "core/rf_int.h"
-#include "roofline/roofline.h"
+#include "roofline/op_cost.h"
+#include "roofline/shape.h"
 
 static rf_status rf__op_attr(rf_ctx *ctx, rf_graph *g, const rf_attr *a)
 {

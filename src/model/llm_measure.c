@@ -7,7 +7,7 @@
 
 #include "core/rf_int.h"
 #include "roofline/exec_llm.h"
-#include "roofline/llm.h"
+#include "roofline/model.h"
 
 rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
                          const rf_exec_opts *eo)

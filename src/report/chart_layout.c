@@ -25,8 +25,8 @@ void rf__chart_free(rf_ctx *ctx, rf__chart *c)
 /* "0.01", "0.1", "1", "10", "100", "1k" ... "100E"; "1e-7" / "1e21" beyond. Exact, no rounding. */
 static void rf__decade_label(char *buf, size_t size, int d)
 {
-    static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
-    static const char *mant[] = {"1", "10", "100"};
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const mant[] = {"1", "10", "100"};
     if (d >= 0 && d < 21) {
         snprintf(buf, size, "%s%s", mant[d % 3], pre[d / 3]);
     } else if (d < 0 && d >= -6) {

@@ -402,7 +402,7 @@ static rf_status rf__json_ceiling(rf_writer *w, const char *key, const rf_ceilin
 
 static rf_status rf__json_head(const rf_result *r, rf_writer *w)
 {
-    static const char *sorts[] = {"input", "time", "ai", "name", "lost"};
+    static const char *const sorts[] = {"input", "time", "ai", "name", "lost"};
     RF_TRY(rf_writef(
         w, "{\n  \"schema\": %d,\n  \"kind\": \"analysis\",\n  \"title\": ", RF_RESULT_SCHEMA));
     RF_TRY(rf__write_json_string(w, r->title));

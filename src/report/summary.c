@@ -1,6 +1,6 @@
 /* summary.c — the bottleneck summary under a table: the share of the time per bound and the
  * operations whose cost is unknown. What would move it is the advice (advice_report.c), computed
- * by src/model/advice.c. */
+ * by src/advice. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* profile.c — hands a costed graph to the analysis, one row per layer (the rows of
+/* graph_analysis.c — hands a costed graph to the analysis, one row per layer (the rows of
  * `roofline profile`). Cost-free metadata layers are left out and counted; undefined layers stay
  * as undefined rows. No formatting, no I/O. */
 #include "graph/graph_int.h"

@@ -10,44 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice_int.h"
 #include "core/rf_int.h"
-#include "roofline/advice.h"
 #include "roofline/hw.h"
 
 #define RF__ADV_HIGH 0.20
 #define RF__ADV_MEDIUM 0.05
 #define RF__ADV_LOW 0.01
 #define RF__ADV_BATCH_ROWS 10
-
-typedef struct rf__item {
-    const char *name;
-    int matrix;  /* Conv, Gemm, MatMul: runs on the compute ceiling of its precision */
-    int fold;    /* elementwise, activation, norm, softmax: can be folded into its producer */
-    int softmax; /* a softmax (attention fusion) */
-    int attn_mm; /* a matmul that reads a softmax's output (A.V) */
-    double flops, wbytes, abytes, kvbytes;
-    double wbits, abits; /* element sizes, bits (32 when unknown) */
-    double net_s;        /* its network bytes over the network roof: a floor no change here
-                            moves (0 without one) */
-    double est_s;        /* on the roof */
-    double t_s;          /* measured, or est_s */
-    int64_t producer;    /* item whose single-consumer output this item reads first, or -1 */
-    double inter;        /* bytes of that tensor */
-} rf__item;
-
-typedef struct rf__adv {
-    rf_ctx *ctx;
-    rf__item *it;
-    size_t n;
-    rf_roof roof;
-    const rf_machine *m;
-    size_t compute;
-    double total_s, total_est;
-    int measured, llm;
-    unsigned kv_bits;
-    rf_advice_list *out;
-    size_t cap;
-} rf__adv;
 
 const char *rf_advice_kind_name(rf_advice_kind k)
 {
@@ -56,16 +26,15 @@ const char *rf_advice_kind_name(rf_advice_kind k)
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "unknown";
 }
 
-static double rf__eval(const rf_roof *r, double flops, double bytes)
+double rf__advice_eval(const rf_roof *r, double flops, double bytes)
 {
     double tc = flops / r->peak_flops_per_s, tm = bytes / r->bw_bytes_per_s;
     return tc > tm ? tc : tm;
 }
 
-/* An item's time on roof r with these FLOPs and bytes, its network time a floor under it. */
-static double rf__ev(const rf_roof *r, const rf__item *x, double flops, double bytes)
+double rf__advice_time(const rf_roof *r, const rf__item *x, double flops, double bytes)
 {
-    double t = rf__eval(r, flops, bytes);
+    double t = rf__advice_eval(r, flops, bytes);
     return t > x->net_s ? t : x->net_s;
 }
 
@@ -121,7 +90,7 @@ static rf_status rf__precision(rf__adv *a, const char *title, double wbits, doub
         double ab = abits > 0 && x->abits > abits ? x->abytes * abits / x->abits : x->abytes;
         touched += wb < x->wbytes || ab < x->abytes;
         r.peak_flops_per_s = x->matrix ? peak : a->roof.peak_flops_per_s;
-        after += rf__scaled(x, rf__ev(&r, x, x->flops, wb + ab + x->kvbytes));
+        after += rf__scaled(x, rf__advice_time(&r, x, x->flops, wb + ab + x->kvbytes));
     }
     if (!touched) return RF_OK; /* already there */
     rf_advice *v;
@@ -156,8 +125,9 @@ static rf_status rf__kv(rf__adv *a)
     for (size_t i = 0; i < a->n; i++) {
         const rf__item *x = &a->it[i];
         kv += x->kvbytes;
-        after += rf__scaled(
-            x, rf__ev(&a->roof, x, x->flops, x->wbytes + x->abytes + x->kvbytes * 8 / a->kv_bits));
+        after +=
+            rf__scaled(x, rf__advice_time(&a->roof, x, x->flops,
+                                          x->wbytes + x->abytes + x->kvbytes * 8 / a->kv_bits));
     }
     if (kv <= 0) return RF_OK;
     rf_advice *v;
@@ -204,7 +174,7 @@ static rf_status rf__fusion(rf__adv *a)
                 has_attn |= x->attn_mm && a->it[x->producer].softmax;
             }
             if (members < 2 || has_attn != attn) continue;
-            double fused = rf__eval(&a->roof, f, b - 2 * inter);
+            double fused = rf__advice_eval(&a->roof, f, b - 2 * inter);
             double t_after = est > 0 ? t * fused / est : fused;
             after -= t - t_after;
             saved_bytes += 2 * inter;
@@ -250,7 +220,8 @@ static double rf__batch_time(const rf__adv *a, double b, uint64_t *cbound)
     for (size_t i = 0; i < a->n; i++) {
         const rf__item *x = &a->it[i];
         if (x->matrix && x->wbytes > 0) { /* the weights are read once for the whole batch */
-            double e = rf__eval(&a->roof, b * x->flops, x->wbytes + b * (x->abytes + x->kvbytes));
+            double e =
+                rf__advice_eval(&a->roof, b * x->flops, x->wbytes + b * (x->abytes + x->kvbytes));
             *cbound += b * x->flops / a->roof.peak_flops_per_s >=
                        (x->wbytes + b * (x->abytes + x->kvbytes)) / a->roof.bw_bytes_per_s;
             t += rf__scaled(x, e);
@@ -340,8 +311,8 @@ static rf_status rf__shrink(rf__adv *a, int distil)
     for (size_t i = 0; i < a->n; i++) {
         if (!pick[i]) continue;
         const rf__item *x = &a->it[i];
-        after -= x->t_s - rf__scaled(x, rf__ev(&a->roof, x, x->flops / 2,
-                                               x->wbytes / 2 + x->abytes + x->kvbytes));
+        after -= x->t_s - rf__scaled(x, rf__advice_time(&a->roof, x, x->flops / 2,
+                                                        x->wbytes / 2 + x->abytes + x->kvbytes));
         n++;
     }
     rf_status st = RF_OK;
@@ -384,7 +355,7 @@ static rf_status rf__hardware(rf__adv *a, const char *name)
     for (size_t i = 0; st == RF_OK && i < a->n; i++) {
         const rf__item *x = &a->it[i];
         double b = x->wbytes + x->abytes + x->kvbytes;
-        est += rf__ev(&r, x, x->flops, b);
+        est += rf__advice_time(&r, x, x->flops, b);
         int here = x->flops / a->roof.peak_flops_per_s >= b / a->roof.bw_bytes_per_s;
         int there = x->flops / r.peak_flops_per_s >= b / r.bw_bytes_per_s;
         flips += (x->flops > 0 || b > 0) && here != there;
@@ -481,7 +452,7 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
     return RF_OK;
 }
 
-static rf_status rf__finish(rf__adv *a, const rf_advice_opts *o, rf_advice_list **out)
+rf_status rf__advice_finish(rf__adv *a, const rf_advice_opts *o, rf_advice_list **out)
 {
     rf_status st = rf__run(a, o);
     rf__free(a->ctx, a->it);
@@ -504,185 +475,4 @@ void rf_advice_free(rf_advice_list *l)
     }
     rf__free_with(&al, l->items);
     rf__free_with(&al, l);
-}
-
-/* ---- items from a graph (a profile, an LLM phase) ------------------------------------------ */
-
-static double rf__bits(rf_dtype d)
-{
-    uint32_t be = rf_dtype_block_elems(d), bb = rf_dtype_block_bytes(d);
-    return be && bb ? 8.0 * bb / be : 32;
-}
-
-/* Follow metadata layers (views) back to the layer that wrote tensor t's bytes. */
-static int64_t rf__writer(const rf_graph *g, uint32_t t)
-{
-    for (int hops = 0; t != RF_GRAPH_NO_TENSOR && hops < 8; hops++) {
-        int32_t p = g->tensors[t].producer;
-        if (p < 0) return -1;
-        const rf_layer *l = &g->layers[p];
-        if (l->kind != RF_OP_METADATA) return p;
-        t = l->n_inputs ? l->inputs[0] : RF_GRAPH_NO_TENSOR;
-    }
-    return -1;
-}
-
-static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
-                                const rf_result *measured)
-{
-    a->it = rf__calloc(a->ctx, g->n_layers ? g->n_layers : 1, sizeof *a->it);
-    uint32_t *uses = rf__calloc(a->ctx, g->n_tensors ? g->n_tensors : 1, sizeof *uses);
-    int64_t *item_of = rf__malloc(a->ctx, (g->n_layers ? g->n_layers : 1) * sizeof *item_of);
-    if (!a->it || !uses || !item_of) {
-        rf__free(a->ctx, uses);
-        rf__free(a->ctx, item_of);
-        return RF_NOMEM_ERR(a->ctx);
-    }
-    for (uint32_t li = 0; li < g->n_layers; li++)
-        for (uint32_t k = 0; k < g->layers[li].n_inputs; k++)
-            if (g->layers[li].inputs[k] != RF_GRAPH_NO_TENSOR) uses[g->layers[li].inputs[k]]++;
-    for (uint32_t li = 0; li < g->n_layers; li++) {
-        const rf_layer *l = &g->layers[li];
-        const rf_layer_cost *lc = &c->layers[li];
-        item_of[li] = -1;
-        if (!lc->known || (lc->flops <= 0 && lc->bytes <= 0)) continue;
-        rf__item *x = &a->it[a->n];
-        item_of[li] = (int64_t)a->n++;
-        x->name = l->name;
-        x->matrix = l->kind == RF_OP_CONV || l->kind == RF_OP_CONV_TRANSPOSE ||
-                    l->kind == RF_OP_GEMM || l->kind == RF_OP_MATMUL;
-        x->softmax = l->kind == RF_OP_SOFTMAX;
-        x->fold = l->kind == RF_OP_ACTIVATION || l->kind == RF_OP_ELEMENTWISE ||
-                  l->kind == RF_OP_BATCHNORM || l->kind == RF_OP_LAYERNORM ||
-                  l->kind == RF_OP_RMSNORM || x->softmax;
-        x->flops = lc->flops;
-        x->wbytes = lc->weight_bytes;
-        x->abytes = lc->input_bytes + lc->output_bytes;
-        x->kvbytes = lc->kv_read_bytes + lc->kv_write_bytes;
-        x->wbits = x->abits = 32;
-        for (uint32_t k = 0; k < l->n_inputs; k++) {
-            uint32_t t = l->inputs[k];
-            if (t == RF_GRAPH_NO_TENSOR) continue;
-            const rf_tensor *tt = &g->tensors[t];
-            if ((tt->flags & RF_TENSOR_WEIGHT) && x->wbytes > 0) x->wbits = rf__bits(tt->dtype);
-        }
-        if (l->n_outputs && l->outputs[0] != RF_GRAPH_NO_TENSOR)
-            x->abits = rf__bits(g->tensors[l->outputs[0]].dtype);
-        x->est_s = rf__eval(&a->roof, x->flops, lc->bytes);
-        x->t_s = x->est_s;
-        x->producer = -1;
-        if (l->n_inputs && l->inputs[0] != RF_GRAPH_NO_TENSOR) {
-            uint32_t t = l->inputs[0];
-            int64_t p = rf__writer(g, t);
-            uint64_t tb = 0;
-            if (p >= 0 && item_of[p] >= 0 && uses[t] == 1 && rf_tensor_bytes(&g->tensors[t], &tb)) {
-                x->producer = item_of[p];
-                x->inter = (double)tb * (double)l->repeat;
-            }
-        }
-        x->attn_mm = x->matrix && x->producer >= 0 && a->it[x->producer].softmax;
-        if (x->matrix && l->kind == RF_OP_MATMUL && x->wbytes <= 0 && x->kvbytes <= 0 &&
-            x->producer >= 0 && !x->attn_mm)
-            x->matrix = 1; /* activations x activations: still a matrix product */
-    }
-    /* measured times by name (rf_profile_measure's rows) */
-    for (size_t r = 0; measured && r < measured->n_rows; r++) {
-        const rf_row *row = &measured->rows[r];
-        if (!row->measured) continue;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->it[i].name, row->name) == 0) {
-                a->it[i].t_s = row->measured->m.time_s;
-                a->measured = 1;
-                break;
-            }
-    }
-    rf__free(a->ctx, uses);
-    rf__free(a->ctx, item_of);
-    return RF_OK;
-}
-
-static rf_status rf__adv_init(rf__adv *a, rf_ctx *ctx, const rf_machine *m, size_t compute,
-                              size_t bandwidth)
-{
-    memset(a, 0, sizeof *a);
-    a->ctx = ctx;
-    a->m = m;
-    a->compute = compute;
-    return rf_machine_roof(ctx, m, compute, bandwidth, &a->roof);
-}
-
-rf_status rf_advise_profile(rf_ctx *ctx, const rf_profile *p, const rf_machine *m, size_t compute,
-                            size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out)
-{
-    RF_CHECK(ctx, p && m && out, RF_USAGE, "rf_advise_profile: missing argument");
-    *out = NULL;
-    rf__adv a;
-    RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
-    rf_status st = rf__from_graph(&a, p->graph, p->cost, p->result);
-    if (st != RF_OK) {
-        rf__free(ctx, a.it);
-        return st;
-    }
-    return rf__finish(&a, o, out);
-}
-
-rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opts *o,
-                        rf_advice_list **out)
-{
-    RF_CHECK(ctx, r && out, RF_USAGE, "rf_advise_llm: missing argument");
-    *out = NULL;
-    const rf_llm_phase_result *ph = &r->phase[1];
-    rf__adv a;
-    memset(&a, 0, sizeof a);
-    a.ctx = ctx;
-    a.m = r->machine;
-    a.compute = r->compute;
-    a.roof = r->roof;
-    a.llm = 1;
-    a.kv_bits = ph->opts.kv_bits ? ph->opts.kv_bits : 16;
-    rf_status st = rf__from_graph(&a, ph->graph, ph->cost, NULL);
-    if (st != RF_OK) {
-        rf__free(ctx, a.it);
-        return st;
-    }
-    if (r->measured.have_decode && r->measured.decode_tokens_per_s > 0) {
-        /* a measured decode step: every layer scaled to it */
-        double est = 0,
-               step = (double)(ph->batch ? ph->batch : 1) / r->measured.decode_tokens_per_s;
-        for (size_t i = 0; i < a.n; i++) est += a.it[i].est_s;
-        for (size_t i = 0; est > 0 && i < a.n; i++) a.it[i].t_s = a.it[i].est_s * step / est;
-        a.measured = 1;
-    }
-    /* the activations of an LLM analysis are at act_bits, its weights at the file's types */
-    for (size_t i = 0; i < a.n; i++) a.it[i].abits = ph->opts.act_bits ? ph->opts.act_bits : 16;
-    return rf__finish(&a, o, out);
-}
-
-rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, size_t compute,
-                           size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out)
-{
-    RF_CHECK(ctx, r && m && out, RF_USAGE, "rf_advise_result: missing argument");
-    *out = NULL;
-    rf__adv a;
-    RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
-    a.it = rf__calloc(ctx, r->n_rows ? r->n_rows : 1, sizeof *a.it);
-    if (!a.it) return RF_NOMEM_ERR(ctx);
-    for (size_t i = 0; i < r->n_rows; i++) {
-        const rf_row *row = &r->rows[i];
-        if (row->e.bound == RF_BOUND_UNDEFINED) continue;
-        rf__item *x = &a.it[a.n++];
-        x->name = row->name;
-        /* an operations list says nothing of weights: matrix-like by intensity, every byte data
-         * at FP32 (activations, so only the precisions that shrink them apply) */
-        x->matrix = row->e.ai >= 1;
-        x->flops = row->e.flops;
-        x->abytes = row->e.bytes;
-        x->wbits = x->abits = 32;
-        x->net_s = r->network.value > 0 ? row->e.net_bytes / r->network.value : 0;
-        x->est_s = rf__ev(&a.roof, x, x->flops, x->abytes);
-        x->t_s = row->measured ? row->measured->m.time_s : x->est_s;
-        a.measured |= row->measured != NULL;
-        x->producer = -1;
-    }
-    return rf__finish(&a, o, out);
 }

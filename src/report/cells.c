@@ -1,5 +1,6 @@
-/* text.c — small formatting helpers for the renderers: compact SI numbers, UTF-8 column widths,
- * JSON and CSV escaping (RFC 8259 section 7, RFC 4180). Output is locale independent. */
+/* cells.c — the cells of the renderers' tables: intensity in three digits, UTF-8 aware widths,
+ * names cut in the middle, a row's share of time and the slowest rows (report_int.h). Output is
+ * locale independent. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

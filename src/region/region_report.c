@@ -1,12 +1,13 @@
 /* region_report.c — the measured points of the marker regions beside their roofline estimate:
  * calls, time per call, total, achieved FLOP/s and byte/s, utilization of the region's own roof.
- * A renderer (writes through an rf_writer); the time comes from the markers, never estimated. */
+ * A renderer (writes through an rf_writer, with the table helpers of src/report); the time comes
+ * from the markers, never estimated. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/rf_int.h"
-#include "report_int.h"
+#include "report/report_int.h"
 #include "roofline/region.h"
 
 static const rf_row *rf__row_named(const rf_result *r, const char *name)
