@@ -70,11 +70,6 @@ uint64_t rf_ctx_alloc_count(const rf_ctx *ctx);
 /** Library version as "MAJOR.MINOR.PATCH"; static. */
 const char *rf_version(void);
 
-/** The layout of a public struct, for bindings that declare it by hand (python/roofline checks
- *  its ctypes copies with it): with `field` NULL, sizeof(type) ("rf_buf"); else the offset of
- *  that field. 1 with *out set, 0 when the library does not describe that type or field. */
-int rf_abi_layout(const char *type, const char *field, size_t *out);
-
 #ifdef __cplusplus
 }
 #endif

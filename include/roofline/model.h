@@ -99,6 +99,11 @@ int rf_profile_lower_bound(const rf_profile *p);
 /** RF_OK, or RF_FORMAT with one line starting with `name` when rf_profile_lower_bound holds. */
 rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name);
 
+/** The layout of a public struct, for bindings that declare it by hand (python/roofline checks
+ *  its ctypes copies with it): with `field` NULL, sizeof(type) ("rf_buf"); else the offset of
+ *  that field. 1 with *out set, 0 when the library does not describe that type or field. */
+int rf_abi_layout(const char *type, const char *field, size_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "roofline/roofline.h"
+#include "roofline/analysis.h"
+#include "roofline/buf.h"
+#include "roofline/cost.h"
+#include "roofline/ctx.h"
+#include "roofline/graph.h"
+#include "roofline/model.h"
+#include "roofline/op_cost.h"
+#include "roofline/shape.h"
 
 #define RF__F(type, field) {#type, #field, offsetof(type, field)}
 #define RF__S(type) {#type, NULL, sizeof(type)}
