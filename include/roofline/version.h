@@ -1,6 +1,6 @@
-/* roofline/version.h — roofline's version, for code that builds against it: compare RF_VERSION_NUMBER at
- * compile time, rf_version() (ctx.h) for the library actually loaded. CMakeLists.txt reads the
- * project's version from these three lines. */
+/* roofline/version.h — roofline's version, for code that builds against it: compare
+ * RF_VERSION_NUMBER at compile time, rf_version() (ctx.h) for the library actually loaded.
+ * CMakeLists.txt reads the project's version from these three lines. */
 #ifndef ROOFLINE_VERSION_H
 #define ROOFLINE_VERSION_H
 

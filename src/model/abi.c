@@ -13,8 +13,14 @@
 #include "roofline/op_cost.h"
 #include "roofline/shape.h"
 
-#define RF__F(type, field) {#type, #field, offsetof(type, field)}
-#define RF__S(type) {#type, NULL, sizeof(type)}
+#define RF__F(type, field)                                                                         \
+    {                                                                                              \
+#type, #field, offsetof(type, field)                                                       \
+    }
+#define RF__S(type)                                                                                \
+    {                                                                                              \
+#type, NULL, sizeof(type)                                                                  \
+    }
 
 static const struct {
     const char *type, *field;
