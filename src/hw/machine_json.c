@@ -169,7 +169,8 @@ static rf_status rf__mj_kind(rf_ctx *ctx, json_t *v, const char *where, rf_ceili
 }
 
 /* The optional keys of a ceiling: "capacity_bytes" (a bandwidth level's size, byte, > 0) and
- * "provisional" (true: measured in a disturbed run; measured again by `--hw measured`). */
+ * "provisional" (true: measured in a disturbed run or out of its physical order; a later run
+ * can raise it). */
 static rf_status rf__mj_optional(rf_ctx *ctx, json_t *v, const char *where, rf_ceiling *c)
 {
     int present = 0;

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "probe/probe_int.h"
 
 /* Revision of what the probe measures (see rf__cache_key). */
-#define RF__PROBE_REVISION "probe-3" /* 3: disturbed runs retried, provisional ceilings */
+#define RF__PROBE_REVISION "probe-4" /* 4: the cache keeps the best figure of every run */
 #include "roofline/buf.h"
 #include "roofline/hw.h"
 
@@ -39,6 +40,8 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
 {
     int isa, cpus[256];
     char brand[96], count[16];
+    struct utsname un;
+    const char *kernel = uname(&un) == 0 ? un.release : "";
     RF_TRY(rf__isa_select(ctx, opts ? opts->isa : NULL, rf__cpu_features(), &isa));
     RF_TRY(rf__cache_dir(ctx, buf, size));
     rf__cpu_brand(brand, sizeof brand);
@@ -48,9 +51,9 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
     /* The library version and the probe's own revision are in the key: a newer probe measures
      * differently (kernels, clock chain, level naming), so a cache never serves an older probe's
      * figures. Bump RF__PROBE_REVISION whenever what the probe measures changes. */
-    uint64_t h = rf__fnv1a(
-        rf__fnv1a(rf__fnv1a(rf__fnv1a(14695981039346656037ull, brand), count), rf_version()),
-        RF__PROBE_REVISION);
+    uint64_t h = rf__fnv1a(14695981039346656037ull, brand); /* same CPU, count, kernel */
+    h = rf__fnv1a(rf__fnv1a(rf__fnv1a(h, count), kernel), rf_version());
+    h = rf__fnv1a(h, RF__PROBE_REVISION);
     size_t len = strlen(buf);
     int k =
         snprintf(buf + len, size - len, "/peaks-%s-%s-%016llx.json",
@@ -73,13 +76,11 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
         rf_ctx_clear_error(ctx);
         *out = NULL;
     } else if (rf_machine_provisional(*out)) {
-        /* Measured in a disturbed run: measure again (rf_probe_cache_store keeps the best). */
+        /* Served all the same: it holds the best figures measured here so far, and measuring
+         * again on every call would loop on a busy machine. A later run can only raise them. */
         rf__log(ctx, RF_LOG_INFO,
-                "peaks: the cached %s was measured in a disturbed run "
-                "(provisional): measuring again",
-                path);
-        rf_machine_free(*out);
-        *out = NULL;
+                "peaks: some cached ceilings were measured while the machine was busy "
+                "(provisional); 'roofline peaks --refresh' on a quiet machine can raise them");
     }
     return RF_OK;
 }
@@ -107,16 +108,17 @@ rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_
     *strrchr(dir, '/') = '\0';
     RF_TRY(rf__mkdirs(ctx, dir));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    rf_machine *merged = NULL;
-    if (rf_machine_provisional(m)) { /* keep the best of this run and the cached one */
-        rf_machine *old = NULL;
-        if (rf_machine_read_file(ctx, path, &old) == RF_OK &&
-            rf_machine_clone(ctx, m, &merged) == RF_OK)
-            rf__merge_best(merged, old);
-        rf_ctx_clear_error(ctx);
-        rf_machine_free(old);
-        if (merged) m = merged;
-    }
+    /* A ceiling is the best the machine can do, and disturbance only lowers a figure: keep, per
+     * ceiling, the higher of this run's and the cached one (with its own date and conditions).
+     * A run can raise a cached figure, never lower it. */
+    rf_machine *merged = NULL, *old = NULL;
+    RF_TRY(rf_machine_clone(ctx, m, &merged));
+    rf__order_check(merged);
+    if (access(path, F_OK) == 0 && rf_machine_read_file(ctx, path, &old) == RF_OK)
+        rf__merge_best(merged, old);
+    rf_ctx_clear_error(ctx);
+    rf_machine_free(old);
+    m = merged;
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
     rf_status st = rf_machine_write_json(ctx, m, 0, &w);

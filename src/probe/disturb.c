@@ -109,3 +109,39 @@ void rf__merge_best(rf_machine *best, const rf_machine *again)
         b->provisional = provisional;
     }
 }
+
+/* The orders a machine's ceilings must keep: fp64 at most fp32 on one instruction set and
+ * operation (a vector holds half as many), and each memory level at least as fast as the one
+ * below it (L1 >= L2 >= L3 >= DRAM). A pair out of order is a measurement error: disturbance only
+ * lowers a figure, so the lower one of the pair is the suspect; it is marked provisional with
+ * the reason, and a cached figure (rf__merge_best) or a later quiet run replaces it. Returns the
+ * number of figures marked. */
+unsigned rf__order_check(rf_machine *m)
+{
+    static const char *const levels[] = {"L1", "L2", "L3", "DRAM"};
+    unsigned marked = 0;
+    for (size_t i = 0; i < m->n_ceilings; i++) {
+        rf_ceiling *d = &m->ceilings[i];
+        if (strncmp(d->name, "fp64.", 5) != 0) continue;
+        char want[RF_NAME_MAX];
+        snprintf(want, sizeof want, "fp32.%s", d->name + 5);
+        long j = rf_machine_find(m, want);
+        if (j < 0 || !(d->value > m->ceilings[j].value * 1.02)) continue;
+        rf_ceiling *s = &m->ceilings[j];
+        s->provisional = 1;
+        snprintf(s->note, sizeof s->note, "below %s (%.3g): a disturbed measurement", d->name,
+                 d->value);
+        marked++;
+    }
+    for (size_t k = 0; k + 1 < sizeof levels / sizeof *levels; k++) {
+        long up = rf_machine_find(m, levels[k]), down = rf_machine_find(m, levels[k + 1]);
+        if (up < 0 || down < 0 || !(m->ceilings[down].value > m->ceilings[up].value * 1.02))
+            continue;
+        rf_ceiling *u = &m->ceilings[up];
+        u->provisional = 1;
+        snprintf(u->note, sizeof u->note, "slower than %s (%.3g B/s): a disturbed measurement",
+                 levels[k + 1], m->ceilings[down].value);
+        marked++;
+    }
+    return marked;
+}

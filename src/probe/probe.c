@@ -241,7 +241,8 @@ static void rf__warn_provisional(rf__probe_run *run, const char *why)
     rf__strlcpy(r->disturbed, why, sizeof r->disturbed);
     rf__log(run->ctx, RF_LOG_WARN,
             "peaks: the machine was busy (%s): %zu of %zu ceilings are provisional after %u "
-            "attempt%s (a provisional cache is measured again by the next --hw measured)",
+            "attempt%s (the cache keeps the best figure of every run; a quiet 'peaks --refresh' "
+            "raises them)",
             why[0] ? why : "disturbed", n, r->machine->n_ceilings, r->attempts,
             r->attempts == 1 ? "" : "s");
 }

@@ -204,6 +204,9 @@ char *rf__disturb_text(char *buf, size_t size, unsigned bits, const rf__disturb_
 /* Keep in `best` each ceiling's higher figure of the two attempts; provisional only when it was
  * in both. Ceilings of `again` missing from `best` are ignored. */
 void rf__merge_best(rf_machine *best, const rf_machine *again);
+/* Marks provisional, with the reason, the lower figure of each pair out of its physical order
+ * (fp64 above fp32 on one ISA and op; a memory level slower than the one below it); the count. */
+unsigned rf__order_check(rf_machine *m);
 
 /* ---- compute.c, bandwidth.c, gemm.c: add measured ceilings to the report's machine ---- */
 typedef struct rf__probe_run {

@@ -182,7 +182,7 @@ RF_TEST(provisional_through_the_machine_file)
     rf_ctx_free(c);
 }
 
-RF_TEST(provisional_cache_is_measured_again)
+RF_TEST(cache_keeps_the_best_figure_and_serves_it)
 {
     char dir[] = "/tmp/rf-disturb-XXXXXX";
     if (!mkdtemp(dir)) return;
@@ -195,12 +195,12 @@ RF_TEST(provisional_cache_is_measured_again)
     rf_machine *m = two(c, 300e9, 1, 10e9, 0), *got = NULL;
     RF_EXPECT_INT(rf_probe_cache_store(c, &o, m), RF_OK);
     RF_EXPECT_INT(rf_probe_cache_load(c, &o, &got), RF_OK);
-    RF_EXPECT(got == NULL); /* provisional: not served */
+    RF_EXPECT(got != NULL); /* provisional, yet served: no measuring again on every call */
+    rf_machine_free(got);
+    got = NULL;
     /* a second disturbed run with a lower compute figure: the cache keeps the better one */
     rf_machine *m2 = two(c, 200e9, 1, 12e9, 1);
     RF_EXPECT_INT(rf_probe_cache_store(c, &o, m2), RF_OK);
-    /* a quiet run replaces it and is served */
-    rf_machine *q = two(c, 470e9, 0, 12e9, 0);
     char path[1024];
     RF_EXPECT_INT(rf_probe_cache_path(c, &o, path, sizeof path), RF_OK);
     rf_machine *stored = NULL;
@@ -211,10 +211,27 @@ RF_TEST(provisional_cache_is_measured_again)
         RF_EXPECT_DBL(stored->ceilings[1].value, 12e9);
         RF_EXPECT_INT(stored->ceilings[1].provisional, 0);
     }
+    /* a quiet run raises compute and is no longer provisional ... */
+    rf_machine *q = two(c, 470e9, 0, 11e9, 0);
     RF_EXPECT_INT(rf_probe_cache_store(c, &o, q), RF_OK);
     RF_EXPECT_INT(rf_probe_cache_load(c, &o, &got), RF_OK);
     RF_EXPECT(got != NULL);
-    if (got) RF_EXPECT_DBL(got->ceilings[0].value, 470e9);
+    if (got) {
+        RF_EXPECT_DBL(got->ceilings[0].value, 470e9);
+        RF_EXPECT_INT(got->ceilings[0].provisional, 0);
+        RF_EXPECT_DBL(got->ceilings[1].value, 12e9); /* ... but never lowers bandwidth */
+    }
+    rf_machine_free(got);
+    got = NULL;
+    /* a busy run a third as fast leaves every cached figure where it was */
+    rf_machine *busy = two(c, 150e9, 1, 4e9, 1);
+    RF_EXPECT_INT(rf_probe_cache_store(c, &o, busy), RF_OK);
+    RF_EXPECT_INT(rf_probe_cache_load(c, &o, &got), RF_OK);
+    if (got) {
+        RF_EXPECT_DBL(got->ceilings[0].value, 470e9);
+        RF_EXPECT_DBL(got->ceilings[1].value, 12e9);
+    }
+    rf_machine_free(busy);
     unlink(path);
     char sub[1100];
     snprintf(sub, sizeof sub, "%s/roofline", dir);
@@ -249,4 +266,34 @@ RF_TEST(clock_far_under_the_kernels)
     in.clock_kernel_ghz = 0; /* no figure from the kernel: nothing to say */
     in.clock_top_ghz = 1.0;
     RF_EXPECT_INT(rf__run_disturbed(&in), 0);
+}
+
+/* Pairs out of their physical order: the lower figure of each is a measurement error. */
+RF_TEST(order_check_marks_the_impossible_figure)
+{
+    rf_ctx *c = NULL;
+    rf_ctx_new(&c, NULL);
+    rf_machine *m = NULL;
+    const char doc[] = "{\"name\":\"x\",\"kind\":\"cpu\",\"ceilings\":["
+                       "{\"name\":\"fp64.fma.avx512\",\"kind\":\"compute\",\"value\":159e9},"
+                       "{\"name\":\"fp32.fma.avx512\",\"kind\":\"compute\",\"value\":154e9},"
+                       "{\"name\":\"fp64.fma.avx2\",\"kind\":\"compute\",\"value\":80e9},"
+                       "{\"name\":\"fp32.fma.avx2\",\"kind\":\"compute\",\"value\":160e9},"
+                       "{\"name\":\"L1\",\"kind\":\"bandwidth\",\"value\":800e9},"
+                       "{\"name\":\"L2\",\"kind\":\"bandwidth\",\"value\":150e9},"
+                       "{\"name\":\"L3\",\"kind\":\"bandwidth\",\"value\":190e9},"
+                       "{\"name\":\"DRAM\",\"kind\":\"bandwidth\",\"value\":30e9}]}";
+    RF_EXPECT_INT(rf_machine_parse_json(c, doc, sizeof doc - 1, "mem", &m), RF_OK);
+    if (m) {
+        RF_EXPECT_INT(rf__order_check(m), 2);
+        RF_EXPECT_INT(m->ceilings[1].provisional, 1); /* fp32 avx512 below fp64 */
+        RF_EXPECT_CONTAINS(m->ceilings[1].note, "below fp64.fma.avx512");
+        RF_EXPECT_INT(m->ceilings[0].provisional, 0);
+        RF_EXPECT_INT(m->ceilings[3].provisional, 0); /* avx2 in order */
+        RF_EXPECT_INT(m->ceilings[5].provisional, 1); /* L2 slower than L3 */
+        RF_EXPECT_CONTAINS(m->ceilings[5].note, "slower than L3");
+        RF_EXPECT_INT(m->ceilings[6].provisional, 0);
+    }
+    rf_machine_free(m);
+    rf_ctx_free(c);
 }
