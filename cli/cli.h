@@ -23,8 +23,12 @@ typedef struct cli_opt {
 } cli_opt;
 
 /* Parsed command line of one subcommand: option values by table index, and positionals. */
-#define CLI_MAX_OPTS 32
+#define CLI_MAX_OPTS 48
 #define CLI_MAX_POS 8
+/* After each option table: it fits cli_args (its {0} terminator aside), checked when compiling. */
+#define CLI_OPTS_FIT(table)                                                                        \
+    _Static_assert(sizeof(table) / sizeof *(table) <= CLI_MAX_OPTS + 1,                            \
+                   #table " has more options than cli_args holds (CLI_MAX_OPTS)")
 typedef struct cli_args {
     const cli_opt *opts;
     size_t n_opts;

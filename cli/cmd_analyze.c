@@ -26,6 +26,7 @@ static const cli_opt cli_analyze_opts[] = {
      "(the gap to their sum is dispatch overhead)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_analyze_opts);
 
 static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {

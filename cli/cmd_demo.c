@@ -24,6 +24,7 @@ static const cli_opt cli_demo_opts[] = {
     CLI_ADVICE_OPTS,
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_demo_opts);
 
 static int cli_demo(const cli_cmd *cmd, int argc, char **argv)
 {

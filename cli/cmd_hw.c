@@ -10,6 +10,7 @@ static const cli_opt cli_hw_opts[] = {
     {"simple", 0, NULL, "show --json: the simple form (name, peak_flops, peak_bandwidth)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_hw_opts);
 
 static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
 {

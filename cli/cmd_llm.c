@@ -44,6 +44,7 @@ static const cli_opt cli_llm_opts[] = {
     {"plot", 0, "FILE.svg|FILE.html", "draw prefill and decode as two series into FILE"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_llm_opts);
 
 static int cli_bits(const cli_cmd *cmd, const cli_args *a, const char *opt, uint32_t *out)
 {

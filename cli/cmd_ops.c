@@ -7,6 +7,7 @@ static const cli_opt cli_ops_opts[] = {
     {"json", 0, NULL, "print a JSON array (op, domain, kind, cost_section, executor, no_kernel)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_ops_opts);
 
 static int cli_ops(const cli_cmd *cmd, int argc, char **argv)
 {

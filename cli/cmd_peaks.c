@@ -21,6 +21,7 @@ static const cli_opt cli_peaks_opts[] = {
     {"per", 0, "node|socket", "--mpi: one measuring rank per node (default) or per socket"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_peaks_opts);
 
 #ifndef RF_HAVE_MPI
 int cli_peaks_mpi(const cli_cmd *cmd, const rf_probe_opts *po, int per_socket, int json)

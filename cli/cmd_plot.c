@@ -12,6 +12,7 @@ static const cli_opt cli_plot_opts[] = {
     {"hw", 0, "NAME|FILE", "also draw every other ceiling of this machine (datasheet or file)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_plot_opts);
 
 static int plot_command(const cli_cmd *cmd, int argc, char **argv)
 {

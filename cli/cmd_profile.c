@@ -35,6 +35,7 @@ static const cli_opt cli_profile_opts[] = {
      "(with --compare: both input shapes as series)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_profile_opts);
 
 /* Parse "a=..,b=.." bindings (is_dim) into b[*n]. */
 static int cli_bindings(const cli_cmd *cmd, rf_ctx *ctx, const char *opt, const char *text,

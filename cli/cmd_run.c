@@ -26,6 +26,7 @@ static const cli_opt cli_run_opts[] = {
     {"output", 'o', "FILE", "keep the regions file the program wrote (a saved result)"},
     {0, 0, 0, 0},
 };
+CLI_OPTS_FIT(cli_run_opts);
 
 /* Run argv with ROOFLINE_OUTPUT=out; *status gets the wait status. Returns 0, or a usage error
  * (exit 2) when the program cannot be started. An exec failure is reported through a pipe. */

@@ -7,7 +7,7 @@
 
 static const cli_opt *cli_find_long(const cli_cmd *cmd, const char *name, size_t n, size_t *idx)
 {
-    for (size_t i = 0; cmd->opts[i].name; i++)
+    for (size_t i = 0; i < CLI_MAX_OPTS && cmd->opts[i].name; i++)
         if (strlen(cmd->opts[i].name) == n && strncmp(cmd->opts[i].name, name, n) == 0) {
             *idx = i;
             return &cmd->opts[i];
@@ -17,7 +17,7 @@ static const cli_opt *cli_find_long(const cli_cmd *cmd, const char *name, size_t
 
 static const cli_opt *cli_find_short(const cli_cmd *cmd, char c, size_t *idx)
 {
-    for (size_t i = 0; cmd->opts[i].name; i++)
+    for (size_t i = 0; i < CLI_MAX_OPTS && cmd->opts[i].name; i++)
         if (cmd->opts[i].short_name && cmd->opts[i].short_name == c) {
             *idx = i;
             return &cmd->opts[i];
@@ -60,7 +60,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
     memset(out, 0, sizeof *out);
     *done = 0;
     out->opts = cmd->opts;
-    while (cmd->opts[out->n_opts].name) out->n_opts++;
+    while (cmd->opts[out->n_opts].name && out->n_opts < CLI_MAX_OPTS) out->n_opts++;
     int only_pos = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];

@@ -436,7 +436,7 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
         }
     }
     l->n = keep;
-    qsort(l->items, l->n, sizeof *l->items, rf__by_saving);
+    if (l->n > 1) qsort(l->items, l->n, sizeof *l->items, rf__by_saving); /* none: no array */
     size_t max = o && o->max ? o->max : 5, hw = o ? o->n_what_if : 0,
            changes = l->n - (hw < l->n ? hw : l->n);
     if (changes > max) { /* drop the smallest changes, keep the machines */

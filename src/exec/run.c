@@ -47,7 +47,8 @@ static int cmp_dbl(const void *a, const void *b)
 /* Median (mean of the two middle values for an even count), min and max of v[n]; sorts v. */
 static void stats(double *v, size_t n, double *med, double *min, double *max)
 {
-    qsort(v, n, sizeof *v, cmp_dbl);
+    if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, n, sizeof *v, cmp_dbl);
     *min = v[0];
     *max = v[n - 1];
     *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);

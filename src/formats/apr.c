@@ -175,7 +175,8 @@ static rf_status apr_data_end(rf__apr_parse *p)
     const rf_apr_tensor **o = rf__malloc(p->ctx, (size_t)(n ? n : 1) * sizeof *o);
     if (!o) return RF_NOMEM_ERR(p->ctx);
     for (uint64_t i = 0; i < n; i++) o[i] = &a->tensors[i];
-    qsort(o, (size_t)n, sizeof *o, apr_by_offset);
+    if ((size_t)n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(o, (size_t)n, sizeof *o, apr_by_offset);
     for (uint64_t i = 0; i < n; i++) {
         unaligned += o[i]->offset % 64 != 0;
         overlaps += o[i]->file_offset < end && i > 0;

@@ -320,7 +320,8 @@ static rf_status gg_layout(rf__gg *r, rf_gguf *g, rf__gguf_priv *p)
     const rf_gguf_tensor **order = rf__malloc(r->ctx, g->n_tensors * sizeof *order);
     if (!order) return RF_NOMEM_ERR(r->ctx);
     for (uint64_t i = 0; i < g->n_tensors; i++) order[i] = &p->tensors[i];
-    qsort(order, g->n_tensors, sizeof *order, gg_by_offset);
+    if (g->n_tensors > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(order, g->n_tensors, sizeof *order, gg_by_offset);
     rf_status st = RF_OK;
     char name[96], other[96];
     for (uint64_t i = 0; i < g->n_tensors && st == RF_OK; i++) {

@@ -169,7 +169,8 @@ static rf_status st_tiling(st_parse *p, rf_safetensors *st)
     const rf_st_tensor **o = rf__malloc(p->ctx, (n ? n : 1) * sizeof *o);
     if (!o) return RF_NOMEM_ERR(p->ctx);
     for (uint64_t i = 0; i < n; i++) o[i] = &p->priv->tensors[i];
-    qsort(o, n, sizeof *o, st_by_begin);
+    if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(o, n, sizeof *o, st_by_begin);
     rf_status s = RF_OK;
     for (uint64_t i = 0; i < n && s == RF_OK; i++) {
         if (o[i]->begin != at)

@@ -116,7 +116,8 @@ static size_t rf__spread(const rf_cluster *c, const rf_ceiling *ce, double *vals
         if (v > s->max) s->max = v;
     }
     if (!s->n) return 0;
-    qsort(vals, s->n, sizeof *vals, rf__cmp_double);
+    if (s->n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(vals, s->n, sizeof *vals, rf__cmp_double);
     s->median = s->n % 2 ? vals[s->n / 2] : (vals[s->n / 2 - 1] + vals[s->n / 2]) / 2;
     s->slowest_ratio = s->median > 0 ? s->min / s->median : 0;
     for (size_t i = 0; i < s->n; i++) s->n_slow += vals[i] < RF_CLUSTER_SLOW * s->median;

@@ -21,7 +21,8 @@ void rf__stats_compute(double *v, unsigned n, rf__stats *out)
 {
     memset(out, 0, sizeof *out);
     if (n == 0) return;
-    qsort(v, n, sizeof *v, rf__cmp_double);
+    if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, n, sizeof *v, rf__cmp_double);
     double sum = 0, sq = 0;
     for (unsigned i = 0; i < n; i++) sum += v[i];
     out->n = n;

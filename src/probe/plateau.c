@@ -25,7 +25,8 @@ static double rf__median_of(const rf_probe_point *p, size_t first, size_t last)
     double v[64];
     size_t n = 0;
     for (size_t i = first; i <= last && n < 64; i++) v[n++] = p[i].bytes_per_s;
-    qsort(v, n, sizeof *v, rf__cmp_dbl);
+    if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, n, sizeof *v, rf__cmp_dbl);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

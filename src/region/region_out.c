@@ -115,7 +115,8 @@ rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out)
             s->min_s = (double)it->min_ns * ns / 1e9;
             s->max_s = (double)it->max_ns * ns / 1e9;
             if (it->n_samples) {
-                qsort(it->samples, it->n_samples, sizeof *it->samples, rf__cmp_u64);
+                if (it->n_samples > 1) /* qsort(NULL, 0, ...) is undefined */
+                    qsort(it->samples, it->n_samples, sizeof *it->samples, rf__cmp_u64);
                 size_t h = it->n_samples / 2;
                 double mid = it->n_samples % 2
                                  ? (double)it->samples[h]
