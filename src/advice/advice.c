@@ -62,13 +62,16 @@ static rf_status rf__push(rf__adv *a, rf_advice_kind kind, double after_s, rf_ad
 
 static rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name)
 {
-    char **nl = rf__malloc(a->ctx, (v->n_layers + 1) * sizeof *nl);
-    if (!nl) return RF_NOMEM_ERR(a->ctx);
-    if (v->n_layers) memcpy(nl, v->layers, v->n_layers * sizeof *nl);
-    nl[v->n_layers] = rf__strdup(a->ctx, name);
-    rf__free(a->ctx, v->layers);
-    v->layers = nl;
-    if (!nl[v->n_layers]) return RF_NOMEM_ERR(a->ctx);
+    size_t n = v->n_layers;
+    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: the list is full; double it (amortised O(1)) */
+        char **nl = rf__malloc(a->ctx, (n ? 2 * n : 1) * sizeof *nl);
+        if (!nl) return RF_NOMEM_ERR(a->ctx);
+        if (n) memcpy(nl, v->layers, n * sizeof *nl);
+        rf__free(a->ctx, v->layers);
+        v->layers = nl;
+    }
+    v->layers[n] = rf__strdup(a->ctx, name);
+    if (!v->layers[n]) return RF_NOMEM_ERR(a->ctx);
     v->n_layers++;
     return RF_OK;
 }
@@ -154,30 +157,33 @@ static rf_status rf__fusion(rf__adv *a)
         if (x->producer >= 0 && (x->fold || (x->attn_mm && a->it[x->producer].softmax)))
             head[i] = head[x->producer];
     }
-    rf_status st = RF_OK;
+    /* one pass sums every group at its head (a head's members all come after it) */
+    double *sum = rf__calloc(a->ctx, a->n * 5, sizeof *sum); /* f, b, inter, t, est */
+    size_t *members = rf__calloc(a->ctx, a->n, sizeof *members);
+    uint8_t *has_attn = rf__calloc(a->ctx, a->n, 1);
+    rf_status st = sum && members && has_attn ? RF_OK : RF_NOMEM_ERR(a->ctx);
+    for (size_t i = 0; i < a->n && st == RF_OK; i++) {
+        const rf__item *x = &a->it[i];
+        size_t h = (size_t)head[i];
+        double *g = &sum[5 * h];
+        g[0] += x->flops;
+        g[1] += x->wbytes + x->abytes + x->kvbytes;
+        if (i != h) g[2] += x->inter;
+        g[3] += x->t_s;
+        g[4] += x->est_s;
+        members[h]++;
+        has_attn[h] |= x->attn_mm && a->it[x->producer].softmax;
+    }
     for (int attn = 0; attn < 2 && st == RF_OK; attn++) {
         double after = a->total_s, saved_bytes = 0;
         size_t groups = 0;
         for (size_t h = 0; h < a->n; h++) {
-            double f = 0, b = 0, inter = 0, t = 0, est = 0;
-            size_t members = 0;
-            int has_attn = 0;
-            for (size_t i = h; i < a->n; i++) {
-                if (head[i] != (int64_t)h) continue;
-                const rf__item *x = &a->it[i];
-                f += x->flops;
-                b += x->wbytes + x->abytes + x->kvbytes;
-                if (i != h) inter += x->inter;
-                t += x->t_s;
-                est += x->est_s;
-                members++;
-                has_attn |= x->attn_mm && a->it[x->producer].softmax;
-            }
-            if (members < 2 || has_attn != attn) continue;
-            double fused = rf__advice_eval(&a->roof, f, b - 2 * inter);
-            double t_after = est > 0 ? t * fused / est : fused;
-            after -= t - t_after;
-            saved_bytes += 2 * inter;
+            const double *g = &sum[5 * h];
+            if (members[h] < 2 || has_attn[h] != attn) continue;
+            double fused = rf__advice_eval(&a->roof, g[0], g[1] - 2 * g[2]);
+            double t_after = g[4] > 0 ? g[3] * fused / g[4] : fused;
+            after -= g[3] - t_after;
+            saved_bytes += 2 * g[2];
             groups++;
         }
         if (!groups || after >= a->total_s) continue;
@@ -207,6 +213,9 @@ static rf_status rf__fusion(rf__adv *a)
         for (size_t i = 0; i < a->n && st == RF_OK; i++)
             if (head[i] != (int64_t)i) st = rf__add_layer(a, v, a->it[i].name);
     }
+    rf__free(a->ctx, sum);
+    rf__free(a->ctx, members);
+    rf__free(a->ctx, has_attn);
     rf__free(a->ctx, head);
     return st;
 }
