@@ -4,6 +4,7 @@
 #                   (quick, cached) and run the demo against it
 #   make test       install missing packages, build, run the whole suite
 #   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make tsan       two contexts at once (readers, executor, markers) under ThreadSanitizer
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     clang-format every C file in place; make check-format only reports (as CI)
 #   make bench      build the C programs of bench/ (the scripts in bench/ run the benchmarks)
@@ -12,7 +13,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test sanitize install clean format check-format check-source fuzz bench
+.PHONY: all build deps run test sanitize tsan install clean format check-format check-source fuzz bench
 
 all: build
 
@@ -36,6 +37,12 @@ sanitize: deps
 	cmake -S . -B build-san -DRF_ASAN=ON -DRF_UBSAN=ON -DRF_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-san -j $(JOBS)
 	cd build-san && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+tsan: deps
+	cmake -S . -B build-tsan -DRF_TSAN=ON -DRF_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
+		ctest --output-on-failure -j $(JOBS) -R '^unit\.(threads|region|exec)'
 
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
