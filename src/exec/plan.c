@@ -203,6 +203,68 @@ rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
     return rf__xconvert(p, li, t, NULL, &md, use);
 }
 
+/* dims as the tables write a shape: "1x3x8", "scalar" for rank 0. */
+static void shape_text(char *buf, size_t n, uint32_t rank, const int64_t *dims)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (!rank) rf__appendf(buf, n, &len, "scalar");
+    for (uint32_t i = 0; i < rank; i++)
+        rf__appendf(buf, n, &len, "%s%lld", i ? "x" : "", (long long)dims[i]);
+}
+
+int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const int64_t *dims)
+{
+    const rf__xt *x = &p->t[t];
+    int same = x->rank == rank;
+    for (uint32_t i = 0; same && i < rank; i++) same = x->dims[i] == dims[i];
+    if (same) return 1;
+    char d[160], c[160];
+    shape_text(d, sizeof d, x->rank, x->dims);
+    shape_text(c, sizeof c, rank, dims);
+    const char *nm = x->src != RF__XNONE ? p->g->tensors[x->src].name : "";
+    rf__xnot(p, li, "output '%s': declared shape %s, computed %s", nm, d, c);
+    return 0;
+}
+
+int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd)
+{
+    if (t->rank > R) return 0;
+    for (uint32_t k = 0; k < t->rank; k++) {
+        int64_t d = t->dims[k], y = yd[R - t->rank + k];
+        if (d != 1 && d != y) return 0;
+    }
+    return 1;
+}
+
+int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int64_t yd[RF_GRAPH_MAX_RANK];
+    uint32_t R = 0;
+    for (uint32_t k = 0; k < nin; k++) {
+        uint32_t t = rf__xin(l, k);
+        if (t == RF_GRAPH_NO_TENSOR) continue;
+        if (p->t[t].rank > R) R = p->t[t].rank;
+    }
+    for (uint32_t i = 0; i < R; i++) yd[i] = 1;
+    for (uint32_t k = 0; k < nin; k++) { /* NumPy rules: each axis 1 or the one size */
+        uint32_t t = rf__xin(l, k);
+        if (t == RF_GRAPH_NO_TENSOR) continue;
+        const rf__xt *x = &p->t[t];
+        for (uint32_t j = 0; j < x->rank; j++) {
+            int64_t d = x->dims[j], *y = &yd[R - x->rank + j];
+            if (d == *y || d == 1) continue;
+            if (*y != 1) {
+                rf__xnot(p, li, "%s inputs whose shapes do not broadcast", l->op_type);
+                return 0;
+            }
+            *y = d;
+        }
+    }
+    return rf__xshape_is(p, li, l->outputs[0], R, yd);
+}
+
 /* ---- the layer dispatcher ---------------------------------------------------------------- */
 
 static int is_type(const rf_layer *l, const char *const *names)
@@ -257,6 +319,38 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     return RF_OK;
 }
 
+/* Does a layer have nothing to run or an operand no kernel is given? A zero-sized output (there
+ * is nothing to compute), or a zero-sized data input (input 0, or any input of rank >= 2: an
+ * empty rank-1 input is the usual omitted roi or scales), is never handed to oneDNN (its
+ * primitive descriptors divide by those sizes) or to a C kernel (taps, positions, keys at index
+ * -1): the layer is marked not measured and its outputs still get storage. Concat, Shape, Size
+ * and the views take empty inputs as they are. 1 when the layer was marked. */
+static int empty_operand(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    static const char *const as_is[] = {
+        "Concat",    "Shape",    "Size",    "Reshape", "Flatten",         "Squeeze",
+        "Unsqueeze", "Identity", "Dropout", "View",    "ConstantOfShape", NULL};
+    for (const char *const *n = as_is; *n; n++)
+        if (!strcmp(l->op_type, *n)) return 0;
+    for (uint32_t o = 0; o < l->n_outputs; o++) {
+        uint32_t t = l->outputs[o];
+        if (p->g->tensors[t].name[0] && rf__shape_full(&p->g->tensors[t]) &&
+            !rf__xt_nel(&p->t[t])) {
+            rf__xnot(p, li, "output '%s' is empty (a zero-sized dimension): nothing to run",
+                     p->g->tensors[t].name);
+            return 1;
+        }
+    }
+    for (uint32_t i = 0; i < l->n_inputs; i++) {
+        uint32_t t = l->inputs[i];
+        if (t == RF_GRAPH_NO_TENSOR || (i && p->t[t].rank < 2) || rf__xt_nel(&p->t[t])) continue;
+        rf__xnot(p, li, "input '%s' is empty (a zero-sized dimension)", p->g->tensors[t].name);
+        return 1;
+    }
+    return 0;
+}
+
 /* Checks what every layer needs before a builder runs: inputs present with known shapes,
  * outputs with known shapes. 0 (layer marked not measured) when one is missing. */
 static int layer_ready(rf__xplan *p, uint32_t li)
@@ -276,7 +370,7 @@ static int layer_ready(rf__xplan *p, uint32_t li)
             rf__xnot(p, li, "shape of output '%s' unknown", p->g->tensors[l->outputs[o]].name);
             return 0;
         }
-    return 1;
+    return !empty_operand(p, li);
 }
 
 /* After a builder: outputs not yet defined get a plain layout, and an untimed empty step owns
