@@ -312,6 +312,10 @@ rf_status rf__xop_concat(rf__xplan *p, uint32_t li)
     int r = p->t[Y].rank ? (int)p->t[Y].rank : 1;
     int64_t axis = rf_layer_attr_int(l, "axis", 0);
     axis = axis < 0 ? axis + r : axis;
+    if (axis < 0 || axis >= r) { /* before any dims[axis] is read */
+        rf__xnot(p, li, "Concat axis out of range");
+        return RF_OK;
+    }
     dnnl_memory_desc_t *mds = rf__calloc(p->ctx, l->n_inputs + 1, sizeof *mds), ym;
     rf__xarg *a = rf__calloc(p->ctx, l->n_inputs + 1, sizeof *a);
     rf_status st = RF_OK;
