@@ -120,6 +120,16 @@ static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const
         rf__xnot(p, li, "%s of a rank-%u tensor to rank %u", l->op_type, r, p->t[Y].rank);
         return RF_OK;
     }
+    const rf_tensor *rep = op == 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR
+                               ? &p->g->tensors[l->inputs[1]]
+                               : NULL;
+    if (rep && rep->values && rep->n_values == r) { /* Tile with known repeats: x * repeats */
+        int64_t want[RF_GRAPH_MAX_RANK];
+        for (uint32_t i = 0; i < r; i++)
+            if (rep->values[i] < 0 || !rf__i64_mul(p->t[xu].dims[i], rep->values[i], &want[i]))
+                want[i] = -1;
+        if (!rf__xshape_is(p, li, Y, r, want)) return RF_OK;
+    }
     rf__xcop c;
     memset(&c, 0, sizeof c);
     c.op = op;

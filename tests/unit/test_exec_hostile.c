@@ -6,23 +6,6 @@
  * must still run (nothing read or written past a buffer: the sanitizer build runs these too). */
 #include "exec_tg.h"
 
-static uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank, const int64_t *v,
-                     uint32_t n)
-{
-    uint32_t i = RF_GRAPH_NO_TENSOR;
-    rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_I64, rank, dims, RF_TENSOR_WEIGHT, &i);
-    rf_graph_set_values(t->ctx, t->g, i, v, n);
-    return i;
-}
-
-static uint32_t lay2(tg *t, const char *op, const uint32_t *in, uint32_t nin, uint32_t y0,
-                     uint32_t y1)
-{
-    uint32_t li = 0, out[2] = {y0, y1};
-    rf_graph_add_layer(t->ctx, t->g, op, op, in, nin, out, 2, &li);
-    return li;
-}
-
 static void expect_not(const tg *t, uint32_t li, const char *why)
 {
     RF_EXPECT_INT(t->p->layers[li].measured, 0);
@@ -54,7 +37,8 @@ RF_TEST(topk_onehot_declared_small)
 }
 
 /* Slice with a negative step and a step of INT64_MIN, Split sizes past the axis, an Expand its
- * input does not broadcast to, a PRelu slope that does not broadcast, a Pad output too small. */
+ * input does not broadcast to, a PRelu slope that does not broadcast, a Pad output too small, a
+ * Tile output other than x times its known repeats. */
 RF_TEST(slice_split_expand_bounds)
 {
     tg t = tg_new();
@@ -81,6 +65,9 @@ RF_TEST(slice_split_expand_bounds)
     uint32_t sl = tens(&t, "sl", RF_TENSOR_WEIGHT, D(3));
     uint32_t pr = tens(&t, "pr", RF_TENSOR_OUTPUT, D(1, 4, 8));
     uint32_t l4 = lay(&t, "PRelu", IN(x3, sl), pr);
+    uint32_t rp = ivec(&t, "rp", D(2), (const int64_t[]){2, 2}, 2);
+    uint32_t ty = tens(&t, "ty", RF_TENSOR_OUTPUT, D(2, 9));
+    uint32_t l6 = lay(&t, "Tile", IN(x2, rp), ty);
     uint32_t pd = tens(&t, "pd", RF_TENSOR_OUTPUT, D(1, 5));
     uint32_t l5 = lay(&t, "Pad", IN(x2), pd);
     ints(&t, l5, "pads", D(0, 2, 0, 2));
@@ -91,6 +78,7 @@ RF_TEST(slice_split_expand_bounds)
         expect_not(&t, l3, "does not broadcast to");
         expect_not(&t, l4, "PRelu inputs whose shapes do not broadcast");
         expect_not(&t, l5, "not its input plus the pads");
+        expect_not(&t, l6, "output 'ty': declared shape 2x9, computed 2x8");
     }
     tg_free(&t);
 }
