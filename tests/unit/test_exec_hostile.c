@@ -139,6 +139,28 @@ RF_TEST(gemm_conv_rnn_operands)
     tg_free(&t);
 }
 
+/* oneDNN ops write x's size (softmax, layer normalization) or the reduced count into the output
+ * buffer: a smaller declared output is refused before a primitive is made. */
+RF_TEST(onednn_outputs_declared_small)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(4, 64));
+    uint32_t g = tens(&t, "g", RF_TENSOR_WEIGHT, D(64));
+    uint32_t y0 = tens(&t, "y0", RF_TENSOR_OUTPUT, D(1, 2));
+    uint32_t y1 = tens(&t, "y1", RF_TENSOR_OUTPUT, D(1, 2));
+    uint32_t y2 = tens(&t, "y2", RF_TENSOR_OUTPUT, D(1, 1));
+    uint32_t l0 = lay(&t, "Softmax", IN(x), y0);
+    uint32_t l1 = lay(&t, "LayerNormalization", IN(x, g), y1);
+    uint32_t l2 = lay(&t, "ReduceSum", IN(x), y2);
+    ints(&t, l2, "axes", D(1));
+    if (run(&t)) {
+        expect_not(&t, l0, "output 'y0': declared shape 1x2, computed 4x64");
+        expect_not(&t, l1, "output 'y1': declared shape 1x2, computed 4x64");
+        expect_not(&t, l2, "reduction output declared with 1 elements, computed 4");
+    }
+    tg_free(&t);
+}
+
 /* Float indices wrap without a conversion out of range (2^63, infinities, NaN), and the cubic
  * resize kernel given an empty axis writes zeros instead of reading tap -1. */
 RF_TEST(float_index_and_empty_taps)
