@@ -5,8 +5,11 @@
 #ifndef RF_EXEC_INT_H
 #define RF_EXEC_INT_H
 
+#include <math.h>
+
 #include <oneapi/dnnl/dnnl.h>
 
+#include "core/checked.h"
 #include "core/rf_int.h"
 #include "graph/graph_int.h"
 #include "roofline/exec.h"
@@ -183,6 +186,30 @@ void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel);
 void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...) RF__PRINTF(3, 4);
 /* Add a phrase to the inputs note (once per distinct text). */
 void rf__xnote(rf__xplan *p, const char *text);
+/* Does output t of layer li have the shape the op computes from its actual inputs (rank, dims)?
+ * 1 when it does; else the layer is marked not measured ("output 'y': declared shape 1x3,
+ * computed 1x10") and 0. Value-dependent shapes (TopK's K, OneHot's depth, Slice, Split, Expand)
+ * go through it before any step writes or reads by the declared shape. */
+int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const int64_t *dims);
+/* Does tensor t broadcast (NumPy rules) to the R dims yd? */
+int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd);
+/* Inputs 0 .. nin-1 of layer li broadcast together (omitted ones skipped) and to its declared
+ * output 0; else the layer is marked not measured and 0. */
+int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin);
+/* A float holding an index (synthetic or computed) into 0 .. n-1 (n > 0), wrapped modulo n as
+ * the executor wraps synthetic indices; NaN and values past int64 (UB to convert) wrap through
+ * fmod, never a cast out of range. */
+static inline int64_t rf__xwrap(float v, int64_t n)
+{
+    int64_t k;
+    if (v > -4.0e18f && v < 4.0e18f) {
+        k = (int64_t)v % n;
+    } else {
+        double r = fmod((double)v, (double)n); /* exact; NaN and infinities give NaN */
+        k = r == r ? (int64_t)r : 0;
+    }
+    return k < 0 ? k + n : k;
+}
 /* Element strides of tensor t broadcast (NumPy rules) over the R output dims yd (op_c.c). */
 void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
 /* Attribute ints of a layer (count, or -1 when absent). */

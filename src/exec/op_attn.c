@@ -112,8 +112,12 @@ static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__x
     const rf_layer *l = &p->g->layers[li];
     uint32_t Y = l->outputs[0], sc, io[5];
     int64_t B = c->dims[0], S = c->dims[1], L = c->dims[2], H = c->dims[3], Dv = c->dims[6];
-    if (rf__xt_nel(&p->t[Y]) != (uint64_t)(B * S * H * Dv) || S > INT_MAX || L > INT_MAX ||
-        H * Dv > INT_MAX || c->dims[4] <= 0 || H % c->dims[4]) {
+    int64_t bs, bsh, ny = -1, hdv = -1;
+    if (rf__i64_mul(B, S, &bs) && rf__i64_mul(bs, H, &bsh) && rf__i64_mul(bsh, Dv, &ny))
+        (void)rf__i64_mul(H, Dv, &hdv);
+    /* no keys (L < 1) would leave the scores unwritten and softmax read them */
+    if (ny < 0 || hdv < 0 || rf__xt_nel(&p->t[Y]) != (uint64_t)ny || S > INT_MAX || L < 1 ||
+        L > INT_MAX || hdv > INT_MAX || c->dims[4] <= 0 || H % c->dims[4]) {
         rf__xnot(p, li, "%s: output or head counts do not agree", l->op_type);
         return RF_OK;
     }

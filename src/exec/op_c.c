@@ -137,6 +137,7 @@ rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op)
     memset(&c, 0, sizeof c);
     c.op = op;
     uint32_t Y = l->outputs[0];
+    if (!rf__xbcast_out(p, li, nin)) return RF_OK; /* a PRelu slope that does not broadcast */
     c.rank = p->t[Y].rank ? p->t[Y].rank : 1;
     for (uint32_t i = 0; i < c.rank; i++) c.dims[i] = p->t[Y].rank ? p->t[Y].dims[i] : 1;
     for (uint32_t k = 0; k < nin; k++) {
@@ -315,6 +316,7 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
     uint32_t io[2];
     RF_TRY(rf__xplain(p, li, l->inputs[0], &io[0]));
     io[1] = l->outputs[0];
+    if (!rf__xshape_is(p, li, io[1], p->t[io[0]].rank, p->t[io[0]].dims)) return RF_OK;
     uint64_t n = 1;
     for (uint32_t i = 0; i < p->t[io[0]].rank; i++) n *= (uint64_t)p->t[io[0]].dims[i];
     c.inner = (int64_t)n;
@@ -324,7 +326,12 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
     const rf_attr *b = rf_layer_attr(l, shrink ? "bias" : "beta");
     double a0 = shrink ? 0.5 : unit ? 1.0 : 0.2, b0 = shrink ? 0.0 : 0.5;
     c.value = a && a->type == RF_ATTR_FLOAT ? (float)a->f : (float)a0;
-    c.off = (int64_t)((b && b->type == RF_ATTR_FLOAT ? b->f : b0) * 1e6);
+    double bv = b && b->type == RF_ATTR_FLOAT ? b->f : b0;
+    if (!(fabs(bv) <= 1e9)) { /* in millionths within int64; NaN refused too */
+        rf__xnot(p, li, "%s with %s %g out of range", l->op_type, shrink ? "bias" : "beta", bv);
+        return RF_OK;
+    }
+    c.off = (int64_t)(bv * 1e6);
     if (op == U_CELU && c.value == 0) {
         rf__xnot(p, li, "Celu with alpha 0");
         return RF_OK;
@@ -358,8 +365,9 @@ static void cubic_taps(int mode, float a, int64_t o, int64_t in, int64_t out, in
     w[1] = (float)(((a + 2) * t - (a + 3)) * t * t + 1);
     w[2] = (float)(((a + 2) * u - (a + 3)) * u * u + 1);
     w[3] = (float)(((a * u1 - 5 * a) * u1 + 8 * a) * u1 - 4 * a);
+    f = f < -2.0 ? -2.0 : f > (double)in ? (double)in : f; /* converted in range; NaN: below */
     for (int k = 0; k < 4; k++) {
-        int64_t i = (int64_t)f - 1 + k;
+        int64_t i = f == f ? (int64_t)f - 1 + k : 0;
         idx[k] = i < 0 ? 0 : i >= in ? in - 1 : i;
     }
 }
@@ -369,6 +377,11 @@ void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int
 {
     int64_t ci[RF__CUBIC_MAX_W * 4];
     float cw[RF__CUBIC_MAX_W * 4];
+    if (ow > RF__CUBIC_MAX_W) return; /* the planner refuses it */
+    if (ih <= 0 || iw <= 0) {         /* no source pixel: no tap to read */
+        for (int64_t e = 0; e < planes * oh * ow; e++) y[e] = 0;
+        return;
+    }
     for (int64_t j = 0; j < ow; j++) cubic_taps(mode, a, j, iw, ow, ci + 4 * j, cw + 4 * j);
     for (int64_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * ih * iw;
@@ -406,7 +419,8 @@ rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li)
     RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
     const rf__xt *x = &p->t[xu], *y = &p->t[Y];
     uint32_t r = x->rank;
-    int ok = r >= 2 && y->rank == r && y->dims[r - 1] <= RF__CUBIC_MAX_W;
+    int ok = r >= 2 && y->rank == r && y->dims[r - 1] <= RF__CUBIC_MAX_W && x->dims[r - 2] > 0 &&
+             x->dims[r - 1] > 0;
     for (uint32_t i = 0; ok && i + 2 < r; i++) ok = x->dims[i] == y->dims[i];
     const rf_attr *ct = rf_layer_attr(l, "coordinate_transformation_mode");
     const char *cm = ct && ct->type == RF_ATTR_STRING ? ct->s : "half_pixel";

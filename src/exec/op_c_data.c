@@ -40,8 +40,7 @@ static void gather(const rf__xstep *s)
     size_t row = (size_t)c->inner * sizeof *y;
     for (int64_t o = 0; o < c->outer; o++)
         for (int64_t j = 0; j < c->n_idx; j++) {
-            int64_t k = (int64_t)ind[j] % c->axis_n;
-            if (k < 0) k += c->axis_n;
+            int64_t k = rf__xwrap(ind[j], c->axis_n); /* never a float cast out of range */
             memcpy(y + (o * c->n_idx + j) * c->inner, x + (o * c->axis_n + k) * c->inner, row);
         }
 }
@@ -120,6 +119,16 @@ static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const
     if (!r || p->t[Y].rank != r) {
         rf__xnot(p, li, "%s of a rank-%u tensor to rank %u", l->op_type, r, p->t[Y].rank);
         return RF_OK;
+    }
+    const rf_tensor *rep = op == 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR
+                               ? &p->g->tensors[l->inputs[1]]
+                               : NULL;
+    if (rep && rep->values && rep->n_values == r) { /* Tile with known repeats: x * repeats */
+        int64_t want[RF_GRAPH_MAX_RANK];
+        for (uint32_t i = 0; i < r; i++)
+            if (rep->values[i] < 0 || !rf__i64_mul(p->t[xu].dims[i], rep->values[i], &want[i]))
+                want[i] = -1;
+        if (!rf__xshape_is(p, li, Y, r, want)) return RF_OK;
     }
     rf__xcop c;
     memset(&c, 0, sizeof c);
@@ -201,12 +210,19 @@ static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
         return RF_OK;
     }
     for (uint32_t i = 0; i < x->rank; i++) {
-        c.st[0][i] = xs[i] * step[i];
-        c.off += start[i] * xs[i];
-        if (c.dims[i] && start[i] + (c.dims[i] - 1) * step[i] >= x->dims[i]) {
-            rf__xnot(p, li, "Slice bounds not known");
+        /* the declared dims are trusted only when the first and the last element they read
+         * lie inside x, in checked arithmetic (a step near INT64_MIN, axes from a graph input) */
+        int64_t last, span, st;
+        int in = c.dims[i] >= 0 && rf__i64_mul(xs[i], step[i], &st) &&
+                 (!c.dims[i] || (rf__i64_mul(c.dims[i] - 1, step[i], &span) &&
+                                 rf__i64_add(start[i], span, &last) && last >= 0 &&
+                                 last < x->dims[i] && start[i] < x->dims[i]));
+        if (!in) {
+            rf__xnot(p, li, "Slice bounds not known, or its declared output reads outside x");
             return RF_OK;
         }
+        c.st[0][i] = st;
+        c.off += start[i] * xs[i];
     }
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, "c:slice");
@@ -224,7 +240,21 @@ static rf_status split(rf__xplan *p, uint32_t li, uint32_t xu)
         return RF_OK;
     }
     plain_strides(&p->t[xu], xs);
-    for (uint32_t o = 0; o < l->n_outputs; o++) {
+    int64_t end = 0;
+    uint32_t o;
+    for (o = 0; o < l->n_outputs; o++, at = end) { /* each part: x with the axis cut, inside x */
+        int64_t want[RF_GRAPH_MAX_RANK];
+        const rf__xt *y = &p->t[l->outputs[o]];
+        memcpy(want, p->t[xu].dims, sizeof want);
+        want[axis] = y->rank == r ? y->dims[axis] : -1;
+        if (want[axis] < 0 || !rf__i64_add(at, want[axis], &end) || end > p->t[xu].dims[axis]) {
+            rf__xnot(p, li, "Split parts that add up past the axis (%lld)",
+                     (long long)p->t[xu].dims[axis]);
+            return RF_OK;
+        }
+        if (!rf__xshape_is(p, li, l->outputs[o], r, want)) return RF_OK;
+    }
+    for (at = 0, o = 0; o < l->n_outputs; o++) {
         rf__xcop c;
         memset(&c, 0, sizeof c);
         out_dims(&p->t[l->outputs[o]], &c);
@@ -258,6 +288,26 @@ static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
         rf__xnot(p, li, "Gather from an empty axis");
         return RF_OK;
     }
+    /* y = x's dims before the axis, the indices' dims, x's dims after it: the kernel writes
+     * that many elements (the LLM builders' embedding lookups drop a leading 1: the count is
+     * what must agree) */
+    const rf__xt *x = &p->t[xu], *ix = &p->t[iu];
+    int64_t want[RF_GRAPH_MAX_RANK];
+    uint32_t wr = 0;
+    if (r - 1 + ix->rank > RF_GRAPH_MAX_RANK) {
+        rf__xnot(p, li, "Gather output of rank past %d", RF_GRAPH_MAX_RANK);
+        return RF_OK;
+    }
+    for (uint32_t i = 0; i < r; i++) {
+        if ((int64_t)i != axis) want[wr++] = x->dims[i];
+        for (uint32_t k = 0; (int64_t)i == axis && k < ix->rank; k++) want[wr++] = ix->dims[k];
+    }
+    uint64_t nw = 1;
+    int fits = 1;
+    for (uint32_t i = 0; i < wr; i++) fits &= rf__mul_ok(nw, (uint64_t)want[i], &nw);
+    if ((!fits || nw != rf__xt_nel(&p->t[l->outputs[0]])) &&
+        !rf__xshape_is(p, li, l->outputs[0], wr, want))
+        return RF_OK;
     if (!p->g->tensors[l->inputs[1]].values)
         rf__xnote(p, "Gather indices synthetic (small integers, wrapped modulo the axis size)");
     uint32_t io[3] = {xu, iu, l->outputs[0]};
@@ -295,8 +345,14 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     plain_strides(&p->t[Y], ys);
     c.n_idx = 1;
     for (uint32_t i = 0; i < r; i++) {
+        int64_t w;
         if (pads[i] < 0 || pads[r + i] < 0) {
             rf__xnot(p, li, "Pad with negative pads");
+            return RF_OK;
+        }
+        if (!rf__i64_add(p->t[xu].dims[i], pads[i], &w) || !rf__i64_add(w, pads[r + i], &w) ||
+            w != p->t[Y].dims[i]) {
+            rf__xnot(p, li, "Pad whose declared output is not its input plus the pads");
             return RF_OK;
         }
         c.dims[i] = p->t[xu].dims[i];
@@ -369,6 +425,10 @@ rf_status rf__xop_data(rf__xplan *p, uint32_t li)
     memset(&c, 0, sizeof c);
     if (!strcmp(l->op_type, "Expand")) {
         out_dims(&p->t[Y], &c);
+        if (!rf__xbcast_ok(&p->t[xu], c.rank, c.dims)) { /* the shape may be a graph input */
+            rf__xnot(p, li, "Expand to a declared shape its input does not broadcast to");
+            return RF_OK;
+        }
         rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
         uint32_t io[2] = {xu, Y};
         rf__xmeasured(p, li, "c:expand");

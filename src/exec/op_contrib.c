@@ -138,8 +138,11 @@ static void rope_cache(const rf__xstep *s)
     int64_t P = c->dims[5], h2 = R / 2;
     for (int64_t b = 0; b < B; b++)
         for (int64_t q = 0; q < S; q++) {
-            int64_t pos = c->st[2][0] ? (int64_t)pid[b * S + q] : (int64_t)pid[0] + q;
-            pos = pos < 0 ? 0 : pos >= P ? P - 1 : pos; /* the run's ids are synthetic */
+            /* the run's ids are synthetic: clamped into the cache as floats (no conversion out
+             * of range, NaN to 0); an empty cache is refused by the planner */
+            float pf = c->st[2][0] ? pid[b * S + q] : pid[0] + (float)q;
+            int64_t pos = !(pf > 0) ? 0 : pf >= (float)P ? P - 1 : (int64_t)pf;
+            if (pos >= P) pos = P - 1; /* float rounding at the top */
             const float *cr = cs + pos * h2, *sr = sn + pos * h2;
             for (int64_t h = 0; h < H; h++) {
                 const float *a = x + b * c->st[0][0] + q * c->st[0][1] + h * c->st[0][2];
@@ -342,10 +345,10 @@ static rf_status fused_matmul_op(rf__xplan *p, uint32_t li)
     uint64_t mk = M > 0 && K > 0 ? (uint64_t)(M * K) : 1,
              nk = N > 0 && K > 0 ? (uint64_t)(N * K) : 1;
     uint64_t ba = rf__xt_nel(a) / mk, bb = rf__xt_nel(b) / nk;
-    uint64_t bt = ba > bb ? ba : bb;
-    if (K != Kb || (ba != bb && ba != 1 && bb != 1) ||
-        rf__xt_nel(&p->t[Y]) != bt * (uint64_t)(M * N) || M > INT_MAX || N > INT_MAX ||
-        K > INT_MAX) {
+    uint64_t bt = ba > bb ? ba : bb, ny = 0;
+    if (M > INT_MAX || N > INT_MAX || K > INT_MAX || K != Kb || /* M * N < 2^62 after these */
+        (ba != bb && ba != 1 && bb != 1) || !rf__mul_ok(bt, (uint64_t)(M * N), &ny) ||
+        rf__xt_nel(&p->t[Y]) != ny) {
         rf__xnot(p, li, "FusedMatMul shapes do not agree (batch dims must match or be absent)");
         return RF_OK;
     }
@@ -381,18 +384,22 @@ static rf_status nbits_op(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "MatMulNBits without A, B, scales, K, N or block_size");
         return RF_OK;
     }
-    int64_t nb = (K + bs - 1) / bs;
+    /* every count in checked arithmetic: a block_size of 2^62 made N*nb*(bs/2) wrap to 0 */
+    int64_t nb = rf__i64_div_ceil(K, bs), nsc = -1, nbytes = -1, nzp = -1, mn = -1;
+    if (!rf__i64_mul(N, nb, &nsc) || !rf__i64_mul(nsc, bs / 2, &nbytes) ||
+        !rf__i64_mul(N, (nb + 1) / 2, &nzp))
+        nsc = nbytes = nzp = -1;
     const rf__xt *a = &p->t[A];
     uint64_t na = rf__xt_nel(a), zn = Z != RF_GRAPH_NO_TENSOR ? rf__xt_nel(&p->t[Z]) : 0;
     int64_t M = a->rank && a->dims[a->rank - 1] == K ? (int64_t)(na / (uint64_t)K) : -1;
-    int zkind = Z == RF_GRAPH_NO_TENSOR                                                         ? 0
-                : zn == (uint64_t)(N * ((nb + 1) / 2)) && p->g->tensors[Z].dtype == RF_DTYPE_U8 ? 1
-                : zn == (uint64_t)(N * nb)                                                      ? 2
-                                           : -1;
+    int zkind = Z == RF_GRAPH_NO_TENSOR                                                    ? 0
+                : nzp >= 0 && zn == (uint64_t)nzp && p->g->tensors[Z].dtype == RF_DTYPE_U8 ? 1
+                : nsc >= 0 && zn == (uint64_t)nsc                                          ? 2
+                                                                                           : -1;
     uint32_t Bias = rf__xin(l, 5);
-    if (M < 0 || M > INT_MAX || rf__xt_nel(&p->t[B]) != (uint64_t)(N * nb * (bs / 2)) ||
-        rf__xt_nel(&p->t[S]) != (uint64_t)(N * nb) || zkind < 0 ||
-        rf__xt_nel(&p->t[Y]) != (uint64_t)(M * N) ||
+    if (M < 0 || M > INT_MAX || !rf__i64_mul(M, N, &mn) || nbytes < 0 ||
+        rf__xt_nel(&p->t[B]) != (uint64_t)nbytes || rf__xt_nel(&p->t[S]) != (uint64_t)nsc ||
+        zkind < 0 || rf__xt_nel(&p->t[Y]) != (uint64_t)mn ||
         (Bias != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Bias]) != (uint64_t)N)) {
         rf__xnot(p, li, "MatMulNBits shapes do not agree with K, N and block_size");
         return RF_OK;
@@ -454,8 +461,8 @@ static rf_status rope_op(rf__xplan *p, uint32_t li)
         c.st[0][0] = S * H * D, c.st[0][1] = H * D, c.st[0][2] = D;
     }
     uint64_t np = rf__xt_nel(&p->t[P]);
-    if (D <= 0 || H <= 0 || H * D * S * B != (int64_t)rf__xt_nel(x) || R > D || R < 2 ||
-        (np != 1 && np != (uint64_t)(B * S))) {
+    if (D <= 0 || H <= 0 || cs->dims[0] <= 0 || H * D * S * B != (int64_t)rf__xt_nel(x) || R > D ||
+        R < 2 || (np != 1 && np != (uint64_t)(B * S))) {
         rf__xnot(p, li, "RotaryEmbedding head size, caches and position ids do not agree");
         return RF_OK;
     }

@@ -105,6 +105,7 @@ static rf_status eltwise(rf__xplan *p, uint32_t li, int *done)
         return RF_OK;
     *done = 1;
     uint32_t X = l->inputs[0], Y = l->outputs[0];
+    if (!rf__xshape_is(p, li, Y, p->t[X].rank, p->t[X].dims)) return RF_OK;
     dnnl_memory_desc_t md = p->t[X].md;
     dnnl_eltwise_desc_t ed;
     dnnl_primitive_desc_t pd;
@@ -176,6 +177,7 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
         l->inputs[1] == RF_GRAPH_NO_TENSOR || !bin_alg(l->op_type, &alg, &commutes))
         return rf__xop_cbinary(p, li, b);
     uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
+    if (!rf__xbcast_out(p, li, 2)) return RF_OK;
     uint32_t R = p->t[Y].rank ? p->t[Y].rank : 1;
     int64_t ad[RF_GRAPH_MAX_RANK], bd[RF_GRAPH_MAX_RANK], yd[RF_GRAPH_MAX_RANK];
     padded(&p->t[Y], R, yd);

@@ -80,9 +80,18 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
     int r = (int)x->rank, sp = r - 2;
     int64_t g = rf_layer_attr_int(l, "group", 1);
+    int64_t cin;
     if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
         w->dims[0] % g) {
         rf__xnot(p, li, "Conv shape not supported (input rank %d, group %lld)", r, (long long)g);
+        return RF_OK;
+    }
+    /* operands oneDNN would read by the shapes it is given: W's input channels, Y's batch and
+     * channels, the bias length (checked here; oneDNN's JIT code is not bounds-checked) */
+    if (!rf__i64_mul(w->dims[1], g, &cin) || cin != x->dims[1] || y->dims[0] != x->dims[0] ||
+        y->dims[1] != w->dims[0] ||
+        (B != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[B]) != (uint64_t)w->dims[0])) {
+        rf__xnot(p, li, "Conv whose weights, bias or output do not agree with its input");
         return RF_OK;
     }
     int64_t k[3], s[3], d[3], pl[3], pr[3];
@@ -144,6 +153,11 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
         w->dims[0] != x->dims[1] || w->dims[1] * g != y->dims[1]) {
         rf__xnot(p, li, "ConvTranspose shape not supported (input rank %d, group %lld)", r,
                  (long long)g);
+        return RF_OK;
+    }
+    if (y->dims[0] != x->dims[0] ||
+        (B != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[B]) != (uint64_t)y->dims[1])) {
+        rf__xnot(p, li, "ConvTranspose whose bias or output batch does not agree");
         return RF_OK;
     }
     int64_t k[3], s[3], d[3], pl[3], pr[3];
@@ -253,6 +267,16 @@ rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
     }
     int ta = rf_layer_attr_int(l, "transA", 0) != 0, tb = rf_layer_attr_int(l, "transB", 0) != 0;
     dnnl_dim_t M = y->dims[0], N = y->dims[1], K = ta ? a->dims[0] : a->dims[1];
+    /* A is M x K, B is K x N (each as transposed), C broadcasts to M x N: oneDNN reads them by
+     * these sizes, so a B of fewer rows than K would be read past its end */
+    if ((ta ? a->dims[1] : a->dims[0]) != M || (tb ? b->dims[1] : b->dims[0]) != K ||
+        (tb ? b->dims[0] : b->dims[1]) != N ||
+        (C != RF__XNONE && !rf__xbcast_ok(&p->t[C], 2, y->dims))) {
+        rf__xnot(p, li, "Gemm operands that do not agree: A %lldx%lld, B %lldx%lld, Y %lldx%lld",
+                 (long long)a->dims[0], (long long)a->dims[1], (long long)b->dims[0],
+                 (long long)b->dims[1], (long long)M, (long long)N);
+        return RF_OK;
+    }
     dnnl_memory_desc_t am, bm, cm, ym;
     memset(&cm, 0, sizeof cm);
     md_strided(&am, 2, (dnnl_dim_t[]){M, K}, ta ? (dnnl_dim_t[]){1, M} : (dnnl_dim_t[]){K, 1});
@@ -305,6 +329,18 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
     yd[R - 2] = A2[R - 2], yd[R - 1] = B2[R - 1];
     if (A2[R - 1] != B2[R - 2]) {
         rf__xnot(p, li, "MatMul inner dimensions differ");
+        return RF_OK;
+    }
+    uint64_t ny = 1;
+    for (int i = 0; i < R - 2; i++)
+        if (A2[i] != B2[i] && A2[i] != 1 && B2[i] != 1) {
+            rf__xnot(p, li, "MatMul batch dimensions that do not broadcast");
+            return RF_OK;
+        }
+    for (int i = 0; i < R; i++) ny *= (uint64_t)yd[i];
+    if (ny != rf__xt_nel(&p->t[Y])) { /* 1-D operands drop an axis: compare the counts */
+        rf__xnot(p, li, "MatMul output declared with %llu elements, computed %llu",
+                 (unsigned long long)rf__xt_nel(&p->t[Y]), (unsigned long long)ny);
         return RF_OK;
     }
     dnnl_dim_t acc[3] = {1, 1, 1};

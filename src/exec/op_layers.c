@@ -91,6 +91,7 @@ rf_status rf__xop_norm(rf__xplan *p, uint32_t li)
     float eps = attr_f(l, "epsilon", 1e-5f);
     int64_t C, rows = 1;
     dnnl_memory_desc_t md;
+    if (!rf__xshape_is(p, li, Y, x->rank, x->dims)) return RF_OK; /* oneDNN writes x's size */
     if (bn) {
         C = x->rank >= 2 ? x->dims[1] : 0;
         md = x->md;
@@ -164,6 +165,7 @@ rf_status rf__xop_lrn(rf__xplan *p, uint32_t li)
         return RF_OK;
     }
     RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
+    if (!rf__xshape_is(p, li, Y, p->t[xu].rank, p->t[xu].dims)) return RF_OK;
     dnnl_memory_desc_t md;
     rf__xmd_plain(&md, p->t[xu].rank, p->t[xu].dims);
     dnnl_lrn_desc_t ld;
@@ -194,7 +196,8 @@ rf_status rf__xop_softmax(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "softmax axis out of range");
         return RF_OK;
     }
-    if (p->g->opset && p->g->opset < 13) { /* coerced to 2-D at axis */
+    if (!rf__xshape_is(p, li, Y, x->rank, x->dims)) return RF_OK; /* oneDNN writes x's size */
+    if (p->g->opset && p->g->opset < 13) {                        /* coerced to 2-D at axis */
         int64_t d2[2] = {1, 1};
         for (int i = 0; i < r; i++) d2[i < axis ? 0 : 1] *= x->rank ? x->dims[i] : 1;
         md_of(&md, 2, d2);
@@ -270,6 +273,13 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
         }
         yd[a] = 1;
     }
+    uint64_t ny = 1;
+    for (uint32_t i = 0; i < r; i++) ny *= (uint64_t)yd[i]; /* <= nel(x) */
+    if (ny != rf__xt_nel(&p->t[Y])) { /* keepdims or not, the count oneDNN writes */
+        rf__xnot(p, li, "reduction output declared with %llu elements, computed %llu",
+                 (unsigned long long)rf__xt_nel(&p->t[Y]), (unsigned long long)ny);
+        return RF_OK;
+    }
     dnnl_memory_desc_t xm, ym;
     rf__xmd_plain(&xm, x->rank, x->dims);
     md_of(&ym, (int)r, yd);
@@ -312,6 +322,10 @@ rf_status rf__xop_concat(rf__xplan *p, uint32_t li)
     int r = p->t[Y].rank ? (int)p->t[Y].rank : 1;
     int64_t axis = rf_layer_attr_int(l, "axis", 0);
     axis = axis < 0 ? axis + r : axis;
+    if (axis < 0 || axis >= r) { /* before any dims[axis] is read */
+        rf__xnot(p, li, "Concat axis out of range");
+        return RF_OK;
+    }
     dnnl_memory_desc_t *mds = rf__calloc(p->ctx, l->n_inputs + 1, sizeof *mds), ym;
     rf__xarg *a = rf__calloc(p->ctx, l->n_inputs + 1, sizeof *a);
     rf_status st = RF_OK;

@@ -141,6 +141,12 @@ static rf_status qmatmul(rf__xplan *p, uint32_t li, uint32_t A, uint32_t B, uint
     }
     int64_t K = b->dims[0], N = b->dims[1], M = 1;
     for (uint32_t i = 0; i + 1 < a->rank; i++) M *= a->dims[i];
+    uint64_t ny = 0;
+    if (!rf__mul_ok((uint64_t)M, (uint64_t)N, &ny) || rf__xt_nel(&p->t[Y]) != ny) {
+        rf__xnot(p, li, "%s output of %llu elements, computed %lldx%lld", l->op_type,
+                 (unsigned long long)rf__xt_nel(&p->t[Y]), (long long)M, (long long)N);
+        return RF_OK;
+    }
     dnnl_memory_desc_t af, am, bm, bw, ym;
     dnnl_memory_desc_init_by_strides(&af, 2, (dnnl_dims_t){M, K}, dnnl_f32, (dnnl_dims_t){K, 1});
     dnnl_memory_desc_init_by_strides(&am, 2, (dnnl_dims_t){M, K}, src_type(p, A),

@@ -129,6 +129,7 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
         }
         for (int64_t i = 0; i < r; i++) c.inner *= x->dims[i];
     }
+    if (!rf__xshape_is(p, li, Y, x->rank, x->dims)) return RF_OK;
     if (p->t[S].fill) p->t[S].positive = 1;
     uint32_t io[4], n = 0;
     RF_TRY(rf__xplain(p, li, X, &io[n++]));
@@ -147,6 +148,12 @@ static rf_status dyn_op(rf__xplan *p, uint32_t li)
     const rf_layer *l = &p->g->layers[li];
     if (l->n_outputs < 3) {
         rf__xnot(p, li, "DynamicQuantizeLinear without its three outputs");
+        return RF_OK;
+    }
+    const rf__xt *x = &p->t[l->inputs[0]];
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
+    if (rf__xt_nel(&p->t[l->outputs[1]]) != 1 || rf__xt_nel(&p->t[l->outputs[2]]) != 1) {
+        rf__xnot(p, li, "DynamicQuantizeLinear whose scale or zero point is not one value");
         return RF_OK;
     }
     rf__xcop c;

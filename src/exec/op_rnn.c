@@ -28,6 +28,47 @@ static uint32_t opt_out(const rf__xplan *p, const rf_layer *l, uint32_t i)
     return p->g->tensors[t].name[0] ? t : RF_GRAPH_NO_TENSOR;
 }
 
+/* Is tensor t (RF_GRAPH_NO_TENSOR passes) of exactly the n dims d? */
+static int dims_are(const rf__xplan *p, uint32_t t, uint32_t n, const int64_t *d)
+{
+    if (t == RF_GRAPH_NO_TENSOR) return 1;
+    if (p->t[t].rank != n) return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->t[t].dims[i] != d[i]) return 0;
+    return 1;
+}
+
+/* Every operand against X [T, N, I] and W [D, G*H, I] before oneDNN is asked: R [D, G*H, H],
+ * B [D, 2*G*H], initial_h and initial_c [D, N, H], hidden_size H, Y [T, D, N, H], Y_h and Y_c
+ * [D, N, H] (oneDNN reads and writes them by these sizes; its JIT code is not bounds-checked).
+ * 1 when they agree, else the layer is marked not measured. */
+static int rnn_operands(rf__xplan *p, uint32_t li, int64_t G, int64_t Hd)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int lstm = G == 4;
+    const rf__xt *x = &p->t[l->inputs[0]], *w = &p->t[l->inputs[1]];
+    int64_t T = x->dims[0], N = x->dims[1], D = w->dims[0], gh = w->dims[1], b2;
+    int64_t hs = rf_layer_attr_int(l, "hidden_size", Hd);
+    int ok = Hd > 0 && hs == Hd && w->dims[2] == x->dims[2] && rf__i64_mul(gh, 2, &b2) &&
+             dims_are(p, opt_in(l, 2), 3, (int64_t[]){D, gh, Hd}) &&
+             dims_are(p, opt_in(l, 3), 2, (int64_t[]){D, b2}) &&
+             dims_are(p, opt_in(l, 5), 3, (int64_t[]){D, N, Hd}) &&
+             (!lstm || dims_are(p, opt_in(l, 6), 3, (int64_t[]){D, N, Hd}));
+    if (!ok) {
+        rf__xnot(p, li, "%s whose R, B, initial_h/c or hidden_size do not agree with X and W",
+                 l->op_type);
+        return 0;
+    }
+    uint32_t outs[3] = {opt_out(p, l, 0), opt_out(p, l, 1),
+                        lstm ? opt_out(p, l, 2) : RF_GRAPH_NO_TENSOR};
+    for (int o = 0; o < 3; o++)
+        if (outs[o] != RF_GRAPH_NO_TENSOR &&
+            !rf__xshape_is(p, li, outs[o], o ? 3 : 4,
+                           o ? (int64_t[]){D, N, Hd} : (int64_t[]){T, D, N, Hd}))
+            return 0;
+    return 1;
+}
+
 rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -55,6 +96,7 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
         rf__xnot(p, li, "%s weights do not match its direction", l->op_type);
         return RF_OK;
     }
+    if (!rnn_operands(p, li, G, Hd)) return RF_OK;
     if (opt_in(l, 4) != RF_GRAPH_NO_TENSOR)
         rf__xnote(p, "RNN sequence_lens ignored: every sequence runs its full length");
     int iter = H0 != RF_GRAPH_NO_TENSOR && (!lstm || C0 != RF_GRAPH_NO_TENSOR);

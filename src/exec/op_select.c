@@ -17,8 +17,7 @@ enum { SEL_NONE, SEL_ADD, SEL_MUL, SEL_MAX, SEL_MIN };
 
 static int64_t wrap(float v, int64_t n)
 {
-    int64_t k = (int64_t)v % n;
-    return k < 0 ? k + n : k;
+    return rf__xwrap(v, n);
 }
 
 static float combine(int op, float a, float b)
@@ -224,8 +223,8 @@ static void reverse_seq(const rf__xstep *s)
     float *y = s->ptr[2];
     int64_t T = c->op ? c->outer : c->axis_n, B = c->op ? c->axis_n : c->outer, in = c->inner;
     for (int64_t b = 0; b < B; b++) {
-        int64_t len = (int64_t)lens[b];
-        len = len < 0 ? 0 : len > T ? T : len;
+        float lf = lens[b]; /* clamped as a float: no conversion out of range, NaN to 0 */
+        int64_t len = !(lf > 0) ? 0 : lf >= (float)T ? T : (int64_t)lf;
         for (int64_t t = 0; t < T; t++) {
             int64_t from = t < len ? len - 1 - t : t;
             int64_t yo = c->op ? (t * B + b) * in : (b * T + t) * in;
@@ -248,7 +247,7 @@ static void bit_shift(const rf__xstep *s)
     for (int64_t e = 0; e < n; e++) {
         int64_t ia = 0, ib = 0;
         for (uint32_t j = 0; j < R; j++) ia += pos[j] * c->st[0][j], ib += pos[j] * c->st[1][j];
-        float sh = b[ib] < 0 ? 0 : b[ib] > 63 ? 63 : b[ib];
+        float sh = !(b[ib] > 0) ? 0 : b[ib] > 63 ? 63 : b[ib]; /* NaN to 0 */
         float v = ldexpf(a[ia], c->op ? (int)sh : -(int)sh);
         y[e] = c->op ? v : floorf(v);
         for (int j = (int)R - 1; j >= 0 && ++pos[j] == c->dims[j]; j--) pos[j] = 0;
@@ -392,6 +391,14 @@ static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
         rf__xnot(p, li, "TopK with K past the axis");
         return RF_OK;
     }
+    /* K from a graph input is known only at run time: both outputs must be x with the axis
+     * cut to the declared K, or the kernel would write past the smaller one */
+    int64_t want[RF_GRAPH_MAX_RANK];
+    memcpy(want, x->dims, sizeof want);
+    want[axis] = c.n_idx;
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, want) ||
+        !rf__xshape_is(p, li, l->outputs[1], x->rank, want))
+        return RF_OK;
     uint32_t io[3] = {xu, l->outputs[0], l->outputs[1]};
     rf__xmeasured(p, li, "c:topk");
     return rf__xstep_c(p, li, topk, io, 3, 1, &c);
@@ -418,6 +425,7 @@ static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
     int excl = rf_layer_attr_int(l, "exclusive", 0) != 0;
     int rev = rf_layer_attr_int(l, "reverse", 0) != 0;
     c.op = excl | (rev << 1);
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, "c:cumsum");
     return rf__xstep_c(p, li, cumsum, io, 2, 1, &c);
@@ -489,6 +497,7 @@ static rf_status index_op(rf__xplan *p, uint32_t li, uint32_t du)
                  scatter ? "updates" : "an output");
         return RF_OK;
     }
+    if (scatter && !rf__xshape_is(p, li, Y, p->t[du].rank, p->t[du].dims)) return RF_OK;
     if (!p->g->tensors[l->inputs[1]].values)
         rf__xnote(p, "Scatter and gather indices synthetic (small integers, wrapped modulo the "
                      "axis size)");
@@ -516,6 +525,12 @@ static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
     int mx = strcmp(l->op_type, "ArgMax") == 0;
     int last = rf_layer_attr_int(l, "select_last_index", 0) != 0;
     c.op = mx | (last << 1);
+    int64_t want[RF_GRAPH_MAX_RANK];
+    uint32_t wr = 0;
+    int keep = rf_layer_attr_int(l, "keepdims", 1) != 0;
+    for (uint32_t i = 0; i < x->rank; i++)
+        if ((int64_t)i != axis || keep) want[wr++] = (int64_t)i == axis ? 1 : x->dims[i];
+    if (!rf__xshape_is(p, li, l->outputs[0], wr, want)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, "c:argmax");
     return rf__xstep_c(p, li, argbest, io, 2, 1, &c);
@@ -536,6 +551,7 @@ static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
             return RF_OK;
         }
         rf__xaround(x, axis, &c);
+        if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
         uint32_t io[2] = {xu, l->outputs[0]};
         rf__xmeasured(p, li, "c:hardmax");
         return rf__xstep_c(p, li, hardmax, io, 2, 1, &c);
@@ -552,6 +568,7 @@ static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
     c.inner = x->dims[x->rank - 1];
     c.off = kt ? kt->values[0] : 0;
     c.op = rf_layer_attr_int(l, "upper", 1) != 0;
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, "c:trilu");
     return rf__xstep_c(p, li, trilu, io, 2, 1, &c);
@@ -581,6 +598,12 @@ static rf_status onehot_op(rf__xplan *p, uint32_t li, uint32_t iu)
             c.inner *= ix->dims[i];
     }
     c.axis_n = y->dims[axis];
+    /* the depth may come from a graph input: the output must be the indices' shape with the
+     * declared depth inserted at the axis, or the kernel would write past it */
+    int64_t want[RF_GRAPH_MAX_RANK];
+    for (uint32_t i = 0, k = 0; i < y->rank; i++)
+        want[i] = (int64_t)i == axis ? c.axis_n : ix->dims[k++];
+    if (!rf__xshape_is(p, li, l->outputs[0], y->rank, want)) return RF_OK;
     if (!p->g->tensors[l->inputs[0]].values)
         rf__xnote(p, "OneHot indices synthetic (small integers, wrapped modulo the depth)");
     uint32_t io[3] = {iu, vu, l->outputs[0]};
@@ -611,6 +634,10 @@ static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
     } else {
         rf__xaround(x, axis, &c);
     }
+    int64_t want[RF_GRAPH_MAX_RANK];
+    memcpy(want, x->dims, sizeof want);
+    for (uint32_t i = 2; pool && i < x->rank; i++) want[i] = 1;
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, want)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
     rf__xmeasured(p, li, pool ? "c:globallppool" : "c:lpnorm");
     return rf__xstep_c(p, li, pool ? global_lp : lp_norm, io, 2, 1, &c);
@@ -638,6 +665,7 @@ static rf_status revseq_op(rf__xplan *p, uint32_t li, uint32_t xu)
     c.inner = rows > 0 ? (int64_t)rf__xt_nel(x) / rows : 0;
     if (!p->g->tensors[l->inputs[1]].values)
         rf__xnote(p, "ReverseSequence lengths synthetic (clamped into the time axis)");
+    if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[3] = {xu, lu, l->outputs[0]};
     rf__xmeasured(p, li, "c:reversesequence");
     return rf__xstep_c(p, li, reverse_seq, io, 3, 2, &c);
@@ -660,6 +688,7 @@ static rf_status bitshift_op(rf__xplan *p, uint32_t li, uint32_t xu)
     c.op = !strcmp(d->s, "LEFT");
     c.rank = y->rank;
     memcpy(c.dims, y->dims, sizeof c.dims);
+    if (!rf__xbcast_out(p, li, 2)) return RF_OK;
     rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
     rf__xbstrides(&p->t[bu], c.rank, c.dims, c.st[1]);
     uint32_t io[3] = {xu, bu, l->outputs[0]};

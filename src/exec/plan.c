@@ -53,6 +53,38 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     return RF_OK;
 }
 
+/* Does a layer have nothing to run or an operand no kernel is given? A zero-sized output (there
+ * is nothing to compute), or a zero-sized data input (input 0, or any input of rank >= 2: an
+ * empty rank-1 input is the usual omitted roi or scales), is never handed to oneDNN (its
+ * primitive descriptors divide by those sizes) or to a C kernel (taps, positions, keys at index
+ * -1): the layer is marked not measured and its outputs still get storage. Concat, Shape, Size
+ * and the views take empty inputs as they are. 1 when the layer was marked. */
+static int empty_operand(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    static const char *const as_is[] = {
+        "Concat",    "Shape",    "Size",    "Reshape", "Flatten",         "Squeeze",
+        "Unsqueeze", "Identity", "Dropout", "View",    "ConstantOfShape", NULL};
+    for (const char *const *n = as_is; *n; n++)
+        if (!strcmp(l->op_type, *n)) return 0;
+    for (uint32_t o = 0; o < l->n_outputs; o++) {
+        uint32_t t = l->outputs[o];
+        if (p->g->tensors[t].name[0] && rf__shape_full(&p->g->tensors[t]) &&
+            !rf__xt_nel(&p->t[t])) {
+            rf__xnot(p, li, "output '%s' is empty (a zero-sized dimension): nothing to run",
+                     p->g->tensors[t].name);
+            return 1;
+        }
+    }
+    for (uint32_t i = 0; i < l->n_inputs; i++) {
+        uint32_t t = l->inputs[i];
+        if (t == RF_GRAPH_NO_TENSOR || (i && p->t[t].rank < 2) || rf__xt_nel(&p->t[t])) continue;
+        rf__xnot(p, li, "input '%s' is empty (a zero-sized dimension)", p->g->tensors[t].name);
+        return 1;
+    }
+    return 0;
+}
+
 /* Checks what every layer needs before a builder runs: inputs present with known shapes,
  * outputs with known shapes. 0 (layer marked not measured) when one is missing. */
 static int layer_ready(rf__xplan *p, uint32_t li)
@@ -72,7 +104,7 @@ static int layer_ready(rf__xplan *p, uint32_t li)
             rf__xnot(p, li, "shape of output '%s' unknown", p->g->tensors[l->outputs[o]].name);
             return 0;
         }
-    return 1;
+    return !empty_operand(p, li);
 }
 
 /* After a builder: outputs not yet defined get a plain layout, and an untimed empty step owns

@@ -231,3 +231,65 @@ void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, fl
             out[i] = (float)(u * scale);
     }
 }
+
+/* dims as the tables write a shape: "1x3x8", "scalar" for rank 0. */
+static void shape_text(char *buf, size_t n, uint32_t rank, const int64_t *dims)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (!rank) rf__appendf(buf, n, &len, "scalar");
+    for (uint32_t i = 0; i < rank; i++)
+        rf__appendf(buf, n, &len, "%s%lld", i ? "x" : "", (long long)dims[i]);
+}
+
+int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const int64_t *dims)
+{
+    const rf__xt *x = &p->t[t];
+    int same = x->rank == rank;
+    for (uint32_t i = 0; same && i < rank; i++) same = x->dims[i] == dims[i];
+    if (same) return 1;
+    char d[160], c[160];
+    shape_text(d, sizeof d, x->rank, x->dims);
+    shape_text(c, sizeof c, rank, dims);
+    const char *nm = x->src != RF__XNONE ? p->g->tensors[x->src].name : "";
+    rf__xnot(p, li, "output '%s': declared shape %s, computed %s", nm, d, c);
+    return 0;
+}
+
+int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd)
+{
+    if (t->rank > R) return 0;
+    for (uint32_t k = 0; k < t->rank; k++) {
+        int64_t d = t->dims[k], y = yd[R - t->rank + k];
+        if (d != 1 && d != y) return 0;
+    }
+    return 1;
+}
+
+int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin)
+{
+    const rf_layer *l = &p->g->layers[li];
+    int64_t yd[RF_GRAPH_MAX_RANK];
+    uint32_t R = 0;
+    for (uint32_t k = 0; k < nin; k++) {
+        uint32_t t = rf__xin(l, k);
+        if (t == RF_GRAPH_NO_TENSOR) continue;
+        if (p->t[t].rank > R) R = p->t[t].rank;
+    }
+    for (uint32_t i = 0; i < R; i++) yd[i] = 1;
+    for (uint32_t k = 0; k < nin; k++) { /* NumPy rules: each axis 1 or the one size */
+        uint32_t t = rf__xin(l, k);
+        if (t == RF_GRAPH_NO_TENSOR) continue;
+        const rf__xt *x = &p->t[t];
+        for (uint32_t j = 0; j < x->rank; j++) {
+            int64_t d = x->dims[j], *y = &yd[R - x->rank + j];
+            if (d == *y || d == 1) continue;
+            if (*y != 1) {
+                rf__xnot(p, li, "%s inputs whose shapes do not broadcast", l->op_type);
+                return 0;
+            }
+            *y = d;
+        }
+    }
+    return rf__xshape_is(p, li, l->outputs[0], R, yd);
+}

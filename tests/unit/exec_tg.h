@@ -54,6 +54,25 @@ static inline uint32_t lay(tg *t, const char *op, const uint32_t *in, uint32_t n
     return li;
 }
 
+/* An int64 weight with known values (indices, axes, sizes), as an initializer is. */
+static inline uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank,
+                            const int64_t *v, uint32_t n)
+{
+    uint32_t i = RF_GRAPH_NO_TENSOR;
+    rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_I64, rank, dims, RF_TENSOR_WEIGHT, &i);
+    rf_graph_set_values(t->ctx, t->g, i, v, n);
+    return i;
+}
+
+/* A layer of two outputs, named after its op. */
+static inline uint32_t lay2(tg *t, const char *op, const uint32_t *in, uint32_t nin, uint32_t y0,
+                            uint32_t y1)
+{
+    uint32_t li = 0, out[2] = {y0, y1};
+    rf_graph_add_layer(t->ctx, t->g, op, op, in, nin, out, 2, &li);
+    return li;
+}
+
 static inline void ints(tg *t, uint32_t li, const char *name, const int64_t *v, uint32_t n)
 {
     rf_graph_set_attr_ints(t->ctx, t->g, li, name, v, n);

@@ -4,23 +4,6 @@
  * indices wrapped, reduction add with a repeated index) and ScatterElements (both axes, mul). */
 #include "exec_tg.h"
 
-static uint32_t ivec(tg *t, const char *name, const int64_t *dims, uint32_t rank, const int64_t *v,
-                     uint32_t n)
-{
-    uint32_t i = RF_GRAPH_NO_TENSOR;
-    rf_graph_add_tensor(t->ctx, t->g, name, RF_DTYPE_I64, rank, dims, RF_TENSOR_WEIGHT, &i);
-    rf_graph_set_values(t->ctx, t->g, i, v, n);
-    return i;
-}
-
-static uint32_t lay2(tg *t, const char *op, const uint32_t *in, uint32_t nin, uint32_t y0,
-                     uint32_t y1)
-{
-    uint32_t li = 0, out[2] = {y0, y1};
-    rf_graph_add_layer(t->ctx, t->g, op, op, in, nin, out, 2, &li);
-    return li;
-}
-
 /* The reference TopK of one slice: indices ordered by value (descending when largest), ties by
  * index; the first k kept. */
 static void topk_ref(const float *x, int64_t n, int64_t stride, int64_t k, int largest, float *v,
