@@ -171,6 +171,9 @@ void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md);
 rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
                        const dnnl_memory_desc_t *want, uint32_t *use);
 /* Tensor `t` in plain row-major layout. */
+/* Input 0 of layer li in the plain layout into *xu, *ok = 1; *ok = 0 with the layer marked not
+ * measured when it has no input or no output. */
+rf_status rf__xinput0_plain(rf__xplan *p, uint32_t li, uint32_t *xu, int *ok);
 rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use);
 /* Create a oneDNN primitive descriptor for op_desc with the plan's attributes; 0 when oneDNN
  * has no implementation (the caller falls back), 1 on success. */
@@ -273,9 +276,6 @@ rf_status rf__xop_einsum(rf__xplan *p, uint32_t li);
 rf_status rf__xop_quant(rf__xplan *p, uint32_t li);
 /* ONNX Runtime's contrib ops (op_contrib.c) and its attention ops (op_attn.c). */
 rf_status rf__xop_contrib(rf__xplan *p, uint32_t li);
-/* TopK, CumSum, ArgMax/ArgMin, the gathers and scatters by element, Hardmax, Trilu, OneHot, the
- * p-norms, ReverseSequence, BitShift in C (op_select.c). */
-rf_status rf__xop_select(rf__xplan *p, uint32_t li);
 rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
 /* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
 rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li);

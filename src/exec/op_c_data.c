@@ -365,31 +365,19 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_c(p, li, pad, io, 2, 1, &c);
 }
 
-/* Input 0 of layer li in the plain layout into *xu; 0 (the layer marked) when it has none. */
-static int plain_input(rf__xplan *p, uint32_t li, uint32_t *xu, rf_status *st)
-{
-    const rf_layer *l = &p->g->layers[li];
-    *st = RF_OK;
-    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
-        rf__xnot(p, li, "%s without input", l->op_type);
-        return 0;
-    }
-    *st = rf__xplain(p, li, l->inputs[0], xu);
-    return *st == RF_OK;
-}
-
 /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, the builders' View: the output is a
  * view of the input (no copy, no time). */
 rf_status rf__xop_view(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    rf_status st;
     uint32_t xu, Y = l->outputs[0];
+    int ok;
     if (l->n_outputs != 1) {
         rf__xnot(p, li, "a view with %u outputs", l->n_outputs);
         return RF_OK;
     }
-    if (!plain_input(p, li, &xu, &st)) return st;
+    RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));
+    if (!ok) return RF_OK;
     {
         uint64_t nx = 1, ny = 1;
         for (uint32_t i = 0; i < p->t[xu].rank; i++) nx *= (uint64_t)p->t[xu].dims[i];
@@ -413,9 +401,10 @@ rf_status rf__xop_view(rf__xplan *p, uint32_t li)
 rf_status rf__xop_data(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    rf_status st;
     uint32_t xu, Y = l->outputs[0];
-    if (!plain_input(p, li, &xu, &st)) return st;
+    int ok;
+    RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));
+    if (!ok) return RF_OK;
     if (!strcmp(l->op_type, "Gather")) return gather_op(p, li, xu);
     if (!strcmp(l->op_type, "Slice")) return slice(p, li, xu);
     if (!strcmp(l->op_type, "Split")) return split(p, li, xu);

@@ -293,3 +293,16 @@ int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin)
     }
     return rf__xshape_is(p, li, l->outputs[0], R, yd);
 }
+
+rf_status rf__xinput0_plain(rf__xplan *p, uint32_t li, uint32_t *xu, int *ok)
+{
+    const rf_layer *l = &p->g->layers[li];
+    *ok = 0;
+    if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
+        rf__xnot(p, li, "%s without input", l->op_type);
+        return RF_OK;
+    }
+    RF_TRY(rf__xplain(p, li, l->inputs[0], xu));
+    *ok = 1;
+    return RF_OK;
+}

@@ -49,8 +49,8 @@
     X(ACOSH,                   "Acosh",                   ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(ADD,                     "Add",                     ONNX,  ELEMENTWISE,    broadcast,     nary,       NARY,     binary,     NULL) \
     X(AND,                     "And",                     ONNX,  ELEMENTWISE,    compare,       nary,       LOGIC,    binary,     NULL) \
-    X(ARG_MAX,                 "ArgMax",                  ONNX,  REDUCE,         argmax,        per_input,  SELECT,   select,     NULL) \
-    X(ARG_MIN,                 "ArgMin",                  ONNX,  REDUCE,         argmax,        per_input,  SELECT,   select,     NULL) \
+    X(ARG_MAX,                 "ArgMax",                  ONNX,  REDUCE,         argmax,        per_input,  SELECT,   argbest,     NULL) \
+    X(ARG_MIN,                 "ArgMin",                  ONNX,  REDUCE,         argmax,        per_input,  SELECT,   argbest,     NULL) \
     X(ASIN,                    "Asin",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(ASINH,                   "Asinh",                   ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(ATAN,                    "Atan",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
@@ -63,7 +63,7 @@
     X(MS_BIAS_ADD,             "BiasAdd",                 MS,    ELEMENTWISE,    bcast_same,    nary,       CONTRIB,  contrib,    NULL) \
     X(MS_BIAS_GELU,            "BiasGelu",                MS,    ACTIVATION,     same,          contrib,    CONTRIB,  contrib,    NULL) \
     X(MS_BIAS_SPLIT_GELU,      "BiasSplitGelu",           MS,    ACTIVATION,     split_gelu,    contrib,    CONTRIB,  contrib,    NULL) \
-    X(BIT_SHIFT,               "BitShift",                ONNX,  ELEMENTWISE,    bcast_same,    nary,       GEN,      select,     NULL) \
+    X(BIT_SHIFT,               "BitShift",                ONNX,  ELEMENTWISE,    bcast_same,    nary,       GEN,      bitshift,     NULL) \
     X(BLACKMAN_WINDOW,         "BlackmanWindow",          ONNX,  CONSTANT,       window_fn,     zero,       GEN,      constant,   NULL) \
     X(CAST,                    "Cast",                    ONNX,  DATA_MOVEMENT,  copy,          zero,       DATA,     cunary,     NULL) \
     X(CAST_LIKE,               "CastLike",                ONNX,  DATA_MOVEMENT,  castlike,      zero,       GEN,      cunary,     NULL) \
@@ -80,7 +80,7 @@
     X(CONV_TRANSPOSE,          "ConvTranspose",           ONNX,  CONV_TRANSPOSE, conv,          convt,      CONVT,    deconv,     NULL) \
     X(COS,                     "Cos",                     ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(COSH,                    "Cosh",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
-    X(CUM_SUM,                 "CumSum",                  ONNX,  ELEMENTWISE,    same,          cumsum,     SELECT,   select,     NULL) \
+    X(CUM_SUM,                 "CumSum",                  ONNX,  ELEMENTWISE,    same,          cumsum,     SELECT,   cumsum,     NULL) \
     X(DFT,                     "DFT",                     ONNX,  REDUCE,         dft,           dft,        SPECTRAL, none,       "no FFT library among the dependencies") \
     X(DEPTH_TO_SPACE,          "DepthToSpace",            ONNX,  DATA_MOVEMENT,  none,          zero,       DATA,     none,       "no kernel yet") \
     X(DEQUANTIZE_LINEAR,       "DequantizeLinear",        ONNX,  ACTIVATION,     dequantize,    quant,      QUANT,    quant,      NULL) \
@@ -102,13 +102,13 @@
     X(MS_FUSED_MAT_MUL,        "FusedMatMul",             MS,    MATMUL,         fused_mm,      mm,         CONTRIB,  contrib,    NULL) \
     X(GRU,                     "GRU",                     ONNX,  MATMUL,         rnn,           rnn,        RNN,      rnn,        NULL) \
     X(GATHER,                  "Gather",                  ONNX,  GATHER,         gather,        zero,       DATA,     data,       NULL) \
-    X(GATHER_ELEMENTS,         "GatherElements",          ONNX,  GATHER,         gather_el,     zero,       SELECT,   select,     NULL) \
-    X(GATHER_ND,               "GatherND",                ONNX,  GATHER,         gather_nd,     zero,       SELECT,   select,     NULL) \
+    X(GATHER_ELEMENTS,         "GatherElements",          ONNX,  GATHER,         gather_el,     zero,       SELECT,   index,      NULL) \
+    X(GATHER_ND,               "GatherND",                ONNX,  GATHER,         gather_nd,     zero,       SELECT,   index,      NULL) \
     X(MS_GELU,                 "Gelu",                    MS,    ACTIVATION,     same,          contrib,    CONTRIB,  eltwise,    NULL) \
     X(GELU,                    "Gelu",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    eltwise,    NULL) \
     X(GEMM,                    "Gemm",                    ONNX,  GEMM,           gemm,          gemm,       GEMM,     gemm,       NULL) \
     X(GLOBAL_AVERAGE_POOL,     "GlobalAveragePool",       ONNX,  GLOBAL_POOL,    pool,          per_input,  REDUCE,   pool,       NULL) \
-    X(GLOBAL_LP_POOL,          "GlobalLpPool",            ONNX,  GLOBAL_POOL,    pool,          per_input,  REDUCE,   select,     NULL) \
+    X(GLOBAL_LP_POOL,          "GlobalLpPool",            ONNX,  GLOBAL_POOL,    pool,          per_input,  REDUCE,   lp,         NULL) \
     X(GLOBAL_MAX_POOL,         "GlobalMaxPool",           ONNX,  GLOBAL_POOL,    pool,          per_input,  REDUCE,   pool,       NULL) \
     X(GREATER,                 "Greater",                 ONNX,  ELEMENTWISE,    compare,       nary,       LOGIC,    binary,     NULL) \
     X(GREATER_OR_EQUAL,        "GreaterOrEqual",          ONNX,  ELEMENTWISE,    compare,       nary,       LOGIC,    binary,     NULL) \
@@ -119,7 +119,7 @@
     X(HANN_WINDOW,             "HannWindow",              ONNX,  CONSTANT,       window_fn,     zero,       GEN,      constant,   NULL) \
     X(HARD_SIGMOID,            "HardSigmoid",             ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(HARD_SWISH,              "HardSwish",               ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    eltwise,    NULL) \
-    X(HARDMAX,                 "Hardmax",                 ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    select,     NULL) \
+    X(HARDMAX,                 "Hardmax",                 ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    hardmax_trilu,     NULL) \
     X(IDENTITY,                "Identity",                ONNX,  METADATA,       copy,          zero,       DATA,     view,       NULL) \
     X(IF,                      "If",                      ONNX,  UNKNOWN,        none,          unknown,    CONTROL,  none,       "a subgraph the reader could not inline") \
     X(INSTANCE_NORMALIZATION,  "InstanceNormalization",   ONNX,  LAYERNORM,      same,          per_elem,   NORM,     none,       "no kernel yet") \
@@ -136,7 +136,7 @@
     X(LOG,                     "Log",                     ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    eltwise,    NULL) \
     X(LOG_SOFTMAX,             "LogSoftmax",              ONNX,  SOFTMAX,        same,          per_elem,   SOFTMAX,  softmax,    NULL) \
     X(LOOP,                    "Loop",                    ONNX,  UNKNOWN,        none,          unknown,    CONTROL,  none,       "a subgraph the reader could not inline") \
-    X(LP_NORMALIZATION,        "LpNormalization",         ONNX,  LAYERNORM,      same,          norm_ext,   LRN,      select,     NULL) \
+    X(LP_NORMALIZATION,        "LpNormalization",         ONNX,  LAYERNORM,      same,          norm_ext,   LRN,      lp,         NULL) \
     X(LP_POOL,                 "LpPool",                  ONNX,  POOL,           pool,          window,     POOL,     none,       "no kernel yet") \
     X(MAT_MUL,                 "MatMul",                  ONNX,  MATMUL,         gemm,          matmul,     GEMM,     matmul_any, NULL) \
     X(MAT_MUL_INTEGER,         "MatMulInteger",           ONNX,  MATMUL,         mm_int,        mm,         QUANT,    qlinear,    NULL) \
@@ -160,7 +160,7 @@
     X(NON_MAX_SUPPRESSION,     "NonMaxSuppression",       ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
     X(NON_ZERO,                "NonZero",                 ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
     X(NOT,                     "Not",                     ONNX,  ACTIVATION,     bool1,         per_elem,   LOGIC,    cunary,     NULL) \
-    X(ONE_HOT,                 "OneHot",                  ONNX,  DATA_MOVEMENT,  onehot,        zero,       GEN,      select,     NULL) \
+    X(ONE_HOT,                 "OneHot",                  ONNX,  DATA_MOVEMENT,  onehot,        zero,       GEN,      onehot,     NULL) \
     X(OPTIONAL,                "Optional",                ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "sequences and optionals are not tensors") \
     X(OPTIONAL_GET_ELEMENT,    "OptionalGetElement",      ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "sequences and optionals are not tensors") \
     X(OPTIONAL_HAS_ELEMENT,    "OptionalHasElement",      ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "sequences and optionals are not tensors") \
@@ -194,16 +194,16 @@
     X(RELU,                    "Relu",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    eltwise,    NULL) \
     X(RESHAPE,                 "Reshape",                 ONNX,  METADATA,       reshape,       zero,       DATA,     view,       NULL) \
     X(RESIZE,                  "Resize",                  ONNX,  RESIZE,         resize,        resize,     RESIZE,   resize,     NULL) \
-    X(REVERSE_SEQUENCE,        "ReverseSequence",         ONNX,  DATA_MOVEMENT,  same,          zero,       GEN,      select,     NULL) \
+    X(REVERSE_SEQUENCE,        "ReverseSequence",         ONNX,  DATA_MOVEMENT,  same,          zero,       GEN,      revseq,     NULL) \
     X(ROI_ALIGN,               "RoiAlign",                ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
     X(MS_ROTARY_EMBEDDING,     "RotaryEmbedding",         MS,    ROPE,           same,          per_elem,   CONTRIB,  contrib,    NULL) \
     X(ROTARY_EMBEDDING,        "RotaryEmbedding",         ONNX,  ROPE,           same,          per_elem,   ROPE,     llm,        NULL) \
     X(ROUND,                   "Round",                   ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    eltwise,    NULL) \
     X(STFT,                    "STFT",                    ONNX,  REDUCE,         stft,          stft,       SPECTRAL, none,       "no FFT library among the dependencies") \
     X(SCAN,                    "Scan",                    ONNX,  UNKNOWN,        none,          unknown,    CONTROL,  none,       "a subgraph the reader could not inline") \
-    X(SCATTER,                 "Scatter",                 ONNX,  DATA_MOVEMENT,  same,          scatter,    GEN,      select,     NULL) \
-    X(SCATTER_ELEMENTS,        "ScatterElements",         ONNX,  DATA_MOVEMENT,  same,          scatter,    SELECT,   select,     NULL) \
-    X(SCATTER_ND,              "ScatterND",               ONNX,  DATA_MOVEMENT,  same,          scatter,    SELECT,   select,     NULL) \
+    X(SCATTER,                 "Scatter",                 ONNX,  DATA_MOVEMENT,  same,          scatter,    GEN,      index,      NULL) \
+    X(SCATTER_ELEMENTS,        "ScatterElements",         ONNX,  DATA_MOVEMENT,  same,          scatter,    SELECT,   index,      NULL) \
+    X(SCATTER_ND,              "ScatterND",               ONNX,  DATA_MOVEMENT,  same,          scatter,    SELECT,   index,      NULL) \
     X(SELU,                    "Selu",                    ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    none,       "no kernel yet") \
     X(SEQUENCE_AT,             "SequenceAt",              ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "sequences and optionals are not tensors") \
     X(SEQUENCE_CONSTRUCT,      "SequenceConstruct",       ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "sequences and optionals are not tensors") \
@@ -243,9 +243,9 @@
     X(TF_IDF_VECTORIZER,       "TfIdfVectorizer",         ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
     X(THRESHOLDED_RELU,        "ThresholdedRelu",         ONNX,  ACTIVATION,     same,          per_elem,   UNARY,    cunary,     NULL) \
     X(TILE,                    "Tile",                    ONNX,  DATA_MOVEMENT,  none,          zero,       DATA,     data,       NULL) \
-    X(TOP_K,                   "TopK",                    ONNX,  REDUCE,         topk,          topk,       SELECT,   select,     NULL) \
+    X(TOP_K,                   "TopK",                    ONNX,  REDUCE,         topk,          topk,       SELECT,   topk,       NULL) \
     X(TRANSPOSE,               "Transpose",               ONNX,  DATA_MOVEMENT,  transpose,     zero,       DATA,     transpose,  NULL) \
-    X(TRILU,                   "Trilu",                   ONNX,  DATA_MOVEMENT,  same,          zero,       GEN,      select,     NULL) \
+    X(TRILU,                   "Trilu",                   ONNX,  DATA_MOVEMENT,  same,          zero,       GEN,      hardmax_trilu,     NULL) \
     X(UNIQUE,                  "Unique",                  ONNX,  UNKNOWN,        none,          unknown,    UNKNOWN,  none,       "no cost rule and no kernel") \
     X(UNSQUEEZE,               "Unsqueeze",               ONNX,  METADATA,       unsqueeze,     zero,       DATA,     view,       NULL) \
     X(UPSAMPLE,                "Upsample",                ONNX,  RESIZE,         resize,        resize,     RESIZE,   resize,     NULL) \
