@@ -1,7 +1,22 @@
 /* exec_int.h — internals of the executor (src/exec): the plan (executor tensors, steps, arena),
  * the op builders that turn a graph layer into steps, and the hooks the unit tests use to read
  * tensors back. Steps are oneDNN primitives or plain C kernels; none of them times itself.
- * Never installed; never included by cli/. */
+ * Never installed; never included by cli/.
+ *
+ * The files call one way: run.c (passes, timing) -> plan_mem.c (placement) -> plan.c (the
+ * dispatcher: one entry per op registry row) -> op_*.c (the builders) -> steps.c (the leaf
+ * helpers below). scripts/check-layers (CHECK_EXEC_CYCLES=1) fails on a call cycle.
+ *
+ * Glossary of the names that stay short:
+ *   x        (rf__x..., RF__X...) the executor, as opposed to the graph it runs
+ *   plan     everything one graph needs to run: executor tensors, steps, the arena
+ *   xtensor  an executor tensor: a graph tensor, or a copy in another layout, or scratch
+ *   step     one thing a pass runs: a oneDNN primitive (prim) or a C kernel (kernel)
+ *   desc     a oneDNN memory descriptor (dims and layout); prim_desc a primitive descriptor
+ *   kernel_args  the parameters of a C kernel (dims, strides, an op code, a value)
+ *   extra layer  work the executor adds (a reorder), reported as a layer of its own
+ *   op       an op builder, rf__xop_<entry>: the executor column of src/graph/op_table.h
+ *   li       a layer's index in the graph; t, xu, Y: executor tensor indices */
 #ifndef RF_EXEC_INT_H
 #define RF_EXEC_INT_H
 
@@ -20,7 +35,7 @@
 
 /* An executor tensor: a graph tensor (index < g->n_tensors) or one the executor added (a copy
  * in another layout). Every tensor holds float32 elements in the layout `md`. */
-typedef struct rf__xt {
+typedef struct rf__xtensor {
     uint32_t rank; /* 0 for a scalar (stored as 1 element) */
     int64_t dims[RF_GRAPH_MAX_RANK];
     int ready;             /* 1 once its shape and layout are known (produced or fed) */
@@ -43,10 +58,10 @@ typedef struct rf__xt {
     void *raw;                      /* persistent allocation (unaligned) */
     float *data;                    /* its elements, resolved by rf__xplan_finalize */
     uint32_t src;                   /* the graph tensor it stands for, or RF__XNONE */
-} rf__xt;
+} rf__xtensor;
 
 /* Elements of an executor tensor (its dims multiplied). */
-static inline uint64_t rf__xt_nel(const rf__xt *t)
+static inline uint64_t rf__xtensor_elems(const rf__xtensor *t)
 {
     uint64_t n = 1;
     for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
@@ -54,25 +69,25 @@ static inline uint64_t rf__xt_nel(const rf__xt *t)
 }
 
 /* Input i of a layer, or RF_GRAPH_NO_TENSOR when the layer has fewer (optional inputs). */
-static inline uint32_t rf__xin(const rf_layer *l, uint32_t i)
+static inline uint32_t rf__xinput_at(const rf_layer *l, uint32_t i)
 {
     return i < l->n_inputs ? l->inputs[i] : RF_GRAPH_NO_TENSOR;
 }
 
 /* A oneDNN argument of a step: the tensor and how its bytes are viewed. */
-typedef struct rf__xarg {
+typedef struct rf__xprim_arg {
     int id;     /* DNNL_ARG_* */
     uint32_t t; /* tensor, or RF__XSCRATCH */
     dnnl_memory_desc_t md;
     dnnl_memory_t mem;
-} rf__xarg;
+} rf__xprim_arg;
 
 typedef struct rf__xplan rf__xplan;
 typedef struct rf__xstep rf__xstep;
-typedef void (*rf__xcfn)(const rf__xstep *s);
+typedef void (*rf__xkernel_fn)(const rf__xstep *s);
 
 /* Parameters of the C kernels (op_c.c). */
-typedef struct rf__xcop {
+typedef struct rf__xkernel_args {
     int op;
     uint32_t rank; /* iteration rank (output dims) */
     int64_t dims[RF_GRAPH_MAX_RANK];
@@ -80,10 +95,10 @@ typedef struct rf__xcop {
     int64_t off;                      /* element offset of input 0 */
     int64_t outer, inner, axis_n, n_idx;
     float value;
-} rf__xcop;
+} rf__xkernel_args;
 
 /* Tensor t as outer x axis_n x inner around `axis` (a valid axis) into c. */
-static inline void rf__xaround(const rf__xt *t, int64_t axis, rf__xcop *c)
+static inline void rf__xaround_axis(const rf__xtensor *t, int64_t axis, rf__xkernel_args *c)
 {
     c->outer = c->inner = 1;
     for (uint32_t i = 0; i < t->rank; i++) {
@@ -99,21 +114,21 @@ struct rf__xstep {
     int32_t extra;         /* index of the extra layer (reorder), -1 (the layer's own work) or
                               RF__XOWNER (no work: keeps the layer's outputs allocated) */
     dnnl_primitive_t prim; /* oneDNN step, or NULL */
-    rf__xarg *args;
+    rf__xprim_arg *args;
     uint32_t n_args;
-    rf__xcfn cfn; /* C step (NULL and no prim: nothing to run, a view) */
-    uint32_t *io; /* tensors a C step reads (first n_in) then writes */
+    rf__xkernel_fn cfn; /* C step (NULL and no prim: nothing to run, a view) */
+    uint32_t *io;       /* tensors a C step reads (first n_in) then writes */
     uint32_t n_io, n_in;
     float **ptr; /* resolved data of io[] */
-    rf__xcop c;
+    rf__xkernel_args c;
 };
 
 /* An extra layer's description (its timing comes from its step). */
-typedef struct rf__xextra {
+typedef struct rf__xextra_layer {
     char name[RF_NAME_MAX];
     uint32_t before_layer;
     double bytes;
-} rf__xextra;
+} rf__xextra_layer;
 
 /* Per graph layer: how it runs. */
 typedef struct rf__xlayer {
@@ -128,11 +143,11 @@ struct rf__xplan {
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     dnnl_primitive_attr_t attr; /* scratchpad mode user */
-    rf__xt *t;
+    rf__xtensor *t;
     size_t n_t, cap_t;
     rf__xstep *steps;
     size_t n_steps, cap_steps;
-    rf__xextra *extra;
+    rf__xextra_layer *extra;
     size_t n_extra, cap_extra;
     rf__xlayer *layers; /* g->n_layers */
     size_t scratch_bytes;
@@ -159,46 +174,46 @@ void rf__exec_synth(const rf_graph *g, uint32_t t, int positive, int integer, fl
                     uint64_t n);
 
 /* ---- helpers for the op builders (plan.c) ---- */
-void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims);
+void rf__xdesc_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims);
 /* A new executor tensor (a copy of `like`'s shape); its index in *out. */
-rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out);
+rf_status rf__xtensor_add(rf__xplan *p, const rf__xtensor *like, uint32_t *out);
 /* Make the result of layer `li` output `o` a tensor of layout md (sets its size). */
-void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md);
+void rf__xtensor_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md);
 /* Tensor `t`, whose bytes read as `view` (NULL: its own layout; a view has the dims of `want`),
  * in layout `want`: itself when view equals want, else a copy made by a reorder (a timed extra
  * step before layer li; for weights, once before the run). Copies are shared between
  * consumers. */
-rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
-                       const dnnl_memory_desc_t *want, uint32_t *use);
+rf_status rf__xtensor_convert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
+                              const dnnl_memory_desc_t *want, uint32_t *use);
 /* Tensor `t` in plain row-major layout. */
 /* Input 0 of layer li in the plain layout into *xu, *ok = 1; *ok = 0 with the layer marked not
  * measured when it has no input or no output. */
 rf_status rf__xinput0_plain(rf__xplan *p, uint32_t li, uint32_t *xu, int *ok);
-rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use);
+rf_status rf__xtensor_plain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use);
 /* Create a oneDNN primitive descriptor for op_desc with the plan's attributes; 0 when oneDNN
  * has no implementation (the caller falls back), 1 on success. */
-int rf__xpd(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd);
+int rf__xprim_desc(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd);
 /* Append a step running primitive pd (consumed) with args; the scratchpad is added. */
-rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
-                         const rf__xarg *args, uint32_t n_args);
+rf_status rf__xstep_add_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
+                             const rf__xprim_arg *args, uint32_t n_args);
 /* Append a C step over tensors io (n_in inputs first). */
-rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io, uint32_t n_io,
-                      uint32_t n_in, const rf__xcop *c);
+rf_status rf__xstep_add_kernel(rf__xplan *p, uint32_t li, rf__xkernel_fn fn, const uint32_t *io,
+                               uint32_t n_io, uint32_t n_in, const rf__xkernel_args *c);
 /* Mark layer li measured with `kernel`, or not measured with a reason. */
-void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel);
-void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...) RF__PRINTF(3, 4);
+void rf__xlayer_measured(rf__xplan *p, uint32_t li, const char *kernel);
+void rf__xlayer_unmeasured(rf__xplan *p, uint32_t li, const char *fmt, ...) RF__PRINTF(3, 4);
 /* Add a phrase to the inputs note (once per distinct text). */
-void rf__xnote(rf__xplan *p, const char *text);
+void rf__xplan_note(rf__xplan *p, const char *text);
 /* Does output t of layer li have the shape the op computes from its actual inputs (rank, dims)?
  * 1 when it does; else the layer is marked not measured ("output 'y': declared shape 1x3,
  * computed 1x10") and 0. Value-dependent shapes (TopK's K, OneHot's depth, Slice, Split, Expand)
  * go through it before any step writes or reads by the declared shape. */
 int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const int64_t *dims);
 /* Does tensor t broadcast (NumPy rules) to the R dims yd? */
-int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd);
+int rf__xbroadcasts_to(const rf__xtensor *t, uint32_t R, const int64_t *yd);
 /* Inputs 0 .. nin-1 of layer li broadcast together (omitted ones skipped) and to its declared
  * output 0; else the layer is marked not measured and 0. */
-int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin);
+int rf__xbroadcast_output(rf__xplan *p, uint32_t li, uint32_t nin);
 /* A float holding an index (synthetic or computed) into 0 .. n-1 (n > 0), wrapped modulo n as
  * the executor wraps synthetic indices; NaN and values past int64 (UB to convert) wrap through
  * fmod, never a cast out of range. */
@@ -214,14 +229,14 @@ static inline int64_t rf__xwrap(float v, int64_t n)
     return k < 0 ? k + n : k;
 }
 /* Element strides of tensor t broadcast (NumPy rules) over the R output dims yd (op_c.c). */
-void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st);
+void rf__xbroadcast_strides(const rf__xtensor *t, uint32_t R, const int64_t *yd, int64_t *st);
 /* Attribute ints of a layer (count, or -1 when absent). */
-int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max);
+int rf__xattr_ints(const rf_layer *l, const char *name, int64_t *out, int max);
 
 /* Left and right pads of a conv or pool over `sp` spatial dims (op_gemm.c): explicit `pads` or
  * auto_pad, the right side completed so the output has its inferred size (covers ceil_mode). */
-void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out, const int64_t *k,
-               const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr);
+void rf__xconv_pads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
+                    const int64_t *k, const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr);
 
 /* ---- the op builders: the entries of the op registry's executor column (src/graph/op_table.h,
  * rf__xop_<entry>; plan.c dispatches), each for the rows that name it. Each returns RF_OK after
@@ -280,7 +295,7 @@ rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
 /* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
 rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li);
 
-/* C binary ops (rf__xcop.op for the n-ary kernel). */
+/* C binary ops (rf__xkernel_args.op for the n-ary kernel). */
 enum {
     RF__XB_ADD,
     RF__XB_SUB,
@@ -302,6 +317,6 @@ enum {
     RF__XB_PRELU
 };
 /* ONNX op type to a C binary op, or -1. */
-int rf__xb_from_type(const char *op_type);
+int rf__xbinary_op_of(const char *op_type);
 
 #endif

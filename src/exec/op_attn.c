@@ -19,7 +19,7 @@
  * scale; op = causal (key t visible from query s when t <= s + off). */
 static void attn(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *q = s->ptr[0], *k = s->ptr[1], *v = s->ptr[2];
     float *sc = s->ptr[3], *y = s->ptr[4];
     int64_t B = c->dims[0], S = c->dims[1], L = c->dims[2], H = c->dims[3], Hkv = c->dims[4];
@@ -52,7 +52,7 @@ static void attn(const rf__xstep *s)
 /* QKV = X [R, hid] . W [hid, 3 hid] (+ bias); io = X, W, [bias], QKV. dims = R, hid, 3 hid. */
 static void qkv_proj(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     int64_t R = c->dims[0], K = c->dims[1], N = c->dims[2];
     float *y = s->ptr[s->n_in];
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)R, (int)N, (int)K, 1.0f, s->ptr[0],
@@ -66,7 +66,7 @@ static void qkv_proj(const rf__xstep *s)
  * past_v], present_k, present_v. dims = B, Hkv, P, S, D; op = has past. */
 static void kv_append(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     int64_t B = c->dims[0], Hk = c->dims[1], P = c->dims[2], S = c->dims[3], D = c->dims[4];
     int64_t T = P + S;
     for (int kv = 0; kv < 2; kv++) {
@@ -89,12 +89,12 @@ static int named_out(const rf__xplan *p, const rf_layer *l, uint32_t o)
 
 static rf_status scratch(rf__xplan *p, int64_t a, int64_t b, int64_t c, int64_t d, uint32_t *out)
 {
-    rf__xt like = {0};
+    rf__xtensor like = {0};
     like.rank = 4, like.dims[0] = a, like.dims[1] = b, like.dims[2] = c, like.dims[3] = d;
-    RF_TRY(rf__xt_add(p, &like, out));
+    RF_TRY(rf__xtensor_add(p, &like, out));
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, 4, like.dims);
-    rf__xt_define(p, *out, &md);
+    rf__xdesc_plain(&md, 4, like.dims);
+    rf__xtensor_define(p, *out, &md);
     return RF_OK;
 }
 
@@ -106,7 +106,7 @@ static float scale_attr(const rf_layer *l, int64_t D)
 }
 
 /* The attention step over prepared sources; the output defined plain. */
-static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__xcop *c,
+static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__xkernel_args *c,
                            const char *kernel)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -116,49 +116,50 @@ static rf_status attn_step(rf__xplan *p, uint32_t li, const uint32_t *qkv, rf__x
     if (rf__i64_mul(B, S, &bs) && rf__i64_mul(bs, H, &bsh) && rf__i64_mul(bsh, Dv, &ny))
         (void)rf__i64_mul(H, Dv, &hdv);
     /* no keys (L < 1) would leave the scores unwritten and softmax read them */
-    if (ny < 0 || hdv < 0 || rf__xt_nel(&p->t[Y]) != (uint64_t)ny || S > INT_MAX || L < 1 ||
+    if (ny < 0 || hdv < 0 || rf__xtensor_elems(&p->t[Y]) != (uint64_t)ny || S > INT_MAX || L < 1 ||
         L > INT_MAX || hdv > INT_MAX || c->dims[4] <= 0 || H % c->dims[4]) {
-        rf__xnot(p, li, "%s: output or head counts do not agree", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s: output or head counts do not agree", l->op_type);
         return RF_OK;
     }
     RF_TRY(scratch(p, 1, 1, S, L, &sc));
     io[0] = qkv[0], io[1] = qkv[1], io[2] = qkv[2], io[3] = sc, io[4] = Y;
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
-    rf__xt_define(p, Y, &md);
-    rf__xmeasured(p, li, kernel);
-    return rf__xstep_c(p, li, attn, io, 5, 3, c);
+    rf__xdesc_plain(&md, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &md);
+    rf__xlayer_measured(p, li, kernel);
+    return rf__xstep_add_kernel(p, li, attn, io, 5, 3, c);
 }
 
 static rf_status attention(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t X = rf__xin(l, 0), W = rf__xin(l, 1), Bi = rf__xin(l, 2);
+    uint32_t X = rf__xinput_at(l, 0), W = rf__xinput_at(l, 1), Bi = rf__xinput_at(l, 2);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0);
-    if (rf__xin(l, 3) != RF_GRAPH_NO_TENSOR || rf__xin(l, 4) != RF_GRAPH_NO_TENSOR ||
-        rf__xin(l, 5) != RF_GRAPH_NO_TENSOR || rf_layer_attr(l, "qkv_hidden_sizes") ||
+    if (rf__xinput_at(l, 3) != RF_GRAPH_NO_TENSOR || rf__xinput_at(l, 4) != RF_GRAPH_NO_TENSOR ||
+        rf__xinput_at(l, 5) != RF_GRAPH_NO_TENSOR || rf_layer_attr(l, "qkv_hidden_sizes") ||
         rf_layer_attr_int(l, "do_rotary", 0) || named_out(p, l, 1)) {
-        rf__xnot(p, li, "Attention with a mask, past, attention bias, qkv_hidden_sizes or rotary");
+        rf__xlayer_unmeasured(
+            p, li, "Attention with a mask, past, attention bias, qkv_hidden_sizes or rotary");
         return RF_OK;
     }
-    const rf__xt *x = &p->t[X], *w = &p->t[W];
+    const rf__xtensor *x = &p->t[X], *w = &p->t[W];
     if (x->rank != 3 || w->rank != 2 || H <= 0 || w->dims[0] != x->dims[2] ||
         w->dims[1] != 3 * x->dims[2] || x->dims[2] % H ||
-        (Bi != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[Bi]) != (uint64_t)w->dims[1])) {
-        rf__xnot(p, li, "Attention: input, weights and num_heads do not agree");
+        (Bi != RF_GRAPH_NO_TENSOR && rf__xtensor_elems(&p->t[Bi]) != (uint64_t)w->dims[1])) {
+        rf__xlayer_unmeasured(p, li, "Attention: input, weights and num_heads do not agree");
         return RF_OK;
     }
     int64_t B = x->dims[0], S = x->dims[1], hid = x->dims[2], D = hid / H;
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.dims[0] = B * S, c.dims[1] = hid, c.dims[2] = 3 * hid;
     uint32_t io[4], n = 0, qkv;
-    RF_TRY(rf__xplain(p, li, X, &io[n++]));
-    RF_TRY(rf__xplain(p, li, W, &io[n++]));
-    if (Bi != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xplain(p, li, Bi, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, X, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, W, &io[n++]));
+    if (Bi != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, Bi, &io[n++]));
     RF_TRY(scratch(p, 1, B, S, 3 * hid, &qkv));
     io[n] = qkv;
-    RF_TRY(rf__xstep_c(p, li, qkv_proj, io, n + 1, n, &c));
+    RF_TRY(rf__xstep_add_kernel(p, li, qkv_proj, io, n + 1, n, &c));
     memset(&c, 0, sizeof c);
     c.dims[0] = B, c.dims[1] = S, c.dims[2] = S, c.dims[3] = H, c.dims[4] = H, c.dims[5] = D;
     c.dims[6] = D;
@@ -174,28 +175,30 @@ static rf_status attention(rf__xplan *p, uint32_t li)
 static rf_status mha(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t Q = rf__xin(l, 0), K = rf__xin(l, 1), V = rf__xin(l, 2);
+    uint32_t Q = rf__xinput_at(l, 0), K = rf__xinput_at(l, 1), V = rf__xinput_at(l, 2);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0);
     for (uint32_t i = 3; i < l->n_inputs; i++)
         if (l->inputs[i] != RF_GRAPH_NO_TENSOR) {
-            rf__xnot(p, li, "MultiHeadAttention with bias, mask, attention bias or past");
+            rf__xlayer_unmeasured(p, li,
+                                  "MultiHeadAttention with bias, mask, attention bias or past");
             return RF_OK;
         }
     if (K == RF_GRAPH_NO_TENSOR || V == RF_GRAPH_NO_TENSOR || named_out(p, l, 1) ||
         named_out(p, l, 2)) {
-        rf__xnot(p, li, "MultiHeadAttention with packed QKV or present outputs");
+        rf__xlayer_unmeasured(p, li, "MultiHeadAttention with packed QKV or present outputs");
         return RF_OK;
     }
-    const rf__xt *q = &p->t[Q], *k = &p->t[K], *v = &p->t[V];
+    const rf__xtensor *q = &p->t[Q], *k = &p->t[K], *v = &p->t[V];
     if (q->rank != 3 || k->rank != 3 || v->rank != 3 || H <= 0 || q->dims[2] % H ||
         v->dims[2] % H || k->dims[2] != q->dims[2] || k->dims[0] != q->dims[0] ||
         v->dims[0] != q->dims[0] || v->dims[1] != k->dims[1]) {
-        rf__xnot(p, li, "MultiHeadAttention of shapes other than 3-D query, key, value");
+        rf__xlayer_unmeasured(p, li,
+                              "MultiHeadAttention of shapes other than 3-D query, key, value");
         return RF_OK;
     }
     int64_t B = q->dims[0], S = q->dims[1], L = k->dims[1], D = q->dims[2] / H;
     int64_t Dv = v->dims[2] / H;
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.dims[0] = B, c.dims[1] = S, c.dims[2] = L, c.dims[3] = H, c.dims[4] = H, c.dims[5] = D;
     c.dims[6] = Dv;
@@ -205,44 +208,47 @@ static rf_status mha(rf__xplan *p, uint32_t li)
     c.value = scale_attr(l, D);
     c.op = rf_layer_attr_int(l, "unidirectional", 0) != 0;
     uint32_t u[3];
-    RF_TRY(rf__xplain(p, li, Q, &u[0]));
-    RF_TRY(rf__xplain(p, li, K, &u[1]));
-    RF_TRY(rf__xplain(p, li, V, &u[2]));
+    RF_TRY(rf__xtensor_plain(p, li, Q, &u[0]));
+    RF_TRY(rf__xtensor_plain(p, li, K, &u[1]));
+    RF_TRY(rf__xtensor_plain(p, li, V, &u[2]));
     return attn_step(p, li, u, &c, "openblas:attention");
 }
 
 static rf_status gqa(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
-    uint32_t Q = rf__xin(l, 0), K = rf__xin(l, 1), V = rf__xin(l, 2), PK = rf__xin(l, 3),
-             PV = rf__xin(l, 4);
+    uint32_t Q = rf__xinput_at(l, 0), K = rf__xinput_at(l, 1), V = rf__xinput_at(l, 2),
+             PK = rf__xinput_at(l, 3), PV = rf__xinput_at(l, 4);
     int64_t H = rf_layer_attr_int(l, "num_heads", 0), Hk = rf_layer_attr_int(l, "kv_num_heads", 0);
     const rf_attr *cap = rf_layer_attr(l, "softcap");
     if (K == RF_GRAPH_NO_TENSOR || V == RF_GRAPH_NO_TENSOR ||
         rf_layer_attr_int(l, "do_rotary", 0) ||
         rf_layer_attr_int(l, "local_window_size", -1) != -1 ||
-        (cap && cap->type == RF_ATTR_FLOAT && cap->f != 0) || rf__xin(l, 7) != RF_GRAPH_NO_TENSOR ||
-        rf__xin(l, 8) != RF_GRAPH_NO_TENSOR ||
+        (cap && cap->type == RF_ATTR_FLOAT && cap->f != 0) ||
+        rf__xinput_at(l, 7) != RF_GRAPH_NO_TENSOR || rf__xinput_at(l, 8) != RF_GRAPH_NO_TENSOR ||
         (PK == RF_GRAPH_NO_TENSOR) != (PV == RF_GRAPH_NO_TENSOR)) {
-        rf__xnot(p, li,
-                 "GroupQueryAttention with packed QKV, rotary, a local window, softcap or "
-                 "rotary caches");
+        rf__xlayer_unmeasured(
+            p, li,
+            "GroupQueryAttention with packed QKV, rotary, a local window, softcap or "
+            "rotary caches");
         return RF_OK;
     }
-    const rf__xt *q = &p->t[Q], *k = &p->t[K], *v = &p->t[V];
+    const rf__xtensor *q = &p->t[Q], *k = &p->t[K], *v = &p->t[V];
     if (q->rank != 3 || k->rank != 3 || v->rank != 3 || H <= 0 || Hk <= 0 || H % Hk ||
         q->dims[2] % H || k->dims[2] != q->dims[2] / H * Hk || v->dims[2] != k->dims[2] ||
         k->dims[1] != q->dims[1] || v->dims[1] != q->dims[1] || k->dims[0] != q->dims[0] ||
         v->dims[0] != q->dims[0]) {
-        rf__xnot(p, li, "GroupQueryAttention of shapes other than [B, S, heads x head size]");
+        rf__xlayer_unmeasured(p, li,
+                              "GroupQueryAttention of shapes other than [B, S, heads x head size]");
         return RF_OK;
     }
     int64_t B = q->dims[0], S = q->dims[1], D = q->dims[2] / H, P = 0;
     if (PK != RF_GRAPH_NO_TENSOR) {
-        const rf__xt *pk = &p->t[PK];
+        const rf__xtensor *pk = &p->t[PK];
         if (pk->rank != 4 || pk->dims[0] != B || pk->dims[1] != Hk || pk->dims[3] != D ||
-            rf__xt_nel(&p->t[PV]) != rf__xt_nel(pk)) {
-            rf__xnot(p, li, "GroupQueryAttention past of a shape other than [B, Hkv, P, D]");
+            rf__xtensor_elems(&p->t[PV]) != rf__xtensor_elems(pk)) {
+            rf__xlayer_unmeasured(p, li,
+                                  "GroupQueryAttention past of a shape other than [B, Hkv, P, D]");
             return RF_OK;
         }
         P = pk->dims[2];
@@ -252,31 +258,32 @@ static rf_status gqa(rf__xplan *p, uint32_t li)
     for (uint32_t o = 0; o < 2; o++) {
         if (named_out(p, l, 1 + o)) {
             pres[o] = l->outputs[1 + o];
-            if (rf__xt_nel(&p->t[pres[o]]) != (uint64_t)(B * Hk * T * D)) {
-                rf__xnot(p, li, "GroupQueryAttention present of a size other than past + new");
+            if (rf__xtensor_elems(&p->t[pres[o]]) != (uint64_t)(B * Hk * T * D)) {
+                rf__xlayer_unmeasured(
+                    p, li, "GroupQueryAttention present of a size other than past + new");
                 return RF_OK;
             }
             dnnl_memory_desc_t md;
-            rf__xmd_plain(&md, p->t[pres[o]].rank, p->t[pres[o]].dims);
-            rf__xt_define(p, pres[o], &md);
+            rf__xdesc_plain(&md, p->t[pres[o]].rank, p->t[pres[o]].dims);
+            rf__xtensor_define(p, pres[o], &md);
         } else {
             RF_TRY(scratch(p, B, Hk, T, D, &pres[o]));
         }
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.dims[0] = B, c.dims[1] = Hk, c.dims[2] = P, c.dims[3] = S, c.dims[4] = D;
     c.op = P > 0;
     uint32_t io[6], n = 0, qu;
-    RF_TRY(rf__xplain(p, li, K, &io[n++]));
-    RF_TRY(rf__xplain(p, li, V, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, K, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, V, &io[n++]));
     if (P > 0) {
-        RF_TRY(rf__xplain(p, li, PK, &io[n++]));
-        RF_TRY(rf__xplain(p, li, PV, &io[n++]));
+        RF_TRY(rf__xtensor_plain(p, li, PK, &io[n++]));
+        RF_TRY(rf__xtensor_plain(p, li, PV, &io[n++]));
     }
     io[n] = pres[0], io[n + 1] = pres[1];
-    RF_TRY(rf__xstep_c(p, li, kv_append, io, n + 2, n, &c));
-    RF_TRY(rf__xplain(p, li, Q, &qu));
+    RF_TRY(rf__xstep_add_kernel(p, li, kv_append, io, n + 2, n, &c));
+    RF_TRY(rf__xtensor_plain(p, li, Q, &qu));
     memset(&c, 0, sizeof c);
     c.dims[0] = B, c.dims[1] = S, c.dims[2] = T, c.dims[3] = H, c.dims[4] = Hk, c.dims[5] = D;
     c.dims[6] = D;
@@ -285,7 +292,7 @@ static rf_status gqa(rf__xplan *p, uint32_t li)
     c.value = scale_attr(l, D);
     c.op = 1;
     c.off = P;
-    rf__xnote(p, "GroupQueryAttention's seqlens_k taken as full");
+    rf__xplan_note(p, "GroupQueryAttention's seqlens_k taken as full");
     return attn_step(p, li, (const uint32_t[]){qu, pres[0], pres[1]}, &c, "openblas:attention");
 }
 

@@ -7,7 +7,7 @@
 
 #include "exec/exec_int.h"
 
-int rf__xb_from_type(const char *op)
+int rf__xbinary_op_of(const char *op)
 {
     static const char *const names[] = {"Add",
                                         "Sub",
@@ -91,7 +91,7 @@ static void where_row(float *restrict y, const float *c, int64_t sc, const float
 /* The n-ary broadcast kernel: output dims c.dims (rank c.rank), input k at stride c.st[k]. */
 static void nary(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     uint32_t R = c->rank, nin = s->n_in;
     float *y = s->ptr[nin];
     int64_t n = c->dims[R - 1], idx[RF_GRAPH_MAX_RANK] = {0}, off[3] = {0, 0, 0}, outer = 1;
@@ -114,7 +114,7 @@ static void nary(const rf__xstep *s)
 }
 
 /* Element strides of tensor t over output dims yd[R] (0 where t broadcasts). */
-void rf__xbstrides(const rf__xt *t, uint32_t R, const int64_t *yd, int64_t *st)
+void rf__xbroadcast_strides(const rf__xtensor *t, uint32_t R, const int64_t *yd, int64_t *st)
 {
     int64_t acc = 1;
     for (int i = (int)R - 1; i >= 0; i--) {
@@ -130,27 +130,28 @@ rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op)
     const rf_layer *l = &p->g->layers[li];
     uint32_t nin = op == RF__XB_WHERE ? 3 : 2, io[4];
     if (l->n_inputs != nin) {
-        rf__xnot(p, li, "%s with %u inputs", l->op_type, l->n_inputs);
+        rf__xlayer_unmeasured(p, li, "%s with %u inputs", l->op_type, l->n_inputs);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = op;
     uint32_t Y = l->outputs[0];
-    if (!rf__xbcast_out(p, li, nin)) return RF_OK; /* a PRelu slope that does not broadcast */
+    if (!rf__xbroadcast_output(p, li, nin))
+        return RF_OK; /* a PRelu slope that does not broadcast */
     c.rank = p->t[Y].rank ? p->t[Y].rank : 1;
     for (uint32_t i = 0; i < c.rank; i++) c.dims[i] = p->t[Y].rank ? p->t[Y].dims[i] : 1;
     for (uint32_t k = 0; k < nin; k++) {
         if (l->inputs[k] == RF_GRAPH_NO_TENSOR) {
-            rf__xnot(p, li, "%s with an omitted input", l->op_type);
+            rf__xlayer_unmeasured(p, li, "%s with an omitted input", l->op_type);
             return RF_OK;
         }
-        RF_TRY(rf__xplain(p, li, l->inputs[k], &io[k]));
-        rf__xbstrides(&p->t[io[k]], c.rank, c.dims, c.st[k]);
+        RF_TRY(rf__xtensor_plain(p, li, l->inputs[k], &io[k]));
+        rf__xbroadcast_strides(&p->t[io[k]], c.rank, c.dims, c.st[k]);
     }
     io[nin] = Y;
-    rf__xmeasured(p, li, op == RF__XB_WHERE ? "c:where" : "c:binary");
-    return rf__xstep_c(p, li, nary, io, nin + 1, nin, &c);
+    rf__xlayer_measured(p, li, op == RF__XB_WHERE ? "c:where" : "c:binary");
+    return rf__xstep_add_kernel(p, li, nary, io, nin + 1, nin, &c);
 }
 
 /* ---- unary C kernels ---- */
@@ -303,18 +304,18 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcmp(l->op_type, names[i])) op = i;
     if (op < 0) {
-        rf__xnot(p, li, "no unary kernel for op '%s'", l->op_type);
+        rf__xlayer_unmeasured(p, li, "no unary kernel for op '%s'", l->op_type);
         return RF_OK;
     }
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "%s without input", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s without input", l->op_type);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = op;
     uint32_t io[2];
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &io[0]));
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &io[0]));
     io[1] = l->outputs[0];
     if (!rf__xshape_is(p, li, io[1], p->t[io[0]].rank, p->t[io[0]].dims)) return RF_OK;
     uint64_t n = 1;
@@ -328,16 +329,17 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
     c.value = a && a->type == RF_ATTR_FLOAT ? (float)a->f : (float)a0;
     double bv = b && b->type == RF_ATTR_FLOAT ? b->f : b0;
     if (!(fabs(bv) <= 1e9)) { /* in millionths within int64; NaN refused too */
-        rf__xnot(p, li, "%s with %s %g out of range", l->op_type, shrink ? "bias" : "beta", bv);
+        rf__xlayer_unmeasured(p, li, "%s with %s %g out of range", l->op_type,
+                              shrink ? "bias" : "beta", bv);
         return RF_OK;
     }
     c.off = (int64_t)(bv * 1e6);
     if (op == U_CELU && c.value == 0) {
-        rf__xnot(p, li, "Celu with alpha 0");
+        rf__xlayer_unmeasured(p, li, "Celu with alpha 0");
         return RF_OK;
     }
-    rf__xmeasured(p, li, op == U_COPY || op == U_COPY_LIKE ? "c:cast" : "c:unary");
-    return rf__xstep_c(p, li, unary, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, op == U_COPY || op == U_COPY_LIKE ? "c:cast" : "c:unary");
+    return rf__xstep_add_kernel(p, li, unary, io, 2, 1, &c);
 }
 
 /* ---- Resize, cubic (ONNX Resize mode "cubic": Keys' kernel with coefficient a, 4 taps per
@@ -407,7 +409,7 @@ void rf__xresize_cubic(const float *x, float *y, int64_t planes, int64_t ih, int
 
 static void resize_cubic(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     rf__xresize_cubic(s->ptr[0], s->ptr[1], c->outer, c->st[0][0], c->st[0][1], c->st[1][0],
                       c->st[1][1], c->op, c->value);
 }
@@ -416,8 +418,8 @@ rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t xu, Y = l->outputs[0];
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
-    const rf__xt *x = &p->t[xu], *y = &p->t[Y];
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &xu));
+    const rf__xtensor *x = &p->t[xu], *y = &p->t[Y];
     uint32_t r = x->rank;
     int ok = r >= 2 && y->rank == r && y->dims[r - 1] <= RF__CUBIC_MAX_W && x->dims[r - 2] > 0 &&
              x->dims[r - 1] > 0;
@@ -430,13 +432,13 @@ rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li)
                : !strcmp(cm, "pytorch_half_pixel") ? 3
                                                    : -1;
     if (!ok || mode < 0 || rf_layer_attr_int(l, "exclude_outside", 0)) {
-        rf__xnot(p, li,
-                 "cubic resize of more than the last two axes, wider than %d, or "
-                 "coordinate mode '%s' / exclude_outside",
-                 RF__CUBIC_MAX_W, cm);
+        rf__xlayer_unmeasured(p, li,
+                              "cubic resize of more than the last two axes, wider than %d, or "
+                              "coordinate mode '%s' / exclude_outside",
+                              RF__CUBIC_MAX_W, cm);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = mode;
     c.outer = 1;
@@ -446,6 +448,6 @@ rf_status rf__xop_resize_cubic(rf__xplan *p, uint32_t li)
     const rf_attr *ca = rf_layer_attr(l, "cubic_coeff_a");
     c.value = ca && ca->type == RF_ATTR_FLOAT ? (float)ca->f : -0.75f;
     uint32_t io[2] = {xu, Y};
-    rf__xmeasured(p, li, "c:resize-cubic");
-    return rf__xstep_c(p, li, resize_cubic, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:resize-cubic");
+    return rf__xstep_add_kernel(p, li, resize_cubic, io, 2, 1, &c);
 }

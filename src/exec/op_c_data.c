@@ -9,7 +9,7 @@
 /* y (contiguous over c.dims) = x at offset c.off with element strides c.st[0]. */
 static void strided_copy(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     uint32_t R = c->rank;
     const float *x = s->ptr[0];
     float *y = s->ptr[s->n_in];
@@ -34,7 +34,7 @@ static void strided_copy(const rf__xstep *s)
 
 static void gather(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0], *ind = s->ptr[1];
     float *y = s->ptr[2];
     size_t row = (size_t)c->inner * sizeof *y;
@@ -48,7 +48,7 @@ static void gather(const rf__xstep *s)
 /* Pad: fill, then copy x (dims c.dims) into y at offset c.off with y's strides c.st[0]. */
 static void pad(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *y = s->ptr[1];
     for (int64_t i = 0; i < c->n_idx; i++) y[i] = c->value;
@@ -85,7 +85,7 @@ static int64_t mapped_index(int op, int64_t i, int64_t n, int64_t pb)
  * axis (mode c.op, begin pads c.st[2]): Tile and Pad edge/reflect. */
 static void mapped_copy(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     uint32_t R = c->rank;
     const float *x = s->ptr[0];
     float *y = s->ptr[1];
@@ -109,15 +109,16 @@ static void mapped_copy(const rf__xstep *s)
     }
 }
 
-static void out_dims(const rf__xt *y, rf__xcop *c);
-static void plain_strides(const rf__xt *x, int64_t *st);
+static void out_dims(const rf__xtensor *y, rf__xkernel_args *c);
+static void plain_strides(const rf__xtensor *x, int64_t *st);
 
 static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const int64_t *pb)
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t Y = l->outputs[0], r = p->t[xu].rank;
     if (!r || p->t[Y].rank != r) {
-        rf__xnot(p, li, "%s of a rank-%u tensor to rank %u", l->op_type, r, p->t[Y].rank);
+        rf__xlayer_unmeasured(p, li, "%s of a rank-%u tensor to rank %u", l->op_type, r,
+                              p->t[Y].rank);
         return RF_OK;
     }
     const rf_tensor *rep = op == 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR
@@ -130,7 +131,7 @@ static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const
                 want[i] = -1;
         if (!rf__xshape_is(p, li, Y, r, want)) return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = op;
     out_dims(&p->t[Y], &c);
@@ -139,13 +140,13 @@ static rf_status mapped_op(rf__xplan *p, uint32_t li, uint32_t xu, int op, const
         c.st[1][i] = p->t[xu].dims[i];
         c.st[2][i] = pb ? pb[i] : 0;
         if (c.st[1][i] <= 0 && c.dims[i] > 0) {
-            rf__xnot(p, li, "%s from an empty axis", l->op_type);
+            rf__xlayer_unmeasured(p, li, "%s from an empty axis", l->op_type);
             return RF_OK;
         }
     }
     uint32_t io[2] = {xu, Y};
-    rf__xmeasured(p, li, op == 0 ? "c:tile" : op == 1 ? "c:pad-edge" : "c:pad-reflect");
-    return rf__xstep_c(p, li, mapped_copy, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, op == 0 ? "c:tile" : op == 1 ? "c:pad-edge" : "c:pad-reflect");
+    return rf__xstep_add_kernel(p, li, mapped_copy, io, 2, 1, &c);
 }
 
 static void fill_values(const rf__xstep *s)
@@ -153,13 +154,13 @@ static void fill_values(const rf__xstep *s)
     for (int64_t i = 0; i < s->c.n_idx; i++) s->ptr[s->n_in][i] = (float)s->c.dims[i];
 }
 
-static void out_dims(const rf__xt *y, rf__xcop *c)
+static void out_dims(const rf__xtensor *y, rf__xkernel_args *c)
 {
     c->rank = y->rank ? y->rank : 1;
     for (uint32_t i = 0; i < c->rank; i++) c->dims[i] = y->rank ? y->dims[i] : 1;
 }
 
-static void plain_strides(const rf__xt *x, int64_t *st)
+static void plain_strides(const rf__xtensor *x, int64_t *st)
 {
     int64_t acc = 1;
     for (int i = (int)x->rank - 1; i >= 0; i--) st[i] = acc, acc *= x->dims[i];
@@ -170,7 +171,7 @@ static void plain_strides(const rf__xt *x, int64_t *st)
 static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     int64_t xs[RF_GRAPH_MAX_RANK], start[RF_GRAPH_MAX_RANK] = {0}, step[RF_GRAPH_MAX_RANK];
     int64_t sv[RF_GRAPH_MAX_RANK], av[RF_GRAPH_MAX_RANK], tv[RF_GRAPH_MAX_RANK];
     plain_strides(x, xs);
@@ -187,10 +188,10 @@ static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
         if (ts[3] && ts[3]->values && ts[3]->n_values <= RF_GRAPH_MAX_RANK)
             nt = (int)ts[3]->n_values, memcpy(tv, ts[3]->values, (size_t)nt * 8);
     } else {
-        ns = rf__xints(l, "starts", sv, RF_GRAPH_MAX_RANK);
-        na = rf__xints(l, "axes", av, RF_GRAPH_MAX_RANK);
+        ns = rf__xattr_ints(l, "starts", sv, RF_GRAPH_MAX_RANK);
+        na = rf__xattr_ints(l, "axes", av, RF_GRAPH_MAX_RANK);
     }
-    if (ns < 0) rf__xnote(p, "Slice starts not known: 0 used");
+    if (ns < 0) rf__xplan_note(p, "Slice starts not known: 0 used");
     for (int i = 0; i < ns; i++) {
         int64_t a = na == ns ? av[i] : i;
         a = a < 0 ? a + (int64_t)x->rank : a;
@@ -202,11 +203,11 @@ static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
         start[a] = s0 < 0 ? 0 : s0;
         step[a] = st;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     out_dims(&p->t[l->outputs[0]], &c);
     if (c.rank != (x->rank ? x->rank : 1)) {
-        rf__xnot(p, li, "Slice output rank differs from its input");
+        rf__xlayer_unmeasured(p, li, "Slice output rank differs from its input");
         return RF_OK;
     }
     for (uint32_t i = 0; i < x->rank; i++) {
@@ -218,15 +219,16 @@ static rf_status slice(rf__xplan *p, uint32_t li, uint32_t xu)
                                  rf__i64_add(start[i], span, &last) && last >= 0 &&
                                  last < x->dims[i] && start[i] < x->dims[i]));
         if (!in) {
-            rf__xnot(p, li, "Slice bounds not known, or its declared output reads outside x");
+            rf__xlayer_unmeasured(p, li,
+                                  "Slice bounds not known, or its declared output reads outside x");
             return RF_OK;
         }
         c.st[0][i] = st;
         c.off += start[i] * xs[i];
     }
     uint32_t io[2] = {xu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:slice");
-    return rf__xstep_c(p, li, strided_copy, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:slice");
+    return rf__xstep_add_kernel(p, li, strided_copy, io, 2, 1, &c);
 }
 
 static rf_status split(rf__xplan *p, uint32_t li, uint32_t xu)
@@ -236,7 +238,7 @@ static rf_status split(rf__xplan *p, uint32_t li, uint32_t xu)
     uint32_t r = p->t[xu].rank;
     axis = axis < 0 ? axis + (int64_t)r : axis;
     if (axis < 0 || axis >= (int64_t)r) {
-        rf__xnot(p, li, "Split axis out of range");
+        rf__xlayer_unmeasured(p, li, "Split axis out of range");
         return RF_OK;
     }
     plain_strides(&p->t[xu], xs);
@@ -244,27 +246,27 @@ static rf_status split(rf__xplan *p, uint32_t li, uint32_t xu)
     uint32_t o;
     for (o = 0; o < l->n_outputs; o++, at = end) { /* each part: x with the axis cut, inside x */
         int64_t want[RF_GRAPH_MAX_RANK];
-        const rf__xt *y = &p->t[l->outputs[o]];
+        const rf__xtensor *y = &p->t[l->outputs[o]];
         memcpy(want, p->t[xu].dims, sizeof want);
         want[axis] = y->rank == r ? y->dims[axis] : -1;
         if (want[axis] < 0 || !rf__i64_add(at, want[axis], &end) || end > p->t[xu].dims[axis]) {
-            rf__xnot(p, li, "Split parts that add up past the axis (%lld)",
-                     (long long)p->t[xu].dims[axis]);
+            rf__xlayer_unmeasured(p, li, "Split parts that add up past the axis (%lld)",
+                                  (long long)p->t[xu].dims[axis]);
             return RF_OK;
         }
         if (!rf__xshape_is(p, li, l->outputs[o], r, want)) return RF_OK;
     }
     for (at = 0, o = 0; o < l->n_outputs; o++) {
-        rf__xcop c;
+        rf__xkernel_args c;
         memset(&c, 0, sizeof c);
         out_dims(&p->t[l->outputs[o]], &c);
         memcpy(c.st[0], xs, sizeof xs);
         c.off = at * xs[axis];
         at += c.dims[axis];
         uint32_t io[2] = {xu, l->outputs[o]};
-        RF_TRY(rf__xstep_c(p, li, strided_copy, io, 2, 1, &c));
+        RF_TRY(rf__xstep_add_kernel(p, li, strided_copy, io, 2, 1, &c));
     }
-    rf__xmeasured(p, li, "c:split");
+    rf__xlayer_measured(p, li, "c:split");
     return RF_OK;
 }
 
@@ -275,27 +277,27 @@ static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
     int64_t axis = rf_layer_attr_int(l, "axis", 0);
     axis = axis < 0 ? axis + (int64_t)r : axis;
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR || axis < 0 || axis >= (int64_t)r) {
-        rf__xnot(p, li, "Gather axis or indices not supported");
+        rf__xlayer_unmeasured(p, li, "Gather axis or indices not supported");
         return RF_OK;
     }
-    RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
-    rf__xcop c;
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[1], &iu));
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
-    rf__xaround(&p->t[xu], axis, &c);
+    rf__xaround_axis(&p->t[xu], axis, &c);
     c.n_idx = 1;
     for (uint32_t i = 0; i < p->t[iu].rank; i++) c.n_idx *= p->t[iu].dims[i];
     if (c.axis_n <= 0) {
-        rf__xnot(p, li, "Gather from an empty axis");
+        rf__xlayer_unmeasured(p, li, "Gather from an empty axis");
         return RF_OK;
     }
     /* y = x's dims before the axis, the indices' dims, x's dims after it: the kernel writes
      * that many elements (the LLM builders' embedding lookups drop a leading 1: the count is
      * what must agree) */
-    const rf__xt *x = &p->t[xu], *ix = &p->t[iu];
+    const rf__xtensor *x = &p->t[xu], *ix = &p->t[iu];
     int64_t want[RF_GRAPH_MAX_RANK];
     uint32_t wr = 0;
     if (r - 1 + ix->rank > RF_GRAPH_MAX_RANK) {
-        rf__xnot(p, li, "Gather output of rank past %d", RF_GRAPH_MAX_RANK);
+        rf__xlayer_unmeasured(p, li, "Gather output of rank past %d", RF_GRAPH_MAX_RANK);
         return RF_OK;
     }
     for (uint32_t i = 0; i < r; i++) {
@@ -305,14 +307,15 @@ static rf_status gather_op(rf__xplan *p, uint32_t li, uint32_t xu)
     uint64_t nw = 1;
     int fits = 1;
     for (uint32_t i = 0; i < wr; i++) fits &= rf__mul_ok(nw, (uint64_t)want[i], &nw);
-    if ((!fits || nw != rf__xt_nel(&p->t[l->outputs[0]])) &&
+    if ((!fits || nw != rf__xtensor_elems(&p->t[l->outputs[0]])) &&
         !rf__xshape_is(p, li, l->outputs[0], wr, want))
         return RF_OK;
     if (!p->g->tensors[l->inputs[1]].values)
-        rf__xnote(p, "Gather indices synthetic (small integers, wrapped modulo the axis size)");
+        rf__xplan_note(p,
+                       "Gather indices synthetic (small integers, wrapped modulo the axis size)");
     uint32_t io[3] = {xu, iu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:gather");
-    return rf__xstep_c(p, li, gather, io, 3, 2, &c);
+    rf__xlayer_measured(p, li, "c:gather");
+    return rf__xstep_add_kernel(p, li, gather, io, 3, 2, &c);
 }
 
 static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
@@ -321,7 +324,7 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     const rf_attr *m = rf_layer_attr(l, "mode");
     uint32_t Y = l->outputs[0], r = p->t[xu].rank;
     int64_t pads[2 * RF_GRAPH_MAX_RANK], ys[RF_GRAPH_MAX_RANK];
-    int np = rf__xints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
+    int np = rf__xattr_ints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
     if (np < 0 && l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR) {
         const rf_tensor *t = &p->g->tensors[l->inputs[1]];
         if (t->values && t->n_values <= 2 * RF_GRAPH_MAX_RANK) {
@@ -332,14 +335,15 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     const char *mode = m && m->type == RF_ATTR_STRING ? m->s : "constant";
     int mapped = !strcmp(mode, "edge") ? 1 : !strcmp(mode, "reflect") ? 2 : 0;
     if ((!mapped && strcmp(mode, "constant")) || np != (int)(2 * r) || !r || p->t[Y].rank != r) {
-        rf__xnot(p, li,
-                 "Pad mode '%s' or pads not supported (constant, edge or reflect with known "
-                 "pads only)",
-                 mode);
+        rf__xlayer_unmeasured(
+            p, li,
+            "Pad mode '%s' or pads not supported (constant, edge or reflect with known "
+            "pads only)",
+            mode);
         return RF_OK;
     }
     if (mapped) return mapped_op(p, li, xu, mapped, pads);
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.rank = r;
     plain_strides(&p->t[Y], ys);
@@ -347,12 +351,13 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
     for (uint32_t i = 0; i < r; i++) {
         int64_t w;
         if (pads[i] < 0 || pads[r + i] < 0) {
-            rf__xnot(p, li, "Pad with negative pads");
+            rf__xlayer_unmeasured(p, li, "Pad with negative pads");
             return RF_OK;
         }
         if (!rf__i64_add(p->t[xu].dims[i], pads[i], &w) || !rf__i64_add(w, pads[r + i], &w) ||
             w != p->t[Y].dims[i]) {
-            rf__xnot(p, li, "Pad whose declared output is not its input plus the pads");
+            rf__xlayer_unmeasured(p, li,
+                                  "Pad whose declared output is not its input plus the pads");
             return RF_OK;
         }
         c.dims[i] = p->t[xu].dims[i];
@@ -361,8 +366,8 @@ static rf_status pad_op(rf__xplan *p, uint32_t li, uint32_t xu)
         c.n_idx *= p->t[Y].dims[i];
     }
     uint32_t io[2] = {xu, Y};
-    rf__xmeasured(p, li, "c:pad");
-    return rf__xstep_c(p, li, pad, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:pad");
+    return rf__xstep_add_kernel(p, li, pad, io, 2, 1, &c);
 }
 
 /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, the builders' View: the output is a
@@ -373,7 +378,7 @@ rf_status rf__xop_view(rf__xplan *p, uint32_t li)
     uint32_t xu, Y = l->outputs[0];
     int ok;
     if (l->n_outputs != 1) {
-        rf__xnot(p, li, "a view with %u outputs", l->n_outputs);
+        rf__xlayer_unmeasured(p, li, "a view with %u outputs", l->n_outputs);
         return RF_OK;
     }
     RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));
@@ -383,17 +388,17 @@ rf_status rf__xop_view(rf__xplan *p, uint32_t li)
         for (uint32_t i = 0; i < p->t[xu].rank; i++) nx *= (uint64_t)p->t[xu].dims[i];
         for (uint32_t i = 0; i < p->t[Y].rank; i++) ny *= (uint64_t)p->t[Y].dims[i];
         if (nx != ny) {
-            rf__xnot(p, li, "%s changes the element count", l->op_type);
+            rf__xlayer_unmeasured(p, li, "%s changes the element count", l->op_type);
             return RF_OK;
         }
         dnnl_memory_desc_t md;
-        rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
-        rf__xt_define(p, Y, &md);
+        rf__xdesc_plain(&md, p->t[Y].rank, p->t[Y].dims);
+        rf__xtensor_define(p, Y, &md);
         p->t[Y].alias = xu;
         p->t[Y].weight = p->t[xu].weight; /* a view of a weight is packed once too */
         uint32_t io[2] = {xu, Y};
-        rf__xmeasured(p, li, "c:view");
-        return rf__xstep_c(p, li, NULL, io, 2, 1, NULL);
+        rf__xlayer_measured(p, li, "c:view");
+        return rf__xstep_add_kernel(p, li, NULL, io, 2, 1, NULL);
     }
 }
 
@@ -410,25 +415,26 @@ rf_status rf__xop_data(rf__xplan *p, uint32_t li)
     if (!strcmp(l->op_type, "Split")) return split(p, li, xu);
     if (!strcmp(l->op_type, "Pad")) return pad_op(p, li, xu);
     if (!strcmp(l->op_type, "Tile")) return mapped_op(p, li, xu, 0, NULL);
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     if (!strcmp(l->op_type, "Expand")) {
         out_dims(&p->t[Y], &c);
-        if (!rf__xbcast_ok(&p->t[xu], c.rank, c.dims)) { /* the shape may be a graph input */
-            rf__xnot(p, li, "Expand to a declared shape its input does not broadcast to");
+        if (!rf__xbroadcasts_to(&p->t[xu], c.rank, c.dims)) { /* the shape may be a graph input */
+            rf__xlayer_unmeasured(p, li,
+                                  "Expand to a declared shape its input does not broadcast to");
             return RF_OK;
         }
-        rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
+        rf__xbroadcast_strides(&p->t[xu], c.rank, c.dims, c.st[0]);
         uint32_t io[2] = {xu, Y};
-        rf__xmeasured(p, li, "c:expand");
-        return rf__xstep_c(p, li, strided_copy, io, 2, 1, &c);
+        rf__xlayer_measured(p, li, "c:expand");
+        return rf__xstep_add_kernel(p, li, strided_copy, io, 2, 1, &c);
     }
     /* Shape / Size: the input's dims (or the values shape inference found). */
     const rf_tensor *gy = &p->g->tensors[Y];
     uint64_t n = 1;
     rf_tensor_elems(gy, &n);
     if (n > RF_GRAPH_MAX_RANK) {
-        rf__xnot(p, li, "%s output too long", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s output too long", l->op_type);
         return RF_OK;
     }
     c.n_idx = (int64_t)n;
@@ -440,6 +446,6 @@ rf_status rf__xop_data(rf__xplan *p, uint32_t li)
         for (uint32_t i = 0; i < p->t[xu].rank; i++) c.dims[0] *= p->t[xu].dims[i];
     }
     uint32_t io[2] = {xu, Y};
-    rf__xmeasured(p, li, "c:shape");
-    return rf__xstep_c(p, li, fill_values, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:shape");
+    return rf__xstep_add_kernel(p, li, fill_values, io, 2, 1, &c);
 }

@@ -77,7 +77,7 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
                                          : 3.4e38f;
             if ((has_min && !k1 && !rf_layer_attr(l, "min")) ||
                 (has_max && !k2 && !rf_layer_attr(l, "max")))
-                rf__xnote(p, "Clip bounds given as float tensors: [0, 6] used");
+                rf__xplan_note(p, "Clip bounds given as float tensors: [0, 6] used");
         }
         if (!strcmp(l->op_type, "Pow")) {
             uint64_t n = 0;
@@ -86,7 +86,7 @@ static int elt_alg(rf__xplan *p, const rf_layer *l, dnnl_alg_kind_t *alg, float 
                 return 0; /* a tensor exponent: the C kernel */
             int k = 0;
             *b = input_scalar(p, l, 1, 2, &k);
-            if (!k) rf__xnote(p, "Pow exponents given as float tensors: 2 used");
+            if (!k) rf__xplan_note(p, "Pow exponents given as float tensors: 2 used");
         }
         return 1;
     }
@@ -111,21 +111,21 @@ static rf_status eltwise(rf__xplan *p, uint32_t li, int *done)
     dnnl_primitive_desc_t pd;
     if (dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, alg, &md, a, b) !=
             dnnl_success ||
-        !rf__xpd(p, &ed, &pd)) {
-        rf__xnot(p, li, "oneDNN has no eltwise for '%s'", l->op_type);
+        !rf__xprim_desc(p, &ed, &pd)) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no eltwise for '%s'", l->op_type);
         return RF_OK;
     }
-    rf__xt_define(p, Y, &md);
-    rf__xarg args[2] = {{DNNL_ARG_SRC, X, md, NULL}, {DNNL_ARG_DST, Y, md, NULL}};
-    rf__xmeasured(p, li, "onednn:eltwise");
-    return rf__xstep_prim(p, li, -1, pd, args, 2);
+    rf__xtensor_define(p, Y, &md);
+    rf__xprim_arg args[2] = {{DNNL_ARG_SRC, X, md, NULL}, {DNNL_ARG_DST, Y, md, NULL}};
+    rf__xlayer_measured(p, li, "onednn:eltwise");
+    return rf__xstep_add_prim(p, li, -1, pd, args, 2);
 }
 
 rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li)
 {
     int done;
     RF_TRY(eltwise(p, li, &done));
-    if (!done) rf__xnot(p, li, "%s without input", p->g->layers[li].op_type);
+    if (!done) rf__xlayer_unmeasured(p, li, "%s without input", p->g->layers[li].op_type);
     return RF_OK;
 }
 
@@ -158,7 +158,7 @@ static int bin_alg(const char *op, dnnl_alg_kind_t *alg, int *commutes)
 }
 
 /* dims of tensor t right-aligned to rank R (leading 1s). */
-static void padded(const rf__xt *t, uint32_t R, int64_t *d)
+static void padded(const rf__xtensor *t, uint32_t R, int64_t *d)
 {
     for (uint32_t i = 0; i < R; i++) d[i] = i < R - t->rank ? 1 : t->dims[i - (R - t->rank)];
 }
@@ -168,16 +168,16 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     const rf_layer *l = &p->g->layers[li];
     dnnl_alg_kind_t alg;
     int commutes;
-    int b = rf__xb_from_type(l->op_type);
+    int b = rf__xbinary_op_of(l->op_type);
     if (b < 0) {
-        rf__xnot(p, li, "no broadcast kernel for op '%s'", l->op_type);
+        rf__xlayer_unmeasured(p, li, "no broadcast kernel for op '%s'", l->op_type);
         return RF_OK;
     }
     if (l->n_inputs != 2 || l->inputs[0] == RF_GRAPH_NO_TENSOR ||
         l->inputs[1] == RF_GRAPH_NO_TENSOR || !bin_alg(l->op_type, &alg, &commutes))
         return rf__xop_cbinary(p, li, b);
     uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
-    if (!rf__xbcast_out(p, li, 2)) return RF_OK;
+    if (!rf__xbroadcast_output(p, li, 2)) return RF_OK;
     uint32_t R = p->t[Y].rank ? p->t[Y].rank : 1;
     int64_t ad[RF_GRAPH_MAX_RANK], bd[RF_GRAPH_MAX_RANK], yd[RF_GRAPH_MAX_RANK];
     padded(&p->t[Y], R, yd);
@@ -185,7 +185,7 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     padded(&p->t[B], R, bd);
     int full_a = !memcmp(ad, yd, R * sizeof *yd), full_b = !memcmp(bd, yd, R * sizeof *yd);
     dnnl_memory_desc_t pa;
-    rf__xmd_plain(&pa, p->t[A].rank, p->t[A].dims);
+    rf__xdesc_plain(&pa, p->t[A].rank, p->t[A].dims);
     int a_plain_b_not = full_a && full_b && dnnl_memory_desc_equal(&pa, &p->t[A].md) &&
                         p->t[B].rank == R && !dnnl_memory_desc_equal(&p->t[B].md, &pa);
     /* src0 sets the layout: the full operand, and of two, the one not plain (no reorder) */
@@ -198,43 +198,43 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     }
     if (!full_a) return rf__xop_cbinary(p, li, b);
     dnnl_memory_desc_t m0, m1, a_plain, b_plain;
-    rf__xmd_plain(&a_plain, R, ad);
-    rf__xmd_plain(&b_plain, R, bd);
+    rf__xdesc_plain(&a_plain, R, ad);
+    rf__xdesc_plain(&b_plain, R, bd);
     m0 = p->t[A].rank == R ? p->t[A].md : a_plain;
     m1 = full_b ? m0 : b_plain;
     dnnl_binary_desc_t bdsc;
     dnnl_primitive_desc_t pd;
     if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
-        !rf__xpd(p, &bdsc, &pd)) {
+        !rf__xprim_desc(p, &bdsc, &pd)) {
         m0 = a_plain; /* a blocked src0 with a broadcast src1: try plain, then the C kernel */
         m1 = full_b ? a_plain : b_plain;
         if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
-            !rf__xpd(p, &bdsc, &pd))
+            !rf__xprim_desc(p, &bdsc, &pd))
             return rf__xop_cbinary(p, li, b);
     }
     uint32_t au = A, bu = B;
     rf_status st = RF_OK;
     if (!dnnl_memory_desc_equal(&m0, &p->t[A].md)) {
-        st = rf__xplain(p, li, A, &au);
+        st = rf__xtensor_plain(p, li, A, &au);
         if (st == RF_OK && !dnnl_memory_desc_equal(&m0, &a_plain))
-            st = rf__xconvert(p, li, au, &a_plain, &m0, &au);
+            st = rf__xtensor_convert(p, li, au, &a_plain, &m0, &au);
     }
     if (st == RF_OK && !dnnl_memory_desc_equal(&m1, &p->t[B].md)) {
-        st = rf__xplain(p, li, B, &bu);
+        st = rf__xtensor_plain(p, li, B, &bu);
         if (st == RF_OK && !dnnl_memory_desc_equal(&m1, &b_plain))
-            st = rf__xconvert(p, li, bu, &b_plain, &m1, &bu);
+            st = rf__xtensor_convert(p, li, bu, &b_plain, &m1, &bu);
     }
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
     if (p->t[Y].rank == R)
-        rf__xt_define(p, Y, &m0);
+        rf__xtensor_define(p, Y, &m0);
     else
-        rf__xt_define(p, Y, &a_plain); /* a scalar output: one element either way */
-    rf__xarg args[3] = {{DNNL_ARG_SRC_0, au, m0, NULL},
-                        {DNNL_ARG_SRC_1, bu, m1, NULL},
-                        {DNNL_ARG_DST, Y, m0, NULL}};
-    rf__xmeasured(p, li, "onednn:binary");
-    return rf__xstep_prim(p, li, -1, pd, args, 3);
+        rf__xtensor_define(p, Y, &a_plain); /* a scalar output: one element either way */
+    rf__xprim_arg args[3] = {{DNNL_ARG_SRC_0, au, m0, NULL},
+                             {DNNL_ARG_SRC_1, bu, m1, NULL},
+                             {DNNL_ARG_DST, Y, m0, NULL}};
+    rf__xlayer_measured(p, li, "onednn:binary");
+    return rf__xstep_add_prim(p, li, -1, pd, args, 3);
 }

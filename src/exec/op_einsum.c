@@ -18,7 +18,7 @@
  * st[1] = y's strides (0 for a summed dim). n_idx = y's elements. */
 static void ein_permute(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *y = s->ptr[1];
     memset(y, 0, (size_t)c->n_idx * sizeof *y);
@@ -58,7 +58,7 @@ static void ein_permute(const rf__xstep *s)
  * transposed ([K, M], [N, K]). Products too small for a BLAS call to pay run as plain loops. */
 static void ein_gemm(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *A = s->ptr[0], *B = s->ptr[1];
     float *C = s->ptr[2];
     int64_t Bt = c->dims[0], M = c->dims[1], N = c->dims[2], K = c->dims[3];
@@ -110,13 +110,13 @@ static uint64_t letters_elems(const rf__ein *e, const char *ls)
 /* A new plain tensor holding the letters `ls`. */
 static rf_status new_tensor(rf__xplan *p, const rf__ein *e, const char *ls, uint32_t *out)
 {
-    rf__xt like = {0};
+    rf__xtensor like = {0};
     like.rank = (uint32_t)strlen(ls);
     for (uint32_t i = 0; i < like.rank; i++) like.dims[i] = e->size[(int)ls[i]];
-    RF_TRY(rf__xt_add(p, &like, out));
+    RF_TRY(rf__xtensor_add(p, &like, out));
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, like.rank, like.dims);
-    rf__xt_define(p, *out, &md);
+    rf__xdesc_plain(&md, like.rank, like.dims);
+    rf__xtensor_define(p, *out, &md);
     return RF_OK;
 }
 
@@ -135,17 +135,17 @@ static int usable(const rf__xplan *p, const rf__ein *e, const ein_op *x, const c
 static rf_status permute(rf__xplan *p, uint32_t li, const rf__ein *e, const ein_op *x,
                          const char *want, uint32_t y, uint32_t *out, int *ok)
 {
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     char iter[2 * RF_GRAPH_MAX_RANK + 1] = "";
     for (const char *q = want; *q; q++) add_letter(iter, *q);
     for (const char *q = x->term; *q; q++) add_letter(iter, *q);
     *ok = strlen(iter) <= RF_GRAPH_MAX_RANK;
     if (!*ok) {
-        rf__xnot(p, li, "Einsum step over more than %d indices", RF_GRAPH_MAX_RANK);
+        rf__xlayer_unmeasured(p, li, "Einsum step over more than %d indices", RF_GRAPH_MAX_RANK);
         return RF_OK;
     }
-    const rf__xt *xt = &p->t[x->t];
+    const rf__xtensor *xt = &p->t[x->t];
     int64_t xs[RF_GRAPH_MAX_RANK], acc = 1;
     for (int i = (int)xt->rank - 1; i >= 0; i--) {
         xs[i] = xt->dims[i] == 1 ? 0 : acc; /* a size-1 dim broadcasts */
@@ -168,7 +168,7 @@ static rf_status permute(rf__xplan *p, uint32_t li, const rf__ein *e, const ein_
     if (y == RF__XNONE) RF_TRY(new_tensor(p, e, want, &y));
     uint32_t io[2] = {x->t, y};
     *out = y;
-    return rf__xstep_c(p, li, ein_permute, io, 2, 1, &c);
+    return rf__xstep_add_kernel(p, li, ein_permute, io, 2, 1, &c);
 }
 
 /* The letters of `a` in `set`, in a's order. */
@@ -211,10 +211,11 @@ static rf_status contract(rf__xplan *p, uint32_t li, const rf__ein *e, const ein
     if (!*ok || !Bt || !M || !N || !K || M > INT_MAX || N > INT_MAX || K > INT_MAX ||
         !letters_elems(e, prod) || !letters_elems(e, ra) || !letters_elems(e, rb)) {
         *ok = 0;
-        rf__xnot(p, li, "Einsum product too large or over more than %d indices", RF_GRAPH_MAX_RANK);
+        rf__xlayer_unmeasured(p, li, "Einsum product too large or over more than %d indices",
+                              RF_GRAPH_MAX_RANK);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.dims[0] = (int64_t)Bt, c.dims[1] = (int64_t)M, c.dims[2] = (int64_t)N, c.dims[3] = (int64_t)K;
     uint32_t a, b;
@@ -238,7 +239,7 @@ static rf_status contract(rf__xplan *p, uint32_t li, const rf__ein *e, const ein
     res->t = y;
     memcpy(res->term, prod, strlen(prod) + 1);
     uint32_t io[3] = {a, b, y};
-    return rf__xstep_c(p, li, ein_gemm, io, 3, 2, &c);
+    return rf__xstep_add_kernel(p, li, ein_gemm, io, 3, 2, &c);
 }
 
 rf_status rf__xop_einsum(rf__xplan *p, uint32_t li)
@@ -246,32 +247,32 @@ rf_status rf__xop_einsum(rf__xplan *p, uint32_t li)
     const rf_layer *l = &p->g->layers[li];
     rf__ein e;
     if (!rf__ein_parse(p->g, l, &e) || e.n < 1) {
-        rf__xnot(p, li, "Einsum equation not understood or input shapes unknown");
+        rf__xlayer_unmeasured(p, li, "Einsum equation not understood or input shapes unknown");
         return RF_OK;
     }
     uint32_t Y = l->outputs[0];
     if (p->t[Y].rank != strlen(e.out)) {
-        rf__xnot(p, li, "Einsum output rank differs from its equation");
+        rf__xlayer_unmeasured(p, li, "Einsum output rank differs from its equation");
         return RF_OK;
     }
     for (uint32_t i = 0; i < p->t[Y].rank; i++)
         if (p->t[Y].dims[i] != e.size[(int)e.out[i]]) {
-            rf__xnot(p, li, "Einsum output shape differs from its equation");
+            rf__xlayer_unmeasured(p, li, "Einsum output shape differs from its equation");
             return RF_OK;
         }
     if (!p->t[Y].ready) {
         dnnl_memory_desc_t md;
-        rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
-        rf__xt_define(p, Y, &md);
+        rf__xdesc_plain(&md, p->t[Y].rank, p->t[Y].dims);
+        rf__xtensor_define(p, Y, &md);
     }
     size_t first_step = p->n_steps;
     ein_op cur;
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &cur.t));
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &cur.t));
     memcpy(cur.term, e.term[0], sizeof cur.term);
     int ok = 1;
     for (int o = 1; o < e.n && ok; o++) {
         ein_op w, res;
-        RF_TRY(rf__xplain(p, li, l->inputs[o], &w.t));
+        RF_TRY(rf__xtensor_plain(p, li, l->inputs[o], &w.t));
         memcpy(w.term, e.term[o], sizeof w.term);
         char need[RF__EIN_MAX * RF_GRAPH_MAX_RANK + RF_GRAPH_MAX_RANK + 1];
         snprintf(need, sizeof need, "%s", e.out);
@@ -293,6 +294,6 @@ rf_status rf__xop_einsum(rf__xplan *p, uint32_t li)
         }
         return RF_OK;
     }
-    rf__xmeasured(p, li, e.n > 1 ? "openblas:einsum" : "c:einsum");
+    rf__xlayer_measured(p, li, e.n > 1 ? "openblas:einsum" : "c:einsum");
     return RF_OK;
 }

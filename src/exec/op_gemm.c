@@ -7,11 +7,11 @@
 
 #include "exec/exec_int.h"
 
-void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out, const int64_t *k,
-               const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr)
+void rf__xconv_pads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
+                    const int64_t *k, const int64_t *s, const int64_t *d, int64_t *pl, int64_t *pr)
 {
     int64_t pads[2 * RF_GRAPH_MAX_RANK] = {0};
-    int np = rf__xints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
+    int np = rf__xattr_ints(l, "pads", pads, 2 * RF_GRAPH_MAX_RANK);
     const rf_attr *ap = rf_layer_attr(l, "auto_pad");
     const char *mode = ap && ap->type == RF_ATTR_STRING ? ap->s : "NOTSET";
     for (int i = 0; i < sp; i++) {
@@ -29,7 +29,7 @@ void rf__xpads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,
 static void spatial_attr(const rf_layer *l, const char *name, int sp, int64_t def, int64_t *v)
 {
     int64_t tmp[RF_GRAPH_MAX_RANK];
-    int n = rf__xints(l, name, tmp, RF_GRAPH_MAX_RANK);
+    int n = rf__xattr_ints(l, name, tmp, RF_GRAPH_MAX_RANK);
     for (int i = 0; i < sp; i++) v[i] = n == sp ? tmp[i] : def;
 }
 
@@ -43,27 +43,27 @@ static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, 
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     dnnl_memory_desc_t ym = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
     uint32_t xu, wu, bu = 0;
-    rf_status st0 = rf__xconvert(p, li, X, NULL, &xm, &xu);
-    if (st0 == RF_OK) st0 = rf__xconvert(p, li, W, wplain, &wm, &wu);
-    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xplain(p, li, B, &bu);
+    rf_status st0 = rf__xtensor_convert(p, li, X, NULL, &xm, &xu);
+    if (st0 == RF_OK) st0 = rf__xtensor_convert(p, li, W, wplain, &wm, &wu);
+    if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xtensor_plain(p, li, B, &bu);
     if (st0 != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st0;
     }
-    rf__xt_define(p, Y, &ym);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
-                     {DNNL_ARG_WEIGHTS, wu, wm, NULL},
-                     {DNNL_ARG_DST, Y, ym, NULL},
-                     {DNNL_ARG_BIAS, bu, *bm, NULL}};
-    rf__xmeasured(p, li, kernel);
-    return rf__xstep_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+    rf__xtensor_define(p, Y, &ym);
+    rf__xprim_arg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                          {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                          {DNNL_ARG_DST, Y, ym, NULL},
+                          {DNNL_ARG_BIAS, bu, *bm, NULL}};
+    rf__xlayer_measured(p, li, kernel);
+    return rf__xstep_add_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
 }
 
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "Conv without weights");
+        rf__xlayer_unmeasured(p, li, "Conv without weights");
         return RF_OK;
     }
     uint32_t B = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
@@ -77,28 +77,30 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t Y = l->outputs[0];
-    const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
+    const rf__xtensor *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
     int r = (int)x->rank, sp = r - 2;
     int64_t g = rf_layer_attr_int(l, "group", 1);
     int64_t cin;
     if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
         w->dims[0] % g) {
-        rf__xnot(p, li, "Conv shape not supported (input rank %d, group %lld)", r, (long long)g);
+        rf__xlayer_unmeasured(p, li, "Conv shape not supported (input rank %d, group %lld)", r,
+                              (long long)g);
         return RF_OK;
     }
     /* operands oneDNN would read by the shapes it is given: W's input channels, Y's batch and
      * channels, the bias length (checked here; oneDNN's JIT code is not bounds-checked) */
     if (!rf__i64_mul(w->dims[1], g, &cin) || cin != x->dims[1] || y->dims[0] != x->dims[0] ||
         y->dims[1] != w->dims[0] ||
-        (B != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[B]) != (uint64_t)w->dims[0])) {
-        rf__xnot(p, li, "Conv whose weights, bias or output do not agree with its input");
+        (B != RF_GRAPH_NO_TENSOR && rf__xtensor_elems(&p->t[B]) != (uint64_t)w->dims[0])) {
+        rf__xlayer_unmeasured(p, li,
+                              "Conv whose weights, bias or output do not agree with its input");
         return RF_OK;
     }
     int64_t k[3], s[3], d[3], pl[3], pr[3];
     for (int i = 0; i < sp; i++) k[i] = w->dims[2 + i];
     spatial_attr(l, "strides", sp, 1, s);
     spatial_attr(l, "dilations", sp, 1, d);
-    rf__xpads(l, sp, x->dims + 2, y->dims + 2, k, s, d, pl, pr);
+    rf__xconv_pads(l, sp, x->dims + 2, y->dims + 2, k, s, d, pl, pr);
     dnnl_dims_t xd, wd, yd, st, dl, pdl, pdr;
     for (int i = 0; i < r; i++) xd[i] = x->dims[i], yd[i] = y->dims[i];
     int wr = g > 1 ? r + 1 : r;
@@ -114,19 +116,19 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     dnnl_memory_desc_init_by_tag(&wa, wr, wd, xdt == dnnl_f32 ? dnnl_f32 : dnnl_s8,
                                  dnnl_format_tag_any);
     dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
-    rf__xmd_plain(&bm, 1, (const int64_t[]){w->dims[0]});
+    rf__xdesc_plain(&bm, 1, (const int64_t[]){w->dims[0]});
     int64_t wdims[RF_GRAPH_MAX_RANK + 1];
     for (int i = 0; i < wr; i++) wdims[i] = wd[i];
-    rf__xmd_plain(&wplain, (uint32_t)wr, wdims);
+    rf__xdesc_plain(&wplain, (uint32_t)wr, wdims);
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
         (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
-              : !rf__xpd(p, &cd, &pd))) {
-        rf__xnot(p, li, "oneDNN has no %sconvolution for these parameters",
-                 xdt == dnnl_f32 ? "" : "int8 ");
+              : !rf__xprim_desc(p, &cd, &pd))) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no %sconvolution for these parameters",
+                              xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
     }
     return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel);
@@ -135,36 +137,37 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
 /* ConvTranspose as oneDNN deconvolution. ONNX's weight is (C_in, C_out/group, k...): oneDNN's
  * (C_out, C_in, k...) in the `iohw` order (per group: `giohw`), so the plain weight is described
  * with that tag and reordered once to what the primitive picks. Pads: the convolution that goes
- * back from Y to X has the same padding, so rf__xpads runs with input and output swapped; an
+ * back from Y to X has the same padding, so rf__xconv_pads runs with input and output swapped; an
  * output_padding shows up as a smaller right padding. */
 rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "ConvTranspose without weights");
+        rf__xlayer_unmeasured(p, li, "ConvTranspose without weights");
         return RF_OK;
     }
     uint32_t X = l->inputs[0], W = l->inputs[1], Y = l->outputs[0];
     uint32_t B = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
-    const rf__xt *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
+    const rf__xtensor *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
     int r = (int)x->rank, sp = r - 2;
     int64_t g = rf_layer_attr_int(l, "group", 1);
     if (r < 3 || r > 5 || (int)w->rank != r || y->rank != x->rank || g < 1 || x->dims[1] % g ||
         w->dims[0] != x->dims[1] || w->dims[1] * g != y->dims[1]) {
-        rf__xnot(p, li, "ConvTranspose shape not supported (input rank %d, group %lld)", r,
-                 (long long)g);
+        rf__xlayer_unmeasured(p, li,
+                              "ConvTranspose shape not supported (input rank %d, group %lld)", r,
+                              (long long)g);
         return RF_OK;
     }
     if (y->dims[0] != x->dims[0] ||
-        (B != RF_GRAPH_NO_TENSOR && rf__xt_nel(&p->t[B]) != (uint64_t)y->dims[1])) {
-        rf__xnot(p, li, "ConvTranspose whose bias or output batch does not agree");
+        (B != RF_GRAPH_NO_TENSOR && rf__xtensor_elems(&p->t[B]) != (uint64_t)y->dims[1])) {
+        rf__xlayer_unmeasured(p, li, "ConvTranspose whose bias or output batch does not agree");
         return RF_OK;
     }
     int64_t k[3], s[3], d[3], pl[3], pr[3];
     for (int i = 0; i < sp; i++) k[i] = w->dims[2 + i];
     spatial_attr(l, "strides", sp, 1, s);
     spatial_attr(l, "dilations", sp, 1, d);
-    rf__xpads(l, sp, y->dims + 2, x->dims + 2, k, s, d, pl, pr);
+    rf__xconv_pads(l, sp, y->dims + 2, x->dims + 2, k, s, d, pl, pr);
     dnnl_dims_t xd, wd, yd, st, dl, pdl, pdr;
     for (int i = 0; i < r; i++) xd[i] = x->dims[i], yd[i] = y->dims[i];
     int wr = g > 1 ? r + 1 : r;
@@ -192,14 +195,14 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
     dnnl_memory_desc_init_by_tag(&ya, r, yd, dnnl_f32, dnnl_format_tag_any);
     memset(&wplain, 0, sizeof wplain);
     dnnl_memory_desc_init_by_strides(&wplain, wr, wd, dnnl_f32, ws);
-    rf__xmd_plain(&bm, 1, (const int64_t[]){y->dims[1]});
+    rf__xdesc_plain(&bm, 1, (const int64_t[]){y->dims[1]});
     dnnl_deconvolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     if (dnnl_dilated_deconvolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !rf__xpd(p, &cd, &pd)) {
-        rf__xnot(p, li, "oneDNN has no deconvolution for these parameters");
+        !rf__xprim_desc(p, &cd, &pd)) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }
     return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution");
@@ -226,43 +229,44 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
     if (dnnl_matmul_desc_init(&md, am, &bw, C != RF__XNONE ? cm : NULL, ym) != dnnl_success ||
-        !rf__xpd(p, &md, &pd)) {
-        rf__xnot(p, li, "oneDNN has no matmul for these shapes");
+        !rf__xprim_desc(p, &md, &pd)) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no matmul for these shapes");
         return RF_OK;
     }
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     uint32_t au, bu, cu = 0;
-    rf_status st = rf__xplain(p, li, A, &au);
-    if (st == RF_OK) st = rf__xplain(p, li, Bt, &bu);
-    if (st == RF_OK && !dnnl_memory_desc_equal(&wm, bm)) st = rf__xconvert(p, li, bu, bm, &wm, &bu);
-    if (st == RF_OK && C != RF__XNONE) st = rf__xplain(p, li, C, &cu);
+    rf_status st = rf__xtensor_plain(p, li, A, &au);
+    if (st == RF_OK) st = rf__xtensor_plain(p, li, Bt, &bu);
+    if (st == RF_OK && !dnnl_memory_desc_equal(&wm, bm))
+        st = rf__xtensor_convert(p, li, bu, bm, &wm, &bu);
+    if (st == RF_OK && C != RF__XNONE) st = rf__xtensor_plain(p, li, C, &cu);
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
     dnnl_memory_desc_t yplain;
-    rf__xmd_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xt_define(p, Y, &yplain);
-    rf__xarg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
-                     {DNNL_ARG_WEIGHTS, bu, wm, NULL},
-                     {DNNL_ARG_DST, Y, *ym, NULL},
-                     {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
-    rf__xmeasured(p, li, "onednn:matmul");
-    return rf__xstep_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
+    rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &yplain);
+    rf__xprim_arg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
+                          {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                          {DNNL_ARG_DST, Y, *ym, NULL},
+                          {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    rf__xlayer_measured(p, li, "onednn:matmul");
+    return rf__xstep_add_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
 }
 
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "Gemm without B");
+        rf__xlayer_unmeasured(p, li, "Gemm without B");
         return RF_OK;
     }
     uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
     uint32_t C = l->n_inputs > 2 && l->inputs[2] != RF_GRAPH_NO_TENSOR ? l->inputs[2] : RF__XNONE;
-    const rf__xt *a = &p->t[A], *b = &p->t[B], *y = &p->t[Y];
+    const rf__xtensor *a = &p->t[A], *b = &p->t[B], *y = &p->t[Y];
     if (a->rank != 2 || b->rank != 2 || y->rank != 2) {
-        rf__xnot(p, li, "Gemm operands are not 2-D");
+        rf__xlayer_unmeasured(p, li, "Gemm operands are not 2-D");
         return RF_OK;
     }
     int ta = rf_layer_attr_int(l, "transA", 0) != 0, tb = rf_layer_attr_int(l, "transB", 0) != 0;
@@ -271,10 +275,11 @@ rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
      * these sizes, so a B of fewer rows than K would be read past its end */
     if ((ta ? a->dims[1] : a->dims[0]) != M || (tb ? b->dims[1] : b->dims[0]) != K ||
         (tb ? b->dims[0] : b->dims[1]) != N ||
-        (C != RF__XNONE && !rf__xbcast_ok(&p->t[C], 2, y->dims))) {
-        rf__xnot(p, li, "Gemm operands that do not agree: A %lldx%lld, B %lldx%lld, Y %lldx%lld",
-                 (long long)a->dims[0], (long long)a->dims[1], (long long)b->dims[0],
-                 (long long)b->dims[1], (long long)M, (long long)N);
+        (C != RF__XNONE && !rf__xbroadcasts_to(&p->t[C], 2, y->dims))) {
+        rf__xlayer_unmeasured(
+            p, li, "Gemm operands that do not agree: A %lldx%lld, B %lldx%lld, Y %lldx%lld",
+            (long long)a->dims[0], (long long)a->dims[1], (long long)b->dims[0],
+            (long long)b->dims[1], (long long)M, (long long)N);
         return RF_OK;
     }
     dnnl_memory_desc_t am, bm, cm, ym;
@@ -283,7 +288,7 @@ rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)
     md_strided(&bm, 2, (dnnl_dim_t[]){K, N}, tb ? (dnnl_dim_t[]){1, K} : (dnnl_dim_t[]){N, 1});
     md_strided(&ym, 2, (dnnl_dim_t[]){M, N}, (dnnl_dim_t[]){N, 1});
     if (C != RF__XNONE) {
-        const rf__xt *c = &p->t[C];
+        const rf__xtensor *c = &p->t[C];
         dnnl_dim_t cd[2] = {1, 1};
         if (c->rank == 2)
             cd[0] = c->dims[0], cd[1] = c->dims[1];
@@ -299,11 +304,11 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
     const rf_layer *l = &p->g->layers[li];
     if (l->n_inputs < 2 || l->inputs[0] == RF_GRAPH_NO_TENSOR ||
         l->inputs[1] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "MatMul without two operands");
+        rf__xlayer_unmeasured(p, li, "MatMul without two operands");
         return RF_OK;
     }
     uint32_t A = l->inputs[0], B = l->inputs[1], Y = l->outputs[0];
-    const rf__xt *a = &p->t[A], *b = &p->t[B];
+    const rf__xtensor *a = &p->t[A], *b = &p->t[B];
     /* ONNX numpy.matmul: 1-D A is [1, K], 1-D B is [K, 1]; batch dims broadcast. */
     dnnl_dim_t ad[RF_GRAPH_MAX_RANK + 1], bd[RF_GRAPH_MAX_RANK + 1], yd[RF_GRAPH_MAX_RANK + 1];
     int ra = a->rank ? (int)a->rank : 1, rb = b->rank ? (int)b->rank : 1;
@@ -317,7 +322,7 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
         for (int i = 0; i < rb; i++) bd[i] = b->dims[i];
     int R = ra > rb ? ra : rb;
     if (R > 6) {
-        rf__xnot(p, li, "MatMul of rank %d", R);
+        rf__xlayer_unmeasured(p, li, "MatMul of rank %d", R);
         return RF_OK;
     }
     dnnl_dim_t A2[8] = {0}, B2[8] = {0}, as[8], bs[8], ys[8];
@@ -328,19 +333,20 @@ rf_status rf__xop_matmul(rf__xplan *p, uint32_t li)
     for (int i = 0; i < R - 2; i++) yd[i] = A2[i] > B2[i] ? A2[i] : B2[i];
     yd[R - 2] = A2[R - 2], yd[R - 1] = B2[R - 1];
     if (A2[R - 1] != B2[R - 2]) {
-        rf__xnot(p, li, "MatMul inner dimensions differ");
+        rf__xlayer_unmeasured(p, li, "MatMul inner dimensions differ");
         return RF_OK;
     }
     uint64_t ny = 1;
     for (int i = 0; i < R - 2; i++)
         if (A2[i] != B2[i] && A2[i] != 1 && B2[i] != 1) {
-            rf__xnot(p, li, "MatMul batch dimensions that do not broadcast");
+            rf__xlayer_unmeasured(p, li, "MatMul batch dimensions that do not broadcast");
             return RF_OK;
         }
     for (int i = 0; i < R; i++) ny *= (uint64_t)yd[i];
-    if (ny != rf__xt_nel(&p->t[Y])) { /* 1-D operands drop an axis: compare the counts */
-        rf__xnot(p, li, "MatMul output declared with %llu elements, computed %llu",
-                 (unsigned long long)rf__xt_nel(&p->t[Y]), (unsigned long long)ny);
+    if (ny != rf__xtensor_elems(&p->t[Y])) { /* 1-D operands drop an axis: compare the counts */
+        rf__xlayer_unmeasured(p, li, "MatMul output declared with %llu elements, computed %llu",
+                              (unsigned long long)rf__xtensor_elems(&p->t[Y]),
+                              (unsigned long long)ny);
         return RF_OK;
     }
     dnnl_dim_t acc[3] = {1, 1, 1};
@@ -364,10 +370,10 @@ rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t A = l->inputs[0], C = l->inputs[1], Y = l->outputs[0];
-    const rf__xt *a = &p->t[A], *c = &p->t[C], *y = &p->t[Y];
+    const rf__xtensor *a = &p->t[A], *c = &p->t[C], *y = &p->t[Y];
     int scores = y->rank == 4;
     if (a->rank != 4 || c->rank != 4 || (y->rank != 4 && y->rank != 2)) {
-        rf__xnot(p, li, "attention matmul of unexpected ranks");
+        rf__xlayer_unmeasured(p, li, "attention matmul of unexpected ranks");
         return RF_OK;
     }
     int64_t B = c->dims[0], Hkv = c->dims[1], T = c->dims[2], D = c->dims[3];
@@ -376,7 +382,7 @@ rf_status rf__xop_llm_attn(rf__xplan *p, uint32_t li)
         (!scores && a->dims[3] != T) ||
         (scores ? y->dims[1] != H || y->dims[2] != S || y->dims[3] != T
                 : y->dims[0] != B * S || y->dims[1] != H * D)) {
-        rf__xnot(p, li, "attention matmul shapes do not agree");
+        rf__xlayer_unmeasured(p, li, "attention matmul shapes do not agree");
         return RF_OK;
     }
     int64_t G = H / Hkv;

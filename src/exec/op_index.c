@@ -30,7 +30,7 @@ static float combine(int op, float a, float b)
  * (off and on are input 2's two values, read at run time). */
 static void one_hot(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *ind = s->ptr[0], *vals = s->ptr[1];
     float *y = s->ptr[2];
     int64_t depth = c->axis_n, in = c->inner;
@@ -45,7 +45,7 @@ static void one_hot(const rf__xstep *s)
 
 /* The element offset in the data of ND index tuple t (axis_n indices, each wrapped into its
  * dimension c.dims[j], strides c.st[0]). */
-static int64_t tuple_off(const rf__xcop *c, const float *ind, int64_t t)
+static int64_t tuple_off(const rf__xkernel_args *c, const float *ind, int64_t t)
 {
     int64_t q = c->axis_n, off = 0;
     for (int64_t j = 0; j < q; j++) off += wrap(ind[t * q + j], c->dims[j]) * c->st[0][j];
@@ -57,7 +57,7 @@ static int64_t tuple_off(const rf__xcop *c, const float *ind, int64_t t)
  * c.st[0]: its element strides. */
 static void scatter_nd(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
     float *y = s->ptr[3];
     if (y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
@@ -76,7 +76,7 @@ static void scatter_nd(const rf__xstep *s)
  * addresses. Layout as scatter_nd. */
 static void gather_nd(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *d = s->ptr[0], *ind = s->ptr[1];
     float *y = s->ptr[2];
     for (int64_t t = 0; t < c->n_idx; t++)
@@ -89,7 +89,7 @@ static void gather_nd(const rf__xstep *s)
  * is written there (or combined); gather: y at that position reads the data there. */
 static void by_element(const rf__xstep *s, int scatter)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *d = s->ptr[0], *ind = s->ptr[1], *u = s->ptr[2];
     float *y = s->ptr[s->n_in];
     if (scatter && y != d) memcpy(y, d, (size_t)c->outer * sizeof *y);
@@ -134,11 +134,11 @@ static int reduction(const rf_layer *l)
  * values (the updates, or the output) number nvals; 0 when they do not fit. ND: c.dims = data's
  * dims, c.st[0] its strides, n_idx tuples of axis_n indices, slices of `inner`. Elements: c.dims =
  * the indices' dims, c.off the axis, axis_n the data's size along it. */
-static int index_layout(const rf_layer *l, const rf__xt *d, const rf__xt *ix, uint64_t nvals,
-                        int nd, rf__xcop *c)
+static int index_layout(const rf_layer *l, const rf__xtensor *d, const rf__xtensor *ix,
+                        uint64_t nvals, int nd, rf__xkernel_args *c)
 {
     c->rank = d->rank;
-    c->outer = (int64_t)rf__xt_nel(d);
+    c->outer = (int64_t)rf__xtensor_elems(d);
     int64_t stride = 1;
     for (int i = (int)d->rank - 1; i >= 0; i--) {
         if (d->dims[i] <= 0) return 0; /* nothing to index into */
@@ -158,7 +158,8 @@ static int index_layout(const rf_layer *l, const rf__xt *d, const rf__xt *ix, ui
     }
     int64_t axis = rf_layer_attr_int(l, "axis", 0);
     axis = axis < 0 ? axis + (int64_t)d->rank : axis;
-    if (axis < 0 || axis >= (int64_t)d->rank || ix->rank != d->rank || rf__xt_nel(ix) != nvals)
+    if (axis < 0 || axis >= (int64_t)d->rank || ix->rank != d->rank ||
+        rf__xtensor_elems(ix) != nvals)
         return 0;
     for (uint32_t i = 0; i < d->rank; i++)
         if ((int64_t)i != axis && ix->dims[i] > d->dims[i]) return 0;
@@ -180,49 +181,50 @@ static rf_status index_op(rf__xplan *p, uint32_t li, uint32_t du)
     uint32_t need = scatter ? 3 : 2;
     if (l->n_inputs < need || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
         (scatter && l->inputs[2] == RF_GRAPH_NO_TENSOR) || op < 0) {
-        rf__xnot(p, li, "%s without its indices%s, or an unknown reduction", l->op_type,
-                 scatter ? " and updates" : "");
+        rf__xlayer_unmeasured(p, li, "%s without its indices%s, or an unknown reduction",
+                              l->op_type, scatter ? " and updates" : "");
         return RF_OK;
     }
     uint32_t iu, uu = RF__XNONE, Y = l->outputs[0];
-    RF_TRY(rf__xplain(p, li, l->inputs[1], &iu));
-    if (scatter) RF_TRY(rf__xplain(p, li, l->inputs[2], &uu));
-    rf__xcop c;
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[1], &iu));
+    if (scatter) RF_TRY(rf__xtensor_plain(p, li, l->inputs[2], &uu));
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = op;
-    uint64_t nvals = rf__xt_nel(scatter ? &p->t[uu] : &p->t[Y]);
+    uint64_t nvals = rf__xtensor_elems(scatter ? &p->t[uu] : &p->t[Y]);
     if (!index_layout(l, &p->t[du], &p->t[iu], nvals, nd, &c)) {
-        rf__xnot(p, li, "%s with indices or %s that do not fit the data", l->op_type,
-                 scatter ? "updates" : "an output");
+        rf__xlayer_unmeasured(p, li, "%s with indices or %s that do not fit the data", l->op_type,
+                              scatter ? "updates" : "an output");
         return RF_OK;
     }
     if (scatter && !rf__xshape_is(p, li, Y, p->t[du].rank, p->t[du].dims)) return RF_OK;
     if (!p->g->tensors[l->inputs[1]].values)
-        rf__xnote(p, "Scatter and gather indices synthetic (small integers, wrapped modulo the "
-                     "axis size)");
+        rf__xplan_note(p,
+                       "Scatter and gather indices synthetic (small integers, wrapped modulo the "
+                       "axis size)");
     static const char *const kernel[2][2] = {{"c:gatherelements", "c:gathernd"},
                                              {"c:scatterelements", "c:scatternd"}};
-    static const rf__xcfn fn[2][2] = {{gather_el, gather_nd}, {scatter_el, scatter_nd}};
+    static const rf__xkernel_fn fn[2][2] = {{gather_el, gather_nd}, {scatter_el, scatter_nd}};
     uint32_t io[4] = {du, iu, scatter ? uu : Y, Y};
-    rf__xmeasured(p, li, kernel[scatter][nd]);
-    return rf__xstep_c(p, li, fn[scatter][nd], io, scatter ? 4 : 3, scatter ? 3 : 2, &c);
+    rf__xlayer_measured(p, li, kernel[scatter][nd]);
+    return rf__xstep_add_kernel(p, li, fn[scatter][nd], io, scatter ? 4 : 3, scatter ? 3 : 2, &c);
 }
 
 static rf_status onehot_op(rf__xplan *p, uint32_t li, uint32_t iu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *ix = &p->t[iu], *y = &p->t[l->outputs[0]];
+    const rf__xtensor *ix = &p->t[iu], *y = &p->t[l->outputs[0]];
     int64_t axis = rf_layer_attr_int(l, "axis", -1);
     axis = axis < 0 ? axis + (int64_t)y->rank : axis;
     if (l->n_inputs < 3 || l->inputs[2] == RF_GRAPH_NO_TENSOR || y->rank != ix->rank + 1 ||
         axis < 0 || axis >= (int64_t)y->rank || y->dims[axis] <= 0 ||
-        rf__xt_nel(&p->t[l->inputs[2]]) != 2) {
-        rf__xnot(p, li, "OneHot whose depth, axis or values it cannot read");
+        rf__xtensor_elems(&p->t[l->inputs[2]]) != 2) {
+        rf__xlayer_unmeasured(p, li, "OneHot whose depth, axis or values it cannot read");
         return RF_OK;
     }
     uint32_t vu;
-    RF_TRY(rf__xplain(p, li, l->inputs[2], &vu));
-    rf__xcop c;
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[2], &vu));
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.outer = c.inner = 1;
     for (uint32_t i = 0; i < ix->rank; i++) {
@@ -239,10 +241,10 @@ static rf_status onehot_op(rf__xplan *p, uint32_t li, uint32_t iu)
         want[i] = (int64_t)i == axis ? c.axis_n : ix->dims[k++];
     if (!rf__xshape_is(p, li, l->outputs[0], y->rank, want)) return RF_OK;
     if (!p->g->tensors[l->inputs[0]].values)
-        rf__xnote(p, "OneHot indices synthetic (small integers, wrapped modulo the depth)");
+        rf__xplan_note(p, "OneHot indices synthetic (small integers, wrapped modulo the depth)");
     uint32_t io[3] = {iu, vu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:onehot");
-    return rf__xstep_c(p, li, one_hot, io, 3, 2, &c);
+    rf__xlayer_measured(p, li, "c:onehot");
+    return rf__xstep_add_kernel(p, li, one_hot, io, 3, 2, &c);
 }
 
 /* rf__xop_<entry>: the builder of its rows of the op registry, on input 0 in the plain layout. */

@@ -29,26 +29,27 @@ rf_status rf__xop_det(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t xu, Y = l->outputs[0], tmp;
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &xu));
-    const rf__xt *x = &p->t[xu];
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &xu));
+    const rf__xtensor *x = &p->t[xu];
     int64_t n = x->rank >= 2 ? x->dims[x->rank - 1] : 0;
     if (x->rank < 2 || n != x->dims[x->rank - 2] || n <= 0 || n > 4096 ||
-        rf__xt_nel(&p->t[Y]) * (uint64_t)n * (uint64_t)n != rf__xt_nel(x)) {
-        rf__xnot(p, li, "Det of something other than a batch of square matrices up to 4096");
+        rf__xtensor_elems(&p->t[Y]) * (uint64_t)n * (uint64_t)n != rf__xtensor_elems(x)) {
+        rf__xlayer_unmeasured(p, li,
+                              "Det of something other than a batch of square matrices up to 4096");
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.inner = n;
-    c.outer = (int64_t)rf__xt_nel(&p->t[Y]);
-    rf__xt scratch = {0};
+    c.outer = (int64_t)rf__xtensor_elems(&p->t[Y]);
+    rf__xtensor scratch = {0};
     scratch.rank = 1; /* one matrix and its pivots (ints, as floats' room) */
     scratch.dims[0] = n * n + n;
-    RF_TRY(rf__xt_add(p, &scratch, &tmp));
+    RF_TRY(rf__xtensor_add(p, &scratch, &tmp));
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, 1, p->t[tmp].dims);
-    rf__xt_define(p, tmp, &md);
+    rf__xdesc_plain(&md, 1, p->t[tmp].dims);
+    rf__xtensor_define(p, tmp, &md);
     uint32_t io[3] = {xu, Y, tmp};
-    rf__xmeasured(p, li, "lapack:sgetrf");
-    return rf__xstep_c(p, li, det, io, 3, 1, &c);
+    rf__xlayer_measured(p, li, "lapack:sgetrf");
+    return rf__xstep_add_kernel(p, li, det, io, 3, 1, &c);
 }

@@ -15,7 +15,7 @@
 
 static void rmsnorm(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     rf__lx_norm(s->ptr[0], s->ptr[s->n_in], (uint64_t)c->outer, (uint64_t)c->inner,
                 s->n_in > 1 ? s->ptr[1] : NULL, NULL, 0, c->value);
 }
@@ -23,7 +23,7 @@ static void rmsnorm(const rf__xstep *s)
 /* x [rows, H*D] rotated into y [rows, H*D]; row r is position r % S (c->axis_n = S). */
 static void rope(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *y = s->ptr[1];
     int64_t D = c->inner, H = c->n_idx, h2 = D / 2;
@@ -62,7 +62,7 @@ static void kvstore(const rf__xstep *s)
  * c: outer = BS, n_idx = u, axis_n = E, inner = in, off = out, value = x has a slot axis. */
 static void moe(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0], *w = s->ptr[1];
     float *y = s->ptr[2];
     int64_t BS = c->outer, u = c->n_idx, E = c->axis_n, K = c->inner, N = c->off;
@@ -79,7 +79,7 @@ static void moe(const rf__xstep *s)
     }
 }
 
-static uint64_t elems_of(const rf__xt *t)
+static uint64_t elems_of(const rf__xtensor *t)
 {
     uint64_t n = 1;
     for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
@@ -104,21 +104,21 @@ rf_status rf__xop_llm(rf__xplan *p, uint32_t li)
     int kv = !strcmp(l->op_type, "KVStore");
     int ex = rf__xop_llm_is_expert(p, li);
     if (!(norm || rot || kv || ex)) {
-        rf__xnot(p, li, "no LLM kernel for op '%s'", l->op_type);
+        rf__xlayer_unmeasured(p, li, "no LLM kernel for op '%s'", l->op_type);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     uint32_t io[4], xu[2];
     for (uint32_t i = 0; i < l->n_inputs && i < 2; i++) {
         if (l->inputs[i] == RF_GRAPH_NO_TENSOR) {
-            rf__xnot(p, li, "%s without input %u", l->op_type, i);
+            rf__xlayer_unmeasured(p, li, "%s without input %u", l->op_type, i);
             return RF_OK;
         }
-        RF_TRY(rf__xplain(p, li, l->inputs[i], &xu[i]));
+        RF_TRY(rf__xtensor_plain(p, li, l->inputs[i], &xu[i]));
     }
     if (norm) {
-        const rf__xt *x = &p->t[xu[0]];
+        const rf__xtensor *x = &p->t[xu[0]];
         uint64_t n = elems_of(x);
         c.inner = x->rank ? x->dims[x->rank - 1] : 1;
         c.outer = c.inner ? (int64_t)(n / (uint64_t)c.inner) : 0;
@@ -126,50 +126,51 @@ rf_status rf__xop_llm(rf__xplan *p, uint32_t li)
         const rf_attr *e = rf_layer_attr(l, "epsilon");
         c.value = e && e->type == RF_ATTR_FLOAT ? (float)e->f : 1e-5f;
         if (!c.inner || elems_of(&p->t[l->outputs[0]]) != n) {
-            rf__xnot(p, li, "RMSNorm output differs from its input");
+            rf__xlayer_unmeasured(p, li, "RMSNorm output differs from its input");
             return RF_OK;
         }
         io[0] = xu[0], io[1] = xu[1], io[1 + w] = l->outputs[0];
-        rf__xmeasured(p, li, "c:rmsnorm");
-        return rf__xstep_c(p, li, rmsnorm, io, 2 + (uint32_t)w, 1 + (uint32_t)w, &c);
+        rf__xlayer_measured(p, li, "c:rmsnorm");
+        return rf__xstep_add_kernel(p, li, rmsnorm, io, 2 + (uint32_t)w, 1 + (uint32_t)w, &c);
     }
     if (ex) {
-        const rf__xt *x = &p->t[xu[0]], *w = &p->t[xu[1]], *y = &p->t[l->outputs[0]];
+        const rf__xtensor *x = &p->t[xu[0]], *w = &p->t[xu[1]], *y = &p->t[l->outputs[0]];
         int slots = x->rank == 3;
         c.outer = y->dims[0], c.n_idx = y->dims[1], c.off = y->dims[2];
         c.axis_n = w->dims[0], c.inner = w->dims[2], c.value = (float)slots;
         if (x->dims[0] != c.outer || x->dims[x->rank - 1] != c.inner || w->dims[1] != c.off ||
             (slots && x->dims[1] != c.n_idx) || c.axis_n < 1 || c.axis_n > c.outer * c.n_idx ||
             c.inner > INT32_MAX || c.off * c.n_idx > INT32_MAX || c.outer > INT32_MAX) {
-            rf__xnot(p, li, "expert matmul shapes do not agree");
+            rf__xlayer_unmeasured(p, li, "expert matmul shapes do not agree");
             return RF_OK;
         }
         io[0] = xu[0], io[1] = xu[1], io[2] = l->outputs[0];
-        rf__xmeasured(p, li, "openblas:moe");
-        return rf__xstep_c(p, li, moe, io, 3, 2, &c);
+        rf__xlayer_measured(p, li, "openblas:moe");
+        return rf__xstep_add_kernel(p, li, moe, io, 3, 2, &c);
     }
     if (rot) {
-        const rf__xt *y = &p->t[l->outputs[0]]; /* [B, S, H, D] */
+        const rf__xtensor *y = &p->t[l->outputs[0]]; /* [B, S, H, D] */
         if (y->rank != 4 || elems_of(&p->t[xu[0]]) != elems_of(y) || y->dims[3] < 2 ||
             y->dims[3] > 2 * RF__ROPE_MAX_HALF) {
-            rf__xnot(p, li, "RotaryEmbedding of a shape other than [B, S, heads, head_dim]");
+            rf__xlayer_unmeasured(p, li,
+                                  "RotaryEmbedding of a shape other than [B, S, heads, head_dim]");
             return RF_OK;
         }
         c.outer = y->dims[0] * y->dims[1], c.axis_n = y->dims[1] ? y->dims[1] : 1;
         c.n_idx = y->dims[2], c.inner = y->dims[3];
         io[0] = xu[0], io[1] = l->outputs[0];
-        rf__xmeasured(p, li, "c:rope");
-        return rf__xstep_c(p, li, rope, io, 2, 1, &c);
+        rf__xlayer_measured(p, li, "c:rope");
+        return rf__xstep_add_kernel(p, li, rope, io, 2, 1, &c);
     }
     if (l->n_inputs != 2 || l->n_outputs != 2 ||
         elems_of(&p->t[xu[0]]) != elems_of(&p->t[l->outputs[0]]) ||
         elems_of(&p->t[xu[1]]) != elems_of(&p->t[xu[0]]) ||
         elems_of(&p->t[l->outputs[1]]) != elems_of(&p->t[xu[0]])) {
-        rf__xnot(p, li, "KVStore: K and V in and out must agree");
+        rf__xlayer_unmeasured(p, li, "KVStore: K and V in and out must agree");
         return RF_OK;
     }
     c.n_idx = (int64_t)elems_of(&p->t[xu[0]]);
     io[0] = xu[0], io[1] = xu[1], io[2] = l->outputs[0], io[3] = l->outputs[1];
-    rf__xmeasured(p, li, "c:kvstore");
-    return rf__xstep_c(p, li, kvstore, io, 4, 2, &c);
+    rf__xlayer_measured(p, li, "c:kvstore");
+    return rf__xstep_add_kernel(p, li, kvstore, io, 4, 2, &c);
 }

@@ -22,7 +22,7 @@
  * large. */
 static int fed_vals(rf__xplan *p, uint32_t t, int scale, float *v, uint64_t *n)
 {
-    rf__xt *x = &p->t[t];
+    rf__xtensor *x = &p->t[t];
     if (!x->fill || !rf_tensor_elems(&p->g->tensors[t], n) || *n > Q_MAXV || *n == 0) return 0;
     if (scale) x->positive = 1;
     rf__exec_synth(p->g, t, x->positive, x->integer, v, *n);
@@ -51,7 +51,7 @@ static dnnl_data_type_t src_type(const rf__xplan *p, uint32_t t)
 /* Weight values must fit s8: checked on the values the run will feed. */
 static int weight_fits(rf__xplan *p, uint32_t t)
 {
-    const rf__xt *x = &p->t[t];
+    const rf__xtensor *x = &p->t[t];
     uint64_t n = 0;
     if (!x->fill || !rf_tensor_elems(&p->g->tensors[t], &n)) return 0;
     if (p->g->tensors[t].dtype == RF_DTYPE_I8) return 1;
@@ -124,27 +124,28 @@ static rf_status qmatmul(rf__xplan *p, uint32_t li, uint32_t A, uint32_t B, uint
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t Y = l->outputs[0];
-    const rf__xt *a = &p->t[A], *b = &p->t[B];
+    const rf__xtensor *a = &p->t[A], *b = &p->t[B];
     const char *why = NULL;
     int32_t zx = 0, zw = 0;
     if (b->rank != 2 || a->rank < 1 || a->dims[a->rank - 1] != b->dims[0]) {
-        rf__xnot(p, li, "%s of a batched or mismatched B", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s of a batched or mismatched B", l->op_type);
         return RF_OK;
     }
     if (!common_zp(p, az, &zx, &why) || !common_zp(p, bz, &zw, &why)) {
-        rf__xnot(p, li, "%s: %s", l->op_type, why);
+        rf__xlayer_unmeasured(p, li, "%s: %s", l->op_type, why);
         return RF_OK;
     }
     if (!weight_fits(p, B)) {
-        rf__xnot(p, li, "%s: B computed at run time or not within s8", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s: B computed at run time or not within s8", l->op_type);
         return RF_OK;
     }
     int64_t K = b->dims[0], N = b->dims[1], M = 1;
     for (uint32_t i = 0; i + 1 < a->rank; i++) M *= a->dims[i];
     uint64_t ny = 0;
-    if (!rf__mul_ok((uint64_t)M, (uint64_t)N, &ny) || rf__xt_nel(&p->t[Y]) != ny) {
-        rf__xnot(p, li, "%s output of %llu elements, computed %lldx%lld", l->op_type,
-                 (unsigned long long)rf__xt_nel(&p->t[Y]), (long long)M, (long long)N);
+    if (!rf__mul_ok((uint64_t)M, (uint64_t)N, &ny) || rf__xtensor_elems(&p->t[Y]) != ny) {
+        rf__xlayer_unmeasured(p, li, "%s output of %llu elements, computed %lldx%lld", l->op_type,
+                              (unsigned long long)rf__xtensor_elems(&p->t[Y]), (long long)M,
+                              (long long)N);
         return RF_OK;
     }
     dnnl_memory_desc_t af, am, bm, bw, ym;
@@ -162,27 +163,27 @@ static rf_status qmatmul(rf__xplan *p, uint32_t li, uint32_t A, uint32_t B, uint
              dnnl_primitive_desc_create(&pd, &md, at, p->eng, NULL) == dnnl_success;
     if (at) dnnl_primitive_attr_destroy(at);
     if (!ok) {
-        rf__xnot(p, li, "oneDNN has no int8 matmul for these zero points and scales");
+        rf__xlayer_unmeasured(p, li, "oneDNN has no int8 matmul for these zero points and scales");
         return RF_OK;
     }
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     uint32_t a0, au, bu;
-    rf_status st = rf__xplain(p, li, A, &a0);
-    if (st == RF_OK) st = rf__xconvert(p, li, a0, &af, &am, &au);
-    if (st == RF_OK) st = rf__xplain(p, li, B, &bu);
-    if (st == RF_OK) st = rf__xconvert(p, li, bu, &bm, &wm, &bu);
+    rf_status st = rf__xtensor_plain(p, li, A, &a0);
+    if (st == RF_OK) st = rf__xtensor_convert(p, li, a0, &af, &am, &au);
+    if (st == RF_OK) st = rf__xtensor_plain(p, li, B, &bu);
+    if (st == RF_OK) st = rf__xtensor_convert(p, li, bu, &bm, &wm, &bu);
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
     dnnl_memory_desc_t yplain;
-    rf__xmd_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xt_define(p, Y, &yplain);
-    rf__xarg args[3] = {{DNNL_ARG_SRC, au, am, NULL},
-                        {DNNL_ARG_WEIGHTS, bu, wm, NULL},
-                        {DNNL_ARG_DST, Y, ym, NULL}};
-    rf__xmeasured(p, li, "onednn:matmul-int8");
-    return rf__xstep_prim(p, li, -1, pd, args, 3);
+    rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &yplain);
+    rf__xprim_arg args[3] = {{DNNL_ARG_SRC, au, am, NULL},
+                             {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                             {DNNL_ARG_DST, Y, ym, NULL}};
+    rf__xlayer_measured(p, li, "onednn:matmul-int8");
+    return rf__xstep_add_prim(p, li, -1, pd, args, 3);
 }
 
 static uint32_t in_at(const rf_layer *l, uint32_t i)
@@ -199,21 +200,23 @@ static rf_status qconv(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32
     const char *why = NULL;
     int32_t zx = 0, zw = 0;
     if (!common_zp(p, xz, &zx, &why) || !common_zp(p, wz, &zw, &why)) {
-        rf__xnot(p, li, "%s: %s", l->op_type, why);
+        rf__xlayer_unmeasured(p, li, "%s: %s", l->op_type, why);
         return RF_OK;
     }
     if (zw != 0) {
-        rf__xnot(p, li, "%s: weight zero point %d (oneDNN's int8 convolution has none)", l->op_type,
-                 (int)zw);
+        rf__xlayer_unmeasured(p, li,
+                              "%s: weight zero point %d (oneDNN's int8 convolution has none)",
+                              l->op_type, (int)zw);
         return RF_OK;
     }
     if (!weight_fits(p, W)) {
-        rf__xnot(p, li, "%s: weights computed at run time or not within s8", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s: weights computed at run time or not within s8",
+                              l->op_type);
         return RF_OK;
     }
     dnnl_primitive_attr_t at = make_attr(p, zx, 0, sc, nsc, nsc > 1 ? 1 << 1 : 0, qout, zy, lo, hi);
     if (!at) {
-        rf__xnot(p, li, "oneDNN refuses these int8 attributes");
+        rf__xlayer_unmeasured(p, li, "oneDNN refuses these int8 attributes");
         return RF_OK;
     }
     rf_status st = rf__xop_conv_as(p, li, X, W, B, src_type(p, X), at, "onednn:convolution-int8");
@@ -236,18 +239,18 @@ rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li)
                      NULL, 0, 0, 0, 0, 0);
     int mm = !strcmp(t, "QLinearMatMul"), cv = !strcmp(t, "QLinearConv");
     if (!mm && !cv) {
-        rf__xnot(p, li, "no int8 kernel for op '%s'", t);
+        rf__xlayer_unmeasured(p, li, "no int8 kernel for op '%s'", t);
         return RF_OK;
     }
     if (l->n_inputs < 8) {
-        rf__xnot(p, li, "%s without its eight inputs", t);
+        rf__xlayer_unmeasured(p, li, "%s without its eight inputs", t);
         return RF_OK;
     }
     uint32_t W = l->inputs[3];
     int64_t ch = mm ? (p->t[W].rank == 2 ? p->t[W].dims[1] : -1) : p->t[W].dims[0];
     if (!qlinear_scales(p, l->inputs[1], l->inputs[4], l->inputs[6], l->inputs[7], ch, sc, &n, &zy,
                         &lo, &hi, &why)) {
-        rf__xnot(p, li, "%s: %s", t, why);
+        rf__xlayer_unmeasured(p, li, "%s: %s", t, why);
         return RF_OK;
     }
     if (mm)

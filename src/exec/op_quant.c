@@ -29,7 +29,7 @@ static float rne(float v)
  * st[0][0] (per-axis) else one; lo, hi = st[1][0], st[1][1]. */
 static void quant(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0], *sc = s->ptr[1], *zp = s->n_in > 2 ? s->ptr[2] : NULL;
     float *y = s->ptr[s->n_in];
     int per = c->st[0][0] != 0;
@@ -83,17 +83,17 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
 {
     const rf_layer *l = &p->g->layers[li];
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) {
-        rf__xnot(p, li, "%s without a scale", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s without a scale", l->op_type);
         return RF_OK;
     }
     if (rf_layer_attr_int(l, "block_size", 0) != 0) {
-        rf__xnot(p, li, "blocked quantisation (block_size) not supported");
+        rf__xlayer_unmeasured(p, li, "blocked quantisation (block_size) not supported");
         return RF_OK;
     }
     uint32_t X = l->inputs[0], S = l->inputs[1], Y = l->outputs[0];
     uint32_t Z = l->n_inputs > 2 ? l->inputs[2] : RF_GRAPH_NO_TENSOR;
-    const rf__xt *x = &p->t[X];
-    rf__xcop c;
+    const rf__xtensor *x = &p->t[X];
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = op;
     float lo = 0, hi = 255;
@@ -101,7 +101,7 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
         rf_dtype dt = Z != RF_GRAPH_NO_TENSOR ? p->g->tensors[Z].dtype : p->g->tensors[Y].dtype;
         if (dt == RF_DTYPE_UNKNOWN && Z == RF_GRAPH_NO_TENSOR) dt = RF_DTYPE_U8;
         if (!qrange(dt, &lo, &hi)) {
-            rf__xnot(p, li, "QuantizeLinear to %s not supported", rf_dtype_name(dt));
+            rf__xlayer_unmeasured(p, li, "QuantizeLinear to %s not supported", rf_dtype_name(dt));
             return RF_OK;
         }
     }
@@ -115,8 +115,8 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
     if (p->t[S].rank >= 1 && ns != 1) { /* per-axis */
         if (axis < 0 || axis >= r || (int64_t)ns != x->dims[axis] ||
             (Z != RF_GRAPH_NO_TENSOR && nz != ns)) {
-            rf__xnot(p, li, "%s scale of %llu values does not match axis %lld", l->op_type,
-                     (unsigned long long)ns, (long long)axis);
+            rf__xlayer_unmeasured(p, li, "%s scale of %llu values does not match axis %lld",
+                                  l->op_type, (unsigned long long)ns, (long long)axis);
             return RF_OK;
         }
         for (int64_t i = 0; i < r; i++)
@@ -124,7 +124,7 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
         c.st[0][0] = 1;
     } else {
         if (Z != RF_GRAPH_NO_TENSOR && nz != 1) {
-            rf__xnot(p, li, "%s zero point and scale differ in size", l->op_type);
+            rf__xlayer_unmeasured(p, li, "%s zero point and scale differ in size", l->op_type);
             return RF_OK;
         }
         for (int64_t i = 0; i < r; i++) c.inner *= x->dims[i];
@@ -132,46 +132,48 @@ static rf_status quant_op(rf__xplan *p, uint32_t li, int op)
     if (!rf__xshape_is(p, li, Y, x->rank, x->dims)) return RF_OK;
     if (p->t[S].fill) p->t[S].positive = 1;
     uint32_t io[4], n = 0;
-    RF_TRY(rf__xplain(p, li, X, &io[n++]));
-    RF_TRY(rf__xplain(p, li, S, &io[n++]));
-    if (Z != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xplain(p, li, Z, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, X, &io[n++]));
+    RF_TRY(rf__xtensor_plain(p, li, S, &io[n++]));
+    if (Z != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, Z, &io[n++]));
     io[n] = Y;
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, p->t[Y].rank, p->t[Y].dims);
-    rf__xt_define(p, Y, &md);
-    rf__xmeasured(p, li, op == Q_QUANT ? "c:quantize" : "c:dequantize");
-    return rf__xstep_c(p, li, quant, io, n + 1, n, &c);
+    rf__xdesc_plain(&md, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &md);
+    rf__xlayer_measured(p, li, op == Q_QUANT ? "c:quantize" : "c:dequantize");
+    return rf__xstep_add_kernel(p, li, quant, io, n + 1, n, &c);
 }
 
 static rf_status dyn_op(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     if (l->n_outputs < 3) {
-        rf__xnot(p, li, "DynamicQuantizeLinear without its three outputs");
+        rf__xlayer_unmeasured(p, li, "DynamicQuantizeLinear without its three outputs");
         return RF_OK;
     }
-    const rf__xt *x = &p->t[l->inputs[0]];
+    const rf__xtensor *x = &p->t[l->inputs[0]];
     if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
-    if (rf__xt_nel(&p->t[l->outputs[1]]) != 1 || rf__xt_nel(&p->t[l->outputs[2]]) != 1) {
-        rf__xnot(p, li, "DynamicQuantizeLinear whose scale or zero point is not one value");
+    if (rf__xtensor_elems(&p->t[l->outputs[1]]) != 1 ||
+        rf__xtensor_elems(&p->t[l->outputs[2]]) != 1) {
+        rf__xlayer_unmeasured(p, li,
+                              "DynamicQuantizeLinear whose scale or zero point is not one value");
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     uint64_t n = 0;
     rf_tensor_elems(&p->g->tensors[l->inputs[0]], &n);
     c.inner = (int64_t)n;
     uint32_t io[4];
-    RF_TRY(rf__xplain(p, li, l->inputs[0], &io[0]));
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &io[0]));
     for (int o = 0; o < 3; o++) {
         uint32_t t = l->outputs[o];
         dnnl_memory_desc_t md;
-        rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
-        rf__xt_define(p, t, &md);
+        rf__xdesc_plain(&md, p->t[t].rank, p->t[t].dims);
+        rf__xtensor_define(p, t, &md);
         io[1 + o] = t;
     }
-    rf__xmeasured(p, li, "c:quantize");
-    return rf__xstep_c(p, li, dyn_quant, io, 4, 1, &c);
+    rf__xlayer_measured(p, li, "c:quantize");
+    return rf__xstep_add_kernel(p, li, dyn_quant, io, 4, 1, &c);
 }
 
 rf_status rf__xop_quant(rf__xplan *p, uint32_t li)
@@ -180,6 +182,6 @@ rf_status rf__xop_quant(rf__xplan *p, uint32_t li)
     if (!strcmp(t, "QuantizeLinear")) return quant_op(p, li, Q_QUANT);
     if (!strcmp(t, "DequantizeLinear")) return quant_op(p, li, Q_DEQUANT);
     if (!strcmp(t, "DynamicQuantizeLinear")) return dyn_op(p, li);
-    rf__xnot(p, li, "no quantisation kernel for op '%s'", t);
+    rf__xlayer_unmeasured(p, li, "no quantisation kernel for op '%s'", t);
     return RF_OK;
 }

@@ -46,7 +46,7 @@ static int rnn_operands(rf__xplan *p, uint32_t li, int64_t G, int64_t Hd)
 {
     const rf_layer *l = &p->g->layers[li];
     int lstm = G == 4;
-    const rf__xt *x = &p->t[l->inputs[0]], *w = &p->t[l->inputs[1]];
+    const rf__xtensor *x = &p->t[l->inputs[0]], *w = &p->t[l->inputs[1]];
     int64_t T = x->dims[0], N = x->dims[1], D = w->dims[0], gh = w->dims[1], b2;
     int64_t hs = rf_layer_attr_int(l, "hidden_size", Hd);
     int ok = Hd > 0 && hs == Hd && w->dims[2] == x->dims[2] && rf__i64_mul(gh, 2, &b2) &&
@@ -55,8 +55,9 @@ static int rnn_operands(rf__xplan *p, uint32_t li, int64_t G, int64_t Hd)
              dims_are(p, opt_in(l, 5), 3, (int64_t[]){D, N, Hd}) &&
              (!lstm || dims_are(p, opt_in(l, 6), 3, (int64_t[]){D, N, Hd}));
     if (!ok) {
-        rf__xnot(p, li, "%s whose R, B, initial_h/c or hidden_size do not agree with X and W",
-                 l->op_type);
+        rf__xlayer_unmeasured(p, li,
+                              "%s whose R, B, initial_h/c or hidden_size do not agree with X and W",
+                              l->op_type);
         return 0;
     }
     uint32_t outs[3] = {opt_out(p, l, 0), opt_out(p, l, 1),
@@ -82,7 +83,8 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
     if (X == RF_GRAPH_NO_TENSOR || W == RF_GRAPH_NO_TENSOR || R == RF_GRAPH_NO_TENSOR ||
         Y == RF_GRAPH_NO_TENSOR || p->t[X].rank != 3 || p->t[W].rank != 3 ||
         rf_layer_attr_int(l, "layout", 0) != 0 || rf_layer_attr(l, "activations")) {
-        rf__xnot(p, li, "%s without Y, batch-first, or with custom activations", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s without Y, batch-first, or with custom activations",
+                              l->op_type);
         return RF_OK;
     }
     int64_t T = p->t[X].dims[0], N = p->t[X].dims[1], I = p->t[X].dims[2];
@@ -93,12 +95,12 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
                               : !strcmp(dir, "bidirectional") ? dnnl_bidirectional_concat
                                                               : dnnl_unidirectional_left2right;
     if (p->t[W].dims[1] != G * Hd || D != (dn == dnnl_bidirectional_concat ? 2 : 1)) {
-        rf__xnot(p, li, "%s weights do not match its direction", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s weights do not match its direction", l->op_type);
         return RF_OK;
     }
     if (!rnn_operands(p, li, G, Hd)) return RF_OK;
     if (opt_in(l, 4) != RF_GRAPH_NO_TENSOR)
-        rf__xnote(p, "RNN sequence_lens ignored: every sequence runs its full length");
+        rf__xplan_note(p, "RNN sequence_lens ignored: every sequence runs its full length");
     int iter = H0 != RF_GRAPH_NO_TENSOR && (!lstm || C0 != RF_GRAPH_NO_TENSOR);
     int diter = YH != RF_GRAPH_NO_TENSOR && (!lstm || YC != RF_GRAPH_NO_TENSOR);
     int64_t gb = lbr ? 4 : G;
@@ -130,41 +132,44 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
         ds = dnnl_gru_forward_desc_init(&rd, dnnl_forward_inference, dn, &src, iter ? &si : NULL,
                                         &wl_any, &wi_any, bp, &dst, diter ? &si : NULL, 0);
     dnnl_primitive_desc_t pd;
-    if (ds != dnnl_success || !rf__xpd(p, &rd, &pd)) {
-        rf__xnot(p, li, "oneDNN has no %s for these shapes", l->op_type);
+    if (ds != dnnl_success || !rf__xprim_desc(p, &rd, &pd)) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no %s for these shapes", l->op_type);
         return RF_OK;
     }
     dnnl_memory_desc_t wl = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     dnnl_memory_desc_t wi = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
-    rf__xarg a[9];
+    rf__xprim_arg a[9];
     uint32_t n = 0, u;
-    rf_status st = rf__xplain(p, li, X, &u);
-    a[n++] = (rf__xarg){DNNL_ARG_SRC_LAYER, u, src, NULL};
-    if (st == RF_OK) st = rf__xconvert(p, li, W, &wl_view, &wl, &u);
-    a[n++] = (rf__xarg){DNNL_ARG_WEIGHTS_LAYER, u, wl, NULL};
-    if (st == RF_OK) st = rf__xconvert(p, li, R, &wi_view, &wi, &u);
-    a[n++] = (rf__xarg){DNNL_ARG_WEIGHTS_ITER, u, wi, NULL};
-    if (st == RF_OK && B != RF_GRAPH_NO_TENSOR) st = rf__xconvert(p, li, B, &bias, &bdense, &u);
+    rf_status st = rf__xtensor_plain(p, li, X, &u);
+    a[n++] = (rf__xprim_arg){DNNL_ARG_SRC_LAYER, u, src, NULL};
+    if (st == RF_OK) st = rf__xtensor_convert(p, li, W, &wl_view, &wl, &u);
+    a[n++] = (rf__xprim_arg){DNNL_ARG_WEIGHTS_LAYER, u, wl, NULL};
+    if (st == RF_OK) st = rf__xtensor_convert(p, li, R, &wi_view, &wi, &u);
+    a[n++] = (rf__xprim_arg){DNNL_ARG_WEIGHTS_ITER, u, wi, NULL};
+    if (st == RF_OK && B != RF_GRAPH_NO_TENSOR)
+        st = rf__xtensor_convert(p, li, B, &bias, &bdense, &u);
     if (st == RF_OK && B == RF_GRAPH_NO_TENSOR) { /* zeros, made once */
-        rf__xt like = {0};
-        st = rf__xt_add(p, &like, &u);
+        rf__xtensor like = {0};
+        st = rf__xtensor_add(p, &like, &u);
         if (st == RF_OK) {
             p->t[u].weight = p->t[u].fill = p->t[u].persistent = 1;
-            rf__xt_define(p, u, &bdense);
+            rf__xtensor_define(p, u, &bdense);
         }
     }
-    a[n++] = (rf__xarg){DNNL_ARG_BIAS, u, bdense, NULL};
+    a[n++] = (rf__xprim_arg){DNNL_ARG_BIAS, u, bdense, NULL};
     if (st == RF_OK && iter)
-        st = rf__xplain(p, li, H0, &u), a[n++] = (rf__xarg){DNNL_ARG_SRC_ITER, u, si, NULL};
+        st = rf__xtensor_plain(p, li, H0, &u),
+        a[n++] = (rf__xprim_arg){DNNL_ARG_SRC_ITER, u, si, NULL};
     if (st == RF_OK && iter && lstm)
-        st = rf__xplain(p, li, C0, &u), a[n++] = (rf__xarg){DNNL_ARG_SRC_ITER_C, u, si, NULL};
+        st = rf__xtensor_plain(p, li, C0, &u),
+        a[n++] = (rf__xprim_arg){DNNL_ARG_SRC_ITER_C, u, si, NULL};
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
-    a[n++] = (rf__xarg){DNNL_ARG_DST_LAYER, Y, dst, NULL};
-    if (diter) a[n++] = (rf__xarg){DNNL_ARG_DST_ITER, YH, si, NULL};
-    if (diter && lstm) a[n++] = (rf__xarg){DNNL_ARG_DST_ITER_C, YC, si, NULL};
-    rf__xmeasured(p, li, lstm ? "onednn:lstm" : lbr ? "onednn:lbr_gru" : "onednn:gru");
-    return rf__xstep_prim(p, li, -1, pd, a, n);
+    a[n++] = (rf__xprim_arg){DNNL_ARG_DST_LAYER, Y, dst, NULL};
+    if (diter) a[n++] = (rf__xprim_arg){DNNL_ARG_DST_ITER, YH, si, NULL};
+    if (diter && lstm) a[n++] = (rf__xprim_arg){DNNL_ARG_DST_ITER_C, YC, si, NULL};
+    rf__xlayer_measured(p, li, lstm ? "onednn:lstm" : lbr ? "onednn:lbr_gru" : "onednn:gru");
+    return rf__xstep_add_prim(p, li, -1, pd, a, n);
 }

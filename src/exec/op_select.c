@@ -40,7 +40,7 @@ static void sift_down(float *v, float *x, int64_t s, int64_t i, int64_t n, int l
 
 static void topk(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *vals = s->ptr[1], *idx = s->ptr[2];
     int64_t n = c->axis_n, k = c->n_idx, in = c->inner;
@@ -74,7 +74,7 @@ typedef void (*slice_fn)(const float *x, float *y, int64_t n, int64_t stride, in
 
 static void slices(const rf__xstep *s, int64_t yn, slice_fn fn)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     int64_t n = c->axis_n, in = c->inner;
     for (int64_t o = 0; o < c->outer; o++)
         for (int64_t i = 0; i < in; i++)
@@ -123,7 +123,7 @@ static void hardmax(const rf__xstep *s)
  * when j - i >= k (upper, c.op = 1) or j - i <= k (lower); k = c.off. */
 static void trilu(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *y = s->ptr[s->n_in];
     int64_t rows = c->axis_n, cols = c->inner, k = c->off;
@@ -176,7 +176,7 @@ static void global_lp(const rf__xstep *s)
  * copied. */
 static void reverse_seq(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0], *lens = s->ptr[1];
     float *y = s->ptr[2];
     int64_t T = c->op ? c->outer : c->axis_n, B = c->op ? c->axis_n : c->outer, in = c->inner;
@@ -196,7 +196,7 @@ static void reverse_seq(const rf__xstep *s)
  * broadcast through the strides c.st[0] and c.st[1] over the output's dims. */
 static void bit_shift(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *a = s->ptr[0], *b = s->ptr[1];
     float *y = s->ptr[2];
     uint32_t R = c->rank;
@@ -214,7 +214,7 @@ static void bit_shift(const rf__xstep *s)
 
 static void cumsum(const rf__xstep *s)
 {
-    const rf__xcop *c = &s->c;
+    const rf__xkernel_args *c = &s->c;
     const float *x = s->ptr[0];
     float *y = s->ptr[s->n_in];
     int64_t n = c->axis_n, in = c->inner;
@@ -239,21 +239,21 @@ static void cumsum(const rf__xstep *s)
 static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     int64_t axis = rf_layer_attr_int(l, "axis", -1);
     axis = axis < 0 ? axis + (int64_t)x->rank : axis;
     if (l->n_outputs < 2 || axis < 0 || axis >= (int64_t)x->rank ||
         p->t[l->outputs[0]].rank != x->rank) {
-        rf__xnot(p, li, "TopK with an axis or outputs it cannot read");
+        rf__xlayer_unmeasured(p, li, "TopK with an axis or outputs it cannot read");
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
-    rf__xaround(x, axis, &c);
+    rf__xaround_axis(x, axis, &c);
     c.n_idx = p->t[l->outputs[0]].dims[axis];
     c.op = rf_layer_attr_int(l, "largest", 1) != 0;
     if (c.n_idx > c.axis_n || c.n_idx < 0) {
-        rf__xnot(p, li, "TopK with K past the axis");
+        rf__xlayer_unmeasured(p, li, "TopK with K past the axis");
         return RF_OK;
     }
     /* K from a graph input is known only at run time: both outputs must be x with the axis
@@ -265,50 +265,50 @@ static rf_status topk_op(rf__xplan *p, uint32_t li, uint32_t xu)
         !rf__xshape_is(p, li, l->outputs[1], x->rank, want))
         return RF_OK;
     uint32_t io[3] = {xu, l->outputs[0], l->outputs[1]};
-    rf__xmeasured(p, li, "c:topk");
-    return rf__xstep_c(p, li, topk, io, 3, 1, &c);
+    rf__xlayer_measured(p, li, "c:topk");
+    return rf__xstep_add_kernel(p, li, topk, io, 3, 1, &c);
 }
 
 static rf_status cumsum_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     const rf_tensor *a =
         l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR ? &p->g->tensors[l->inputs[1]] : NULL;
     if (!a || !a->values || a->n_values != 1 || !x->rank) {
-        rf__xnot(p, li, "CumSum whose axis is not a constant");
+        rf__xlayer_unmeasured(p, li, "CumSum whose axis is not a constant");
         return RF_OK;
     }
     int64_t axis = a->values[0] < 0 ? a->values[0] + (int64_t)x->rank : a->values[0];
     if (axis < 0 || axis >= (int64_t)x->rank) {
-        rf__xnot(p, li, "CumSum axis out of range");
+        rf__xlayer_unmeasured(p, li, "CumSum axis out of range");
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
-    rf__xaround(x, axis, &c);
+    rf__xaround_axis(x, axis, &c);
     int excl = rf_layer_attr_int(l, "exclusive", 0) != 0;
     int rev = rf_layer_attr_int(l, "reverse", 0) != 0;
     c.op = excl | (rev << 1);
     if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:cumsum");
-    return rf__xstep_c(p, li, cumsum, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:cumsum");
+    return rf__xstep_add_kernel(p, li, cumsum, io, 2, 1, &c);
 }
 
 static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     int64_t axis = rf_layer_attr_int(l, "axis", 0);
     axis = axis < 0 ? axis + (int64_t)x->rank : axis;
     if (axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0) {
-        rf__xnot(p, li, "%s over an axis out of range or empty", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s over an axis out of range or empty", l->op_type);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
-    rf__xaround(x, axis, &c);
+    rf__xaround_axis(x, axis, &c);
     int mx = strcmp(l->op_type, "ArgMax") == 0;
     int last = rf_layer_attr_int(l, "select_last_index", 0) != 0;
     c.op = mx | (last << 1);
@@ -319,34 +319,35 @@ static rf_status argbest_op(rf__xplan *p, uint32_t li, uint32_t xu)
         if ((int64_t)i != axis || keep) want[wr++] = (int64_t)i == axis ? 1 : x->dims[i];
     if (!rf__xshape_is(p, li, l->outputs[0], wr, want)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:argmax");
-    return rf__xstep_c(p, li, argbest, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:argmax");
+    return rf__xstep_add_kernel(p, li, argbest, io, 2, 1, &c);
 }
 
 static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
-    rf__xcop c;
+    const rf__xtensor *x = &p->t[xu];
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     if (!strcmp(l->op_type, "Hardmax")) {
         int64_t axis = rf_layer_attr_int(l, "axis", -1);
         axis = axis < 0 ? axis + (int64_t)x->rank : axis;
         if (axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0 ||
             (p->g->opset && p->g->opset < 13)) {
-            rf__xnot(p, li, "Hardmax over an axis out of range, or before opset 13 (2-D)");
+            rf__xlayer_unmeasured(p, li,
+                                  "Hardmax over an axis out of range, or before opset 13 (2-D)");
             return RF_OK;
         }
-        rf__xaround(x, axis, &c);
+        rf__xaround_axis(x, axis, &c);
         if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
         uint32_t io[2] = {xu, l->outputs[0]};
-        rf__xmeasured(p, li, "c:hardmax");
-        return rf__xstep_c(p, li, hardmax, io, 2, 1, &c);
+        rf__xlayer_measured(p, li, "c:hardmax");
+        return rf__xstep_add_kernel(p, li, hardmax, io, 2, 1, &c);
     }
     const rf_tensor *kt =
         l->n_inputs > 1 && l->inputs[1] != RF_GRAPH_NO_TENSOR ? &p->g->tensors[l->inputs[1]] : NULL;
     if (x->rank < 2 || (kt && (!kt->values || kt->n_values != 1))) {
-        rf__xnot(p, li, "Trilu of rank < 2 or with k known only at run time");
+        rf__xlayer_unmeasured(p, li, "Trilu of rank < 2 or with k known only at run time");
         return RF_OK;
     }
     c.outer = 1;
@@ -357,93 +358,94 @@ static rf_status hardmax_trilu_op(rf__xplan *p, uint32_t li, uint32_t xu)
     c.op = rf_layer_attr_int(l, "upper", 1) != 0;
     if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:trilu");
-    return rf__xstep_c(p, li, trilu, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, "c:trilu");
+    return rf__xstep_add_kernel(p, li, trilu, io, 2, 1, &c);
 }
 
 static rf_status lp_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     int pool = !strcmp(l->op_type, "GlobalLpPool");
     int64_t pn = rf_layer_attr_int(l, "p", 2);
     int64_t axis = pool ? 2 : rf_layer_attr_int(l, "axis", -1);
     axis = axis < 0 ? axis + (int64_t)x->rank : axis;
     if ((pn != 1 && pn != 2) || axis < 0 || axis >= (int64_t)x->rank || x->dims[axis] <= 0 ||
         (pool && x->rank < 3)) {
-        rf__xnot(p, li, "%s with p other than 1 or 2, or an axis out of range", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s with p other than 1 or 2, or an axis out of range",
+                              l->op_type);
         return RF_OK;
     }
-    rf__xcop c;
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = (int)pn;
     if (pool) { /* [N, C, spatial...] -> [N, C, 1...]: slices of the spatial values */
         c.outer = x->dims[0] * x->dims[1];
-        c.axis_n = c.outer ? (int64_t)rf__xt_nel(x) / c.outer : 0;
+        c.axis_n = c.outer ? (int64_t)rf__xtensor_elems(x) / c.outer : 0;
         c.inner = 1;
     } else {
-        rf__xaround(x, axis, &c);
+        rf__xaround_axis(x, axis, &c);
     }
     int64_t want[RF_GRAPH_MAX_RANK];
     memcpy(want, x->dims, sizeof want);
     for (uint32_t i = 2; pool && i < x->rank; i++) want[i] = 1;
     if (!rf__xshape_is(p, li, l->outputs[0], x->rank, want)) return RF_OK;
     uint32_t io[2] = {xu, l->outputs[0]};
-    rf__xmeasured(p, li, pool ? "c:globallppool" : "c:lpnorm");
-    return rf__xstep_c(p, li, pool ? global_lp : lp_norm, io, 2, 1, &c);
+    rf__xlayer_measured(p, li, pool ? "c:globallppool" : "c:lpnorm");
+    return rf__xstep_add_kernel(p, li, pool ? global_lp : lp_norm, io, 2, 1, &c);
 }
 
 static rf_status revseq_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
-    const rf__xt *x = &p->t[xu];
+    const rf__xtensor *x = &p->t[xu];
     int64_t ta = rf_layer_attr_int(l, "time_axis", 0), ba = rf_layer_attr_int(l, "batch_axis", 1);
     if (x->rank < 2 || l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR ||
         !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)) ||
-        rf__xt_nel(&p->t[l->inputs[1]]) != (uint64_t)x->dims[ba]) {
-        rf__xnot(p, li, "ReverseSequence whose axes or lengths it cannot read");
+        rf__xtensor_elems(&p->t[l->inputs[1]]) != (uint64_t)x->dims[ba]) {
+        rf__xlayer_unmeasured(p, li, "ReverseSequence whose axes or lengths it cannot read");
         return RF_OK;
     }
     uint32_t lu;
-    RF_TRY(rf__xplain(p, li, l->inputs[1], &lu));
-    rf__xcop c;
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[1], &lu));
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = ta == 0;
     c.outer = x->dims[0];
     c.axis_n = x->dims[1];
     int64_t rows = c.outer * c.axis_n;
-    c.inner = rows > 0 ? (int64_t)rf__xt_nel(x) / rows : 0;
+    c.inner = rows > 0 ? (int64_t)rf__xtensor_elems(x) / rows : 0;
     if (!p->g->tensors[l->inputs[1]].values)
-        rf__xnote(p, "ReverseSequence lengths synthetic (clamped into the time axis)");
+        rf__xplan_note(p, "ReverseSequence lengths synthetic (clamped into the time axis)");
     if (!rf__xshape_is(p, li, l->outputs[0], x->rank, x->dims)) return RF_OK;
     uint32_t io[3] = {xu, lu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:reversesequence");
-    return rf__xstep_c(p, li, reverse_seq, io, 3, 2, &c);
+    rf__xlayer_measured(p, li, "c:reversesequence");
+    return rf__xstep_add_kernel(p, li, reverse_seq, io, 3, 2, &c);
 }
 
 static rf_status bitshift_op(rf__xplan *p, uint32_t li, uint32_t xu)
 {
     const rf_layer *l = &p->g->layers[li];
     const rf_attr *d = rf_layer_attr(l, "direction");
-    const rf__xt *y = &p->t[l->outputs[0]];
+    const rf__xtensor *y = &p->t[l->outputs[0]];
     if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR || !d || d->type != RF_ATTR_STRING ||
         (strcmp(d->s, "LEFT") && strcmp(d->s, "RIGHT")) || !y->rank) {
-        rf__xnot(p, li, "BitShift without a direction or a second input");
+        rf__xlayer_unmeasured(p, li, "BitShift without a direction or a second input");
         return RF_OK;
     }
     uint32_t bu;
-    RF_TRY(rf__xplain(p, li, l->inputs[1], &bu));
-    rf__xcop c;
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[1], &bu));
+    rf__xkernel_args c;
     memset(&c, 0, sizeof c);
     c.op = !strcmp(d->s, "LEFT");
     c.rank = y->rank;
     memcpy(c.dims, y->dims, sizeof c.dims);
-    if (!rf__xbcast_out(p, li, 2)) return RF_OK;
-    rf__xbstrides(&p->t[xu], c.rank, c.dims, c.st[0]);
-    rf__xbstrides(&p->t[bu], c.rank, c.dims, c.st[1]);
+    if (!rf__xbroadcast_output(p, li, 2)) return RF_OK;
+    rf__xbroadcast_strides(&p->t[xu], c.rank, c.dims, c.st[0]);
+    rf__xbroadcast_strides(&p->t[bu], c.rank, c.dims, c.st[1]);
     uint32_t io[3] = {xu, bu, l->outputs[0]};
-    rf__xmeasured(p, li, "c:bitshift");
-    return rf__xstep_c(p, li, bit_shift, io, 3, 2, &c);
+    rf__xlayer_measured(p, li, "c:bitshift");
+    return rf__xstep_add_kernel(p, li, bit_shift, io, 3, 2, &c);
 }
 
 /* rf__xop_<entry>: the builder of its rows of the op registry, on input 0 in the plain layout. */

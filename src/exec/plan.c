@@ -18,7 +18,7 @@ rf_status rf__xop_constant(rf__xplan *p, uint32_t li)
         uint32_t t = l->outputs[o];
         p->t[t].weight = p->t[t].fill = p->t[t].persistent = 1;
     }
-    rf__xnot(p, li, "constant: filled once before the run, no run-time work");
+    rf__xlayer_unmeasured(p, li, "constant: filled once before the run, no run-time work");
     return RF_OK;
 }
 
@@ -48,8 +48,8 @@ static rf_status dispatch(rf__xplan *p, uint32_t li)
     const rf__op_row *r = rf__op_of(l);
     if (r && rf__xop_entries[r->id]) return rf__xop_entries[r->id](p, li);
     if (!r && l->kind == RF_OP_CONSTANT) return rf__xop_constant(p, li);
-    rf__xnot(p, li, "no executor kernel for op '%s' (%s)", l->op_type,
-             r ? r->no_kernel : rf_op_kind_name(l->kind));
+    rf__xlayer_unmeasured(p, li, "no executor kernel for op '%s' (%s)", l->op_type,
+                          r ? r->no_kernel : rf_op_kind_name(l->kind));
     return RF_OK;
 }
 
@@ -70,16 +70,19 @@ static int empty_operand(rf__xplan *p, uint32_t li)
     for (uint32_t o = 0; o < l->n_outputs; o++) {
         uint32_t t = l->outputs[o];
         if (p->g->tensors[t].name[0] && rf__shape_full(&p->g->tensors[t]) &&
-            !rf__xt_nel(&p->t[t])) {
-            rf__xnot(p, li, "output '%s' is empty (a zero-sized dimension): nothing to run",
-                     p->g->tensors[t].name);
+            !rf__xtensor_elems(&p->t[t])) {
+            rf__xlayer_unmeasured(p, li,
+                                  "output '%s' is empty (a zero-sized dimension): nothing to run",
+                                  p->g->tensors[t].name);
             return 1;
         }
     }
     for (uint32_t i = 0; i < l->n_inputs; i++) {
         uint32_t t = l->inputs[i];
-        if (t == RF_GRAPH_NO_TENSOR || (i && p->t[t].rank < 2) || rf__xt_nel(&p->t[t])) continue;
-        rf__xnot(p, li, "input '%s' is empty (a zero-sized dimension)", p->g->tensors[t].name);
+        if (t == RF_GRAPH_NO_TENSOR || (i && p->t[t].rank < 2) || rf__xtensor_elems(&p->t[t]))
+            continue;
+        rf__xlayer_unmeasured(p, li, "input '%s' is empty (a zero-sized dimension)",
+                              p->g->tensors[t].name);
         return 1;
     }
     return 0;
@@ -93,15 +96,16 @@ static int layer_ready(rf__xplan *p, uint32_t li)
     for (uint32_t i = 0; i < l->n_inputs; i++) {
         uint32_t t = l->inputs[i];
         if (t != RF_GRAPH_NO_TENSOR && !p->t[t].ready) {
-            rf__xnot(p, li, "input '%s' has no known shape or was not produced",
-                     p->g->tensors[t].name);
+            rf__xlayer_unmeasured(p, li, "input '%s' has no known shape or was not produced",
+                                  p->g->tensors[t].name);
             return 0;
         }
     }
     for (uint32_t o = 0; o < l->n_outputs; o++) /* an omitted optional output has no name */
         if (!rf__shape_full(&p->g->tensors[l->outputs[o]]) &&
             p->g->tensors[l->outputs[o]].name[0]) {
-            rf__xnot(p, li, "shape of output '%s' unknown", p->g->tensors[l->outputs[o]].name);
+            rf__xlayer_unmeasured(p, li, "shape of output '%s' unknown",
+                                  p->g->tensors[l->outputs[o]].name);
             return 0;
         }
     return !empty_operand(p, li);
@@ -118,13 +122,13 @@ static rf_status settle(rf__xplan *p, uint32_t li)
         if (!rf__shape_full(&p->g->tensors[t])) continue;
         if (!p->t[t].ready) {
             dnnl_memory_desc_t md;
-            rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
-            rf__xt_define(p, t, &md);
+            rf__xdesc_plain(&md, p->t[t].rank, p->t[t].dims);
+            rf__xtensor_define(p, t, &md);
         }
         if (n < 64) io[n++] = t;
     }
     if (!n) return RF_OK;
-    RF_TRY(rf__xstep_c(p, li, NULL, io, n, 0, NULL));
+    RF_TRY(rf__xstep_add_kernel(p, li, NULL, io, n, 0, NULL));
     p->steps[p->n_steps - 1].extra = RF__XOWNER;
     return RF_OK;
 }
@@ -143,8 +147,8 @@ static rf_status graph_tensors(rf__xplan *p)
     for (uint32_t i = 0; i < g->n_tensors; i++) {
         const rf_tensor *gt = &g->tensors[i];
         uint32_t k;
-        RF_TRY(rf__xt_add(p, NULL, &k));
-        rf__xt *x = &p->t[k];
+        RF_TRY(rf__xtensor_add(p, NULL, &k));
+        rf__xtensor *x = &p->t[k];
         x->src = i;
         x->integer = is_int_dtype(gt->dtype);
         if (!rf__shape_full(gt)) continue;
@@ -160,11 +164,11 @@ static rf_status graph_tensors(rf__xplan *p)
          * cache, a constant with known values) */
         int fed = (gt->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_INPUT)) != 0 || gt->producer < 0;
         if (fed && (gt->flags & RF_TENSOR_KV))
-            rf__xnote(p, "KV cache filled with synthetic values");
+            rf__xplan_note(p, "KV cache filled with synthetic values");
         if (fed) {
             dnnl_memory_desc_t md;
-            rf__xmd_plain(&md, x->rank, x->dims);
-            rf__xt_define(p, k, &md);
+            rf__xdesc_plain(&md, x->rank, x->dims);
+            rf__xtensor_define(p, k, &md);
             x->fill = x->persistent = 1;
             x->weight = (gt->flags & RF_TENSOR_WEIGHT) || gt->values; /* else copies are timed */
         }

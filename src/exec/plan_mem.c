@@ -53,7 +53,7 @@ static rf_status place(rf__xplan *p)
         }
     size_t *live = order + n; /* second half of the buffer */
     for (size_t i = 0; i < n; i++) {
-        rf__xt *x = &p->t[order[i]];
+        rf__xtensor *x = &p->t[order[i]];
         size_t size = (x->bytes + 63) & ~(size_t)63, off = 0, m = 0;
         for (size_t j = 0; j < i; j++) /* placed tensors still alive, by offset */
             if (p->t[order[j]].last >= x->first) {
@@ -63,7 +63,7 @@ static rf_status place(rf__xplan *p)
                 live[k] = order[j];
             }
         for (size_t j = 0; j < m; j++) { /* lowest gap that fits */
-            const rf__xt *y = &p->t[live[j]];
+            const rf__xtensor *y = &p->t[live[j]];
             if (off + size <= y->offset) break;
             size_t end = y->offset + ((y->bytes + 63) & ~(size_t)63);
             if (end > off) off = end;
@@ -129,7 +129,7 @@ static rf_status finalize(rf__xplan *p)
     if (!p->arena_raw || !p->scratch_raw) return RF_NOMEM_ERR(p->ctx);
     p->peak_bytes = p->arena_bytes + p->scratch_bytes;
     for (size_t t = 0; t < p->n_t; t++) {
-        rf__xt *x = &p->t[t];
+        rf__xtensor *x = &p->t[t];
         if (!x->ready || x->alias != RF__XNONE) continue;
         int needed = x->used || x->persistent;
         for (size_t k = g->n_tensors; k < p->n_t && !needed; k++)
@@ -153,12 +153,12 @@ static rf_status finalize(rf__xplan *p)
     for (size_t t = 0; t < p->n_t; t++)
         if (p->t[t].alias != RF__XNONE) p->t[t].data = p->t[root(p, (uint32_t)t)].data;
     for (size_t t = g->n_tensors; t < p->n_t; t++) { /* pack weights, then drop unused plains */
-        rf__xt *x = &p->t[t];
+        rf__xtensor *x = &p->t[t];
         if (x->weight && x->copy_of != RF__XNONE && x->data)
             RF_TRY(reorder_once(p, &x->copy_src_md, p->t[x->copy_of].data, &x->md, x->data));
     }
     for (size_t t = 0; t < g->n_tensors; t++) {
-        rf__xt *x = &p->t[t];
+        rf__xtensor *x = &p->t[t];
         if (x->raw && !x->used && !(g->tensors[t].flags & RF_TENSOR_OUTPUT)) {
             rf__free(p->ctx, x->raw);
             x->raw = NULL;
@@ -169,7 +169,7 @@ static rf_status finalize(rf__xplan *p)
     for (size_t s = 0; s < p->n_steps; s++) {
         rf__xstep *st = &p->steps[s];
         for (uint32_t k = 0; k < st->n_args; k++) {
-            rf__xarg *a = &st->args[k];
+            rf__xprim_arg *a = &st->args[k];
             void *ptr = a->t == RF__XSCRATCH ? scratch : (void *)p->t[a->t].data;
             if (dnnl_memory_create(&a->mem, &a->md, p->eng, ptr) != dnnl_success)
                 return rf__error(p->ctx, RF_INTERNAL, -1, "oneDNN could not bind a tensor");
@@ -271,12 +271,12 @@ rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, doub
 rf_status rf__xplan_read(rf__xplan *p, uint32_t t, float *out, uint64_t n)
 {
     RF_CHECK(p->ctx, t < p->g->n_tensors, RF_USAGE, "tensor %u out of range", t);
-    const rf__xt *x = &p->t[t];
+    const rf__xtensor *x = &p->t[t];
     uint32_t r = root(p, t);
     RF_CHECK(p->ctx, x->ready && p->t[r].persistent && x->data, RF_USAGE,
              "tensor '%s' is not kept after a pass", p->g->tensors[t].name);
     dnnl_memory_desc_t plain;
-    rf__xmd_plain(&plain, x->rank, x->dims);
+    rf__xdesc_plain(&plain, x->rank, x->dims);
     RF_CHECK(p->ctx, dnnl_memory_desc_get_size(&plain) == n * 4, RF_USAGE,
              "tensor '%s' has not %llu elements", p->g->tensors[t].name, (unsigned long long)n);
     return reorder_once(p, &x->md, x->data, &plain, out);

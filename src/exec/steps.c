@@ -10,7 +10,7 @@
 
 #include "exec/exec_int.h"
 
-void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims)
+void rf__xdesc_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims)
 {
     dnnl_dims_t d, s;
     int r = rank ? (int)rank : 1;
@@ -24,10 +24,10 @@ void rf__xmd_plain(dnnl_memory_desc_t *md, uint32_t rank, const int64_t *dims)
     dnnl_memory_desc_init_by_strides(md, r, d, dnnl_f32, s);
 }
 
-rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out)
+rf_status rf__xtensor_add(rf__xplan *p, const rf__xtensor *like, uint32_t *out)
 {
     RF_TRY(rf__grow(p->ctx, (void **)&p->t, &p->cap_t, p->n_t + 1, sizeof *p->t));
-    rf__xt *t = &p->t[p->n_t];
+    rf__xtensor *t = &p->t[p->n_t];
     memset(t, 0, sizeof *t);
     if (like) {
         t->rank = like->rank;
@@ -39,26 +39,26 @@ rf_status rf__xt_add(rf__xplan *p, const rf__xt *like, uint32_t *out)
     return RF_OK;
 }
 
-void rf__xt_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md)
+void rf__xtensor_define(rf__xplan *p, uint32_t t, const dnnl_memory_desc_t *md)
 {
-    rf__xt *x = &p->t[t];
+    rf__xtensor *x = &p->t[t];
     x->md = *md;
     x->bytes = dnnl_memory_desc_get_size(md);
     if (x->bytes < 64) x->bytes = 64;
     x->ready = 1;
 }
 
-int rf__xpd(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd)
+int rf__xprim_desc(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd)
 {
     *pd = NULL;
     return dnnl_primitive_desc_create(pd, op_desc, p->attr, p->eng, NULL) == dnnl_success;
 }
 
-rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
-                         const rf__xarg *args, uint32_t n_args)
+rf_status rf__xstep_add_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
+                             const rf__xprim_arg *args, uint32_t n_args)
 {
     rf_status st = RF_OK;
-    rf__xarg *a = NULL;
+    rf__xprim_arg *a = NULL;
     dnnl_primitive_t prim = NULL;
     const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     size_t sp_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
@@ -69,7 +69,7 @@ rf_status rf__xstep_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitiv
     }
     memcpy(a, args, n_args * sizeof *a);
     if (sp_bytes) {
-        a[n_args] = (rf__xarg){DNNL_ARG_SCRATCHPAD, RF__XSCRATCH, *sp, NULL};
+        a[n_args] = (rf__xprim_arg){DNNL_ARG_SCRATCHPAD, RF__XSCRATCH, *sp, NULL};
         if (sp_bytes > p->scratch_bytes) p->scratch_bytes = sp_bytes;
     }
     if (dnnl_primitive_create(&prim, pd) != dnnl_success) {
@@ -96,8 +96,8 @@ done:
     return st;
 }
 
-rf_status rf__xstep_c(rf__xplan *p, uint32_t li, rf__xcfn fn, const uint32_t *io, uint32_t n_io,
-                      uint32_t n_in, const rf__xcop *c)
+rf_status rf__xstep_add_kernel(rf__xplan *p, uint32_t li, rf__xkernel_fn fn, const uint32_t *io,
+                               uint32_t n_io, uint32_t n_in, const rf__xkernel_args *c)
 {
     uint32_t *cp = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *cp);
     float **ptr = rf__calloc(p->ctx, n_io ? n_io : 1, sizeof *ptr);
@@ -127,14 +127,14 @@ fail:
     return st;
 }
 
-void rf__xmeasured(rf__xplan *p, uint32_t li, const char *kernel)
+void rf__xlayer_measured(rf__xplan *p, uint32_t li, const char *kernel)
 {
     p->layers[li].measured = 1;
     p->layers[li].reason[0] = 0;
     rf__strlcpy(p->layers[li].kernel, kernel, sizeof p->layers[li].kernel);
 }
 
-void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...)
+void rf__xlayer_unmeasured(rf__xplan *p, uint32_t li, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -143,19 +143,19 @@ void rf__xnot(rf__xplan *p, uint32_t li, const char *fmt, ...)
     va_end(ap);
 }
 
-void rf__xnote(rf__xplan *p, const char *text)
+void rf__xplan_note(rf__xplan *p, const char *text)
 {
     if (strstr(p->note, text)) return;
     rf__appendf(p->note, sizeof p->note, &p->note_len, "%s%s", p->note_len ? "; " : "", text);
 }
 
-int rf__xints(const rf_layer *l, const char *name, int64_t *out, int max)
+int rf__xattr_ints(const rf_layer *l, const char *name, int64_t *out, int max)
 {
     return rf__attr_ints(l, name, out, max);
 }
 
-rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
-                       const dnnl_memory_desc_t *want, uint32_t *use)
+rf_status rf__xtensor_convert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_desc_t *view,
+                              const dnnl_memory_desc_t *want, uint32_t *use)
 {
     dnnl_memory_desc_t v = view ? *view : p->t[t].md;
     if (dnnl_memory_desc_equal(&v, want)) {
@@ -168,17 +168,17 @@ rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_
             *use = (uint32_t)k;
             return RF_OK;
         }
-    rf__xt like = {0};
+    rf__xtensor like = {0};
     like.rank = (uint32_t)want->ndims;
     for (int i = 0; i < want->ndims && i < RF_GRAPH_MAX_RANK; i++) like.dims[i] = want->dims[i];
     uint32_t n;
     int weight = p->t[t].weight;
-    RF_TRY(rf__xt_add(p, &like, &n));
-    rf__xt *x = &p->t[n];
+    RF_TRY(rf__xtensor_add(p, &like, &n));
+    rf__xtensor *x = &p->t[n];
     x->copy_of = t;
     x->copy_src_md = v;
     x->src = p->t[t].src;
-    rf__xt_define(p, n, want);
+    rf__xtensor_define(p, n, want);
     *use = n;
     if (weight) { /* packed once before the passes (plan_mem.c) */
         x->weight = x->persistent = 1;
@@ -189,20 +189,20 @@ rf_status rf__xconvert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_memory_
         return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN has no reorder for a layout",
                          p->g->layers[li].name);
     RF_TRY(rf__grow(p->ctx, (void **)&p->extra, &p->cap_extra, p->n_extra + 1, sizeof *p->extra));
-    rf__xextra *e = &p->extra[p->n_extra];
+    rf__xextra_layer *e = &p->extra[p->n_extra];
     const char *nm = p->t[t].src != RF__XNONE ? p->g->tensors[p->t[t].src].name : "";
     snprintf(e->name, sizeof e->name, "reorder:%s", nm);
     e->before_layer = li;
     e->bytes = (double)dnnl_memory_desc_get_size(&v) + (double)dnnl_memory_desc_get_size(want);
-    rf__xarg a[2] = {{DNNL_ARG_FROM, t, v, NULL}, {DNNL_ARG_TO, n, *want, NULL}};
-    return rf__xstep_prim(p, li, (int32_t)p->n_extra++, pd, a, 2);
+    rf__xprim_arg a[2] = {{DNNL_ARG_FROM, t, v, NULL}, {DNNL_ARG_TO, n, *want, NULL}};
+    return rf__xstep_add_prim(p, li, (int32_t)p->n_extra++, pd, a, 2);
 }
 
-rf_status rf__xplain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
+rf_status rf__xtensor_plain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)
 {
     dnnl_memory_desc_t md;
-    rf__xmd_plain(&md, p->t[t].rank, p->t[t].dims);
-    return rf__xconvert(p, li, t, NULL, &md, use);
+    rf__xdesc_plain(&md, p->t[t].rank, p->t[t].dims);
+    return rf__xtensor_convert(p, li, t, NULL, &md, use);
 }
 
 /* Synthetic values: the tensor's own integer values when it has them, else a fixed pseudo-random
@@ -244,7 +244,7 @@ static void shape_text(char *buf, size_t n, uint32_t rank, const int64_t *dims)
 
 int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const int64_t *dims)
 {
-    const rf__xt *x = &p->t[t];
+    const rf__xtensor *x = &p->t[t];
     int same = x->rank == rank;
     for (uint32_t i = 0; same && i < rank; i++) same = x->dims[i] == dims[i];
     if (same) return 1;
@@ -252,11 +252,11 @@ int rf__xshape_is(rf__xplan *p, uint32_t li, uint32_t t, uint32_t rank, const in
     shape_text(d, sizeof d, x->rank, x->dims);
     shape_text(c, sizeof c, rank, dims);
     const char *nm = x->src != RF__XNONE ? p->g->tensors[x->src].name : "";
-    rf__xnot(p, li, "output '%s': declared shape %s, computed %s", nm, d, c);
+    rf__xlayer_unmeasured(p, li, "output '%s': declared shape %s, computed %s", nm, d, c);
     return 0;
 }
 
-int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd)
+int rf__xbroadcasts_to(const rf__xtensor *t, uint32_t R, const int64_t *yd)
 {
     if (t->rank > R) return 0;
     for (uint32_t k = 0; k < t->rank; k++) {
@@ -266,26 +266,26 @@ int rf__xbcast_ok(const rf__xt *t, uint32_t R, const int64_t *yd)
     return 1;
 }
 
-int rf__xbcast_out(rf__xplan *p, uint32_t li, uint32_t nin)
+int rf__xbroadcast_output(rf__xplan *p, uint32_t li, uint32_t nin)
 {
     const rf_layer *l = &p->g->layers[li];
     int64_t yd[RF_GRAPH_MAX_RANK];
     uint32_t R = 0;
     for (uint32_t k = 0; k < nin; k++) {
-        uint32_t t = rf__xin(l, k);
+        uint32_t t = rf__xinput_at(l, k);
         if (t == RF_GRAPH_NO_TENSOR) continue;
         if (p->t[t].rank > R) R = p->t[t].rank;
     }
     for (uint32_t i = 0; i < R; i++) yd[i] = 1;
     for (uint32_t k = 0; k < nin; k++) { /* NumPy rules: each axis 1 or the one size */
-        uint32_t t = rf__xin(l, k);
+        uint32_t t = rf__xinput_at(l, k);
         if (t == RF_GRAPH_NO_TENSOR) continue;
-        const rf__xt *x = &p->t[t];
+        const rf__xtensor *x = &p->t[t];
         for (uint32_t j = 0; j < x->rank; j++) {
             int64_t d = x->dims[j], *y = &yd[R - x->rank + j];
             if (d == *y || d == 1) continue;
             if (*y != 1) {
-                rf__xnot(p, li, "%s inputs whose shapes do not broadcast", l->op_type);
+                rf__xlayer_unmeasured(p, li, "%s inputs whose shapes do not broadcast", l->op_type);
                 return 0;
             }
             *y = d;
@@ -299,10 +299,10 @@ rf_status rf__xinput0_plain(rf__xplan *p, uint32_t li, uint32_t *xu, int *ok)
     const rf_layer *l = &p->g->layers[li];
     *ok = 0;
     if (!l->n_inputs || l->inputs[0] == RF_GRAPH_NO_TENSOR || !l->n_outputs) {
-        rf__xnot(p, li, "%s without input", l->op_type);
+        rf__xlayer_unmeasured(p, li, "%s without input", l->op_type);
         return RF_OK;
     }
-    RF_TRY(rf__xplain(p, li, l->inputs[0], xu));
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], xu));
     *ok = 1;
     return RF_OK;
 }
