@@ -18,7 +18,9 @@ static const cli_opt cli_demo_opts[] = {
     {"measure", 'm', NULL,
      "run ResNet-18 on this CPU and put every layer's measured point under "
      "its roof"},
-    {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
+    {"repeat", 0, "N",
+     "--measure: timed passes after 2 warm-up ones (default: as many as fit in about 2.5 s); 1: "
+     "one pass in all"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"plot", 0, "FILE.svg|FILE.html|-", "also draw the chart as SVG or an interactive HTML page"},
     CLI_ADVICE_OPTS,

@@ -17,7 +17,9 @@ static const cli_opt cli_profile_opts[] = {
     {"measure", 'm', NULL,
      "run the model on this CPU and put every layer's measured point under "
      "its roof (achieved FLOP/s, utilization)"},
-    {"repeat", 0, "N", "--measure: timed passes (default: as many as fit in about 2.5 s)"},
+    {"repeat", 0, "N",
+     "--measure: timed passes after 2 warm-up ones (default: as many as fit in about 2.5 s); 1: "
+     "one pass in all"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
     {"trips", 0, "NODE=N[,...]",

@@ -21,7 +21,7 @@ extern "C" {
  *  repetitions, the monotonic clock. */
 typedef struct rf_exec_opts {
     unsigned threads; /**< 0 = every core; applied to oneDNN (OpenMP) and OpenBLAS alike */
-    unsigned warmup;  /**< warm-up passes; 0 = default (2) */
+    unsigned warmup;  /**< warm-up passes; 0 = default (2, or none when repeat is 1: one pass) */
     unsigned repeat;  /**< timed passes; 0 = auto: enough passes for ~2.5 s from the warm-up
                            passes' time, at least 5, at most 1000 */
     double (*clock)(void *user); /**< seconds; NULL = CLOCK_MONOTONIC. Tests inject a fake one */

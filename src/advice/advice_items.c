@@ -2,6 +2,7 @@
  * profile's graph or an LLM decode step (FLOPs; weight, activation and KV bytes; element sizes;
  * the producer it could be folded into; a measured time where the run was measured), or one per
  * row of an operations list; then rf__advice_finish ranks the changes. Never prints. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice_int.h"
@@ -24,6 +25,14 @@ static int64_t rf__writer(const rf_graph *g, uint32_t t)
         t = l->n_inputs ? l->inputs[0] : RF_GRAPH_NO_TENSOR;
     }
     return -1;
+}
+
+/* Items by name, then by position (the first of a name first). */
+static int rf__cmp_item_name(const void *x, const void *y)
+{
+    const rf__item *a = *(rf__item *const *)x, *b = *(rf__item *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a < b ? -1 : a > b);
 }
 
 static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
@@ -84,17 +93,33 @@ static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
             x->producer >= 0 && !x->attn_mm)
             x->matrix = 1; /* activations x activations: still a matrix product */
     }
-    /* measured times by name (rf_profile_measure's rows) */
-    for (size_t r = 0; measured && r < measured->n_rows; r++) {
+    /* measured times by name (rf_profile_measure's rows): the items sorted by name, each row
+     * found by binary search (the first item of that name), O((n + rows) log n) */
+    rf__item **by_name = measured && a->n ? rf__calloc(a->ctx, a->n, sizeof *by_name) : NULL;
+    if (measured && a->n && !by_name) {
+        rf__free(a->ctx, uses);
+        rf__free(a->ctx, item_of);
+        return RF_NOMEM_ERR(a->ctx);
+    }
+    for (size_t i = 0; by_name && i < a->n; i++) by_name[i] = &a->it[i];
+    if (by_name && a->n > 1) qsort(by_name, a->n, sizeof *by_name, rf__cmp_item_name);
+    for (size_t r = 0; by_name && r < measured->n_rows; r++) {
         const rf_row *row = &measured->rows[r];
         if (!row->measured) continue;
-        for (size_t i = 0; i < a->n; i++)
-            if (strcmp(a->it[i].name, row->name) == 0) {
-                a->it[i].t_s = row->measured->m.time_s;
-                a->measured = 1;
-                break;
-            }
+        size_t lo = 0, hi = a->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(by_name[mid]->name, row->name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < a->n && strcmp(by_name[lo]->name, row->name) == 0) {
+            by_name[lo]->t_s = row->measured->m.time_s;
+            a->measured = 1;
+        }
     }
+    rf__free(a->ctx, by_name);
     rf__free(a->ctx, uses);
     rf__free(a->ctx, item_of);
     return RF_OK;

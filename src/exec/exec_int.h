@@ -121,7 +121,13 @@ struct rf__xstep {
     uint32_t n_io, n_in;
     float **ptr; /* resolved data of io[] */
     rf__xkernel_args c;
+    int tiny; /* moves under RF__XTINY_BYTES: run on one thread (fork/join would cost more) */
 };
+
+/* A step that touches fewer bytes than this runs on one OpenMP thread: a team's fork and join
+ * costs microseconds, and on a busy machine a spinning peer that was descheduled costs a time
+ * slice (a 200k-node chain of tiny ops took 120 s on 2 threads under load, 4 s on one). */
+#define RF__XTINY_BYTES (128u * 1024u)
 
 /* An extra layer's description (its timing comes from its step). */
 typedef struct rf__xextra_layer {
@@ -151,6 +157,8 @@ struct rf__xplan {
     size_t n_extra, cap_extra;
     rf__xlayer *layers; /* g->n_layers */
     size_t scratch_bytes;
+    void (*omp_set)(int); /* omp_set_num_threads, when the runtime has one (run.c) */
+    int threads;          /* the team size for the steps that are not tiny */
     void *scratch_raw, *arena_raw;
     size_t arena_bytes;
     uint64_t peak_bytes;

@@ -3,6 +3,7 @@
  * synthetic values and packed once, oneDNN memory objects bound, and running every step once.
  * It never times more than one step at a time and never repeats passes (run.c does). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,42 +37,59 @@ static void lifetimes(rf__xplan *p)
         if (p->t[t].persistent && p->t[t].alias != RF__XNONE) p->t[root(p, t)].persistent = 1;
 }
 
-/* First-fit placement of the non-persistent roots, in order of first use. */
+/* Order of placement: by first use, then by index (qsort's context-free comparator reads both
+ * from a pair). */
+typedef struct {
+    int64_t first;
+    size_t t;
+} rf__by_first;
+
+static int rf__cmp_first(const void *a, const void *b)
+{
+    const rf__by_first *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* First-fit placement of the non-persistent roots, in order of first use. The tensors still
+ * alive are kept sorted by offset and dropped once past their last use, so placing n tensors
+ * costs O(n log n + n * alive), not O(n^2) (a 200k-layer chain keeps two or three alive). */
 static rf_status place(rf__xplan *p)
 {
-    size_t n = 0, *order = rf__calloc(p->ctx, 2 * p->n_t + 1, sizeof *order);
-    if (!order) return RF_NOMEM_ERR(p->ctx);
+    size_t n = 0, m = 0;
+    rf__by_first *order = rf__calloc(p->ctx, p->n_t + 1, sizeof *order);
+    size_t *live = rf__calloc(p->ctx, p->n_t + 1, sizeof *live);
+    if (!order || !live) {
+        rf__free(p->ctx, order);
+        rf__free(p->ctx, live);
+        return RF_NOMEM_ERR(p->ctx);
+    }
     for (size_t t = 0; t < p->n_t; t++)
         if (p->t[t].ready && !p->t[t].persistent && p->t[t].alias == RF__XNONE &&
             p->t[t].first >= 0)
-            order[n++] = t;
-    for (size_t i = 1; i < n; i++) /* insertion sort by first use (already nearly sorted) */
-        for (size_t j = i; j > 0 && p->t[order[j - 1]].first > p->t[order[j]].first; j--) {
-            size_t tmp = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = tmp;
-        }
-    size_t *live = order + n; /* second half of the buffer */
+            order[n].first = p->t[t].first, order[n++].t = t;
+    if (n > 1) qsort(order, n, sizeof *order, rf__cmp_first);
     for (size_t i = 0; i < n; i++) {
-        rf__xtensor *x = &p->t[order[i]];
-        size_t size = (x->bytes + 63) & ~(size_t)63, off = 0, m = 0;
-        for (size_t j = 0; j < i; j++) /* placed tensors still alive, by offset */
-            if (p->t[order[j]].last >= x->first) {
-                size_t k = m++;
-                for (; k > 0 && p->t[live[k - 1]].offset > p->t[order[j]].offset; k--)
-                    live[k] = live[k - 1];
-                live[k] = order[j];
-            }
-        for (size_t j = 0; j < m; j++) { /* lowest gap that fits */
-            const rf__xtensor *y = &p->t[live[j]];
+        rf__xtensor *x = &p->t[order[i].t];
+        size_t size = (x->bytes + 63) & ~(size_t)63, off = 0, keep = 0;
+        for (size_t j = 0; j < m; j++) /* drop the dead, keeping the offset order */
+            if (p->t[live[j]].last >= x->first) live[keep++] = live[j];
+        m = keep;
+        size_t at = 0;
+        for (; at < m; at++) { /* lowest gap that fits */
+            const rf__xtensor *y = &p->t[live[at]];
             if (off + size <= y->offset) break;
             size_t end = y->offset + ((y->bytes + 63) & ~(size_t)63);
             if (end > off) off = end;
         }
         x->offset = off;
         if (off + size > p->arena_bytes) p->arena_bytes = off + size;
+        size_t k = m++; /* insert by offset */
+        for (; k > 0 && p->t[live[k - 1]].offset > off; k--) live[k] = live[k - 1];
+        live[k] = order[i].t;
     }
     rf__free(p->ctx, order);
+    rf__free(p->ctx, live);
     return RF_OK;
 }
 
@@ -184,6 +202,21 @@ static rf_status finalize(rf__xplan *p)
     return RF_OK;
 }
 
+/* The bytes each step touches decide its team: tiny steps run on one thread (rf__xstep.tiny). */
+static void tiny_steps(rf__xplan *p)
+{
+    for (size_t s = 0; s < p->n_steps; s++) {
+        rf__xstep *st = &p->steps[s];
+        uint64_t bytes = 0;
+        uint32_t n = st->prim ? st->n_args : st->n_io;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t t = st->prim ? st->args[k].t : st->io[k];
+            if (t != RF__XSCRATCH) bytes += p->t[t].bytes;
+        }
+        st->tiny = bytes < RF__XTINY_BYTES;
+    }
+}
+
 rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
 {
     rf_status st = RF_OK;
@@ -209,6 +242,7 @@ rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
     lifetimes(p);
     RF_TRY_GOTO(st, place(p), fail);
     RF_TRY_GOTO(st, finalize(p), fail);
+    tiny_steps(p);
     *out = p;
     return RF_OK;
 fail:
@@ -244,12 +278,15 @@ void rf__xplan_free(rf__xplan *p)
 rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, double *step_s)
 {
     dnnl_exec_arg_t args[32];
+    int team = -1; /* the team size set last: set only when it changes */
     for (size_t s = 0; s < p->n_steps; s++) {
         const rf__xstep *st = &p->steps[s];
         if (st->extra == RF__XOWNER) {
             if (step_s) step_s[s] = 0;
             continue;
         }
+        int want = st->tiny ? 1 : p->threads;
+        if (p->omp_set && p->threads > 1 && want != team) p->omp_set(team = want);
         double t0 = clock(user);
         if (st->prim) {
             uint32_t n = st->n_args < 32 ? st->n_args : 32;

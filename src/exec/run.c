@@ -96,35 +96,56 @@ static rf_status passes(rf__xplan *p, const rf_exec_opts *o, rf_exec_result *r, 
     return RF_OK;
 }
 
-/* Per layer and per extra: sum its steps within each pass, then median/min/max over passes. */
+/* The steps of every layer and of every extra layer, grouped (counting sort): owner o's steps are
+ * idx[start[o] .. start[o + 1]). Owners: layers 0..L-1, then extras L..L+E-1; untimed steps none.
+ */
+static rf_status group_steps(rf__xplan *p, size_t L, size_t E, size_t **start, size_t **idx)
+{
+    *start = rf__calloc(p->ctx, L + E + 2, sizeof **start);
+    *idx = rf__calloc(p->ctx, p->n_steps + 1, sizeof **idx);
+    if (!*start || !*idx) return RF_NOMEM_ERR(p->ctx);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t s = 0; s < p->n_steps; s++) {
+            const rf__xstep *st = &p->steps[s];
+            size_t o = st->extra < 0 ? st->layer : L + (size_t)st->extra;
+            if (o >= L + E) continue;
+            if (pass == 0)
+                (*start)[o + 2]++;
+            else
+                (*idx)[(*start)[o + 1]++] = s;
+        }
+        if (pass == 0)
+            for (size_t o = 2; o < L + E + 2; o++) (*start)[o] += (*start)[o - 1];
+    }
+    return RF_OK;
+}
+
+/* Per layer and per extra layer, the median, min and max over the passes of the sum of its steps'
+ * times; O(passes x steps). */
 static rf_status summarise(rf__xplan *p, rf_exec_result *r, const double *step_s, double *wall)
 {
-    size_t ns = p->n_steps ? p->n_steps : 1;
-    double *v = rf__calloc(p->ctx, r->runs, sizeof *v);
-    if (!v) return RF_NOMEM_ERR(p->ctx);
-    for (uint32_t li = 0; li < r->n_layers; li++) {
-        rf_exec_layer *L = &r->layers[li];
-        if (!L->measured) continue;
+    size_t ns = p->n_steps ? p->n_steps : 1, L = r->n_layers, E = r->n_extra;
+    size_t *start = NULL, *idx = NULL;
+    double *v = rf__calloc(p->ctx, r->runs ? r->runs : 1, sizeof *v);
+    rf_status st = v ? group_steps(p, L, E, &start, &idx) : RF_NOMEM_ERR(p->ctx);
+    for (size_t o = 0; st == RF_OK && o < L + E; o++) {
+        if (o < L && !r->layers[o].measured) continue;
         for (unsigned k = 0; k < r->runs; k++) {
             v[k] = 0;
-            for (size_t s = 0; s < p->n_steps; s++)
-                if (p->steps[s].layer == li && p->steps[s].extra < 0) v[k] += step_s[k * ns + s];
-        }
-        stats(v, r->runs, &L->median_s, &L->min_s, &L->max_s);
-    }
-    for (size_t e = 0; e < r->n_extra; e++) {
-        for (unsigned k = 0; k < r->runs; k++) {
-            v[k] = 0;
-            for (size_t s = 0; s < p->n_steps; s++)
-                if (p->steps[s].extra == (int32_t)e) v[k] += step_s[k * ns + s];
+            for (size_t j = start[o]; j < start[o + 1]; j++) v[k] += step_s[k * ns + idx[j]];
         }
         double mn, mx;
-        stats(v, r->runs, &r->extra[e].median_s, &mn, &mx);
+        if (o < L)
+            stats(v, r->runs, &r->layers[o].median_s, &r->layers[o].min_s, &r->layers[o].max_s);
+        else
+            stats(v, r->runs, &r->extra[o - L].median_s, &mn, &mx);
     }
     double mx;
-    stats(wall, r->runs, &r->wall_median_s, &r->wall_min_s, &mx);
+    if (st == RF_OK) stats(wall, r->runs, &r->wall_median_s, &r->wall_min_s, &mx);
     rf__free(p->ctx, v);
-    return RF_OK;
+    rf__free(p->ctx, start);
+    rf__free(p->ctx, idx);
+    return st;
 }
 
 static rf_status result_new(rf__xplan *p, rf_exec_result **out)
@@ -171,9 +192,12 @@ rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_
     double *step_s = NULL, *wall = NULL;
     rf_status st;
     RF_TRY_GOTO(st, rf__xplan_new(ctx, g, &p), done);
+    p->omp_set = omp.set;
+    p->threads = (int)threads;
     RF_TRY_GOTO(st, result_new(p, &r), done);
     r->threads = threads;
-    r->warmup = o && o->warmup ? o->warmup : 2;
+    /* --repeat 1 means one pass in all: no warm-up unless asked for */
+    r->warmup = o && o->warmup ? o->warmup : o && o->repeat == 1 ? 0 : 2;
     RF_TRY_GOTO(st, passes(p, o, r, &step_s, &wall), done);
     RF_TRY_GOTO(st, summarise(p, r, step_s, wall), done);
     *out = r;
