@@ -21,6 +21,8 @@ static const cli_opt cli_profile_opts[] = {
      "--measure: timed passes after 2 warm-up ones (default: as many as fit in about 2.5 s); 1: "
      "one pass in all"},
     {"threads", 0, "N", "--measure: threads for oneDNN and OpenBLAS (default: every core)"},
+    {"max-flops", 0, "N",
+     "--measure: refuse a model whose one pass costs more than N FLOP (default 2T; 0: no limit)"},
     {"granular", 0, NULL, "LLMs: list every block's layers, not the repeated block once x N"},
     {"trips", 0, "NODE=N[,...]",
      "ONNX Loop / Scan: the trip count of NODE when the file does not give it"},
@@ -80,6 +82,17 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         return EXIT_USAGE;
     if (cli_get(a, "threads") && cli_uint(cmd, "threads", cli_get(a, "threads"), 1, 1024, &threads))
         return EXIT_USAGE;
+    double max_flops = 2e12; /* one pass of a large real model (BERT-large at 512: 0.35 T) */
+    const char *mf = cli_get(a, "max-flops");
+    if (mf && !(mf[0] == '0' && !mf[1])) {
+        rf_ctx *pc = cli_ctx();
+        rf_status ps = pc ? rf_si_parse(pc, mf, "--max-flops", &max_flops) : RF_NOMEM;
+        if (ps != RF_OK) cli_usage_error(cmd, "%s", pc ? rf_ctx_errmsg(pc) : "out of memory");
+        rf_ctx_free(pc);
+        if (ps != RF_OK) return EXIT_USAGE;
+    } else if (mf) {
+        max_flops = 0;
+    }
     cli_advice adv;
     if (cli_advice_parse(cmd, a, &adv)) return EXIT_USAGE;
     rf_ctx *ctx = cli_ctx();
@@ -124,6 +137,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         rf_exec_opts eo = {0};
         eo.repeat = (unsigned)repeat;
         eo.threads = (unsigned)threads;
+        eo.max_flops = max_flops;
         fprintf(stderr, "roofline: measuring: running the model on this CPU...\n");
         st = rf_profile_measure(ctx, p1, m, ci, bi, &eo);
         if (st == RF_OK) cli_warn_busy(p1->result->totals.busy_other, "the passes were timed");

@@ -26,6 +26,8 @@ typedef struct rf_exec_opts {
                            passes' time, at least 5, at most 1000 */
     double (*clock)(void *user); /**< seconds; NULL = CLOCK_MONOTONIC. Tests inject a fake one */
     void *clock_user;            /**< passed back to `clock` */
+    double max_flops;            /**< work budget of one pass, FLOP (rf_profile_measure refuses a
+                                      model whose pass costs more); 0 = none */
 } rf_exec_opts;
 
 /** What the executor measured for one layer of the graph. */

@@ -90,6 +90,11 @@ size_t rf__strlcpy(char *dst, const char *src, size_t size);
 int rf__strcasecmp(const char *a, const char *b);
 int rf__strncasecmp(const char *a, const char *b, size_t n);
 
+/* Bytes this process may still take (memlimit.c): the least of MemAvailable, RLIMIT_AS and
+ * RLIMIT_DATA less what is mapped, and the cgroup's limit less its usage; *what names the one that
+ * binds. UINT64_MAX when none is known. */
+uint64_t rf__mem_usable(const char **what);
+
 /* CPU time of every process (busy, total) and of this one (self), in seconds, from /proc/stat
  * and getrusage; ok = 0 when /proc/stat could not be read. (core/cpuload.c) */
 typedef struct rf__cpu_times {

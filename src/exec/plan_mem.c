@@ -104,12 +104,13 @@ static rf_status check_total(rf__xplan *p)
     for (size_t t = 0; t < p->n_t; t++)
         if (p->t[t].ready && p->t[t].persistent && p->t[t].alias == RF__XNONE)
             total += (double)p->t[t].bytes;
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    double phys = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
-    if (phys > 0 && total > 0.75 * phys)
+    const char *what;
+    double usable = (double)rf__mem_usable(&what);
+    if (total > 0.9 * usable) /* what the process may really take now, with room for the rest */
         return rf__error(p->ctx, RF_RANGE, -1,
-                         "the executor needs %.3g GB of float32 tensors; this machine has %.3g GB",
-                         total / 1e9, phys / 1e9);
+                         "measuring needs %.3g GB for the executor's tensors; %s allows %.3g GB "
+                         "now",
+                         total / 1e9, what, usable / 1e9);
     return RF_OK;
 }
 

@@ -140,6 +140,13 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
              "rf_profile_measure: a profile and a machine are required");
     rf_exec_result_free(p->exec);
     p->exec = NULL;
+    if (eo && eo->max_flops > 0 && p->cost->flops > eo->max_flops) { /* before any allocation */
+        rf__error(ctx, RF_RANGE, -1,
+                  "one pass of the model is %.3g FLOP, over the work budget of %.3g FLOP "
+                  "(--max-flops)",
+                  p->cost->flops, eo->max_flops);
+        return rf__error_name(ctx, p->source);
+    }
     rf_status xs = rf_exec_run(ctx, p->graph, eo, &p->exec);
     if (xs != RF_OK) /* a tensor too large to hold, ...: the line names the file */
         return rf_status_is_input_error(xs) ? rf__error_name(ctx, p->source) : xs;

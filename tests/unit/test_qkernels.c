@@ -474,7 +474,7 @@ static void check_finite(const rf_exec_llm_result *r)
 RF_TEST(exec_llm_tiny_mixed)
 {
     char p[4096];
-    rf_exec_opts eo = {2, 1, 2, NULL, NULL};
+    rf_exec_opts eo = {2, 1, 2, NULL, NULL, 0};
     rf_exec_llm_result *r = run(fixture("tiny_llama_mixed.gguf", p, sizeof p), 16, 40, &eo);
     if (!r) return;
     check_finite(r);
@@ -495,7 +495,7 @@ RF_TEST(exec_llm_tiny_mixed)
 RF_TEST(exec_llm_tinystories_q8_0)
 {
     char p[4096];
-    rf_exec_opts eo = {1, 1, 1, NULL, NULL};
+    rf_exec_opts eo = {1, 1, 1, NULL, NULL, 0};
     /* 4 prompt rows: the dot-product path; then 9 rows: dequantised chunks and sgemm */
     const char *path = fixture("tinystories15m_q8_0.gguf", p, sizeof p);
     for (uint64_t S = 4; S <= 9; S += 5) {
@@ -520,7 +520,7 @@ RF_TEST(exec_llm_fake_clock)
 {
     char p[4096];
     double t = 0;
-    rf_exec_opts eo = {1, 1, 0, fake_clock, &t};
+    rf_exec_opts eo = {1, 1, 0, fake_clock, &t, 0};
     rf_exec_llm_result *r = run(fixture("tiny_llama_mixed.gguf", p, sizeof p), 8, 16, &eo);
     if (!r) return;
     uint64_t nd = 0, np = 0;
@@ -569,7 +569,7 @@ RF_TEST(exec_llm_substitution)
     f = fopen(q, "wb");
     RF_EXPECT(f && fwrite(img, 1, n, f) == n);
     if (f) fclose(f);
-    rf_exec_opts eo = {1, 1, 1, NULL, NULL};
+    rf_exec_opts eo = {1, 1, 1, NULL, NULL, 0};
     rf_exec_llm_result *r = run(q, 4, 8, &eo);
     remove(q);
     if (!r) return;
@@ -633,7 +633,7 @@ RF_TEST(exec_llm_batch)
     rf_llm_model *m = NULL;
     rf_exec_llm_result *r = NULL;
     rf_llm_opts po = {0}, dopt = {0};
-    rf_exec_opts eo = {2, 1, 1, NULL, NULL};
+    rf_exec_opts eo = {2, 1, 1, NULL, NULL, 0};
     po.batch = dopt.batch = 2;
     po.prompt = 4;
     dopt.phase = RF_LLM_DECODE;

@@ -24,7 +24,7 @@ static void *work(void *arg)
     rf_exec_result *r = NULL;
     rf_gguf *gg = NULL;
     if (rf_ctx_new(&ctx, NULL) != RF_OK) return NULL;
-    rf_exec_opts o = {1, 1, 3, NULL, NULL}; /* one thread each, 1 warm-up, 3 passes */
+    rf_exec_opts o = {1, 1, 3, NULL, NULL, 0}; /* one thread each, 1 warm-up, 3 passes */
     for (int round = 0; round < 3; round++) {
         rf_region_begin("thread-work");
         j->ok =
