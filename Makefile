@@ -5,6 +5,9 @@
 #   make test       install missing packages, build, run the whole suite
 #   make sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make tsan       two contexts at once (readers, executor, markers) under ThreadSanitizer
+#   make ubsan-clang the hostile-model tests under clang's UBSan with float-cast-overflow
+#   make valgrind   the executor's hostile models under valgrind (oneDNN's JIT code is invisible
+#                   to ASan)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     clang-format every C file in place; make check-format only reports (as CI)
 #   make bench      build the C programs of bench/ (the scripts in bench/ run the benchmarks)
@@ -13,7 +16,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test sanitize tsan install clean format check-format check-source fuzz bench
+.PHONY: all build deps run test sanitize tsan ubsan-clang valgrind install clean format check-format check-source fuzz bench
 
 all: build
 
@@ -43,6 +46,17 @@ tsan: deps
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
 		ctest --output-on-failure -j $(JOBS) -R '^unit\.(threads|region|exec)'
+
+ubsan-clang: deps
+	CC=clang cmake -S . -B build-clang -DRF_UBSAN=ON -DRF_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
+		-DCMAKE_C_FLAGS="-fsanitize=float-cast-overflow -fno-sanitize-recover=all"
+	cmake --build build-clang -j $(JOBS)
+	cd build-clang && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS) -R 'hostile|^unit\.exec'
+
+valgrind: build
+	cd $(BUILD) && RF_RUNNER="valgrind -q --error-exitcode=99" RF_RUNNER_TIMEOUT=600 \
+		ctest --output-on-failure -R 'cli\.hostile_exec' --timeout 3000
 
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)

@@ -124,6 +124,9 @@ struct rf__xstep {
     int tiny; /* moves under RF__XTINY_BYTES: run on one thread (fork/join would cost more) */
 };
 
+/* Values of a scale or zero point op_qlinear.c reads when it makes a primitive (per plan). */
+#define RF__XQ_MAXV 4096
+
 /* A step that touches fewer bytes than this runs on one OpenMP thread: a team's fork and join
  * costs microseconds, and on a busy machine a spinning peer that was descheduled costs a time
  * slice (a 200k-node chain of tiny ops took 120 s on 2 threads under load, 4 s on one). */
@@ -157,8 +160,9 @@ struct rf__xplan {
     size_t n_extra, cap_extra;
     rf__xlayer *layers; /* g->n_layers */
     size_t scratch_bytes;
-    void (*omp_set)(int); /* omp_set_num_threads, when the runtime has one (run.c) */
-    int threads;          /* the team size for the steps that are not tiny */
+    void (*omp_set)(int);           /* omp_set_num_threads, when the runtime has one (run.c) */
+    float qscratch[5][RF__XQ_MAXV]; /* op_qlinear.c: scales and zero points read at planning */
+    int threads;                    /* the team size for the steps that are not tiny */
     void *scratch_raw, *arena_raw;
     size_t arena_bytes;
     uint64_t peak_bytes;

@@ -15,7 +15,7 @@
 
 #include "exec/exec_int.h"
 
-#define Q_MAXV 4096 /* values of a scale or zero point read when the primitive is made */
+#define Q_MAXV RF__XQ_MAXV /* values of a scale or zero point read when the primitive is made */
 
 /* The values of a small tensor fed before the run (a weight, a constant or a graph input), as
  * the run will fill it; scales get positive synthetic values. 0 when produced by a layer or too
@@ -32,7 +32,7 @@ static int fed_vals(rf__xplan *p, uint32_t t, int scale, float *v, uint64_t *n)
 /* A zero point (optional input) as one value: absent = 0; 0 when per-element and not uniform. */
 static int common_zp(rf__xplan *p, uint32_t t, int32_t *zp, const char **why)
 {
-    static float v[Q_MAXV];
+    float *v = p->qscratch[0]; /* scratch lives in the plan: two plans, two threads */
     uint64_t n = 0;
     *zp = 0;
     if (t == RF_GRAPH_NO_TENSOR) return 1;
@@ -100,7 +100,7 @@ static int qlinear_scales(rf__xplan *p, uint32_t xs, uint32_t ws, uint32_t ys, u
                           int64_t channels, float *sc, int64_t *n, float *zy, float *lo, float *hi,
                           const char **why)
 {
-    static float a[Q_MAXV], b[Q_MAXV], c[Q_MAXV];
+    float *a = p->qscratch[1], *b = p->qscratch[2], *c = p->qscratch[3];
     uint64_t na, nb, nc;
     if (!fed_vals(p, xs, 1, a, &na) || !fed_vals(p, ws, 1, b, &nb) || !fed_vals(p, ys, 1, c, &nc))
         return *why = "a scale computed at run time", 0;
@@ -228,7 +228,7 @@ rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     const char *t = l->op_type, *why = NULL;
-    static float sc[Q_MAXV];
+    float *sc = p->qscratch[4];
     int64_t n = 0;
     float zy = 0, lo = 0, hi = 0;
     if (!strcmp(t, "MatMulInteger"))

@@ -5,7 +5,7 @@
 # "not measured" with the reason named (a declared shape against the computed one, operands that
 # do not agree, an empty operand, an attribute out of range), never a crash, a hang or a read or
 # write past a buffer (the sanitizer build runs this same script under ASan+UBSan). Every run is
-# under `timeout 60`.
+# under `timeout 60`; RF_RUNNER runs each under a checker (make valgrind).
 . "$(dirname "$0")/lib.sh"
 need python3 timeout
 M=$SRC/tests/golden/data/machine.json
@@ -18,7 +18,9 @@ python3 "$SRC/tests/data/tools/gen_hostile_exec.py" "$TMP" || {
 # named, stderr free of sanitizer reports.
 notm() {
     f=$TMP/$1.onnx
-    timeout 60 "$BIN" profile "$f" --hw "$M" --measure --repeat 1 >"$TMP/out" 2>"$TMP/err" </dev/null
+    # RF_RUNNER: a wrapper (make valgrind: valgrind --error-exitcode=99), given more time
+    timeout "${RF_RUNNER_TIMEOUT:-60}" ${RF_RUNNER:-} "$BIN" profile "$f" --hw "$M" --measure \
+        --repeat 1 >"$TMP/out" 2>"$TMP/err" </dev/null
     rc=$?
     if [ "$rc" -ne 0 ]; then
         echo "FAIL: $1: exit $rc, expected 0; stderr: $(head -c 600 "$TMP/err")"
