@@ -245,6 +245,16 @@ void rf__xbroadcast_strides(const rf__xtensor *t, uint32_t R, const int64_t *yd,
 /* Attribute ints of a layer (count, or -1 when absent). */
 int rf__xattr_ints(const rf_layer *l, const char *name, int64_t *out, int max);
 
+/* rf__xop_<entry>: the builder of its rows of the op registry, on input 0 in the plain layout. */
+#define RF__ON_INPUT0(entry, builder)                                                              \
+    rf_status rf__xop_##entry(rf__xplan *p, uint32_t li)                                           \
+    {                                                                                              \
+        uint32_t xu;                                                                               \
+        int ok;                                                                                    \
+        RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));                                                \
+        return ok ? builder(p, li, xu) : RF_OK;                                                    \
+    }
+
 /* Left and right pads of a conv or pool over `sp` spatial dims (op_gemm.c): explicit `pads` or
  * auto_pad, the right side completed so the output has its inferred size (covers ceil_mode). */
 void rf__xconv_pads(const rf_layer *l, int sp, const int64_t *in, const int64_t *out,

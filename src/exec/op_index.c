@@ -247,15 +247,5 @@ static rf_status onehot_op(rf__xplan *p, uint32_t li, uint32_t iu)
     return rf__xstep_add_kernel(p, li, one_hot, io, 3, 2, &c);
 }
 
-/* rf__xop_<entry>: the builder of its rows of the op registry, on input 0 in the plain layout. */
-#define RF__ON_INPUT0(entry, builder)                                                              \
-    rf_status rf__xop_##entry(rf__xplan *p, uint32_t li)                                           \
-    {                                                                                              \
-        uint32_t xu;                                                                               \
-        int ok;                                                                                    \
-        RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));                                                \
-        return ok ? builder(p, li, xu) : RF_OK;                                                    \
-    }
-
 RF__ON_INPUT0(index, index_op)
 RF__ON_INPUT0(onehot, onehot_op)

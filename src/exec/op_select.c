@@ -448,16 +448,6 @@ static rf_status bitshift_op(rf__xplan *p, uint32_t li, uint32_t xu)
     return rf__xstep_add_kernel(p, li, bit_shift, io, 3, 2, &c);
 }
 
-/* rf__xop_<entry>: the builder of its rows of the op registry, on input 0 in the plain layout. */
-#define RF__ON_INPUT0(entry, builder)                                                              \
-    rf_status rf__xop_##entry(rf__xplan *p, uint32_t li)                                           \
-    {                                                                                              \
-        uint32_t xu;                                                                               \
-        int ok;                                                                                    \
-        RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));                                                \
-        return ok ? builder(p, li, xu) : RF_OK;                                                    \
-    }
-
 RF__ON_INPUT0(topk, topk_op)
 RF__ON_INPUT0(cumsum, cumsum_op)
 RF__ON_INPUT0(argbest, argbest_op)

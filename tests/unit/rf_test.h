@@ -109,4 +109,19 @@ extern int rf_test_skipped;
         }                                                                                          \
     } while (0)
 
+/* The whole file at `path`, NUL-terminated (malloc'd; NULL when it cannot be read). */
+static inline char *rf_test_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (b) b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
 #endif

@@ -12,20 +12,6 @@
 
 #include "rf_test.h"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (b) b[n] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* The reference FLOPs of layer `name` in the JSON text (-1 when it is not listed). */
 static double ref_of(const char *json, const char *name)
 {
@@ -40,7 +26,7 @@ static void check_model(const char *stem, int want_refs)
     char path[512], refp[512];
     snprintf(path, sizeof path, "%s/tests/data/onnx/%s.onnx", RF_SOURCE_DIR, stem);
     snprintf(refp, sizeof refp, "%s/tests/data/onnx/%s.ref.json", RF_SOURCE_DIR, stem);
-    char *ref = slurp(refp);
+    char *ref = rf_test_slurp(refp);
     RF_EXPECT(ref != NULL);
     rf_ctx *ctx;
     rf_ctx_new(&ctx, NULL);
@@ -247,7 +233,7 @@ RF_TEST(control_flow_if_loop_scan)
 {
     char refp[512];
     snprintf(refp, sizeof refp, "%s/tests/data/onnx/control.ref.json", RF_SOURCE_DIR);
-    char *ref = slurp(refp);
+    char *ref = rf_test_slurp(refp);
     RF_REQUIRE(ref != NULL);
     static const char *const stems[] = {"if_known",   "if_unknown",   "vad_if",
                                         "loop_const", "loop_unknown", "scan"};

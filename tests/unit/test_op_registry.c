@@ -5,20 +5,6 @@
 
 #include "graph/graph_int.h"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 RF_TEST(registry_sorted_and_whole)
 {
     RF_EXPECT_INT(rf_op_registry_count(), RF_OPID_COUNT);
@@ -50,7 +36,7 @@ RF_TEST(registry_sorted_and_whole)
 /* Every name in tests/data/onnx_standard_ops.txt has a row of the default domain. */
 RF_TEST(registry_has_every_onnx_standard_op)
 {
-    char *text = slurp(RF_SOURCE_DIR "/tests/data/onnx_standard_ops.txt");
+    char *text = rf_test_slurp(RF_SOURCE_DIR "/tests/data/onnx_standard_ops.txt");
     RF_EXPECT(text != NULL);
     if (!text) return;
     int names = 0;
@@ -70,7 +56,7 @@ RF_TEST(registry_has_every_onnx_standard_op)
 /* Every row's section is a "### " heading of docs/cost-model.md, and every section is used. */
 RF_TEST(registry_sections_are_in_the_cost_model)
 {
-    char *doc = slurp(RF_SOURCE_DIR "/docs/cost-model.md");
+    char *doc = rf_test_slurp(RF_SOURCE_DIR "/docs/cost-model.md");
     RF_EXPECT(doc != NULL);
     if (!doc) return;
     for (int s = 0; s < RF__SEC_COUNT; s++) {
