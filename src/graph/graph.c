@@ -262,7 +262,9 @@ rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t
     if ((flags & RF_TENSOR_BUFFER) && (t->flags & RF_TENSOR_WEIGHT) &&
         !(t->flags & RF_TENSOR_BUFFER) && rf_tensor_elems(t, &n))
         g->params = g->params >= n ? g->params - n : 0;
+    int new_weight = (flags & RF_TENSOR_WEIGHT) && !(t->flags & RF_TENSOR_WEIGHT);
     t->flags |= flags;
+    if (new_weight) rf__count_weight(g, t); /* a Constant node's tensor found to be a weight */
     return RF_OK;
 }
 
@@ -274,6 +276,19 @@ rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint3
     const char *s = rf__gstr(ctx, g, symbol);
     if (!s) return rf_ctx_error_status(ctx);
     g->tensors[tensor].dim_names[axis] = s;
+    return RF_OK;
+}
+
+rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
+                               uint32_t n)
+{
+    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
+    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
+    double *d = rf_graph_alloc(ctx, g, (size_t)n * sizeof *d + 1);
+    if (!d) return rf_ctx_error_status(ctx);
+    if (n) memcpy(d, v, (size_t)n * sizeof *d);
+    g->tensors[tensor].fvalues = d;
+    g->tensors[tensor].n_fvalues = n;
     return RF_OK;
 }
 

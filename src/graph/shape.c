@@ -51,6 +51,8 @@ static void rf__reset_inferred(rf_graph *g)
         t->rank = 0;
         t->values = NULL;
         t->n_values = 0;
+        t->fvalues = NULL;
+        t->n_fvalues = 0;
     }
 }
 

@@ -52,4 +52,17 @@ expect 0 "" -- profile $HW "$TMP/m/resnet18.onnx"
 check "short weights file: the data past its end named" grep -q "lies past the end of its file" "$TMP/err"
 check "the profile still ran" grep -q "3.64GFLOP in all" "$TMP/out"
 
+# field exports (issue 26; tests/data/onnx/gen_field.py)
+expect 0 "" -- profile $HW --input x=1x3x16x16 "$D/field_p2o_resize.onnx"
+# Resize's float scales [1,1,2,2] and empty roi from Constant nodes: the Conv after it at 32x32
+check "p2o: Resize from Constant scales" grep -q "p2o.Resize.0  Resize  1x8x32x32" "$TMP/out"
+check "p2o: the Conv after the Resize costed" grep -q "p2o.Conv.1    Conv    1x4x32x32  65.5k" "$TMP/out"
+check "p2o: no undefined layer" grep -q 'undefined 0 (0.0% of time)' "$TMP/out"
+# weights in Constant nodes: 8x3x3x3 + 8 + 4x8 = 256
+check "p2o: Constant-node weights counted" grep -q "256 params, 1.02kB of weights" "$TMP/out"
+expect 0 "" -- profile $HW "$D/field_tf_pad.onnx"
+# pads = Concat(Split(constant)) = [0,0,1,1, 0,0,1,1]: 1x8x18x18, then the strided Conv 8x8
+check "tf pad: pads folded through Split and Concat" grep -q "pad     Pad     1x8x18x18" "$TMP/out"
+check "tf pad: Conv after the Pad" grep -q "conv    Conv    1x16x8x8    147k" "$TMP/out"
+
 finish
