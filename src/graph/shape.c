@@ -70,6 +70,9 @@ static rf_status rf__bind_input(rf_ctx *ctx, rf_graph *g, const rf_shape_binding
         return rf__error(ctx, RF_USAGE, -1, "--input: the model has no input '%.100s' (inputs: %s)",
                          b->name, len ? names : "none");
     }
+    const rf_tensor *t = &g->tensors[ti];
+    RF_CHECK(ctx, !t->shape_known || t->rank == b->rank, RF_USAGE,
+             "input '%.100s' has rank %u, --input gives %u", b->name, t->rank, b->rank);
     return rf_graph_set_shape(ctx, g, ti, b->rank, b->dims);
 }
 
