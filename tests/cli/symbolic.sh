@@ -70,5 +70,8 @@ expect 0 "" -- profile $HW "$D/field_rnn_batch.onnx"
 check "rnn: 'batch' on axis 1 taken as 1, said once" grep -q "the batch dimension of input 'x', 'h' (axis 1, 'batch') is unknown: taken as 1" "$TMP/err"
 check "rnn: one line" test "$(wc -l <"$TMP/err")" -eq 1
 check "rnn: the state at batch 1" grep -q "x=1x64 h=2x1x64" "$TMP/out"
+# the undefined-layers warning: the first reason per op type, followed back to where shapes stopped
+expect 0 "" -- profile $HW --allow-undefined "$D/field_resize_runtime.onnx"
+check "undefined: reason per op type" grep -qF "op types: Resize x1: output shape unknown; Conv x1: input shape unknown (from Resize 'resize': its output shape not inferred)" "$TMP/err"
 
 finish

@@ -6,6 +6,8 @@ field_p2o_resize.onnx: paddle2onnx style: every weight in a Constant node (no in
   Resize whose empty roi and float scales [1, 1, 2, 2] come from Constant nodes, a Conv after it.
 field_tf_pad.onnx: tf2onnx style: Pad's pads a Concat of the outputs of a Split of a constant,
   then a Conv (initializer weights) and a TopK.
+field_resize_runtime.onnx: a Resize whose scales are a graph input (known only at run time),
+  then a Conv: both undefined, the warning saying where the Conv's input shape was lost.
 field_rnn_batch.onnx: a recurrent state [2, batch, 64] (batch not the first axis) and x
   [batch, 64].
 
@@ -78,10 +80,23 @@ def rnn_batch():
                              producer_name="pytorch")
 
 
+def resize_runtime():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])
+    sc = helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])
+    y = helper.make_empty_tensor_value_info("y")
+    w = numpy_helper.from_array(np.zeros((4, 8, 1, 1), np.float32), "w")
+    nodes = [
+        helper.make_node("Resize", ["x", "", "scales"], ["r"], mode="nearest", name="resize"),
+        helper.make_node("Conv", ["r", "w"], ["y"], name="conv"),
+    ]
+    g = helper.make_graph(nodes, "resize_runtime", [x, sc], [y], [w])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for name, m in [("field_p2o_resize", p2o()), ("field_tf_pad", tf_pad()),
-                    ("field_rnn_batch", rnn_batch())]:
+                    ("field_rnn_batch", rnn_batch()), ("field_resize_runtime", resize_runtime())]:
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
