@@ -28,8 +28,10 @@ enum {
                                        kv_read / kv_write bytes by the cost model */
     RF_TENSOR_EXTERNAL = 1u << 4, /**< a weight whose bytes live in another file (ONNX external
                                        data); its size still comes from dims and dtype */
-    RF_TENSOR_BUFFER = 1u << 5    /**< stored state that is not a trainable parameter (BatchNorm
+    RF_TENSOR_BUFFER = 1u << 5,   /**< stored state that is not a trainable parameter (BatchNorm
                                        running mean and variance): in weight_bytes, not params */
+    RF_TENSOR_CONST_WEIGHT = 1u << 6 /**< a weight held by a Constant node (paddle2onnx): counted
+                                          as RF_TENSOR_WEIGHT is, but still written by its layer */
 };
 
 /** A tensor. Dims are outermost first (NumPy/ONNX/PyTorch order; GGUF readers reverse theirs).

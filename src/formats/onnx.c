@@ -333,7 +333,8 @@ static void rf__onnx_buffers(rf_graph *g)
         for (uint32_t k = 3; k < 5 && k < l->n_inputs; k++) {
             if (l->inputs[k] == RF_GRAPH_NO_TENSOR) continue;
             rf_tensor *t = &g->tensors[l->inputs[k]];
-            if (!(t->flags & RF_TENSOR_WEIGHT) || (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
+            if (!(t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) ||
+                (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
                 continue;
             rf_graph_add_flags(NULL, g, l->inputs[k], RF_TENSOR_BUFFER);
         }
@@ -363,7 +364,7 @@ static rf_status rf__onnx_constant_weights(rf_ctx *ctx, rf_graph *g)
         if (read[ti] && t->shape_known && t->rank > 0 && !(t->flags & RF_TENSOR_WEIGHT) &&
             (dt == RF_DTYPE_F32 || dt == RF_DTYPE_F16 || dt == RF_DTYPE_BF16 ||
              dt == RF_DTYPE_F64 || dt == RF_DTYPE_I8 || dt == RF_DTYPE_U8))
-            rf_graph_add_flags(NULL, g, ti, RF_TENSOR_WEIGHT);
+            rf_graph_add_flags(NULL, g, ti, RF_TENSOR_CONST_WEIGHT);
     }
     rf__free(ctx, read);
     return RF_OK;

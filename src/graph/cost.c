@@ -34,7 +34,7 @@ static int rf__layer_bytes(const rf_graph *g, const rf_layer *l, rf_layer_cost *
             b = yb < b ? yb : b;
         }
         uint64_t n;
-        if (t->flags & RF_TENSOR_WEIGHT) {
+        if (t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) {
             c->weight_bytes += (double)b;
             if (rf_tensor_elems(t, &n)) c->params += n;
         } else if (t->flags & RF_TENSOR_KV) {

@@ -187,7 +187,8 @@ uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name)
 static void rf__count_weight(rf_graph *g, const rf_tensor *t)
 {
     uint64_t n, b;
-    if (!(t->flags & RF_TENSOR_WEIGHT) || !rf_tensor_elems(t, &n)) return;
+    if (!(t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) || !rf_tensor_elems(t, &n))
+        return;
     if (!rf__add_ok(g->params, n, &g->params)) g->params = UINT64_MAX;
     if (rf_tensor_bytes(t, &b) && !rf__add_ok(g->weight_bytes, b, &g->weight_bytes))
         g->weight_bytes = UINT64_MAX;
@@ -259,10 +260,11 @@ rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t
     rf_tensor *t = &g->tensors[tensor];
     uint64_t n = 0;
     /* a weight that turns out to be a buffer leaves the parameter count (still in weight_bytes) */
-    if ((flags & RF_TENSOR_BUFFER) && (t->flags & RF_TENSOR_WEIGHT) &&
-        !(t->flags & RF_TENSOR_BUFFER) && rf_tensor_elems(t, &n))
+    uint32_t w = RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT;
+    if ((flags & RF_TENSOR_BUFFER) && (t->flags & w) && !(t->flags & RF_TENSOR_BUFFER) &&
+        rf_tensor_elems(t, &n))
         g->params = g->params >= n ? g->params - n : 0;
-    int new_weight = (flags & RF_TENSOR_WEIGHT) && !(t->flags & RF_TENSOR_WEIGHT);
+    int new_weight = (flags & w) && !(t->flags & w);
     t->flags |= flags;
     if (new_weight) rf__count_weight(g, t); /* a Constant node's tensor found to be a weight */
     return RF_OK;
