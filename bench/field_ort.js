@@ -50,9 +50,15 @@ async function main() {
         return;
     }
     if (mode !== 'time') throw new Error('usage: shapes|time MODEL FEEDS_JSON [THREADS RUNS]');
+    await timeRuns(session, feeds, Number(runs));
+}
+
+// 2 warm-up runs, then `runs` timed runs; prints "ort_median_s=... ort_min_s=..." (shared with
+// exec_ort.js).
+async function timeRuns(session, feeds, runs) {
     for (let i = 0; i < 2; i++) await session.run(feeds);
     const t = [];
-    for (let i = 0; i < Number(runs); i++) {
+    for (let i = 0; i < runs; i++) {
         const t0 = process.hrtime.bigint();
         await session.run(feeds);
         t.push(Number(process.hrtime.bigint() - t0) * 1e-9);
@@ -61,4 +67,7 @@ async function main() {
     const m = t.length % 2 ? t[(t.length - 1) / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
     console.log(`ort_median_s=${m} ort_min_s=${t[0]}`);
 }
-main().catch((e) => { console.error('field_ort.js: ' + e); process.exit(1); });
+
+module.exports = { timeRuns };
+if (require.main === module)
+    main().catch((e) => { console.error('field_ort.js: ' + e); process.exit(1); });

@@ -281,28 +281,34 @@ rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint3
     return RF_OK;
 }
 
+/* A graph-owned copy of n values of `size` bytes each into *dst (NULL, untouched, when n is over
+ * RF_GRAPH_MAX_VALUES: such contents are not kept). */
+static rf_status rf__keep_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const void *v,
+                                 uint32_t n, size_t size, void **dst)
+{
+    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
+    *dst = NULL;
+    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
+    *dst = rf_graph_alloc(ctx, g, (size_t)n * size + 1);
+    if (!*dst) return rf_ctx_error_status(ctx);
+    if (n) memcpy(*dst, v, (size_t)n * size);
+    return RF_OK;
+}
+
 rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
                                uint32_t n)
 {
-    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
-    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
-    double *d = rf_graph_alloc(ctx, g, (size_t)n * sizeof *d + 1);
-    if (!d) return rf_ctx_error_status(ctx);
-    if (n) memcpy(d, v, (size_t)n * sizeof *d);
-    g->tensors[tensor].fvalues = d;
-    g->tensors[tensor].n_fvalues = n;
+    void *d = NULL;
+    RF_TRY(rf__keep_values(ctx, g, tensor, v, n, sizeof *v, &d));
+    if (d) g->tensors[tensor].fvalues = d, g->tensors[tensor].n_fvalues = n;
     return RF_OK;
 }
 
 rf_status rf_graph_set_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const int64_t *v,
                               uint32_t n)
 {
-    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
-    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
-    int64_t *d = rf_graph_alloc(ctx, g, (size_t)n * sizeof *d + 1);
-    if (!d) return rf_ctx_error_status(ctx);
-    if (n) memcpy(d, v, (size_t)n * sizeof *d);
-    g->tensors[tensor].values = d;
-    g->tensors[tensor].n_values = n;
+    void *d = NULL;
+    RF_TRY(rf__keep_values(ctx, g, tensor, v, n, sizeof *v, &d));
+    if (d) g->tensors[tensor].values = d, g->tensors[tensor].n_values = n;
     return RF_OK;
 }
