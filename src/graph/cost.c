@@ -206,8 +206,10 @@ static void rf__why_unknown(const rf_graph *g, const rf_cost *c, uint32_t k, cha
     }
     rf__name_excerpt(nm, sizeof nm, g->layers[from].name);
     rf__name_excerpt(op, sizeof op, g->layers[from].op_type);
-    rf__appendf(dst, cap, len, "input shape unknown (from %s '%s': its output shape not inferred)",
-                op, nm);
+    const rf_layer *o = &g->layers[from]; /* its inputs known: only the values can be missing */
+    int rs = o->kind == RF_OP_RESIZE;
+    rf__appendf(dst, cap, len, "input shape unknown (from %s '%s': %s)", op, nm,
+                rs ? "scales and sizes not constant" : "its output shape not inferred");
 }
 
 static void rf__warn_unknown(rf_ctx *ctx, const rf_graph *g, const rf_cost *c)

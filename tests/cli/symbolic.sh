@@ -72,6 +72,6 @@ check "rnn: one line" test "$(wc -l <"$TMP/err")" -eq 1
 check "rnn: the state at batch 1" grep -q "x=1x64 h=2x1x64" "$TMP/out"
 # the undefined-layers warning: the first reason per op type, followed back to where shapes stopped
 expect 0 "" -- profile $HW --allow-undefined "$D/field_resize_runtime.onnx"
-check "undefined: reason per op type" grep -qF "op types: Resize x1: output shape unknown; Conv x1: input shape unknown (from Resize 'resize': its output shape not inferred)" "$TMP/err"
+check "undefined: reason per op type" grep -qF "op types: Resize x1: output shape unknown; Conv x1: input shape unknown (from Resize 'resize': scales and sizes not constant)" "$TMP/err"
 
 finish
