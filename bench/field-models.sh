@@ -11,12 +11,12 @@
 #               (npm onnxruntime-node, --ignore-scripts, bench/.ort), same input shapes, same
 #               THREADS, ROUNDS interleaved rounds; '*' after it: not every layer ran (partial)
 # A step that cannot run prints FAIL and why in its row, and the script exits 1 at the end.
-# Usage: sh bench/field-models.sh [BUILD_DIR]   (THREADS=2 ROUNDS=2 RUNS=10; MODELS="a b" subset)
+# Usage: sh bench/field-models.sh [BUILD_DIR]   (THREADS=2 ROUNDS=3 RUNS=10; MODELS="a b" subset)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 threads=${THREADS:-2}
-rounds=${ROUNDS:-2}
+rounds=${ROUNDS:-3}
 runs=${RUNS:-10}
 py=${PYTHON:-/usr/bin/python3} # the Debian python3 that has python3-onnx
 cache=$here/bench/.field
