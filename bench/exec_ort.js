@@ -4,6 +4,7 @@
 // Usage: node exec_ort.js MODEL SHAPES_JSON THREADS RUNS   (SHAPES_JSON: {"input": [1,3,224,224]})
 const path = require('path');
 const ort = require(path.join(__dirname, '.ort', 'node_modules', 'onnxruntime-node'));
+const { timeRuns } = require('./field_ort.js');
 
 async function main() {
     const [model, shapesJson, threads, runs] = process.argv.slice(2);
@@ -22,15 +23,6 @@ async function main() {
         for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
         feeds[name] = new ort.Tensor('float32', data, dims);
     }
-    for (let i = 0; i < 2; i++) await session.run(feeds);
-    const t = [];
-    for (let i = 0; i < Number(runs); i++) {
-        const t0 = process.hrtime.bigint();
-        await session.run(feeds);
-        t.push(Number(process.hrtime.bigint() - t0) * 1e-9);
-    }
-    t.sort((a, b) => a - b);
-    const m = t.length % 2 ? t[(t.length - 1) / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
-    console.log(`ort_median_s=${m} ort_min_s=${t[0]}`);
+    await timeRuns(session, feeds, Number(runs));
 }
 main().catch((e) => { console.error('exec_ort.js: ' + e); process.exit(1); });

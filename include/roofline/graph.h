@@ -28,8 +28,10 @@ enum {
                                        kv_read / kv_write bytes by the cost model */
     RF_TENSOR_EXTERNAL = 1u << 4, /**< a weight whose bytes live in another file (ONNX external
                                        data); its size still comes from dims and dtype */
-    RF_TENSOR_BUFFER = 1u << 5    /**< stored state that is not a trainable parameter (BatchNorm
+    RF_TENSOR_BUFFER = 1u << 5,   /**< stored state that is not a trainable parameter (BatchNorm
                                        running mean and variance): in weight_bytes, not params */
+    RF_TENSOR_CONST_WEIGHT = 1u << 6 /**< a weight held by a Constant node (paddle2onnx): counted
+                                          as RF_TENSOR_WEIGHT is, but still written by its layer */
 };
 
 /** A tensor. Dims are outermost first (NumPy/ONNX/PyTorch order; GGUF readers reverse theirs).
@@ -47,6 +49,9 @@ typedef struct rf_tensor {
     const int64_t *values;
     uint32_t n_values;
     int32_t producer; /**< index of the layer that writes it, or -1 */
+    /** Known floating-point contents (Resize's scales from a Constant), NULL when unknown. */
+    const double *fvalues;
+    uint32_t n_fvalues;
 } rf_tensor;
 
 /** Attribute value types (ONNX AttributeProto subset). */
@@ -227,6 +232,10 @@ rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint3
 /** Record known integer contents of a tensor (at most RF_GRAPH_MAX_VALUES; longer is ignored). */
 rf_status rf_graph_set_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const int64_t *v,
                               uint32_t n);
+
+/** Record known floating-point contents of a tensor (at most RF_GRAPH_MAX_VALUES). */
+rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
+                               uint32_t n);
 
 /** Add a layer. op_type and name copied; kind from rf_op_kind_from_type(op_type). The index
  *  arrays are copied; every index must be < n_tensors or RF_GRAPH_NO_TENSOR (inputs only).

@@ -72,7 +72,8 @@ static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
             uint32_t t = l->inputs[k];
             if (t == RF_GRAPH_NO_TENSOR) continue;
             const rf_tensor *tt = &g->tensors[t];
-            if ((tt->flags & RF_TENSOR_WEIGHT) && x->wbytes > 0) x->wbits = rf__bits(tt->dtype);
+            if ((tt->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) && x->wbytes > 0)
+                x->wbits = rf__bits(tt->dtype);
         }
         if (l->n_outputs && l->outputs[0] != RF_GRAPH_NO_TENSOR)
             x->abits = rf__bits(g->tensors[l->outputs[0]].dtype);

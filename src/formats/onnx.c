@@ -59,6 +59,24 @@ rf_status rf__onnx_values_raw(rf__onnx *o, uint32_t ti, rf_dtype dt, const uint8
                               size_t raw_len)
 {
     int64_t v[RF_GRAPH_MAX_VALUES];
+    if (dt == RF_DTYPE_F32 || dt == RF_DTYPE_F64) { /* Resize's scales */
+        double f[RF_GRAPH_MAX_VALUES];
+        size_t fw = dt == RF_DTYPE_F32 ? 4 : 8;
+        if (raw_len % fw || raw_len / fw > RF_GRAPH_MAX_VALUES) return RF_OK;
+        for (size_t i = 0; i < raw_len / fw; i++) {
+            uint64_t x = 0;
+            for (size_t k = fw; k-- > 0;) x = x << 8 | raw[i * fw + k];
+            if (fw == 4) {
+                uint32_t u = (uint32_t)x;
+                float s;
+                memcpy(&s, &u, sizeof s);
+                f[i] = s;
+            } else {
+                memcpy(&f[i], &x, sizeof f[i]);
+            }
+        }
+        return rf_graph_set_fvalues(o->ctx, o->g, ti, f, (uint32_t)(raw_len / fw));
+    }
     /* int64 / int32, and one-byte booleans (If's condition) */
     size_t w = dt == RF_DTYPE_I64 ? 8 : dt == RF_DTYPE_I32 ? 4 : dt == RF_DTYPE_BOOL ? 1 : 0;
     if (!w || raw_len % w || raw_len / w > RF_GRAPH_MAX_VALUES) return RF_OK;
@@ -315,11 +333,41 @@ static void rf__onnx_buffers(rf_graph *g)
         for (uint32_t k = 3; k < 5 && k < l->n_inputs; k++) {
             if (l->inputs[k] == RF_GRAPH_NO_TENSOR) continue;
             rf_tensor *t = &g->tensors[l->inputs[k]];
-            if (!(t->flags & RF_TENSOR_WEIGHT) || (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
+            if (!(t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) ||
+                (t->flags & RF_TENSOR_BUFFER) || !t->shape_known)
                 continue;
             rf_graph_add_flags(NULL, g, l->inputs[k], RF_TENSOR_BUFFER);
         }
     }
+}
+
+/* Weights in Constant nodes (paddle2onnx, some tf2onnx exports): a Constant's floating-point or
+ * 8-bit tensor of rank >= 1 counts as a weight (params, weight bytes) unless it is only read as
+ * Resize's / Upsample's roi, scales or sizes. */
+static rf_status rf__onnx_constant_weights(rf_ctx *ctx, rf_graph *g)
+{
+    uint8_t *read = rf__malloc(ctx, (size_t)g->n_tensors + 1); /* 1: read as a weight would be */
+    if (!read) return RF_NOMEM_ERR(ctx);
+    memset(read, 0, (size_t)g->n_tensors + 1);
+    for (uint32_t k = 0; k < g->n_layers; k++) {
+        const rf_layer *c = &g->layers[k];
+        int resize = strcmp(c->op_type, "Resize") == 0 || strcmp(c->op_type, "Upsample") == 0;
+        for (uint32_t j = 0; j < (resize ? 1u : c->n_inputs); j++)
+            if (c->inputs[j] != RF_GRAPH_NO_TENSOR) read[c->inputs[j]] = 1;
+    }
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        if (strcmp(l->op_type, "Constant") != 0 || l->n_outputs != 1) continue;
+        uint32_t ti = l->outputs[0];
+        const rf_tensor *t = &g->tensors[ti];
+        rf_dtype dt = t->dtype;
+        if (read[ti] && t->shape_known && t->rank > 0 && !(t->flags & RF_TENSOR_WEIGHT) &&
+            (dt == RF_DTYPE_F32 || dt == RF_DTYPE_F16 || dt == RF_DTYPE_BF16 ||
+             dt == RF_DTYPE_F64 || dt == RF_DTYPE_I8 || dt == RF_DTYPE_U8))
+            rf_graph_add_flags(NULL, g, ti, RF_TENSOR_CONST_WEIGHT);
+    }
+    rf__free(ctx, read);
+    return RF_OK;
 }
 
 rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
@@ -338,6 +386,11 @@ rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *
     if (st != RF_OK) {
         rf_graph_free(o.g);
         return name ? rf__error_prefix(ctx, name) : st;
+    }
+    st = rf__onnx_constant_weights(ctx, o.g);
+    if (st != RF_OK) {
+        rf_graph_free(o.g);
+        return st;
     }
     rf__onnx_buffers(o.g);
     const char *nm = name ? name : "model";

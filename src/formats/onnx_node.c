@@ -43,6 +43,13 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
             return rf__onnx_values_raw(o, out, dt, t->raw_data.data, t->raw_data.len);
         if (t->n_int64_data && t->n_int64_data <= RF_GRAPH_MAX_VALUES)
             return rf_graph_set_values(o->ctx, g, out, t->int64_data, (uint32_t)t->n_int64_data);
+        if (t->n_float_data && t->n_float_data <= RF_GRAPH_MAX_VALUES) {
+            double f[RF_GRAPH_MAX_VALUES];
+            for (size_t i = 0; i < t->n_float_data; i++) f[i] = t->float_data[i];
+            return rf_graph_set_fvalues(o->ctx, g, out, f, (uint32_t)t->n_float_data);
+        }
+        if (dt == RF_DTYPE_F32 && t->n_dims == 1 && dims[0] == 0) /* an empty roi */
+            return rf_graph_set_fvalues(o->ctx, g, out, NULL, 0);
         return RF_OK;
     }
     int64_t one = 1;
@@ -60,8 +67,10 @@ static rf_status rf__constant(rf__onnx *o, uint32_t out, const Onnx__AttributePr
                    : RF_OK;
     }
     if (strcmp(a->name, "value_float") == 0) {
+        double f = a->f;
         g->tensors[out].dtype = RF_DTYPE_F32;
-        return rf_graph_set_shape(o->ctx, g, out, 0, &one);
+        RF_TRY(rf_graph_set_shape(o->ctx, g, out, 0, &one));
+        return rf_graph_set_fvalues(o->ctx, g, out, &f, 1);
     }
     return RF_OK;
 }

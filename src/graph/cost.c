@@ -34,7 +34,7 @@ static int rf__layer_bytes(const rf_graph *g, const rf_layer *l, rf_layer_cost *
             b = yb < b ? yb : b;
         }
         uint64_t n;
-        if (t->flags & RF_TENSOR_WEIGHT) {
+        if (t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) {
             c->weight_bytes += (double)b;
             if (rf_tensor_elems(t, &n)) c->params += n;
         } else if (t->flags & RF_TENSOR_KV) {
@@ -174,17 +174,62 @@ static void rf__if_groups(rf_ctx *ctx, const rf_graph *g, rf_cost *c)
     }
 }
 
+/* Where layer l's unknown input shape comes from: the first input of unknown shape, followed
+ * back through its writers to the first layer whose own inputs are all known (the op whose rule
+ * could not decide). Appends "input shape unknown (from Resize 'r': its output shape not
+ * inferred)", or the layer's own reason. */
+static void rf__why_unknown(const rf_graph *g, const rf_cost *c, uint32_t k, char *dst, size_t cap,
+                            size_t *len)
+{
+    const rf_layer *l = &g->layers[k];
+    int32_t from = -1;
+    for (uint32_t hops = 0; hops < g->n_layers; hops++) {
+        const rf_layer *x = from < 0 ? l : &g->layers[from];
+        int32_t up = -1;
+        for (uint32_t i = 0; i < x->n_inputs && up < 0; i++) {
+            const rf_tensor *t = rf__lin(g, x, i);
+            if (t && !rf__shape_full(t)) up = t->producer >= 0 ? t->producer : -2;
+        }
+        if (up == -1 || up == -2) {
+            if (from < 0 && up == -1) { /* every input known: the layer's own reason */
+                rf__appendf(dst, cap, len, "%s", c->layers[k].reason);
+                return;
+            }
+            break;
+        }
+        from = up;
+    }
+    char nm[96], op[48];
+    if (from < 0) {
+        rf__appendf(dst, cap, len, "input shape unknown");
+        return;
+    }
+    rf__name_excerpt(nm, sizeof nm, g->layers[from].name);
+    rf__name_excerpt(op, sizeof op, g->layers[from].op_type);
+    const rf_layer *o = &g->layers[from]; /* its inputs known: only the values can be missing */
+    int rs = o->kind == RF_OP_RESIZE;
+    rf__appendf(dst, cap, len, "input shape unknown (from %s '%s': %s)", op, nm,
+                rs ? "scales and sizes not constant" : "its output shape not inferred");
+}
+
 static void rf__warn_unknown(rf_ctx *ctx, const rf_graph *g, const rf_cost *c)
 {
-    char list[512], q[256];
+    char list[1024], q[256];
     size_t len = 0;
     list[0] = '\0';
-    for (uint32_t i = 0; i < c->n_unknown_ops; i++) { /* each type with its count */
-        uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n_unknown_ops; i++) { /* each type with its count, first reason */
+        uint32_t n = 0, first = UINT32_MAX;
         for (uint32_t k = 0; k < g->n_layers; k++)
-            n += !c->layers[k].known &&
-                 !strcmp(rf__qualified(&g->layers[k], q, sizeof q), c->unknown_ops[i]);
-        rf__appendf(list, sizeof list, &len, "%s%s x%u", i ? ", " : "", c->unknown_ops[i], n);
+            if (!c->layers[k].known &&
+                !strcmp(rf__qualified(&g->layers[k], q, sizeof q), c->unknown_ops[i])) {
+                n++;
+                first = first == UINT32_MAX ? k : first;
+            }
+        rf__appendf(list, sizeof list, &len, "%s%s x%u", i ? "; " : "", c->unknown_ops[i], n);
+        if (first != UINT32_MAX) {
+            rf__appendf(list, sizeof list, &len, ": ");
+            rf__why_unknown(g, c, first, list, sizeof list, &len);
+        }
     }
     rf__log(ctx, RF_LOG_WARN, "cost undefined for %u layer%s (op types: %s)", c->n_unknown,
             c->n_unknown == 1 ? "" : "s", list);

@@ -187,7 +187,8 @@ uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name)
 static void rf__count_weight(rf_graph *g, const rf_tensor *t)
 {
     uint64_t n, b;
-    if (!(t->flags & RF_TENSOR_WEIGHT) || !rf_tensor_elems(t, &n)) return;
+    if (!(t->flags & (RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT)) || !rf_tensor_elems(t, &n))
+        return;
     if (!rf__add_ok(g->params, n, &g->params)) g->params = UINT64_MAX;
     if (rf_tensor_bytes(t, &b) && !rf__add_ok(g->weight_bytes, b, &g->weight_bytes))
         g->weight_bytes = UINT64_MAX;
@@ -259,10 +260,13 @@ rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t
     rf_tensor *t = &g->tensors[tensor];
     uint64_t n = 0;
     /* a weight that turns out to be a buffer leaves the parameter count (still in weight_bytes) */
-    if ((flags & RF_TENSOR_BUFFER) && (t->flags & RF_TENSOR_WEIGHT) &&
-        !(t->flags & RF_TENSOR_BUFFER) && rf_tensor_elems(t, &n))
+    uint32_t w = RF_TENSOR_WEIGHT | RF_TENSOR_CONST_WEIGHT;
+    if ((flags & RF_TENSOR_BUFFER) && (t->flags & w) && !(t->flags & RF_TENSOR_BUFFER) &&
+        rf_tensor_elems(t, &n))
         g->params = g->params >= n ? g->params - n : 0;
+    int new_weight = (flags & w) && !(t->flags & w);
     t->flags |= flags;
+    if (new_weight) rf__count_weight(g, t); /* a Constant node's tensor found to be a weight */
     return RF_OK;
 }
 
@@ -277,15 +281,34 @@ rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint3
     return RF_OK;
 }
 
+/* A graph-owned copy of n values of `size` bytes each into *dst (NULL, untouched, when n is over
+ * RF_GRAPH_MAX_VALUES: such contents are not kept). */
+static rf_status rf__keep_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const void *v,
+                                 uint32_t n, size_t size, void **dst)
+{
+    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
+    *dst = NULL;
+    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
+    *dst = rf_graph_alloc(ctx, g, (size_t)n * size + 1);
+    if (!*dst) return rf_ctx_error_status(ctx);
+    if (n) memcpy(*dst, v, (size_t)n * size);
+    return RF_OK;
+}
+
+rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
+                               uint32_t n)
+{
+    void *d = NULL;
+    RF_TRY(rf__keep_values(ctx, g, tensor, v, n, sizeof *v, &d));
+    if (d) g->tensors[tensor].fvalues = d, g->tensors[tensor].n_fvalues = n;
+    return RF_OK;
+}
+
 rf_status rf_graph_set_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const int64_t *v,
                               uint32_t n)
 {
-    RF_CHECK(ctx, tensor < g->n_tensors, RF_USAGE, "graph: no tensor %u", tensor);
-    if (n > RF_GRAPH_MAX_VALUES) return RF_OK;
-    int64_t *d = rf_graph_alloc(ctx, g, (size_t)n * sizeof *d + 1);
-    if (!d) return rf_ctx_error_status(ctx);
-    if (n) memcpy(d, v, (size_t)n * sizeof *d);
-    g->tensors[tensor].values = d;
-    g->tensors[tensor].n_values = n;
+    void *d = NULL;
+    RF_TRY(rf__keep_values(ctx, g, tensor, v, n, sizeof *v, &d));
+    if (d) g->tensors[tensor].values = d, g->tensors[tensor].n_values = n;
     return RF_OK;
 }

@@ -51,6 +51,8 @@ static void rf__reset_inferred(rf_graph *g)
         t->rank = 0;
         t->values = NULL;
         t->n_values = 0;
+        t->fvalues = NULL;
+        t->n_fvalues = 0;
     }
 }
 
@@ -68,6 +70,9 @@ static rf_status rf__bind_input(rf_ctx *ctx, rf_graph *g, const rf_shape_binding
         return rf__error(ctx, RF_USAGE, -1, "--input: the model has no input '%.100s' (inputs: %s)",
                          b->name, len ? names : "none");
     }
+    const rf_tensor *t = &g->tensors[ti];
+    RF_CHECK(ctx, !t->shape_known || t->rank == b->rank, RF_USAGE,
+             "input '%.100s' has rank %u, --input gives %u", b->name, t->rank, b->rank);
     return rf_graph_set_shape(ctx, g, ti, b->rank, b->dims);
 }
 

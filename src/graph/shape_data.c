@@ -369,11 +369,17 @@ static rf_status rf__split(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
     if (ax < 0 || ax >= (int64_t)x->rank || l->n_outputs == 0) return RF_OK;
     int n = rf__attr_ints(l, "split", sz, RF__MAXV);
     if (n < 0 && (n = rf__vals(g, l, 1, &v)) >= 0) memcpy(sz, v, (size_t)n * sizeof *v);
+    const int64_t *xv;
+    int nx = rf__vals(g, l, 0, &xv), at = 0; /* a split of a known vector: its parts' values */
     for (uint32_t o = 0; o < l->n_outputs; o++) {
         rf__shp y = *x;
         if (n >= 0 && (uint32_t)n != l->n_outputs) return RF_OK;
         y.d[ax] = n >= 0 ? sz[o] : rf__i64_div_ceil(x->d[ax], l->n_outputs);
         RF_TRY(rf__set(ctx, g, l, o, &y, rf__dt(g, l, 0)));
+        if (x->rank == 1 && nx == x->d[0] && y.d[0] >= 0 && y.d[0] <= nx - at) {
+            RF_TRY(rf_graph_set_values(ctx, g, l->outputs[o], xv + at, (uint32_t)y.d[0]));
+            at += (int)y.d[0];
+        }
     }
     return RF_OK;
 }
@@ -404,11 +410,33 @@ rf_status rf__shape_range(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__range(ctx, g, l);
 }
 
+/* Resize (X, roi, scales, sizes; opset 10: X, scales) and Upsample (X, scales): the sizes when
+ * given, else floor(in · scale) from known float scales (a Constant's). */
 rf_status rf__shape_resize(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x;
     if (!rf__get(g, l, 0, &x)) return RF_OK;
-    return rf__lin(g, l, 3) ? rf__from_values(ctx, g, l, NULL, 3) : RF_OK;
+    const rf_tensor *sizes = rf__lin(g, l, 3);
+    if (sizes && !(sizes->values && sizes->n_values == 0))
+        return rf__from_values(ctx, g, l, NULL, 3);
+    const rf_tensor *sc = rf__lin(g, l, l->n_inputs >= 3 ? 2 : 1);
+    double f[RF_GRAPH_MAX_RANK];
+    uint32_t nf = 0;
+    if (sc && sc->fvalues)
+        for (nf = 0; nf < sc->n_fvalues && nf < RF_GRAPH_MAX_RANK; nf++) f[nf] = sc->fvalues[nf];
+    else if (!sc) { /* Upsample opset 7-8: the scales attribute */
+        const rf_attr *a = rf_layer_attr(l, "scales");
+        if (a && a->type == RF_ATTR_FLOATS && a->n <= RF_GRAPH_MAX_RANK)
+            for (nf = 0; nf < a->n; nf++) f[nf] = a->floats[nf];
+    }
+    if (nf != x.rank || nf == 0) return RF_OK;
+    rf__shp y = x;
+    for (uint32_t i = 0; i < x.rank; i++) {
+        double d = (double)x.d[i] * f[i];
+        if (!(d >= 0 && d < 9.2e18)) return rf__shape_overflow(ctx, l, "the resized size");
+        y.d[i] = (int64_t)d; /* floor: d >= 0 */
+    }
+    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
 
 rf_status rf__shape_size(rf_ctx *ctx, rf_graph *g, const rf_layer *l)

@@ -49,64 +49,92 @@ static int rf__bound(const rf_tensor *t, uint32_t d, const rf_model_opts *o)
     return 0;
 }
 
+/* A symbol that names the batch ("batch", "batch_size", "unk__batch", "Batch"...). */
+static int rf__batch_symbol(const char *sym)
+{
+    for (const char *p = sym ? sym : ""; *p; p++) {
+        const char *w = "batch";
+        size_t k = 0;
+        while (w[k] && (p[k] | 0x20) == w[k]) k++;
+        if (!w[k]) return 1;
+    }
+    return 0;
+}
+
 /* Unknown input dimensions (issue 12: no silent table of zeros). The first axis of every input
- * is the batch: when the user left it unknown it becomes 1, said in one warning. Any other
- * unknown input dimension stops the run with one line naming it and the flag that sets it.
- * Bindings for the symbols set to 1 are added to *b (capacity cap). */
+ * is the batch, and so is an axis whose symbol names it (an RNN state [2, batch, 64]): when the
+ * user left it unknown it becomes 1, said in one warning. Any other unknown input dimension
+ * stops the run with one line naming them and the flags that set them. Bindings for the symbols
+ * set to 1 are added to *b (capacity cap). */
 static rf_status rf__input_dims(rf_ctx *ctx, rf_graph *g, const char *name, const rf_model_opts *o,
                                 rf_shape_binding *b, size_t cap, size_t *n)
 {
-    char missing[512] = "", batch[256] = "";
+    char missing[768] = "", batch[256] = "";
     size_t lm = 0, lb = 0;
+    int batch_other = 0;
     for (uint32_t i = 0; i < g->n_tensors; i++) {
         rf_tensor *t = &g->tensors[i];
         if (!(t->flags & RF_TENSOR_INPUT) || (t->flags & RF_TENSOR_WEIGHT) || !t->shape_known)
             continue;
-        char shape[160] = "";
-        size_t ls = 0;
-        int other = 0;
+        char shape[160] = "", dims_msg[320] = "", syms[320] = "";
+        size_t ls = 0, ld = 0, lsy = 0;
+        int other = 0, unnamed = 0, is_batch[RF_GRAPH_MAX_RANK] = {0};
+        int64_t dims[RF_GRAPH_MAX_RANK];
+        memcpy(dims, t->dims, sizeof dims);
+        int set = 0;
         for (uint32_t d = 0; d < t->rank; d++) {
             const char *sym = t->dim_names[d];
             int unknown = t->dims[d] < 0 && !rf__bound(t, d, o);
-            if (unknown && d > 0) {
-                other = 1;
-                rf__appendf(missing, sizeof missing, &lm, "%sinput '%s' has unknown dimension '%s'",
-                            lm ? "; " : "", t->name, sym ? sym : "?");
+            is_batch[d] = unknown && (d == 0 || rf__batch_symbol(sym));
+            if (unknown && !is_batch[d]) {
+                rf__appendf(dims_msg, sizeof dims_msg, &ld, "%s'%s'", other ? ", " : "",
+                            sym ? sym : "?");
                 if (sym)
-                    rf__appendf(missing, sizeof missing, &lm, ": give --dim %s=N or", sym);
+                    rf__appendf(syms, sizeof syms, &lsy, "%s%s=N", lsy ? "," : "", sym);
                 else
-                    rf__appendf(missing, sizeof missing, &lm, ": give");
+                    unnamed = 1;
+                other++;
+            }
+            if (is_batch[d]) {
+                rf__appendf(batch, sizeof batch, &lb, "%s'%s'", lb ? ", " : "", t->name);
+                if (d > 0)
+                    rf__appendf(batch, sizeof batch, &lb, " (axis %u, '%s')", d, sym),
+                        batch_other = 1;
+                int seen = 0;
+                for (size_t k = 0; sym && k < *n; k++) seen |= strcmp(b[k].name, sym) == 0;
+                if (sym && (seen || *n < cap)) { /* every tensor with that symbol gets 1 */
+                    if (!seen) {
+                        memset(&b[*n], 0, sizeof b[*n]);
+                        rf__strlcpy(b[*n].name, sym, sizeof b[*n].name);
+                        b[*n].is_dim = 1;
+                        b[*n].value = 1;
+                        (*n)++;
+                    }
+                } else {
+                    dims[d] = 1, set = 1;
+                }
             }
             rf__appendf(shape, sizeof shape, &ls, "%s%s", d ? "x" : "",
                         t->dims[d] >= 0 ? ""
-                        : d             ? "N"
-                                        : "1");
+                        : is_batch[d]   ? "1"
+                                        : "N");
             if (t->dims[d] >= 0)
                 rf__appendf(shape, sizeof shape, &ls, "%lld", (long long)t->dims[d]);
         }
-        if (other) rf__appendf(missing, sizeof missing, &lm, " --input %s=%s", t->name, shape);
-        if (t->rank && t->dims[0] < 0 && !rf__bound(t, 0, o)) {
-            rf__appendf(batch, sizeof batch, &lb, "%s'%s'", lb ? ", " : "", t->name);
-            if (t->dim_names[0] && *n < cap) { /* every tensor with that symbol gets 1 */
-                memset(&b[*n], 0, sizeof b[*n]);
-                rf__strlcpy(b[*n].name, t->dim_names[0], sizeof b[*n].name);
-                b[*n].is_dim = 1;
-                b[*n].value = 1;
-                (*n)++;
-            } else {
-                int64_t dims[RF_GRAPH_MAX_RANK];
-                memcpy(dims, t->dims, sizeof dims);
-                dims[0] = 1;
-                RF_TRY(rf_graph_set_shape(ctx, g, i, t->rank, dims));
-            }
-        }
+        if (set) RF_TRY(rf_graph_set_shape(ctx, g, i, t->rank, dims));
+        if (other)
+            rf__appendf(missing, sizeof missing, &lm,
+                        "%sinput '%s' has unknown dimension%s %s: give %s%s%s--input %s=%s",
+                        lm ? "; " : "", t->name, other > 1 ? "s" : "", dims_msg,
+                        lsy && !unnamed ? "--dim " : "", lsy && !unnamed ? syms : "",
+                        lsy && !unnamed ? " or " : "", t->name, shape);
     }
     if (lm) return rf__error(ctx, RF_USAGE, -1, "%s: %s", name, missing);
     if (lb)
         rf__log(ctx, RF_LOG_WARN,
-                "%s: the first dimension of input %s is unknown: taken as 1 (the batch; --batch N "
-                "or --dim sets it)",
-                name, batch);
+                "%s: the %s of input %s is unknown: taken as 1 (the batch; --batch N or --dim "
+                "sets it)",
+                name, batch_other ? "batch dimension" : "first dimension", batch);
     return RF_OK;
 }
 

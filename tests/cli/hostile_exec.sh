@@ -51,7 +51,7 @@ notm expand_shape_input "does not broadcast to"
 # 4. MatMulNBits block_size 2^62 (N*nb*(bs/2) wrapped to 0)
 notm matmulnbits_bs_2p62 "shapes do not agree with K, N and block_size"
 # 5. empty axes: cubic Resize, RotaryEmbedding cache, MultiHeadAttention keys
-notm resize_cubic_empty "input 'x' is empty"
+notm resize_cubic_empty "is empty (a zero-sized dimension)"
 notm rotary_zero_cache "input 'cos' is empty"
 notm mha_zero_keys "input 'k' is empty"
 # 6. zero-sized dimensions never reach oneDNN

@@ -27,10 +27,10 @@ else
     echo "FAIL: the example does not link the shared library or run: $(ldd "$TMP/my" 2>&1 | grep roofline)"
     FAILS=$((FAILS + 1))
 fi
-# --static: the archive and what it needs
+# --static: the archive by its path (both libroofline.a and .so are installed) and what it needs
 PKG_CONFIG_PATH=$pcdir cc -O2 -DROOFLINE_MARKERS ${RF_TEST_CFLAGS:-} "$SRC/examples/markers.c" \
-    -o "$TMP/my_static" -Wl,-Bstatic -lroofline -Wl,-Bdynamic \
-    $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs --static roofline) \
+    -o "$TMP/my_static" $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags roofline) "$libdir/libroofline.a" \
+    $(PKG_CONFIG_PATH=$pcdir pkg-config --libs --static roofline | sed 's/-lroofline//') \
     && ! ldd "$TMP/my_static" | grep -q libroofline && PASSES=$((PASSES + 1)) \
     || { echo "FAIL: static link with pkg-config --static"; FAILS=$((FAILS + 1)); }
 # relocatable: the same files moved elsewhere give that prefix

@@ -52,4 +52,26 @@ expect 0 "" -- profile $HW "$TMP/m/resnet18.onnx"
 check "short weights file: the data past its end named" grep -q "lies past the end of its file" "$TMP/err"
 check "the profile still ran" grep -q "3.64GFLOP in all" "$TMP/out"
 
+# field exports (issue 26; tests/data/onnx/gen_field.py)
+expect 2 "field_p2o_resize.onnx: input 'x' has unknown dimensions 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2': give --dim p2o.DynamicDimension.1=N,p2o.DynamicDimension.2=N or --input x=1x3xNxN" -- profile $HW "$D/field_p2o_resize.onnx"
+expect 2 "field_p2o_resize.onnx: input 'x' has rank 4, --input gives 3" -- profile $HW --input x=1x3x16 "$D/field_p2o_resize.onnx"
+expect 0 "" -- profile $HW --input x=1x3x16x16 "$D/field_p2o_resize.onnx"
+# Resize's float scales [1,1,2,2] and empty roi from Constant nodes: the Conv after it at 32x32
+check "p2o: Resize from Constant scales" grep -q "p2o.Resize.0  Resize  1x8x32x32" "$TMP/out"
+check "p2o: the Conv after the Resize costed" grep -q "p2o.Conv.1    Conv    1x4x32x32  65.5k" "$TMP/out"
+check "p2o: no undefined layer" grep -q 'undefined 0 (0.0% of time)' "$TMP/out"
+# weights in Constant nodes: 8x3x3x3 + 8 + 4x8 = 256
+check "p2o: Constant-node weights counted" grep -q "256 params, 1.02kB of weights" "$TMP/out"
+expect 0 "" -- profile $HW "$D/field_tf_pad.onnx"
+# pads = Concat(Split(constant)) = [0,0,1,1, 0,0,1,1]: 1x8x18x18, then the strided Conv 8x8
+check "tf pad: pads folded through Split and Concat" grep -q "pad     Pad     1x8x18x18" "$TMP/out"
+check "tf pad: Conv after the Pad" grep -q "conv    Conv    1x16x8x8    147k" "$TMP/out"
+expect 0 "" -- profile $HW "$D/field_rnn_batch.onnx"
+check "rnn: 'batch' on axis 1 taken as 1, said once" grep -q "the batch dimension of input 'x', 'h' (axis 1, 'batch') is unknown: taken as 1" "$TMP/err"
+check "rnn: one line" test "$(wc -l <"$TMP/err")" -eq 1
+check "rnn: the state at batch 1" grep -q "x=1x64 h=2x1x64" "$TMP/out"
+# the undefined-layers warning: the first reason per op type, followed back to where shapes stopped
+expect 0 "" -- profile $HW --allow-undefined "$D/field_resize_runtime.onnx"
+check "undefined: reason per op type" grep -qF "op types: Resize x1: output shape unknown; Conv x1: input shape unknown (from Resize 'resize': scales and sizes not constant)" "$TMP/err"
+
 finish
