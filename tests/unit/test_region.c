@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <roofline/roofline.h>
@@ -290,6 +291,41 @@ RF_TEST(write_dir_never_follows)
     unlink(planted);
     unlink(victim);
     rmdir(dir);
+    rf_ctx_free(ctx);
+    rf_regions_set_clock(NULL, NULL);
+    rf_regions_reset();
+}
+
+/* fork(): the child starts from zero (the parent's calls are the parent's to write) but keeps the
+ * names and the open regions, so an end after the fork matches in both processes. */
+RF_TEST(fork_child_starts_from_zero)
+{
+    rf_regions_reset();
+    rf_regions_set_clock(fake_clock, NULL);
+    fake_now = 0;
+    rf_region_begin("pre");
+    fake_now = 10;
+    rf_region_end("pre");
+    rf_region_add("pre", 5, 5);
+    rf_region_begin("open");
+    pid_t pid = fork();
+    RF_REQUIRE(pid >= 0);
+    fake_now = 30;
+    rf_region_end("open");
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_regions *r = snap(ctx);
+    const rf_region_stats *pre = find(r, "pre"), *open = find(r, "open");
+    if (pid == 0) {
+        int ok = pre && pre->calls == 0 && pre->flops == 0 && open && open->calls == 1 &&
+                 open->unmatched == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    RF_EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    RF_EXPECT(pre && pre->calls == 1 && pre->flops == 5);
+    RF_EXPECT(open && open->calls == 1 && open->unmatched == 0);
+    rf_regions_free(r);
     rf_ctx_free(ctx);
     rf_regions_set_clock(NULL, NULL);
     rf_regions_reset();
