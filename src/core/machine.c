@@ -32,6 +32,7 @@ void rf_machine_free(rf_machine *m)
 
 rf_status rf_machine_clone(rf_ctx *ctx, const rf_machine *src, rf_machine **out)
 {
+    RF_CHECK(ctx, src && out, RF_USAGE, "rf_machine_clone: missing argument");
     RF_TRY(rf_machine_new(ctx, src->name, out));
     rf_machine *m = *out;
     rf_allocator keep = m->alloc_;

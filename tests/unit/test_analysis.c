@@ -186,7 +186,14 @@ RF_TEST(null_handles_and_batch_range)
     RF_EXPECT_INT(rf_report_json(c, NULL, &w), RF_USAGE);
     RF_EXPECT_INT(rf_report_csv(c, NULL, &w), RF_USAGE);
     RF_EXPECT_INT(rf_report_summary(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_llm_json(c, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_llm_table(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_profile_summary(c, NULL, 5, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_machine_show(c, NULL, NULL, &w), RF_USAGE);
     RF_EXPECT_INT(b.len, 0);
+    rf_machine *mc = NULL;
+    RF_EXPECT_INT(rf_machine_clone(c, NULL, &mc), RF_USAGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "rf_machine_clone: missing argument");
     size_t idx;
     RF_EXPECT_INT(rf_machine_select(c, NULL, RF_CEILING_COMPUTE, NULL, &idx), RF_USAGE);
     rf_result *r = NULL;
