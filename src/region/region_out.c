@@ -1,6 +1,8 @@
 /* region_out.c — the regions leave the process: the merge of every thread's record (exact calls,
  * totals, min and max; the median over the kept samples), the saved result with its "regions"
- * section (rf_report_json plus one array) and the strict reader of that section. Never prints. */
+ * section (rf_report_json plus one array) written to $ROOFLINE_OUTPUT or as this process's own
+ * new file in $ROOFLINE_OUTPUT_DIR, the strict reader of that section and the merge of several
+ * processes' records. Never prints. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -33,6 +33,18 @@ static const rf_region_stats *find(const rf_regions *r, const char *name)
     return NULL;
 }
 
+/* From a clean slate on the fake clock: one call of `name` taking `ns`, its FLOPs and bytes. */
+static void one_call(const char *name, uint64_t ns, double flops, double bytes)
+{
+    rf_regions_reset();
+    rf_regions_set_clock(fake_clock, NULL);
+    fake_now = 0;
+    rf_region_begin(name);
+    fake_now = ns;
+    rf_region_end(name);
+    rf_region_add(name, flops, bytes);
+}
+
 RF_TEST(aggregation)
 {
     rf_regions_reset();
@@ -166,13 +178,7 @@ RF_TEST(macros_off)
 
 RF_TEST(saved_result)
 {
-    rf_regions_reset();
-    rf_regions_set_clock(fake_clock, NULL);
-    fake_now = 0;
-    rf_region_begin("gemm");
-    fake_now = 2000;
-    rf_region_end("gemm");
-    rf_region_add("gemm", 4e6, 1e5);
+    one_call("gemm", 2000, 4e6, 1e5);
     rf_region_begin("idle");
     rf_region_end("idle");
     rf_ctx *ctx;
@@ -236,13 +242,7 @@ RF_TEST(write_unset)
  * its content, the record goes to the next name, mode 0600), and two records merge by name. */
 RF_TEST(write_dir_never_follows)
 {
-    rf_regions_reset();
-    rf_regions_set_clock(fake_clock, NULL);
-    fake_now = 0;
-    rf_region_begin("w");
-    fake_now = 1000;
-    rf_region_end("w");
-    rf_region_add("w", 10, 20);
+    one_call("w", 1000, 10, 20);
     char dir[] = "/tmp/rf-region-XXXXXX", victim[64], planted[96], rec[96], text[32] = "";
     RF_REQUIRE(mkdtemp(dir));
     snprintf(victim, sizeof victim, "%s/victim", dir);
@@ -300,13 +300,7 @@ RF_TEST(write_dir_never_follows)
  * names and the open regions, so an end after the fork matches in both processes. */
 RF_TEST(fork_child_starts_from_zero)
 {
-    rf_regions_reset();
-    rf_regions_set_clock(fake_clock, NULL);
-    fake_now = 0;
-    rf_region_begin("pre");
-    fake_now = 10;
-    rf_region_end("pre");
-    rf_region_add("pre", 5, 5);
+    one_call("pre", 10, 5, 5);
     rf_region_begin("open");
     pid_t pid = fork();
     RF_REQUIRE(pid >= 0);
