@@ -206,6 +206,11 @@ int cli_uint(const cli_cmd *cmd, const char *opt, const char *text, unsigned lon
         if (cli_s != RF_OK) return cli_s;                                                          \
     } while (0)
 
+/* Write `b` to a temporary file beside `path`, then rename it over `path`: a full disk or a failed
+ * write leaves the old file as it was, never half of one. One line on stderr naming `what` ("the
+ * chart") and the file when it fails. Returns the exit code. */
+int cli_write_file(const char *path, const rf_buf *b, const char *what);
+
 /* Write `text` to `f` wrapped at 78 columns, every line indented by `indent` spaces. */
 void cli_wrap(FILE *f, const char *text, int indent);
 

@@ -26,8 +26,11 @@ static const cli_opt cli_llm_opts[] = {
     {"act-bits", 0, "BITS", "activation element size: 32, 16, 8 or 4 (default: 16)"},
     {"weights", 'w', "TYPE", "what-if: store every matrix as TYPE (q4_k, q8_0, f16, ...)"},
     {"measure", 'm', NULL,
-     "run prefill and decode on this CPU (the file's weight types) and set "
+     "run prefill and decode on this CPU (the file's weight types; GGUF files only) and set "
      "the measured rates against the ceilings"},
+    {"allow-unmeasured", 0, NULL,
+     "--measure: when the model cannot be run, print the estimates and exit 0 (one line on "
+     "stderr still says why; without it that is exit 2)"},
     {"threads", 0, "N", "--measure: threads (default: every core)"},
     {"measured-tps", 0, "N", "a decode rate measured elsewhere (tokens/s, e.g. llama-bench tg)"},
     {"measured-ttft", 0, "S", "a time to first token measured elsewhere (seconds)"},
@@ -177,6 +180,21 @@ static rf_status cli_llm_distribute(rf_ctx *ctx, const rf_machine *mach, size_t 
     return rf_llm_distribute(ctx, r, &o, out);
 }
 
+/* --measure could not run the model: one line on stderr naming the file (`why` from the library,
+ * already naming it, or NULL: no layer graph); exit 2 unless --allow-unmeasured. */
+static int cli_llm_unmeasured(const cli_args *a, const char *path, const char *why)
+{
+    int allow = cli_get(a, "allow-unmeasured") != NULL;
+    if (why)
+        fprintf(stderr, "roofline: %s%s\n", why,
+                allow ? "; the estimates follow, unmeasured"
+                      : " (--allow-unmeasured: the estimates alone, exit 0)");
+    else
+        fprintf(stderr, "roofline: %s: not measured: no layer graph to run, only its weights%s\n",
+                path, allow ? "" : " (--allow-unmeasured: the weights report alone, exit 0)");
+    return allow ? EXIT_OK : EXIT_USAGE;
+}
+
 static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_args a;
@@ -235,12 +253,14 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     if (st == RF_OK) st = rf_llm_read_file(ctx, a.pos[0], &m);
     if (st == RF_OK && !rf_llm_hparams_get(m)->known) { /* no layer graph: the weights */
         rc = cli_weights_report(ctx, m, a.pos[0], mach, bi, format);
+        if (rc == EXIT_OK && cli_get(&a, "measure")) rc = cli_llm_unmeasured(&a, a.pos[0], NULL);
         rf_llm_free(m);
         rf_machine_free(mach);
         rf_ctx_free(ctx);
         return rc;
     }
     char why[RF_TEXT_MAX] = "";
+    int unmeasured = EXIT_OK;
     if (st == RF_OK && !cli_get(&a, "compute") && !cli_get(&a, "peak-flops"))
         st = rf_llm_pick_compute(ctx, m, mach, &po, &ci, why, sizeof why);
     if (st == RF_OK) st = rf_llm_analyze(ctx, m, a.pos[0], mach, ci, bi, &po, &dopt, &r);
@@ -253,13 +273,19 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
         st = rf_llm_measure(ctx, r, m, &eo);
         if (st == RF_OK) cli_warn_busy(r->measured.busy_other, "prefill and decode ran");
+        if (st == RF_UNSUPPORTED || st == RF_FORMAT) { /* a model the LLM pass cannot run */
+            unmeasured = cli_llm_unmeasured(&a, a.pos[0], rf_ctx_errmsg(ctx));
+            st = unmeasured == EXIT_OK ? RF_OK : st;
+        }
     }
     if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rf_llm_dist dist, *d = NULL;
     if (st == RF_OK && dist_on)
         st = cli_llm_distribute(ctx, mach, ni, r, (uint32_t)tp, (uint32_t)pp, net_latency, &dist);
     if (st == RF_OK && dist_on) d = &dist;
-    rc = st == RF_OK ? cli_print(ctx, format, &a, r, al, d) : cli_fail(ctx, st);
+    rc = unmeasured    ? unmeasured
+         : st == RF_OK ? cli_print(ctx, format, &a, r, al, d)
+                       : cli_fail(ctx, st);
     rf_advice_free(al);
     rf_llm_result_free(r);
     rf_llm_free(m);

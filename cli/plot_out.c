@@ -41,9 +41,7 @@ int cli_plot_check(const char *cmd, const char *path)
     return EXIT_USAGE;
 }
 
-/* Write the chart to a temporary file beside `path`, then rename it over `path`: a full disk or a
- * failed write leaves the old file as it was, never half a chart. */
-static int cli_write_file(const char *path, const rf_buf *b)
+int cli_write_file(const char *path, const rf_buf *b, const char *what)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
@@ -54,7 +52,7 @@ static int cli_write_file(const char *path, const rf_buf *b)
     snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        fprintf(stderr, "roofline: cannot write the chart to '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "roofline: cannot write %s to '%s': %s\n", what, path, strerror(errno));
         free(tmp);
         return EXIT_USAGE;
     }
@@ -79,9 +77,8 @@ static int cli_write_file(const char *path, const rf_buf *b)
     if (err) {
         unlink(tmp);
         fprintf(stderr,
-                "roofline: cannot write the chart to '%s': %s (the old file, if any, is "
-                "unchanged)\n",
-                path, strerror(err));
+                "roofline: cannot write %s to '%s': %s (the old file, if any, is unchanged)\n",
+                what, path, strerror(err));
     }
     free(tmp);
     return err ? EXIT_INTERNAL : EXIT_OK;
@@ -90,7 +87,7 @@ static int cli_write_file(const char *path, const rf_buf *b)
 /* Write a rendered chart to `path` ('-': stdout). */
 static int cli_emit(rf_ctx *ctx, const char *path, const rf_buf *b)
 {
-    if (strcmp(path, "-") != 0) return cli_write_file(path, b);
+    if (strcmp(path, "-") != 0) return cli_write_file(path, b, "the chart");
     rf_writer out = cli_stdout();
     rf_status st = b->len ? rf_write(&out, b->data, b->len) : RF_OK;
     return st == RF_OK && cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;

@@ -28,12 +28,16 @@ typedef enum rf_model_format {
     RF_MODEL_APR /**< aprender / realizar .apr (apr.h), by its magic bytes */
 } rf_model_format;
 
+/** Largest rf_model_opts batch and seq (2^30, as the CLI's --batch and --seq); more is RF_RANGE. */
+#define RF_MODEL_MAX_BATCH ((uint64_t)1 << 30)
+
 /** Options of rf_model_load. Zero-initialised means: detect the format, shapes from the file. */
 typedef struct rf_model_opts {
     rf_model_format format;
     const rf_shape_binding *bindings; /**< --input / --dim, applied in order */
     size_t n_bindings;
-    uint64_t batch;    /**< > 0: axis 0 of every graph input (not a weight) is set to it */
+    uint64_t batch;    /**< > 0: axis 0 of every graph input (not a weight) is set to it (at most
+                            RF_MODEL_MAX_BATCH) */
     uint64_t seq;      /**< > 0: axis 1 of every rank-2/3 graph input (tokens, [B, S, E]) */
     int granular;      /**< transformer models: every block's layers listed on their own instead of
                             one repeated block (rf_llm_opts.granular) */

@@ -1,8 +1,9 @@
 /* roofline/region.h — the marker API: time named regions of your own code (LIKWID's marker API),
- * give their FLOPs and bytes, and have them written at exit as a saved result to $ROOFLINE_OUTPUT
- * (the JSON `roofline plot` reads, plus a "regions" section with the measured times), which
- * `roofline run` evaluates against a machine. Records are per thread and merged when read; the
- * library never prints. Process-wide by nature: the markers take no context (see rf_region_begin).
+ * give their FLOPs and bytes, and have them written at exit as a saved result (the JSON `roofline
+ * plot` reads, plus a "regions" section with the measured times) to $ROOFLINE_OUTPUT, or as this
+ * process's record in $ROOFLINE_OUTPUT_DIR, which `roofline run` evaluates against a machine.
+ * Records are per thread and merged when read; the library never prints. Process-wide by nature:
+ * the markers take no context (see rf_region_begin).
  */
 #ifndef ROOFLINE_REGION_H
 #define ROOFLINE_REGION_H
@@ -80,6 +81,12 @@ rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out);
 /** Release. Accepts NULL. */
 void rf_regions_free(rf_regions *r);
 
+/** Add the regions of `from` (another process's record) to `into` (made with the same `ctx`),
+ *  matched by name (new names appended): calls, totals, counts, threads and unmatched ends are
+ *  summed, min and max kept; the median is the calls-weighted mean of the two (an estimate: the
+ *  samples are not in the records). */
+rf_status rf_regions_merge(rf_ctx *ctx, rf_regions *into, const rf_regions *from);
+
 /** The regions as an analysis on ceilings `compute` / `bandwidth` of `m`: one row per region, op
  *  "region", its FLOPs and bytes (totals of rf_region_add over every call) and its measured time
  *  (the total over every call and thread), so each lands as a measured point under its roof.
@@ -87,8 +94,11 @@ void rf_regions_free(rf_regions *r);
 rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
                              size_t compute, size_t bandwidth, const char *title, rf_result **out);
 
-/** Write the regions recorded so far to `path` (NULL: $ROOFLINE_OUTPUT; nothing is written and
- *  RF_OK returned when that is unset or empty) as rf_regions_write_json against the machine named
+/** Write the regions recorded so far to `path` (NULL: a new file regions-PID.json of this process
+ *  in the directory $ROOFLINE_OUTPUT_DIR, created with O_EXCL and never through a symlink, so each
+ *  process of a program that forks writes its own record (a child starts from zero); else
+ *  $ROOFLINE_OUTPUT; nothing is written and RF_OK returned when neither is set) as
+ *  rf_regions_write_json against the machine named
  *  by $ROOFLINE_HW (a datasheet name or machine file), else the cached measurement of this
  *  machine, else the datasheet xeon-8480plus (the demo's) — the roof only matters to
  *  `roofline plot` on the file; `roofline run` evaluates the regions again. Called at exit

@@ -8,6 +8,7 @@ module. Standard library only (ctypes); every figure comes from the C library.
 """
 import ctypes
 import json
+import operator
 
 from ._lib import (ATTR_FLOAT, ATTR_FLOATS, ATTR_INT, ATTR_INTS, ATTR_STRING, CEILING_BANDWIDTH,
                    CEILING_COMPUTE, Attr, Context, LayerCost, Measured, ModelOpts, OpInput, ProfileHead,
@@ -16,6 +17,34 @@ from ._lib import (ATTR_FLOAT, ATTR_FLOATS, ATTR_INT, ATTR_INTS, ATTR_STRING, CE
 
 __all__ = ["Machine", "Result", "Row", "OpCost", "RooflineError", "machine", "peaks", "analyze",
            "profile", "op_cost", "version"]
+
+
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+_DIM_MAX = 2**30  # --batch and --seq: the CLI's bound
+
+
+def _int(what, v, lo, hi):
+    """`v` as an int in [lo, hi], checked before it reaches C (ctypes would wrap 2**70 to 0
+    silently): TypeError when it is not a whole number, OverflowError naming `what` when it is
+    out of range."""
+    try:
+        n = operator.index(v)
+    except TypeError:
+        if not (isinstance(v, float) and v.is_integer()):
+            raise TypeError("%s must be a whole number, got %r" % (what, v)) from None
+        n = int(v)
+    if not lo <= n <= hi:
+        raise OverflowError("%s = %d is out of range (%d to %d)" % (what, n, lo, hi))
+    return n
+
+
+def _handle(obj, kind):
+    """The C handle of a Machine or Result; ValueError once it has been freed (C would be handed
+    NULL)."""
+    ptr = getattr(obj, "_ptr", None)
+    if not ptr:
+        raise ValueError("this %s has been freed" % kind)
+    return ptr
 
 
 def version():
@@ -53,10 +82,13 @@ class Machine:
                                         memory.encode() if memory else None, ctypes.byref(bi)))
         return ci.value, bi.value
 
-    def __del__(self):
+    def free(self):
+        """Release the C machine now; using it afterwards raises ValueError."""
         if getattr(self, "_ptr", None):
             lib.rf_machine_free(self._ptr)
-            self._ptr = None
+        self._ptr = None
+
+    __del__ = free
 
     def __repr__(self):
         return "Machine(%r, %s %.3g FLOP/s, %s %.3g B/s, %s)" % (
@@ -120,29 +152,33 @@ class Result:
             _fields_ = [("width", ctypes.c_uint), ("utf8", c_int), ("color", c_int),
                         ("chart_height", ctypes.c_uint)]
 
-        o = Opts(width, 0, 0, 0)
+        o = Opts(_int("width", width, 0, 2**31), 0, 0, 0)
+        ptr = _handle(self, "Result")
         with Context() as ctx:
-            return ctx.render(lib.rf_report_table, self._ptr, ctypes.byref(o))
+            return ctx.render(lib.rf_report_table, ptr, ctypes.byref(o))
 
     def plot(self, path, others=()):
         """Draw the roofline chart into `path`: an interactive HTML page (.html) or SVG (.svg),
         with every ceiling of the machine; `others` are more Results drawn as series."""
         results = [self] + list(others)
-        arr = (c_void_p * len(results))(*[r._ptr for r in results])
+        arr = (c_void_p * len(results))(*[_handle(r, "Result") for r in results])
         fn = lib.rf_report_chart_html if path.endswith(".html") else lib.rf_report_chart_svg
         if not path.endswith((".html", ".svg")):
             raise RooflineError("%s: the chart is .svg or .html" % path)
-        m = self._machine._ptr if self._machine else None
+        m = _handle(self._machine, "Machine") if self._machine else None
         with Context() as ctx:
             text = ctx.render(fn, arr, len(results), m, None)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
 
-    def __del__(self):
-        if getattr(self, "_ptr", None) and self._owner is None:
+    def free(self):
+        """Release the C result now; table() and plot() afterwards raise ValueError."""
+        if getattr(self, "_ptr", None) and getattr(self, "_owner", None) is None:
             lib.rf_result_free(self._ptr)
-        self._ptr = None
+        self._ptr, self._owner = None, None
+
+    __del__ = free
 
 
 _SORTS = {"input": 0, "time": 1, "ai": 2, "name": 3}
@@ -167,8 +203,11 @@ def analyze(ops, machine=None, sort="input", top=0, title="operations", intercon
     "ib-ndr", ...) or a machine with a network ceiling, and the row is compute-, memory- or
     network-bound (docs/distributed.md), as `analyze --interconnect`. Returns a Result."""
     m = _machine_or_measured(machine)
+    if sort not in _SORTS:
+        raise ValueError("sort must be one of %s, got %r" % (", ".join(_SORTS), sort))
+    top = _int("top", top, 0, 2**64 - 1)
     with Context() as ctx:
-        mp, owned, net = m._ptr, None, None
+        mp, owned, net = _handle(m, "Machine"), None, None
         if interconnect is not None:  # a copy of the machine with the link as its network ceiling
             owned, ic = c_void_p(), c_void_p()
             ctx.check(lib.rf_machine_clone(ctx.ptr, m._ptr, ctypes.byref(owned)))
@@ -199,7 +238,7 @@ def analyze(ops, machine=None, sort="input", top=0, title="operations", intercon
                     if op.get("time_s") is not None:
                         ts = float(op["time_s"])
                         t = Measured(ts, float(op.get("min_s", ts)), float(op.get("max_s", ts)),
-                                     int(op.get("runs", 1)))
+                                     _int("runs", op.get("runs", 1), 0, 2**32 - 1))
                 else:
                     (name, flops, nbytes), kind = op[:3], (op[3] if len(op) > 3 else None)
                 nb = str(name).encode()
@@ -228,8 +267,10 @@ def profile(path, machine=None, batch=0, seq=0, inputs=None, dims=None):
     """Profile a model file (ONNX, GGUF, SafeTensors or a checkpoint folder) layer by layer, as
     `roofline profile`. `inputs`: {"input": (1, 3, 512, 512)}; `dims`: {"batch": 8}."""
     m = _machine_or_measured(machine)
-    texts = ["%s=%s" % (k, "x".join(str(int(d)) for d in v)) for k, v in (inputs or {}).items()]
-    texts += ["%s=%d" % (k, v) for k, v in (dims or {}).items()]
+    batch, seq = _int("batch", batch, 0, _DIM_MAX), _int("seq", seq, 0, _DIM_MAX)
+    texts = ["%s=%s" % (k, "x".join(str(_int("inputs[%r]" % k, d, 0, _INT64_MAX)) for d in v))
+             for k, v in (inputs or {}).items()]
+    texts += ["%s=%d" % (k, _int("dims[%r]" % k, v, 0, _INT64_MAX)) for k, v in (dims or {}).items()]
     is_dim = [0] * len(inputs or {}) + [1] * len(dims or {})
     binds = (ShapeBinding * max(1, len(texts)))()
     with Context() as ctx:
@@ -239,7 +280,8 @@ def profile(path, machine=None, batch=0, seq=0, inputs=None, dims=None):
         mo = ModelOpts(0, binds, len(texts), batch, seq)
         p = ctypes.POINTER(ProfileHead)()
         ctx.check(lib.rf_profile_model(ctx.ptr, path.encode() if path else None, ctypes.byref(mo),
-                                       m._ptr, m.compute_index, m.memory_index, ctypes.byref(p)))
+                                       _handle(m, "Machine"), m.compute_index, m.memory_index,
+                                       ctypes.byref(p)))
     owner = _Profile(ctypes.cast(p, c_void_p))
     return Result(c_void_p(p.contents.result), m, owner=owner)
 
@@ -281,13 +323,14 @@ def _attr(name, v, keep):
     a = Attr()
     a.name = name.encode()
     if isinstance(v, bool) or isinstance(v, int):
-        a.type, a.i = ATTR_INT, int(v)
+        a.type, a.i = ATTR_INT, _int("attrs[%r]" % name, v, _INT64_MIN, _INT64_MAX)
     elif isinstance(v, float):
         a.type, a.f = ATTR_FLOAT, v
     elif isinstance(v, str):
         a.type, a.s = ATTR_STRING, v.encode()
     elif all(isinstance(x, int) for x in v):
-        arr = (c_int64 * max(1, len(v)))(*v)
+        arr = (c_int64 * max(1, len(v)))(*[_int("attrs[%r]" % name, x, _INT64_MIN, _INT64_MAX)
+                                           for x in v])
         keep.append(arr)
         a.type, a.ints, a.n = ATTR_INTS, arr, len(v)
     else:
@@ -314,12 +357,15 @@ def op_cost(op_type, inputs, attrs=None, dtype="F32"):
             values = spec[3] if len(spec) == 4 else None
         else:
             shape, dt, weight = spec, dtype, i > 0 and op_type not in _NO_WEIGHTS
-        dims = (c_int64 * max(1, len(shape)))(*[int(d) for d in shape])
+        dims = (c_int64 * max(1, len(shape)))(
+            *[_int("inputs[%d] dimension %d" % (i, k), d, _INT64_MIN, _INT64_MAX)
+              for k, d in enumerate(shape)])
         keep.append(dims)
         ins[i].dtype, ins[i].rank, ins[i].dims, ins[i].weight = _dtype(dt), len(shape), dims, \
             int(bool(weight))
         if values is not None:  # known integer contents (Resize's sizes)
-            vals = (c_int64 * max(1, len(values)))(*[int(v) for v in values])
+            vals = (c_int64 * max(1, len(values)))(
+                *[_int("inputs[%d] values" % i, v, _INT64_MIN, _INT64_MAX) for v in values])
             keep.append(vals)
             ins[i].values, ins[i].n_values = vals, len(values)
     attrs = attrs or {}

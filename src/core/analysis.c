@@ -177,6 +177,7 @@ rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_l
 
 rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
 {
+    if (!a) return RF_USAGE; /* no context to hold a message */
     RF_CHECK(a->ctx, isfinite(seconds) && seconds > 0, RF_RANGE,
              "the wall time of the pass must be finite and positive, got %g s", seconds);
     a->head.totals.wall_s = seconds;
@@ -185,6 +186,7 @@ rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
 
 rf_status rf_analysis_set_busy(rf_analysis *a, double share)
 {
+    if (!a) return RF_USAGE; /* no context to hold a message */
     RF_CHECK(a->ctx, !isnan(share) && share <= 1, RF_RANGE,
              "other processes' share of the CPU must be at most 1, got %g", share);
     a->head.totals.busy_other = share < 0 ? -1 : share;
@@ -193,6 +195,7 @@ rf_status rf_analysis_set_busy(rf_analysis *a, double share)
 
 rf_status rf_analysis_set_network(rf_analysis *a, const rf_machine *m, size_t network)
 {
+    if (!a) return RF_USAGE; /* no context to hold a message */
     RF_CHECK(
         a->ctx, m && network < m->n_ceilings && m->ceilings[network].kind == RF_CEILING_NETWORK,
         RF_USAGE, "machine '%s': ceiling %zu is not a network ceiling", m ? m->name : "?", network);
@@ -211,6 +214,7 @@ rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
                               const char *detail, int quiet, double flops, double bytes,
                               double net_bytes, const rf_measured *m)
 {
+    if (!a) return RF_USAGE; /* no context to hold a message */
     rf_row row;
     rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
@@ -304,6 +308,7 @@ static void rf__sort_rows(rf_analysis *a)
 
 rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out)
 {
+    if (!a) return RF_USAGE; /* no context to hold a message */
     RF_CHECK(a->ctx, out, RF_USAGE, "rf_analysis_finish: missing argument");
     *out = NULL;
     rf_result *r = rf__malloc(a->ctx, sizeof *r);

@@ -225,6 +225,10 @@ rf_status rf__error_name(rf_ctx *ctx, const char *name)
     char esc[RF__ERRMSG_MAX];
     rf__text_escape(esc, sizeof esc, name);
     if (strncmp(ctx->errmsg, esc, strlen(esc)) == 0) return ctx->err_status; /* names it */
+    /* "model: ..." is what code that was not given the file says (the LLM builder, the LLM
+     * executor): the file takes the placeholder's place */
+    if (strncmp(ctx->errmsg, "model: ", 7) == 0)
+        memmove(ctx->errmsg, ctx->errmsg + 7, strlen(ctx->errmsg + 7) + 1);
     return rf__error_prefix(ctx, name);
 }
 

@@ -32,6 +32,7 @@ void rf_machine_free(rf_machine *m)
 
 rf_status rf_machine_clone(rf_ctx *ctx, const rf_machine *src, rf_machine **out)
 {
+    RF_CHECK(ctx, src && out, RF_USAGE, "rf_machine_clone: missing argument");
     RF_TRY(rf_machine_new(ctx, src->name, out));
     rf_machine *m = *out;
     rf_allocator keep = m->alloc_;
@@ -171,6 +172,7 @@ size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const c
 rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
                             const char *name, size_t *index_out)
 {
+    RF_CHECK(ctx, m && index_out, RF_USAGE, "rf_machine_select: missing argument");
     if (!name || !name[0]) {
         size_t d = kind == RF_CEILING_COMPUTE ? m->default_compute : m->default_bandwidth;
         RF_CHECK(ctx, d < m->n_ceilings, RF_USAGE, "machine '%s' has no %s ceiling", m->name,

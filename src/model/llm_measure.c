@@ -14,8 +14,14 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
 {
     if (!ctx) return RF_USAGE;
     RF_CHECK(ctx, r && m, RF_USAGE, "rf_llm_measure: an analysis and its model are required");
+    const char *fmt = rf_llm_hparams_get(m)->format;
+    RF_CHECK(ctx, strcmp(fmt, "apr") != 0 && strcmp(fmt, "safetensors") != 0, RF_UNSUPPORTED,
+             "%s: not measured: only GGUF files are run, not %s (its estimates need no run)",
+             r->model ? r->model : "model",
+             strcmp(fmt, "apr") == 0 ? "APR files" : "SafeTensors checkpoints");
     rf_exec_llm_result *x = NULL;
-    RF_TRY(rf_exec_llm_run(ctx, m, &r->phase[0].opts, &r->phase[1].opts, eo, &x));
+    rf_status rst = rf_exec_llm_run(ctx, m, &r->phase[0].opts, &r->phase[1].opts, eo, &x);
+    if (rst != RF_OK) return rf__error_name(ctx, r->model); /* the file, not "model:" */
     char src[sizeof r->measured.source];
     size_t len = 0;
     src[0] = '\0';

@@ -261,9 +261,14 @@ static rf_status rf__load(rf_ctx *ctx, const void *data, size_t size, const char
 {
     static const rf_model_opts none;
     const rf_model_opts *o = opts ? opts : &none;
+    *out = NULL;
+    RF_CHECK(ctx, o->batch <= RF_MODEL_MAX_BATCH && o->seq <= RF_MODEL_MAX_BATCH, RF_RANGE,
+             "%s: %s %llu is out of range (at most %llu)", name,
+             o->batch > RF_MODEL_MAX_BATCH ? "batch" : "seq",
+             (unsigned long long)(o->batch > RF_MODEL_MAX_BATCH ? o->batch : o->seq),
+             (unsigned long long)RF_MODEL_MAX_BATCH);
     rf_model_format fmt = o->format ? o->format : rf_model_detect(data, size, name);
     if (fmt == RF_MODEL_AUTO && rf__is_st_index(data, size)) fmt = RF_MODEL_SAFETENSORS;
-    *out = NULL;
     for (size_t i = 0; i < sizeof rf__readers / sizeof *rf__readers; i++) {
         if (rf__readers[i].format != fmt) continue;
         rf_status st = rf__readers[i].load(ctx, data, size, name, dir, o, out);

@@ -101,14 +101,6 @@ static void rf__at_exit(void)
     rf_ctx_free(ctx);
 }
 
-static void rf__register_exit(void)
-{
-    const char *c = getenv("ROOFLINE_COUNTERS");
-    rf__perf_env = c && strcmp(c, "1") == 0;
-    rf__clock_init();
-    atexit(rf__at_exit);
-}
-
 static void rf__lock(rf__rthread *t)
 {
     while (atomic_flag_test_and_set_explicit(&t->lock, memory_order_acquire)) {
@@ -117,6 +109,54 @@ static void rf__lock(rf__rthread *t)
 static void rf__unlock(rf__rthread *t)
 {
     atomic_flag_clear_explicit(&t->lock, memory_order_release);
+}
+
+static void rf__perf_close(rf__rthread *t, const rf_perf_ops *ops);
+
+/* fork(): every lock is held across it, so the child never sees a record half changed; the child
+ * starts from zero (what the parent recorded is the parent's to write, each process writes its
+ * own record) keeping the names and the open regions, so an end after the fork still matches;
+ * counters opened for the parent's threads are closed in the child. */
+static void rf__fork_prepare(void)
+{
+    pthread_mutex_lock(&rf__list_lock);
+    for (rf__rthread *t = rf__list; t; t = t->next) rf__lock(t);
+}
+
+static void rf__fork_parent(void)
+{
+    for (rf__rthread *t = rf__list; t; t = t->next) rf__unlock(t);
+    pthread_mutex_unlock(&rf__list_lock);
+}
+
+static void rf__fork_child(void)
+{
+    for (rf__rthread *t = rf__list; t; t = t->next) {
+        for (uint32_t i = 0; i < t->n_entries; i++) {
+            rf__rentry *e = &t->entries[i];
+            char *name = e->name;
+            uint64_t hash = e->hash, *samples = e->samples;
+            uint32_t cap = e->cap_samples;
+            memset(e, 0, sizeof *e);
+            e->name = name;
+            e->hash = hash;
+            e->samples = samples;
+            e->cap_samples = cap;
+        }
+        for (uint32_t d = 0; d < t->depth && d < RF_REGION_MAX_DEPTH; d++) t->stack[d].counted = 0;
+        rf__perf_close(t, rf__perf_test ? rf__perf_test : &rf__perf_sys_ops);
+        rf__unlock(t);
+    }
+    pthread_mutex_unlock(&rf__list_lock);
+}
+
+static void rf__register_exit(void)
+{
+    const char *c = getenv("ROOFLINE_COUNTERS");
+    rf__perf_env = c && strcmp(c, "1") == 0;
+    rf__clock_init();
+    pthread_atfork(rf__fork_prepare, rf__fork_parent, rf__fork_child);
+    atexit(rf__at_exit);
 }
 
 void rf_regions_set_perf(const rf_perf_ops *ops)

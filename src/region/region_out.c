@@ -1,10 +1,15 @@
 /* region_out.c — the regions leave the process: the merge of every thread's record (exact calls,
  * totals, min and max; the median over the kept samples), the saved result with its "regions"
- * section (rf_report_json plus one array) and the strict reader of that section. Never prints. */
+ * section (rf_report_json plus one array) written to $ROOFLINE_OUTPUT or as this process's own
+ * new file in $ROOFLINE_OUTPUT_DIR, the strict reader of that section and the merge of several
+ * processes' records. Never prints. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/io.h"
 #include "core/json_int.h"
@@ -136,6 +141,47 @@ rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out)
     return RF_OK;
 }
 
+rf_status rf_regions_merge(rf_ctx *ctx, rf_regions *into, const rf_regions *from)
+{
+    RF_CHECK(ctx, into && from, RF_USAGE, "rf_regions_merge: missing argument");
+    size_t n_new = 0;
+    for (size_t j = 0; j < from->n; j++) {
+        size_t i = 0;
+        while (i < into->n && strcmp(into->items[i].name, from->items[j].name) != 0) i++;
+        n_new += i == into->n;
+    }
+    if (n_new) {
+        size_t cap = into->n; /* the items array is exactly n long: grow it to n + n_new */
+        RF_TRY(rf__grow(ctx, (void **)&into->items, &cap, into->n + n_new, sizeof *into->items));
+    }
+    for (size_t j = 0; j < from->n; j++) {
+        const rf_region_stats *f = &from->items[j];
+        size_t i = 0;
+        while (i < into->n && strcmp(into->items[i].name, f->name) != 0) i++;
+        rf_region_stats *s = &into->items[i];
+        if (i == into->n) {
+            memset(s, 0, sizeof *s);
+            if (!(s->name = rf__strdup(ctx, f->name))) return RF_NOMEM_ERR(ctx);
+            into->n++;
+        }
+        if (f->calls && (s->calls == 0 || f->min_s < s->min_s)) s->min_s = f->min_s;
+        if (f->max_s > s->max_s) s->max_s = f->max_s;
+        if (s->calls + f->calls) /* the per-call medians, weighted by calls: an estimate */
+            s->median_s = (s->median_s * (double)s->calls + f->median_s * (double)f->calls) /
+                          (double)(s->calls + f->calls);
+        s->calls += f->calls;
+        s->total_s += f->total_s;
+        s->flops += f->flops;
+        s->bytes += f->bytes;
+        s->threads += f->threads;
+        s->unmatched += f->unmatched;
+        s->counted_calls += f->counted_calls;
+        s->counted_flops += f->counted_flops;
+        s->counted_bytes += f->counted_bytes;
+    }
+    return RF_OK;
+}
+
 void rf_regions_free(rf_regions *r)
 {
     if (!r) return;
@@ -253,17 +299,41 @@ static rf_status rf__file_write(void *user, const char *data, size_t size)
     return fwrite(data, 1, size, user) == size ? RF_OK : RF_IO;
 }
 
+/* A new file of this process in `dir` (ROOFLINE_OUTPUT_DIR): regions-PID.json, else
+ * regions-PID-N.json when that name is taken; created, never followed or reused (O_EXCL,
+ * O_NOFOLLOW), so a name planted in advance is never written through. The name in `path`. */
+static FILE *rf__record_open(const char *dir, char *path, size_t size)
+{
+    for (int k = 0; k < 100; k++) {
+        if (k)
+            snprintf(path, size, "%s/regions-%ld-%d.json", dir, (long)getpid(), k);
+        else
+            snprintf(path, size, "%s/regions-%ld.json", dir, (long)getpid());
+        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "w");
+            if (!f) close(fd);
+            return f;
+        }
+        if (errno != EEXIST && errno != ELOOP) return NULL;
+    }
+    return NULL;
+}
+
 rf_status rf_regions_write(rf_ctx *ctx, const char *path)
 {
-    if (!path) path = getenv("ROOFLINE_OUTPUT");
-    if (!path || !path[0]) return RF_OK;
+    const char *dir = path ? NULL : getenv("ROOFLINE_OUTPUT_DIR");
+    char rec[4096];
+    if (!path && !(dir && dir[0])) path = getenv("ROOFLINE_OUTPUT");
+    if (!(dir && dir[0]) && (!path || !path[0])) return RF_OK;
     rf_regions *r = NULL;
     rf_machine *m = NULL;
     FILE *f = NULL;
     rf_status st;
     RF_TRY_GOTO(st, rf_regions_snapshot(ctx, &r), out);
     RF_TRY_GOTO(st, rf__default_machine(ctx, &m), out);
-    f = fopen(path, "w");
+    f = dir && dir[0] ? rf__record_open(dir, rec, sizeof rec) : fopen(path, "w");
+    if (dir && dir[0]) path = rec;
     if (!f) {
         st = rf__error(ctx, RF_IO, -1, "%s: cannot write the regions", path);
         goto out;

@@ -21,6 +21,8 @@ rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_res
                             const rf_report_opts *o, rf_writer *w)
 {
     RF_CHECK(ctx, regions && w, RF_USAGE, "rf_report_regions: missing argument");
+    rf_writer rf__cw = rf__clean_writer(w); /* names from the program: no control bytes */
+    w = &rf__cw;
     size_t width = o && o->width ? o->width : 80, name_w = 6;
     for (size_t i = 0; i < regions->n; i++) {
         size_t n = rf__utf8_cols(regions->items[i].name, strlen(regions->items[i].name));

@@ -10,9 +10,9 @@
 
 rf_status rf_report_csv(rf_ctx *ctx, const rf_result *r, rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_csv: missing argument (a freed result?)");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
-    (void)ctx;
     int with_op = 0, with_sh = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         with_op |= r->rows[i].op != NULL;

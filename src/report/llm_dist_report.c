@@ -30,6 +30,7 @@ static rf_status rf__dist_row(rf_writer *w, const char *name, const rf_llm_dist_
 rf_status rf_report_llm_dist(rf_ctx *ctx, const rf_llm_dist *d, uint64_t decode_batch,
                              const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, d && w, RF_USAGE, "rf_report_llm_dist: missing argument");
     (void)ctx, (void)o;
     rf_writer rf__cw = rf__clean_writer(w);
     w = &rf__cw;

@@ -209,6 +209,7 @@ static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
 rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_report_opts *o,
                               rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_llm_table: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)ctx;
@@ -222,6 +223,7 @@ rf_status rf_report_llm_table(rf_ctx *ctx, const rf_llm_result *r, const rf_repo
 
 rf_status rf_report_llm_csv(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_llm_csv: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)ctx;
@@ -301,6 +303,7 @@ static rf_status rf__json_phase(rf_writer *w, const rf_llm_phase_result *p)
 
 rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_llm_json: missing argument");
     (void)ctx;
     const rf_llm_ceilings *c = &r->ceilings;
     RF_TRY(RF_WRITE_LIT(w, "{\"schema\": \"roofline-llm/1\", \"model\": "));

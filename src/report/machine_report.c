@@ -34,6 +34,7 @@ static rf_status rf__ceiling_rows(const rf_machine *m, rf_writer *w)
 
 rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
 {
+    RF_CHECK(ctx, m && w, RF_USAGE, "rf_report_machine_ridges: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)ctx;
@@ -81,6 +82,7 @@ static rf_status rf__sweep(const rf_probe_report *r, rf_writer *w)
 rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m, const rf_probe_report *sweep,
                                      const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, m && w, RF_USAGE, "rf_report_machine_measured: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)o;
@@ -98,6 +100,7 @@ rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m, const rf_
 rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_report_opts *o,
                                  rf_writer *w)
 {
+    RF_CHECK(ctx, m && w, RF_USAGE, "rf_report_machine_show: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)ctx;
@@ -168,6 +171,7 @@ static rf_status rf__list_entry(rf_writer *w, const rf_machine *m, int json, int
 
 rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w)
 {
+    RF_CHECK(ctx, w, RF_USAGE, "rf_report_hwdb_list: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     if (json)
@@ -205,6 +209,7 @@ rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w)
 
 rf_status rf_report_interconnect(rf_ctx *ctx, const rf_interconnect *ic, int json, rf_writer *w)
 {
+    RF_CHECK(ctx, ic && w, RF_USAGE, "rf_report_interconnect: missing argument");
     (void)ctx;
     rf_writer rf__cw = rf__clean_writer(w);
     w = &rf__cw;
@@ -251,6 +256,7 @@ static rf_status rf__roofs_only(rf_ctx *ctx, const rf_machine *m, rf_result **ou
 rf_status rf_report_machine_chart(rf_ctx *ctx, const rf_machine *m, rf_chart_format format,
                                   const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, m && w, RF_USAGE, "rf_report_machine_chart: missing argument");
     rf_result *r = NULL;
     RF_TRY(rf__roofs_only(ctx, m, &r));
     const rf_result *one[1] = {r};

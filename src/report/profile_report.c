@@ -101,6 +101,7 @@ static rf_status rf__measured(rf_writer *w, const rf_profile *p)
 rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t top,
                                     const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, p && w, RF_USAGE, "rf_report_profile_summary: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)o;
@@ -112,6 +113,7 @@ rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t t
 rf_status rf_report_profile_compare(rf_ctx *ctx, const rf_profile *a, const rf_profile *b,
                                     const char *what, const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, a && b && w, RF_USAGE, "rf_report_profile_compare: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     (void)ctx;

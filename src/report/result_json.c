@@ -480,7 +480,7 @@ static rf_status rf__json_totals(const rf_totals *t, int net, rf_writer *w)
 
 rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
 {
-    (void)ctx;
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_json: missing argument (a freed result?)");
     RF_TRY(rf__json_head(r, w));
     RF_TRY(RF_WRITE_LIT(w, "  \"rows\": ["));
     for (size_t i = 0; i < r->n_rows; i++) {

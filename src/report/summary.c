@@ -11,9 +11,9 @@
 
 rf_status rf_report_summary(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_summary: missing argument (a freed result?)");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
-    (void)ctx;
     size_t width = o && o->width ? o->width : 80;
     const rf_totals *t = &r->totals;
     RF_TRY(RF_WRITE_LIT(w, "\nBottlenecks\n"));

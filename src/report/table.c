@@ -133,9 +133,9 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
 
 rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_table: missing argument (a freed result?)");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
-    (void)ctx;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
     char c[RF__NCOLS][24], mc[RF__MCOLS][24], nc[RF__NCOLS_NET][24];

@@ -51,6 +51,39 @@ expect 0 "" -- llm "$G" --hw "$D/machine.json" --measured-tps 1000 --measured-tt
 grep -q "decode                1k tokens/s" "$TMP/out" || { echo "FAIL: llm --measured-tps"; cat "$TMP/out" | tail -5; FAILS=$((FAILS + 1)); }
 expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1 --json
 grep -q '"measured": {"source": "measured on this CPU' "$TMP/out" || { echo "FAIL: llm --measure --json"; FAILS=$((FAILS + 1)); }
+# skipped measuring is never silent: one line naming the file, exit 2 unless --allow-unmeasured
+unmeasured() { # unmeasured CODE "last stderr line starts with" -- llm args...
+    code=$1 start=$2
+    shift 3
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    last=$(tail -n 1 "$TMP/err")
+    case "$rc:$last" in
+    "$code:$start"*) PASSES=$((PASSES + 1)) ;;
+    *) echo "FAIL: roofline $*: exit $rc (expected $code), last line: $last"; FAILS=$((FAILS + 1)) ;;
+    esac
+}
+/usr/bin/python3 - "$G" "$TMP/blocks.gguf" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = d.find(b'llama.block_count') + len(b'llama.block_count') + 4  # after the u32 type
+n, = struct.unpack('<I', d[off:off + 4])
+open(sys.argv[2], 'wb').write(d[:off] + struct.pack('<I', n + 5) + d[off + 4:])  # more blocks
+PY
+unmeasured 2 "roofline: $TMP/blocks.gguf: not measured: no layer graph" -- \
+    llm "$TMP/blocks.gguf" --hw "$D/machine.json" --measure
+grep -q "its weights" "$TMP/out" || { echo "FAIL: no weights report"; FAILS=$((FAILS + 1)); }
+unmeasured 0 "roofline: $TMP/blocks.gguf: not measured" -- \
+    llm "$TMP/blocks.gguf" --hw "$D/machine.json" --measure --allow-unmeasured
+A=$SRC/tests/data/apr/dev_f32.apr
+unmeasured 2 "roofline: $A: not measured: only GGUF files are run, not APR files" -- \
+    llm "$A" --hw "$D/machine.json" --measure
+unmeasured 0 "roofline: $A: not measured" -- llm "$A" --hw "$D/machine.json" --measure \
+    --allow-unmeasured
+grep -q "decode" "$TMP/out" || { echo "FAIL: no estimates with --allow-unmeasured"; FAILS=$((FAILS + 1)); }
+# the LLM pass's refusals name the file, not "model:"
+unmeasured 2 "roofline: $G: a KV cache of 4000000 positions" -- \
+    llm "$G" --hw "$D/machine.json" --measure --context 4000000 --batch 64
 expect 2 "--measured-tps" -- llm "$G" --hw "$D/machine.json" --measured-tps -3
 expect 2 "--measured-ttft" -- llm "$G" --hw "$D/machine.json" --measured-ttft nan
 finish

@@ -54,6 +54,85 @@ int main(void) { RF_REGION_BEGIN("x"); RF_REGION_END("x"); return 0; }
 C
 expect 2 "wrote no regions" -- run $MACHINE -- "$TMP/plain"
 
+# -o FILE is replaced only once the program has written regions: the old file stays otherwise.
+echo old >"$TMP/keep.json"
+expect 2 "wrote no regions" -- run $MACHINE -o "$TMP/keep.json" -- "$TMP/plain"
+check "-o FILE kept when the program wrote nothing" [ "$(cat "$TMP/keep.json")" = old ]
+
+build() { # build NAME: a marker program from stdin
+    PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 -O2 -DROOFLINE_MARKERS ${RF_TEST_CFLAGS:-} \
+        -x c - -o "$TMP/$1" \
+        $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs --static roofline)
+}
+
+# A program that forks: parent and child each write their own record and both are merged; the
+# region recorded before the fork is the parent's alone (the child starts from zero).
+build fork <<'C' || { echo "FAIL: the forking program does not build"; exit 1; }
+#define _POSIX_C_SOURCE 200809L
+#include <roofline/roofline.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void)
+{
+    RF_REGION_BEGIN("before_fork"); RF_REGION_ADD("before_fork", 1e6, 1e6); RF_REGION_END("before_fork");
+    pid_t pid = fork();
+    if (pid < 0) return 9;
+    const char *me = pid == 0 ? "in_child" : "in_parent";
+    for (int i = 0; i < (pid == 0 ? 3 : 2); i++) {
+        RF_REGION_BEGIN(me); RF_REGION_ADD(me, 1e6, 1e6); RF_REGION_END(me);
+    }
+    if (pid == 0) return 0; /* exit(): the child's record is written too */
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 8;
+}
+C
+"$BIN" run $MACHINE -o "$TMP/fork.json" -- "$TMP/fork" >"$TMP/out" 2>"$TMP/err"
+check "forking program: run exits 0 ($(cat "$TMP/err"))" [ $? -eq 0 ]
+check "the child's regions are reported" grep -qE "^in_child +3 " "$TMP/out"
+check "the parent's regions are reported" grep -qE "^in_parent +2 " "$TMP/out"
+check "the region before the fork counted once" grep -qE "^before_fork +1 " "$TMP/out"
+check "-o FILE holds both processes' regions" grep -q '"name": "in_child", "calls": 3' "$TMP/fork.json"
+
+# A symlink planted at the very name the record is written to (regions-PID.json in the
+# directory given) is not followed: its target is left alone and the regions still arrive.
+build plant <<'C' || { echo "FAIL: the planting program does not build"; exit 1; }
+#define _POSIX_C_SOURCE 200809L
+#include <roofline/roofline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    char path[4096];
+    const char *dir = getenv("ROOFLINE_OUTPUT_DIR");
+    if (argc < 2 || !dir) return 7;
+    snprintf(path, sizeof path, "%s/regions-%ld.json", dir, (long)getpid());
+    if (symlink(argv[1], path) != 0) return 6;
+    RF_REGION_BEGIN("planted"); RF_REGION_ADD("planted", 1e6, 1e6); RF_REGION_END("planted");
+    return 0;
+}
+C
+echo precious >"$TMP/victim"
+"$BIN" run $MACHINE -- "$TMP/plant" "$TMP/victim" >"$TMP/out" 2>"$TMP/err"
+check "planted symlink: run exits 0 ($(cat "$TMP/err"))" [ $? -eq 0 ]
+check "the symlink's target is not written" [ "$(cat "$TMP/victim")" = precious ]
+check "the regions arrive beside the planted name" grep -qE "^planted +1 " "$TMP/out"
+
+# A region name holding an escape sequence never reaches the terminal raw.
+build esc <<'C' || { echo "FAIL: the escape program does not build"; exit 1; }
+#include <roofline/roofline.h>
+int main(void)
+{
+    RF_REGION_BEGIN("a\033[2Jb"); RF_REGION_ADD("a\033[2Jb", 1e6, 1e6); RF_REGION_END("a\033[2Jb");
+    return 0;
+}
+C
+"$BIN" run $MACHINE -- "$TMP/esc" >"$TMP/out" 2>"$TMP/err"
+check "escape name: run exits 0 ($(cat "$TMP/err"))" [ $? -eq 0 ]
+check "no ESC byte printed" [ -z "$(tr -dc '\033' <"$TMP/out")" ]
+check "the name shown escaped in the measured section" grep -qE '^a\?\[2Jb +1 ' "$TMP/out"
+
 # A failing program: its stdout and stderr untouched, its exit status ours, one line of ours.
 "$BIN" run $MACHINE -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3' >"$TMP/out" 2>"$TMP/err"
 rc=$?

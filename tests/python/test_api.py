@@ -113,5 +113,58 @@ with tempfile.TemporaryDirectory() as d:
     check("svg chart, two series", open(os.path.join(d, "c.svg")).read().startswith("<?xml"))
 check("table text", "cookbook-six-layers.csv" in res.table())
 
+
+
+def raises(what, exc, fn, *words):
+    """fn() raises exc whose message holds every word."""
+    try:
+        fn()
+    except exc as e:
+        check("%s: message names it (%s)" % (what, e), all(w in str(e) for w in words))
+        return
+    except Exception as e:  # noqa: BLE001 - the wrong exception is a failure, not a crash
+        check("%s: raised %r instead of %s" % (what, e, exc.__name__), False)
+        return
+    check("%s raises %s" % (what, exc.__name__), False)
+
+
+# freed handles: a ValueError, never NULL handed to C (which segfaulted the interpreter)
+gone = roofline.analyze([("a", 1e9, 1e6)], a100, title="gone")
+gone.free()
+raises("table() on a freed result", ValueError, gone.table, "freed")
+raises("plot() on a freed result", ValueError, lambda: gone.plot("/tmp/never-written.svg"),
+       "freed")
+gone.free()  # twice is harmless
+pf = roofline.profile(onnx, a100)
+pf.__del__()  # a profile's result (owned by its profile) as well
+raises("table() on a freed profile result", ValueError, pf.table, "freed")
+m2 = roofline.machine("a100-sxm4-80gb")
+m2.free()
+raises("analyze on a freed machine", ValueError,
+       lambda: roofline.analyze([("a", 1, 1)], m2), "Machine", "freed")
+
+# integers range-checked before ctypes wraps them: 2**70 became 0 and a wrong "known" cost
+raises("op_cost dimension 2**70", OverflowError,
+       lambda: roofline.op_cost("Relu", [(2**70, 4)]), "inputs[0] dimension 0")
+raises("op_cost attribute 2**64", OverflowError,
+       lambda: roofline.op_cost("Conv", [(1, 3, 8, 8), (4, 3, 3, 3)],
+                                {"kernel_shape": [3, 3], "group": 2**64}), "attrs['group']")
+raises("op_cost attribute list 2**63", OverflowError,
+       lambda: roofline.op_cost("Conv", [(1, 3, 8, 8), (4, 3, 3, 3)],
+                                {"kernel_shape": [3, 2**63]}), "attrs['kernel_shape']")
+raises("op_cost non-integer dimension", TypeError,
+       lambda: roofline.op_cost("Relu", [(2.5, 4)]), "inputs[0] dimension 0")
+check("op_cost whole floats still accepted", roofline.op_cost("Relu", [(2.0, 4)]).known)
+raises("profile batch 2**64-1", OverflowError,
+       lambda: roofline.profile(onnx, a100, batch=2**64 - 1), "batch")
+raises("profile seq -1", OverflowError, lambda: roofline.profile(onnx, a100, seq=-1), "seq")
+raises("profile batch 'x'", TypeError, lambda: roofline.profile(onnx, a100, batch="8"), "batch")
+check("profile batch 2 honoured",
+      roofline.profile(onnx, a100, batch=2).totals["flops"] > 1.9 * p.totals["flops"])
+raises("analyze top -1", OverflowError,
+       lambda: roofline.analyze([("a", 1, 1)], a100, top=-1), "top")
+raises("analyze unknown sort", ValueError,
+       lambda: roofline.analyze([("a", 1, 1)], a100, sort="size"), "sort")
+
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)

@@ -170,3 +170,48 @@ RF_TEST(sort_parse)
     RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "speed");
     rf_ctx_free(c);
 }
+
+/* Public functions handed a NULL handle (a freed result from a binding) answer RF_USAGE with a
+ * message instead of crashing; batch and seq beyond RF_MODEL_MAX_BATCH are a range error naming
+ * the model (a binding's 2**64-1 was cast to -1 and ignored). */
+RF_TEST(null_handles_and_batch_range)
+{
+    rf_ctx *c;
+    rf_ctx_new(&c, NULL);
+    rf_buf b;
+    rf_buf_init(&b, c, 0);
+    rf_writer w = rf_buf_writer(&b);
+    RF_EXPECT_INT(rf_report_table(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "rf_report_table: missing argument");
+    RF_EXPECT_INT(rf_report_json(c, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_csv(c, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_summary(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_llm_json(c, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_llm_table(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_profile_summary(c, NULL, 5, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(rf_report_machine_show(c, NULL, NULL, &w), RF_USAGE);
+    RF_EXPECT_INT(b.len, 0);
+    rf_machine *mc = NULL;
+    RF_EXPECT_INT(rf_machine_clone(c, NULL, &mc), RF_USAGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "rf_machine_clone: missing argument");
+    size_t idx;
+    RF_EXPECT_INT(rf_machine_select(c, NULL, RF_CEILING_COMPUTE, NULL, &idx), RF_USAGE);
+    rf_result *r = NULL;
+    RF_EXPECT_INT(rf_analysis_finish(NULL, "t", &r), RF_USAGE);
+    RF_EXPECT_INT(rf_analysis_add(NULL, "x", 1, NULL, 1, 1), RF_USAGE);
+    RF_EXPECT_INT(rf_analysis_set_wall(NULL, 1), RF_USAGE);
+    size_t n;
+    const void *d = rf_demo_model(&n);
+    rf_model_opts o = {0};
+    o.batch = UINT64_MAX;
+    rf_graph *g = NULL;
+    RF_EXPECT_INT(rf_model_load_mem(c, d, n, "demo.onnx", &o, &g), RF_RANGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "demo.onnx: batch 18446744073709551615 is out of range");
+    o.batch = 0;
+    o.seq = RF_MODEL_MAX_BATCH + 1;
+    RF_EXPECT_INT(rf_model_load_mem(c, d, n, "demo.onnx", &o, &g), RF_RANGE);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(c), "seq");
+    RF_EXPECT(g == NULL);
+    rf_buf_free(&b);
+    rf_ctx_free(c);
+}

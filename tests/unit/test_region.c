@@ -2,6 +2,11 @@
  * median, max), nesting, unmatched ends, threads merged, the macros compiled out, and the saved
  * result read back both by `roofline plot`'s reader and by the regions reader. */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <roofline/roofline.h>
 
@@ -26,6 +31,18 @@ static const rf_region_stats *find(const rf_regions *r, const char *name)
     for (size_t i = 0; r && i < r->n; i++)
         if (strcmp(r->items[i].name, name) == 0) return &r->items[i];
     return NULL;
+}
+
+/* From a clean slate on the fake clock: one call of `name` taking `ns`, its FLOPs and bytes. */
+static void one_call(const char *name, uint64_t ns, double flops, double bytes)
+{
+    rf_regions_reset();
+    rf_regions_set_clock(fake_clock, NULL);
+    fake_now = 0;
+    rf_region_begin(name);
+    fake_now = ns;
+    rf_region_end(name);
+    rf_region_add(name, flops, bytes);
 }
 
 RF_TEST(aggregation)
@@ -161,13 +178,7 @@ RF_TEST(macros_off)
 
 RF_TEST(saved_result)
 {
-    rf_regions_reset();
-    rf_regions_set_clock(fake_clock, NULL);
-    fake_now = 0;
-    rf_region_begin("gemm");
-    fake_now = 2000;
-    rf_region_end("gemm");
-    rf_region_add("gemm", 4e6, 1e5);
+    one_call("gemm", 2000, 4e6, 1e5);
     rf_region_begin("idle");
     rf_region_end("idle");
     rf_ctx *ctx;
@@ -225,6 +236,93 @@ RF_TEST(write_unset)
     unsetenv("ROOFLINE_OUTPUT");
     RF_EXPECT_INT(rf_regions_write(ctx, NULL), RF_OK); /* nothing written, nothing to say */
     rf_ctx_free(ctx);
+}
+
+/* ROOFLINE_OUTPUT_DIR: a symlink planted at the record's name is not followed (its target keeps
+ * its content, the record goes to the next name, mode 0600), and two records merge by name. */
+RF_TEST(write_dir_never_follows)
+{
+    one_call("w", 1000, 10, 20);
+    char dir[] = "/tmp/rf-region-XXXXXX", victim[64], planted[96], rec[96], text[32] = "";
+    RF_REQUIRE(mkdtemp(dir));
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s/regions-%ld.json", dir, (long)getpid());
+    snprintf(rec, sizeof rec, "%s/regions-%ld-1.json", dir, (long)getpid());
+    FILE *f = fopen(victim, "w");
+    RF_REQUIRE(f);
+    fputs("precious\n", f);
+    fclose(f);
+    RF_REQUIRE(symlink(victim, planted) == 0);
+    setenv("ROOFLINE_OUTPUT_DIR", dir, 1);
+    setenv("ROOFLINE_OUTPUT", victim, 1); /* the directory wins */
+    setenv("ROOFLINE_HW", "xeon-8480plus", 1);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    RF_EXPECT_INT(rf_regions_write(ctx, NULL), RF_OK);
+    f = fopen(victim, "r");
+    RF_REQUIRE(f);
+    RF_EXPECT(fgets(text, sizeof text, f) != NULL);
+    fclose(f);
+    RF_EXPECT_STR(text, "precious\n");
+    struct stat sb;
+    RF_EXPECT(stat(rec, &sb) == 0 && (sb.st_mode & 0777) == 0600);
+    rf_regions *a = NULL, *b = NULL;
+    RF_EXPECT_INT(rf_regions_read_file(ctx, rec, &a), RF_OK);
+    RF_EXPECT_INT(rf_regions_read_file(ctx, rec, &b), RF_OK);
+    if (a && b) {
+        RF_EXPECT_INT(rf_regions_merge(ctx, a, b), RF_OK);
+        RF_EXPECT_INT(a->n, 1);
+        RF_EXPECT_INT(a->items[0].calls, 2);
+        RF_EXPECT_INT(a->items[0].threads, 2);
+        RF_EXPECT_DBL(a->items[0].flops, 20);
+        RF_EXPECT_DBL(a->items[0].median_s, 1e-6);
+        b->items[0].name[0] = 'v'; /* a new name is appended */
+        RF_EXPECT_INT(rf_regions_merge(ctx, a, b), RF_OK);
+        RF_EXPECT_INT(a->n, 2);
+        RF_EXPECT_STR(a->items[1].name, "v");
+    }
+    RF_EXPECT_INT(rf_regions_merge(ctx, a, NULL), RF_USAGE);
+    rf_regions_free(a);
+    rf_regions_free(b);
+    unsetenv("ROOFLINE_OUTPUT_DIR");
+    unsetenv("ROOFLINE_OUTPUT");
+    unsetenv("ROOFLINE_HW");
+    unlink(rec);
+    unlink(planted);
+    unlink(victim);
+    rmdir(dir);
+    rf_ctx_free(ctx);
+    rf_regions_set_clock(NULL, NULL);
+    rf_regions_reset();
+}
+
+/* fork(): the child starts from zero (the parent's calls are the parent's to write) but keeps the
+ * names and the open regions, so an end after the fork matches in both processes. */
+RF_TEST(fork_child_starts_from_zero)
+{
+    one_call("pre", 10, 5, 5);
+    rf_region_begin("open");
+    pid_t pid = fork();
+    RF_REQUIRE(pid >= 0);
+    fake_now = 30;
+    rf_region_end("open");
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_regions *r = snap(ctx);
+    const rf_region_stats *pre = find(r, "pre"), *open = find(r, "open");
+    if (pid == 0) {
+        int ok = pre && pre->calls == 0 && pre->flops == 0 && open && open->calls == 1 &&
+                 open->unmatched == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    RF_EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    RF_EXPECT(pre && pre->calls == 1 && pre->flops == 5);
+    RF_EXPECT(open && open->calls == 1 && open->unmatched == 0);
+    rf_regions_free(r);
+    rf_ctx_free(ctx);
+    rf_regions_set_clock(NULL, NULL);
+    rf_regions_reset();
 }
 
 static int open_ok(void *user, uint32_t type, uint64_t config)
