@@ -19,12 +19,6 @@ const char *rf_exec_llm_isa(void)
     return rf__qisa_name(rf__qisa_best());
 }
 
-const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role)
-{
-    const rf__llm_w *w = rf__llm_get(lx->m, b, role);
-    return w ? &lx->lw[w - lx->m->w] : NULL;
-}
-
 /* n floats, counted; NULL on failure (the caller reports RF_NOMEM). */
 static float *rf__buf(rf__lx *lx, uint64_t n, int *fail)
 {

@@ -1,10 +1,17 @@
-/* llm_exec_weights.c — every weight of the model as the executor reads it: matrices at their
+/* llm_exec_weights.c — every weight of the model as the executor reads it, and the look-up of a
+ * block's weight by role that the set-up, the pass and the result share: matrices at their
  * kernel type with their bytes in the mapped file, or the nearest type with synthetic data when
  * theirs has no kernel (recorded as a substitution); norms and biases copied to F32; every block's
  * shapes checked against the hyper-parameters. Never reads the matrices' data. */
 #include <string.h>
 
 #include "exec/llm_exec_int.h"
+
+const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role)
+{
+    const rf__llm_w *w = rf__llm_get(lx->m, b, role);
+    return w ? &lx->lw[w - lx->m->w] : NULL;
+}
 
 static int rf__is_matrix(int role)
 {

@@ -1,9 +1,10 @@
-/* qkernels.c — the portable reference of the quantized matrix kernels: F16/BF16 conversions, the
- * dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
+/* qkernels.c — the portable reference of the quantized matrix kernels and the choice among them:
+ * the dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
  * Q6_K), the activations rounded to 8 bits (Q8_K, Q8_32), one dot product per type (integer sums
  * against the 8-bit activations for the quantized types, the scales once per block), the F32
- * helpers of the LLM pass, the substitution rule for types without a kernel, and the choice of
- * instruction set. Never allocates, never times. */
+ * helpers of the LLM pass, and the instruction-set level: each entry point runs the AVX2 or
+ * AVX-512 version (qkernels_avx2.c, qkernels_avx512.c) when the level allows, else the reference.
+ * The formats (conversions, type table) are in qkernels_formats.c. Never allocates, never times. */
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -12,57 +13,6 @@
 
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
-
-float rf__f16_to_f32(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0x1f) {
-        bits = s | 0x7f800000u | (m << 13); /* inf, nan */
-    } else if (e != 0) {
-        bits = s | ((e + 112) << 23) | (m << 13);
-    } else if (m == 0) {
-        bits = s;
-    } else { /* subnormal: normalise */
-        e = 113;
-        while (!(m & 0x400)) {
-            m <<= 1;
-            e--;
-        }
-        bits = s | (e << 23) | ((m & 0x3ff) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t rf__f32_to_f16(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    uint32_t s = (b >> 16) & 0x8000, e = (b >> 23) & 0xff, m = b & 0x7fffff;
-    if (e == 0xff) return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-    int ex = (int)e - 127 + 15;
-    if (ex >= 0x1f) return (uint16_t)(s | 0x7c00);
-    if (ex <= 0) { /* subnormal or zero, round to nearest even */
-        if (ex < -10) return (uint16_t)s;
-        m |= 0x800000;
-        unsigned shift = (unsigned)(14 - ex);
-        uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (r & 1))) r++;
-        return (uint16_t)(s | r);
-    }
-    uint32_t r = ((uint32_t)ex << 10) | (m >> 13), rem = m & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++; /* may carry into the exponent: fine */
-    return (uint16_t)(s | r);
-}
-
-float rf__bf16_to_f32(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
 
 static uint16_t rf__u16(const void *p)
 {
@@ -85,18 +35,6 @@ static void rf__dq_q4_0(const rf__bq4_0 *b, float *y)
     for (int l = 0; l < 16; l++) {
         y[l] = d * (float)((b->qs[l] & 0xf) - 8);
         y[l + 16] = d * (float)((b->qs[l] >> 4) - 8);
-    }
-}
-
-/* Scale and min of sub-block j (0..7) of a Q4_K block: 6 bits each, packed in 12 bytes. */
-void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
-{
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *mn = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
     }
 }
 
@@ -167,6 +105,12 @@ void rf__qk_dequant(int id, const void *w, float *y, size_t k)
     }
 }
 
+void rf__qk_dequant_isa(int isa, int id, const void *w, float *y, size_t k)
+{
+    if (isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(id, w, y, k)) return;
+    rf__qk_dequant(id, w, y, k);
+}
+
 /* ---- activations quantised to 8 bits --------------------------------------------------------- */
 
 /* One block of n values: scale d = max |x| / 127, qs = round(x / d) (to nearest even, as the
@@ -204,26 +148,6 @@ void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y)
         int s = 0;
         for (int l = 0; l < 32; l++) s += y->qs[l];
         y->sum = s;
-    }
-}
-
-int rf__qk_act_fmt(int id)
-{
-    switch (id) {
-    case RF__QK_Q4_K:
-    case RF__QK_Q6_K: return RF__QA_Q8_K;
-    case RF__QK_Q8_0:
-    case RF__QK_Q4_0: return RF__QA_Q8_32;
-    default: return RF__QA_F32;
-    }
-}
-
-size_t rf__qk_act_bytes(int id, size_t k)
-{
-    switch (rf__qk_act_fmt(id)) {
-    case RF__QA_Q8_K: return k / RF__QK_K * sizeof(rf__bq8_k);
-    case RF__QA_Q8_32: return k / 32 * sizeof(rf__bq8_32);
-    default: return 0;
     }
 }
 
@@ -368,63 +292,7 @@ void rf__qk_silu(int isa, float *y, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
 }
 
-/* ---- types, substitution, dispatch ---------------------------------------------------------- */
-
-static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,
-                                                    RF_DTYPE_Q8_0, RF_DTYPE_Q4_0, RF_DTYPE_Q4_K,
-                                                    RF_DTYPE_Q6_K};
-static const uint32_t rf__qk_elems[RF__QK_COUNT] = {1, 1, 1, 32, 32, 256, 256};
-static const uint32_t rf__qk_bytes[RF__QK_COUNT] = {4, 2, 2, 34, 18, 144, 210};
-
-int rf__qk_id(rf_dtype t)
-{
-    for (int i = 0; i < RF__QK_COUNT; i++)
-        if (rf__qk_types[i] == t) return i;
-    return -1;
-}
-
-rf_dtype rf__qk_dtype(int id)
-{
-    return id >= 0 && id < RF__QK_COUNT ? rf__qk_types[id] : RF_DTYPE_UNKNOWN;
-}
-
-void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes)
-{
-    *elems = rf__qk_elems[id];
-    *bytes = rf__qk_bytes[id];
-}
-
-/* Bits per weight of a dtype from the dtype table (graph.h); 0 when unknown. */
-static double rf__bpw(rf_dtype t)
-{
-    static const struct {
-        uint32_t e, b;
-    } tab[] = {
-#define RF__BPW(name, text, blk, bytes, ggml, onnx) {blk, bytes},
-        RF_DTYPE_LIST(RF__BPW)
-#undef RF__BPW
-    };
-    return (unsigned)t < RF_DTYPE_COUNT ? 8.0 * tab[t].b / tab[t].e : 0;
-}
-
-int rf__qk_nearest(rf_dtype t, uint64_t k)
-{
-    double bpw = rf__bpw(t), best_d = INFINITY;
-    int best = RF__QK_F32;
-    /* ties go to the earlier entry of this order: F16 before BF16, K-quants before Q4_0 */
-    static const int order[RF__QK_COUNT] = {RF__QK_F32,  RF__QK_F16,  RF__QK_BF16, RF__QK_Q8_0,
-                                            RF__QK_Q4_K, RF__QK_Q4_0, RF__QK_Q6_K};
-    for (int o = 0; o < RF__QK_COUNT; o++) {
-        int i = order[o];
-        if (k % rf__qk_elems[i]) continue;
-        double d = fabs(log((bpw > 0 ? bpw : 32.0) / (8.0 * rf__qk_bytes[i] / rf__qk_elems[i])));
-        if (d < best_d - 1e-12) {
-            best_d = d;
-            best = i;
-        }
-    }
-    return best;
-}
+/* ---- instruction-set level and dispatch ------------------------------------------------------ */
 
 static const char *const rf__qisa_names[RF__QISA_COUNT] = {"generic", "avx2", "avx512"};
 

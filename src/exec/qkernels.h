@@ -1,8 +1,10 @@
 /* qkernels.h — internals of the quantized matrix kernels (src/exec/q*.c): GGML block layouts, the
  * kernel ids, the 8-bit activation formats, one dot-product table per instruction set (qkernels.c
- * is the portable reference, qkernels_avx2.c and qkernels_avx512.c compiled with target
- * attributes), runtime choice by cpuid, the F32 helpers of the LLM pass, and the threaded
- * matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
+ * is the portable reference and the runtime choice by cpuid, qkernels_avx2.c and
+ * qkernels_avx512.c compiled with target attributes, qkernels_formats.c the conversions and type
+ * table they share), the F32 helpers of the LLM pass, and the threaded matrix-vector /
+ * matrix-matrix drivers (qmatmul.c over qteam.c). Calls go one way: qmatmul.c -> qkernels.c ->
+ * qkernels_avx2.c, qkernels_avx512.c -> qkernels_formats.c. Never installed. */
 #ifndef RF_EXEC_QKERNELS_H
 #define RF_EXEC_QKERNELS_H
 
@@ -130,13 +132,18 @@ int rf__qk_silu_avx2(float *y, size_t n);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__qk_dequant(int id, const void *w, float *y, size_t k);
-/* Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes. */
-void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
-/* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
+/* The same with AVX2 + F16C (only when the CPU has them) for F16, BF16, Q8_0, Q4_K and Q6_K
+ * (Q4_K within an ulp of the reference, the others identical); 0 for other types. */
 int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
+/* The AVX2 version when `isa` allows and it has the type, else the reference. */
+void rf__qk_dequant_isa(int isa, int id, const void *w, float *y, size_t k);
+
+/* qkernels_formats.c: F16 and BF16 conversions; Q4_K's 6-bit scale and min of sub-block j (0..7)
+ * from the block's 12 packed bytes. */
 float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
+void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 
 /* ---- qmatmul.c: threaded drivers ---------------------------------------------------------- */
 typedef struct rf__qmm rf__qmm; /* a thread team plus per-thread scratch */

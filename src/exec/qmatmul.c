@@ -125,8 +125,7 @@ static void rf__gemm_job(void *arg, unsigned c, unsigned nc)
             for (uint64_t r = r0; r < r1; r++) {
                 const uint8_t *row = m->w + r * m->row_bytes;
                 float *y = buf + (r - r0) * m->K;
-                if (!(m->isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(m->id, row, y, m->K)))
-                    rf__qk_dequant(m->id, row, y, m->K);
+                rf__qk_dequant_isa(m->isa, m->id, row, y, m->K);
             }
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m->S, (int)(r1 - r0), (int)m->K,
