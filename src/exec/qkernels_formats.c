@@ -61,7 +61,7 @@ float rf__bf16_to_f32(uint16_t h)
 }
 
 /* Scale and min of sub-block j (0..7) of a Q4_K block: 6 bits each, packed in 12 bytes. */
-void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
+void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
 {
     if (j < 4) {
         *sc = q[j] & 63;
@@ -75,76 +75,78 @@ void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
 /* ---- activation formats -----------------------------------------------------------------------
  */
 
-int rf__qk_act_fmt(int id)
+int rf__act_format(int id)
 {
     switch (id) {
-    case RF__QK_Q4_K:
-    case RF__QK_Q6_K: return RF__QA_Q8_K;
-    case RF__QK_Q8_0:
-    case RF__QK_Q4_0: return RF__QA_Q8_32;
-    default: return RF__QA_F32;
+    case RF__WEIGHT_Q4_K:
+    case RF__WEIGHT_Q6_K: return RF__ACT_Q8_K;
+    case RF__WEIGHT_Q8_0:
+    case RF__WEIGHT_Q4_0: return RF__ACT_Q8_32;
+    default: return RF__ACT_F32;
     }
 }
 
-size_t rf__qk_act_bytes(int id, size_t k)
+size_t rf__act_bytes(int id, size_t k)
 {
-    switch (rf__qk_act_fmt(id)) {
-    case RF__QA_Q8_K: return k / RF__QK_K * sizeof(rf__bq8_k);
-    case RF__QA_Q8_32: return k / 32 * sizeof(rf__bq8_32);
+    switch (rf__act_format(id)) {
+    case RF__ACT_Q8_K: return k / RF__SUPER_BLOCK * sizeof(rf__block_q8_k);
+    case RF__ACT_Q8_32: return k / 32 * sizeof(rf__block_q8_32);
     default: return 0;
     }
 }
 
 /* ---- weight types and substitution --------------------------------------------------------- */
 
-static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,
-                                                    RF_DTYPE_Q8_0, RF_DTYPE_Q4_0, RF_DTYPE_Q4_K,
-                                                    RF_DTYPE_Q6_K};
-static const uint32_t rf__qk_elems[RF__QK_COUNT] = {1, 1, 1, 32, 32, 256, 256};
-static const uint32_t rf__qk_bytes[RF__QK_COUNT] = {4, 2, 2, 34, 18, 144, 210};
+static const rf_dtype rf__weight_dtypes[RF__WEIGHT_TYPES] = {
+    RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16, RF_DTYPE_Q8_0,
+    RF_DTYPE_Q4_0, RF_DTYPE_Q4_K, RF_DTYPE_Q6_K};
+static const uint32_t rf__weight_block_elems[RF__WEIGHT_TYPES] = {1, 1, 1, 32, 32, 256, 256};
+static const uint32_t rf__weight_block_bytes[RF__WEIGHT_TYPES] = {4, 2, 2, 34, 18, 144, 210};
 
-int rf__qk_id(rf_dtype t)
+int rf__weight_type(rf_dtype t)
 {
-    for (int i = 0; i < RF__QK_COUNT; i++)
-        if (rf__qk_types[i] == t) return i;
+    for (int i = 0; i < RF__WEIGHT_TYPES; i++)
+        if (rf__weight_dtypes[i] == t) return i;
     return -1;
 }
 
-rf_dtype rf__qk_dtype(int id)
+rf_dtype rf__weight_dtype(int id)
 {
-    return id >= 0 && id < RF__QK_COUNT ? rf__qk_types[id] : RF_DTYPE_UNKNOWN;
+    return id >= 0 && id < RF__WEIGHT_TYPES ? rf__weight_dtypes[id] : RF_DTYPE_UNKNOWN;
 }
 
-void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes)
+void rf__weight_block(int id, uint32_t *elems, uint32_t *bytes)
 {
-    *elems = rf__qk_elems[id];
-    *bytes = rf__qk_bytes[id];
+    *elems = rf__weight_block_elems[id];
+    *bytes = rf__weight_block_bytes[id];
 }
 
 /* Bits per weight of a dtype from the dtype table (graph.h); 0 when unknown. */
-static double rf__bpw(rf_dtype t)
+static double rf__bits_per_weight(rf_dtype t)
 {
     static const struct {
         uint32_t e, b;
     } tab[] = {
-#define RF__BPW(name, text, blk, bytes, ggml, onnx) {blk, bytes},
-        RF_DTYPE_LIST(RF__BPW)
-#undef RF__BPW
+#define RF__BITS_PER_WEIGHT(name, text, blk, bytes, ggml, onnx) {blk, bytes},
+        RF_DTYPE_LIST(RF__BITS_PER_WEIGHT)
+#undef RF__BITS_PER_WEIGHT
     };
     return (unsigned)t < RF_DTYPE_COUNT ? 8.0 * tab[t].b / tab[t].e : 0;
 }
 
-int rf__qk_nearest(rf_dtype t, uint64_t k)
+int rf__weight_type_nearest(rf_dtype t, uint64_t k)
 {
-    double bpw = rf__bpw(t), best_d = INFINITY;
-    int best = RF__QK_F32;
+    double bpw = rf__bits_per_weight(t), best_d = INFINITY;
+    int best = RF__WEIGHT_F32;
     /* ties go to the earlier entry of this order: F16 before BF16, K-quants before Q4_0 */
-    static const int order[RF__QK_COUNT] = {RF__QK_F32,  RF__QK_F16,  RF__QK_BF16, RF__QK_Q8_0,
-                                            RF__QK_Q4_K, RF__QK_Q4_0, RF__QK_Q6_K};
-    for (int o = 0; o < RF__QK_COUNT; o++) {
+    static const int order[RF__WEIGHT_TYPES] = {RF__WEIGHT_F32,  RF__WEIGHT_F16,  RF__WEIGHT_BF16,
+                                                RF__WEIGHT_Q8_0, RF__WEIGHT_Q4_K, RF__WEIGHT_Q4_0,
+                                                RF__WEIGHT_Q6_K};
+    for (int o = 0; o < RF__WEIGHT_TYPES; o++) {
         int i = order[o];
-        if (k % rf__qk_elems[i]) continue;
-        double d = fabs(log((bpw > 0 ? bpw : 32.0) / (8.0 * rf__qk_bytes[i] / rf__qk_elems[i])));
+        if (k % rf__weight_block_elems[i]) continue;
+        double d = fabs(log((bpw > 0 ? bpw : 32.0) /
+                            (8.0 * rf__weight_block_bytes[i] / rf__weight_block_elems[i])));
         if (d < best_d - 1e-12) {
             best_d = d;
             best = i;
