@@ -16,6 +16,8 @@
  *   D       head width (head_dim)           Tmax positions the KV cache holds
  *   F       widest MLP (feed-forward) width V    vocabulary (rows of the LM head)
  *   L       decode context (llm_exec.c)     n    activation rows of a step (B x S)
+ *   qw, kw  widths of a row of q (H x D) and of k or v (Hkv x D)
+ *   l       the block (layer) under way, -1 for the model's global weights
  *   id      a weight type with a kernel (RF__WEIGHT_*, qkernels.h)
  *   isa     the kernels' instruction-set level (RF__KERNEL_*, qkernels.h)
  *   step    one timed piece of the pass (RF__STEP_*: a matrix product, a norm, ...) */

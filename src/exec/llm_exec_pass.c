@@ -52,6 +52,19 @@ static void rf__embed(rf__llm_exec *lx, uint64_t S, uint64_t p0)
     }
 }
 
+/* The end of the attention and of the MLP: lx->proj normed in place when the block has a norm
+ * after it (role norm_role), then added to the residual stream lx->x. */
+static void rf__residual(rf__llm_exec *lx, int64_t l, uint64_t n, int norm_role, int norm_step,
+                         int add_step)
+{
+    if (rf__llm_exec_weight(lx, l, norm_role)) {
+        rf__norm_role(lx, l, norm_role, -1, lx->proj, lx->proj, n, lx->E);
+        rf__step_done(lx, norm_step);
+    }
+    rf__llm_add(lx->x, lx->proj, n * lx->E);
+    rf__step_done(lx, add_step);
+}
+
 static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t p0)
 {
     uint64_t n = lx->B * S, E = lx->E, D = lx->D, qw = lx->H * D, kw = lx->Hkv * D;
@@ -100,12 +113,7 @@ static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t
     rf__step_done(lx, RF__STEP_AV);
     RF_TRY(rf__linear(lx, l, RF__R_O, RF__R_O_B, lx->attn, n, qw, E, lx->proj));
     rf__step_done(lx, RF__STEP_O);
-    if (rf__llm_exec_weight(lx, l, RF__R_POST_ATTN_NORM)) {
-        rf__norm_role(lx, l, RF__R_POST_ATTN_NORM, -1, lx->proj, lx->proj, n, E);
-        rf__step_done(lx, RF__STEP_POST_ATTN_NORM);
-    }
-    rf__llm_add(lx->x, lx->proj, n * E);
-    rf__step_done(lx, RF__STEP_ATTN_RES);
+    rf__residual(lx, l, n, RF__R_POST_ATTN_NORM, RF__STEP_POST_ATTN_NORM, RF__STEP_ATTN_RES);
     return RF_OK;
 }
 
@@ -147,12 +155,7 @@ static rf_status rf__mlp(rf__llm_exec *lx, int64_t l, uint64_t S)
     }
     RF_TRY(rf__linear(lx, l, RF__R_DOWN, RF__R_DOWN_B, lx->gate, n, F, E, lx->proj));
     rf__step_done(lx, RF__STEP_DOWN);
-    if (rf__llm_exec_weight(lx, l, RF__R_POST_FFN_NORM)) {
-        rf__norm_role(lx, l, RF__R_POST_FFN_NORM, -1, lx->proj, lx->proj, n, E);
-        rf__step_done(lx, RF__STEP_POST_FFN_NORM);
-    }
-    rf__llm_add(lx->x, lx->proj, n * E);
-    rf__step_done(lx, RF__STEP_FFN_RES);
+    rf__residual(lx, l, n, RF__R_POST_FFN_NORM, RF__STEP_POST_FFN_NORM, RF__STEP_FFN_RES);
     return RF_OK;
 }
 

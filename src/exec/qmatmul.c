@@ -21,7 +21,7 @@
 
 struct rf__qmatmul {
     rf__thread_team *team;
-    unsigned n;
+    unsigned threads; /* in the team, the caller included */
     int isa;
     void *chunk; /* floats: one dequantised block per job */
     size_t chunk_cap;
@@ -40,7 +40,7 @@ rf_status rf__qmatmul_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmatmul **
         threads = rf__cpus_allowed(cpus, 256);
         if (threads == 0) threads = 1;
     }
-    q->n = threads;
+    q->threads = threads;
     q->isa = isa;
     rf_status st = rf__thread_team_new(ctx, threads, &q->team);
     if (st != RF_OK) {
@@ -65,7 +65,7 @@ void rf__qmatmul_free(rf_ctx *ctx, rf__qmatmul *q)
 
 unsigned rf__qmatmul_threads(const rf__qmatmul *q)
 {
-    return q->n;
+    return q->threads;
 }
 
 int rf__qmatmul_isa(const rf__qmatmul *q)
@@ -160,7 +160,7 @@ rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, si
         rf__qmatmul_parallel(q, rf__dot_rows_job, &m);
         return RF_OK;
     }
-    unsigned jobs = 4 * q->n; /* as the team splits a job (qteam.c) */
+    unsigned jobs = 4 * q->threads; /* as the team splits a job (qteam.c) */
     uint64_t block = RF__QMATMUL_BLOCK_FLOATS / K;
     if (block * K * jobs > RF__QMATMUL_BUF_MAX_FLOATS)
         block = RF__QMATMUL_BUF_MAX_FLOATS / jobs / K;
