@@ -41,7 +41,7 @@ static double cycle_s(void)
 static volatile float rf_sink; /* keeps the products from being optimised away */
 
 /* Best seconds of one pass of `rows` dot products of K weights. */
-static double pass_s(rf__qk_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
+static double pass_s(rf__row_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
                      size_t K)
 {
     double best = 1e9;
@@ -61,8 +61,10 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int id;
-    } types[] = {
-        {"q4_k", RF__QK_Q4_K}, {"q6_k", RF__QK_Q6_K}, {"q8_0", RF__QK_Q8_0}, {"q4_0", RF__QK_Q4_0}};
+    } types[] = {{"q4_k", RF__WEIGHT_Q4_K},
+                 {"q6_k", RF__WEIGHT_Q6_K},
+                 {"q8_0", RF__WEIGHT_Q8_0},
+                 {"q4_0", RF__WEIGHT_Q4_0}};
     const size_t K = 2048, hot = 64, cold_bytes = 32u << 20;
     double cyc = cycle_s();
     printf("clock: %.2f GHz (dependent adds); K = %zu\n", cyc > 0 ? 1e-9 / cyc : 0.0, K);
@@ -70,26 +72,26 @@ int main(int argc, char **argv)
         if (argc > 1 && strcmp(argv[1], types[t].name) != 0) continue;
         int id = types[t].id;
         uint32_t be, bb;
-        rf__qk_block(id, &be, &bb);
+        rf__weight_block(id, &be, &bb);
         size_t rb = K / be * bb, cold = cold_bytes / rb;
         uint8_t *w = malloc(cold * rb);
         float *x = malloc(K * sizeof *x);
-        void *buf = aligned_alloc(64, rf__qk_act_bytes(id, K) + 64);
+        void *buf = aligned_alloc(64, rf__act_bytes(id, K) + 64);
         if (!w || !x || !buf) return 1;
         srand(1);
         for (size_t i = 0; i < cold * rb; i++) w[i] = (uint8_t)rand();
         for (size_t b = 0; b < cold * K / be; b++) { /* sane F16 scales (2^-14 .. 2^-13) */
             uint16_t d = (uint16_t)(0x0400 + (rand() & 0x3ff));
-            memcpy(w + b * bb + (id == RF__QK_Q6_K ? 208 : 0), &d, 2);
-            if (id == RF__QK_Q4_K) memcpy(w + b * bb + 2, &d, 2);
+            memcpy(w + b * bb + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
+            if (id == RF__WEIGHT_Q4_K) memcpy(w + b * bb + 2, &d, 2);
         }
         for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
-        for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++) {
-            const void *a = rf__qk_act(id, isa, x, K, buf);
-            rf__qk_dot_fn fn = rf__qk_get(id, isa);
+        for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
+            const void *a = rf__act_quantize(id, isa, x, K, buf);
+            rf__row_dot_fn fn = rf__row_dot_get(id, isa);
             double th = pass_s(fn, w, rb, hot, a, K), tc = pass_s(fn, w, rb, cold, a, K);
             double ns = 1e9 * th / ((double)hot * K / 256);
-            printf("%s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__qisa_name(isa), ns);
+            printf("%s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__kernel_isa_name(isa), ns);
             if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
             printf(", %5.1f GB/s; DRAM-sized: %5.1f GB/s on one core\n",
                    (double)hot * rb / th / 1e9, (double)cold * rb / tc / 1e9);

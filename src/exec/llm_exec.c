@@ -8,25 +8,19 @@
 #include "exec/llm_exec_int.h"
 #include "probe/probe_int.h"
 
-const char *const rf__lx_kind_names[RF__LK_COUNT] = {
-#define RF__LX_NAME(id, name) name,
-    RF__LX_KINDS(RF__LX_NAME)
-#undef RF__LX_NAME
+const char *const rf__llm_step_names[RF__STEP_COUNT] = {
+#define RF__LLM_STEP_NAME(id, name) name,
+    RF__LLM_STEPS(RF__LLM_STEP_NAME)
+#undef RF__LLM_STEP_NAME
 };
 
 const char *rf_exec_llm_isa(void)
 {
-    return rf__qisa_name(rf__qisa_best());
-}
-
-const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role)
-{
-    const rf__llm_w *w = rf__llm_get(lx->m, b, role);
-    return w ? &lx->lw[w - lx->m->w] : NULL;
+    return rf__kernel_isa_name(rf__kernel_isa_best());
 }
 
 /* n floats, counted; NULL on failure (the caller reports RF_NOMEM). */
-static float *rf__buf(rf__lx *lx, uint64_t n, int *fail)
+static float *rf__alloc_floats(rf__llm_exec *lx, uint64_t n, int *fail)
 {
     if (*fail || n > ((uint64_t)1 << 36)) {
         *fail = 1;
@@ -38,67 +32,69 @@ static float *rf__buf(rf__lx *lx, uint64_t n, int *fail)
     return p;
 }
 
-static rf_status rf__setup_buffers(rf__lx *lx, uint64_t S, uint64_t L)
+static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
 {
     uint64_t qw = lx->H * lx->D, kw = lx->Hkv * lx->D, n = lx->rows_max, kvn;
     uint64_t tw = qw + 2 * kw > 2 * lx->F ? qw + 2 * kw : 2 * lx->F;
     uint64_t sc = lx->B * lx->H * (S * S > L ? S * S : L);
-    RF_CHECK(lx->ctx, rf__mul_ok(lx->nl * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
+    RF_CHECK(lx->ctx,
+             rf__mul_ok(lx->n_layer * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
              RF_RANGE, "model: a KV cache of %llu positions is too large to run",
              (unsigned long long)lx->Tmax);
     int fail = 0;
-    lx->x = rf__buf(lx, n * lx->E, &fail);
-    lx->xn = rf__buf(lx, n * lx->E, &fail);
-    lx->o = rf__buf(lx, n * lx->E, &fail);
-    lx->qb = rf__buf(lx, n * qw, &fail);
-    lx->att = rf__buf(lx, n * qw, &fail);
-    lx->kb = rf__buf(lx, n * kw, &fail);
-    lx->vb = rf__buf(lx, n * kw, &fail);
-    lx->gb = rf__buf(lx, n * lx->F, &fail);
-    lx->ub = rf__buf(lx, n * lx->F, &fail);
-    lx->tmp = rf__buf(lx, n * tw, &fail);
-    lx->logits = rf__buf(lx, n * lx->V, &fail);
-    lx->scores = rf__buf(lx, sc, &fail);
-    lx->rope_cs = rf__buf(lx, lx->Tmax * (lx->D / 2) * 2, &fail);
-    lx->kc = rf__buf(lx, kvn, &fail);
-    lx->vc = rf__buf(lx, kvn, &fail);
+    lx->x = rf__alloc_floats(lx, n * lx->E, &fail);
+    lx->x_norm = rf__alloc_floats(lx, n * lx->E, &fail);
+    lx->proj = rf__alloc_floats(lx, n * lx->E, &fail);
+    lx->q = rf__alloc_floats(lx, n * qw, &fail);
+    lx->attn = rf__alloc_floats(lx, n * qw, &fail);
+    lx->k = rf__alloc_floats(lx, n * kw, &fail);
+    lx->v = rf__alloc_floats(lx, n * kw, &fail);
+    lx->gate = rf__alloc_floats(lx, n * lx->F, &fail);
+    lx->up = rf__alloc_floats(lx, n * lx->F, &fail);
+    lx->fused = rf__alloc_floats(lx, n * tw, &fail);
+    lx->logits = rf__alloc_floats(lx, n * lx->V, &fail);
+    lx->scores = rf__alloc_floats(lx, sc, &fail);
+    lx->rope_cs = rf__alloc_floats(lx, lx->Tmax * (lx->D / 2) * 2, &fail);
+    lx->k_cache = rf__alloc_floats(lx, kvn, &fail);
+    lx->v_cache = rf__alloc_floats(lx, kvn, &fail);
     if (fail) return rf__error(lx->ctx, RF_NOMEM, -1, "out of memory for the executor's buffers");
-    rf__lx_rope_table(lx->rope_cs, lx->Tmax, lx->D);
+    rf__llm_rope_table(lx->rope_cs, lx->Tmax, lx->D);
     for (uint64_t i = 0; i < kvn; i++) { /* a filled cache: every page written */
-        lx->kc[i] = 0.01f * (float)((int)(i % 97) - 48);
-        lx->vc[i] = 0.01f * (float)((int)(i % 89) - 44);
+        lx->k_cache[i] = 0.01f * (float)((int)(i % 97) - 48);
+        lx->v_cache[i] = 0.01f * (float)((int)(i % 89) - 44);
     }
     return RF_OK;
 }
 
-static void rf__lx_free(rf__lx *lx)
+static void rf__llm_exec_free(rf__llm_exec *lx)
 {
     rf_ctx *ctx = lx->ctx;
-    float *bufs[] = {lx->x,  lx->xn,  lx->o,      lx->qb,     lx->att,     lx->kb, lx->vb, lx->gb,
-                     lx->ub, lx->tmp, lx->logits, lx->scores, lx->rope_cs, lx->kc, lx->vc};
+    float *bufs[] = {lx->x,      lx->x_norm, lx->proj,    lx->q,       lx->attn,
+                     lx->k,      lx->v,      lx->gate,    lx->up,      lx->fused,
+                     lx->logits, lx->scores, lx->rope_cs, lx->k_cache, lx->v_cache};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) rf__free(ctx, bufs[i]);
-    if (lx->lw)
-        for (size_t i = 0; i < lx->m->n_w; i++) {
-            rf__free(ctx, lx->lw[i].vec);
-            rf__free(ctx, lx->lw[i].synth);
+    if (lx->weights)
+        for (size_t i = 0; i < lx->model->n_w; i++) {
+            rf__free(ctx, lx->weights[i].vec);
+            rf__free(ctx, lx->weights[i].synth);
         }
-    rf__free(ctx, lx->lw);
-    rf__qmm_free(ctx, lx->q);
+    rf__free(ctx, lx->weights);
+    rf__qmatmul_free(ctx, lx->matmul);
 }
 
 /* Bytes of weights one decode step of B sequences reads. */
-static double rf__decode_bytes(const rf__lx *lx)
+static double rf__decode_bytes(const rf__llm_exec *lx)
 {
     double t = 0;
-    int tied = rf__lx_w(lx, -1, RF__R_OUTPUT) == NULL;
-    for (size_t i = 0; i < lx->m->n_w; i++) {
-        const rf__lw *w = &lx->lw[i];
+    int tied = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) == NULL;
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        const rf__exec_weight *w = &lx->weights[i];
         if (!w->used) continue;
-        if (lx->m->w[i].role == RF__R_POS_EMBD) {
+        if (lx->model->w[i].role == RF__R_POS_EMBD) {
             t += (double)lx->B * (double)w->cols * 4;
         } else if (w->vec) {
-            t += (double)lx->m->w[i].n_bytes;
-        } else if (lx->m->w[i].role == RF__R_TOK_EMBD) {
+            t += (double)lx->model->w[i].n_bytes;
+        } else if (lx->model->w[i].role == RF__R_TOK_EMBD) {
             t += (double)lx->B * (double)w->row_bytes; /* the rows gathered */
             if (tied) t += (double)w->rows * (double)w->row_bytes;
         } else {
@@ -108,19 +104,19 @@ static double rf__decode_bytes(const rf__lx *lx)
     return t;
 }
 
-static rf_status rf__result_kinds(rf_ctx *ctx, rf_exec_llm_result *r, const rf__lx_timing *pf,
-                                  const rf__lx_timing *dc)
+static rf_status rf__result_kinds(rf_ctx *ctx, rf_exec_llm_result *r, const rf__llm_exec_timing *pf,
+                                  const rf__llm_exec_timing *dc)
 {
-    r->kinds = rf__calloc(ctx, RF__LK_COUNT, sizeof *r->kinds);
+    r->kinds = rf__calloc(ctx, RF__STEP_COUNT, sizeof *r->kinds);
     if (!r->kinds) return RF_NOMEM_ERR(ctx);
-    for (int k = 0; k < RF__LK_COUNT; k++) {
-        if (!pf->kn[k] && !dc->kn[k]) continue;
+    for (int k = 0; k < RF__STEP_COUNT; k++) {
+        if (!pf->step_calls[k] && !dc->step_calls[k]) continue;
         rf_exec_llm_kind *o = &r->kinds[r->n_kinds++];
-        rf__strlcpy(o->name, rf__lx_kind_names[k], sizeof o->name);
-        o->prefill_s = pf->ks[k];
-        o->decode_s = dc->ks[k];
-        o->prefill_calls = pf->kn[k];
-        o->decode_calls = dc->kn[k];
+        rf__strlcpy(o->name, rf__llm_step_names[k], sizeof o->name);
+        o->prefill_s = pf->step_s[k];
+        o->decode_s = dc->step_s[k];
+        o->prefill_calls = pf->step_calls[k];
+        o->decode_calls = dc->step_calls[k];
     }
     return RF_OK;
 }
@@ -170,32 +166,32 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     if (!r) return RF_NOMEM_ERR(ctx);
     r->alloc = *rf_ctx_allocator(ctx);
     r->busy_other = -1;
-    rf__lx lx = {0};
+    rf__llm_exec lx = {0};
     lx.ctx = ctx;
-    lx.m = model;
+    lx.model = model;
     lx.B = B;
     lx.E = hp->n_embd;
     lx.H = hp->n_head;
     lx.Hkv = hp->n_head_kv;
     lx.D = hp->head_dim;
-    lx.nl = hp->n_layer;
+    lx.n_layer = hp->n_layer;
     lx.Tmax = S > L ? S : L;
     lx.rows_max = B * S;
     lx.eps = 1e-5f;
-    lx.clock = opts->clock ? opts->clock : rf__lx_clock;
+    lx.clock = opts->clock ? opts->clock : rf__llm_exec_clock;
     lx.clock_user = opts->clock_user;
-    int isa = rf__qisa_best();
-    rf__lx_timing pf, dc;
+    int isa = rf__kernel_isa_best();
+    rf__llm_exec_timing pf, dc;
     rf_status st = RF_OK;
-    lx.lw = rf__calloc(ctx, model->n_w ? model->n_w : 1, sizeof *lx.lw);
-    if (!lx.lw) st = RF_NOMEM_ERR(ctx);
-    if (st == RF_OK) st = rf__lx_setup_weights(&lx, r);
+    lx.weights = rf__calloc(ctx, model->n_w ? model->n_w : 1, sizeof *lx.weights);
+    if (!lx.weights) st = RF_NOMEM_ERR(ctx);
+    if (st == RF_OK) st = rf__llm_exec_setup_weights(&lx, r);
     if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
-    if (st == RF_OK) st = rf__qmm_new(ctx, opts->threads, isa, &lx.q);
+    if (st == RF_OK) st = rf__qmatmul_new(ctx, opts->threads, isa, &lx.matmul);
     unsigned warm = opts->warmup ? opts->warmup : 2;
     rf__cpu_times c0 = rf__cpu_times_now();
-    if (st == RF_OK) st = rf__lx_time(&lx, S, 0, warm, opts->repeat, &pf);
-    if (st == RF_OK) st = rf__lx_time(&lx, 1, L - 1, warm, opts->repeat, &dc);
+    if (st == RF_OK) st = rf__llm_exec_time(&lx, S, 0, warm, opts->repeat, &pf);
+    if (st == RF_OK) st = rf__llm_exec_time(&lx, 1, L - 1, warm, opts->repeat, &dc);
     rf__cpu_times c1 = rf__cpu_times_now();
     r->busy_other = opts->clock ? -1 : rf__cpu_others_share(&c0, &c1);
     if (st == RF_OK) st = rf__result_kinds(ctx, r, &pf, &dc);
@@ -203,11 +199,11 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->batch = B;
         r->prompt = S;
         r->context = L;
-        r->threads = rf__qmm_threads(lx.q);
+        r->threads = rf__qmatmul_threads(lx.matmul);
         r->warmup = warm;
         r->prefill_repeat = pf.repeat;
         r->repeat = dc.repeat;
-        rf__strlcpy(r->isa, rf__qisa_name(isa), sizeof r->isa);
+        rf__strlcpy(r->isa, rf__kernel_isa_name(isa), sizeof r->isa);
         r->prefill_s = pf.med_s;
         r->prefill_min_s = pf.min_s;
         r->prefill_max_s = pf.max_s;
@@ -218,7 +214,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->decode_tokens_per_s = dc.med_s > 0 ? (double)B / dc.med_s : 0;
         r->decode_weight_bytes = rf__decode_bytes(&lx);
         r->decode_bytes_per_s = dc.med_s > 0 ? r->decode_weight_bytes / dc.med_s : 0;
-        r->decode_kv_bytes = 2.0 * (double)(lx.nl * B * L * lx.Hkv * lx.D) * 4;
+        r->decode_kv_bytes = 2.0 * (double)(lx.n_layer * B * L * lx.Hkv * lx.D) * 4;
         r->memory_bytes = lx.mem_bytes;
         snprintf(r->notes, sizeof r->notes,
                  "Activations and the KV cache run as F32 (the options' act_bits, kv_bits and "
@@ -229,7 +225,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                               "sgemm."
                             : "Prefill: integer dot products per row, as in decode.");
     }
-    rf__lx_free(&lx);
+    rf__llm_exec_free(&lx);
     if (st != RF_OK) {
         rf_exec_llm_result_free(r);
         return st;

@@ -1,6 +1,26 @@
-/* llm_exec_int.h — the state of a measured LLM pass shared by llm_exec.c (set-up, timing,
- * result), llm_exec_pass.c (one forward pass through the blocks) and llm_exec_ops.c (norms, RoPE,
- * attention, activations in plain C). Never installed. */
+/* llm_exec_int.h — the state of a measured LLM pass (rf_exec_llm_run), shared by its files. Calls
+ * go one way, driver -> ops -> kernels:
+ *   llm_exec.c          the driver: set-up, the two timed phases, the result;
+ *   llm_exec_weights.c  every weight as the kernels read it, and the look-up by block and role;
+ *   llm_exec_time.c     the harness: warm-up and timed passes, the median pass kept;
+ *   llm_exec_pass.c     one forward pass through the blocks, each step read off the clock;
+ *   llm_exec_ops.c      the non-matrix steps (norms, RoPE, attention, activations);
+ *   qmatmul.c, qteam.c, qkernels*.c (qkernels.h): the matrix products, the thread team, kernels.
+ * Never installed.
+ *
+ * Glossary of the short names that stay (the usual transformer notation):
+ *   lx      the rf__llm_exec of the run under way
+ *   B       sequences in a batch            S    new tokens per sequence in this pass
+ *   E       embedding width (n_embd)        p0   position of the pass's first new token
+ *   H, Hkv  query heads, key/value heads    T    positions attended to (p0 + S)
+ *   D       head width (head_dim)           Tmax positions the KV cache holds
+ *   F       widest MLP (feed-forward) width V    vocabulary (rows of the LM head)
+ *   L       decode context (llm_exec.c)     n    activation rows of a step (B x S)
+ *   qw, kw  widths of a row of q (H x D) and of k or v (Hkv x D)
+ *   l       the block (layer) under way, -1 for the model's global weights
+ *   id      a weight type with a kernel (RF__WEIGHT_*, qkernels.h)
+ *   isa     the kernels' instruction-set level (RF__KERNEL_*, qkernels.h)
+ *   step    one timed piece of the pass (RF__STEP_*: a matrix product, a norm, ...) */
 #ifndef RF_LLM_EXEC_INT_H
 #define RF_LLM_EXEC_INT_H
 
@@ -8,9 +28,9 @@
 #include "llm/llm_int.h"
 #include "roofline/exec_llm.h"
 
-/* Kinds of layer timed, named as rf_llm_build names its layers (without "blk.N."). */
+/* Kinds of step timed, named as rf_llm_build names its layers (without "blk.N."). */
 /* clang-format off */
-#define RF__LX_KINDS(X)                  \
+#define RF__LLM_STEPS(X)                  \
     X(EMBD, "token_embd")                \
     X(ATTN_NORM, "attn_norm")            \
     X(Q, "attn_q")                       \
@@ -42,15 +62,15 @@
 /* clang-format on */
 
 enum {
-#define RF__LX_ENUM(id, name) RF__LK_##id,
-    RF__LX_KINDS(RF__LX_ENUM)
-#undef RF__LX_ENUM
-        RF__LK_COUNT
+#define RF__LLM_STEP_ENUM(id, name) RF__STEP_##id,
+    RF__LLM_STEPS(RF__LLM_STEP_ENUM)
+#undef RF__LLM_STEP_ENUM
+        RF__STEP_COUNT
 };
-extern const char *const rf__lx_kind_names[RF__LK_COUNT];
+extern const char *const rf__llm_step_names[RF__STEP_COUNT];
 
 /* A weight as the kernels read it. */
-typedef struct rf__lw {
+typedef struct rf__exec_weight {
     int used;            /* 1 when the pass reads it */
     int id;              /* kernel type (matrices), -1 for vectors */
     const uint8_t *data; /* rows x row_bytes: the mapped file, or synth */
@@ -58,68 +78,78 @@ typedef struct rf__lw {
     uint64_t rows, cols;
     float *vec;     /* vectors (norms, biases): an F32 copy of n = rows x cols values */
     uint8_t *synth; /* substitute data (owned), or NULL */
-} rf__lw;
+} rf__exec_weight;
 
-typedef struct rf__lx {
+typedef struct rf__llm_exec {
     rf_ctx *ctx;
-    const rf_llm_model *m;
-    rf__qmm *q;
-    rf__lw *lw; /* one per m->w */
-    uint64_t B, E, H, Hkv, D, F, V, nl;
+    const rf_llm_model *model;
+    rf__qmatmul *matmul;      /* the thread team and the matrix products' scratch */
+    rf__exec_weight *weights; /* one per model->w */
+    uint64_t B, E, H, Hkv, D, F, V, n_layer;
     uint64_t Tmax, rows_max; /* positions held by the cache; activation rows (B x S) */
     float eps;
     /* activations, F32 [rows_max, width] */
-    float *x, *xn, *qb, *kb, *vb, *att, *o, *gb, *ub, *logits, *tmp;
-    float *scores;  /* [B, H, S, T] of the current pass */
-    float *rope_cs; /* [Tmax, D/2] cos, sin interleaved */
-    float *kc, *vc; /* KV cache [nl, B, Tmax, Hkv x D] */
+    float *x, *x_norm;        /* the residual stream; its norm, the input of the next products */
+    float *q, *k, *v;         /* the projections of this pass's tokens */
+    float *attn;              /* attention output (A.V), the input of the output projection */
+    float *proj;              /* output of the attention's or the MLP's last projection */
+    float *gate, *up;         /* MLP gate and up projections (gate alone for a plain MLP) */
+    float *logits;            /* the LM head's output */
+    float *fused;             /* output of a fused product (qkv or gate_up) before it is split */
+    float *scores;            /* [B, H, S, T] of the current pass */
+    float *rope_cs;           /* [Tmax, D/2] cos, sin interleaved */
+    float *k_cache, *v_cache; /* [n_layer, B, Tmax, Hkv x D] */
     double mem_bytes;
     /* timing of the pass under way */
     double (*clock)(void *);
     void *clock_user;
-    double t_last;
-    double ks[RF__LK_COUNT];
-    uint64_t kn[RF__LK_COUNT];
-} rf__lx;
+    double t_last;                       /* clock at the end of the last step */
+    double step_s[RF__STEP_COUNT];       /* seconds per kind of step */
+    uint64_t step_calls[RF__STEP_COUNT]; /* steps per kind */
+} rf__llm_exec;
 
-/* The lw of weight `role` of block b (-1: global), or NULL when the model has none. */
-const rf__lw *rf__lx_w(const rf__lx *lx, int64_t b, int role);
+/* The weight of `role` in block b (-1: global), or NULL when the model has none
+ * (llm_exec_weights.c). */
+const rf__exec_weight *rf__llm_exec_weight(const rf__llm_exec *lx, int64_t b, int role);
 
 /* Resolve every weight (llm_exec_weights.c); lx->V and lx->F set; substitutions into r. */
-rf_status rf__lx_setup_weights(rf__lx *lx, rf_exec_llm_result *r);
+rf_status rf__llm_exec_setup_weights(rf__llm_exec *lx, rf_exec_llm_result *r);
 
 /* One forward pass of S new tokens per sequence at positions p0 .. p0 + S - 1 (llm_exec_pass.c):
- * every step timed into lx->ks / lx->kn. */
-rf_status rf__lx_pass(rf__lx *lx, uint64_t S, uint64_t p0);
+ * every step timed into lx->step_s / lx->step_calls. */
+rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 
 /* ---- llm_exec_ops.c ---- */
 /* RMSNorm (w may be NULL) or LayerNorm (bias may be NULL) of n rows of width c, in place ok. */
-void rf__lx_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
-                 int layernorm, float eps);
+void rf__llm_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
+                  int layernorm, float eps);
+/* The old name, for op_llm.c only until its owner renames the call (a one-word change there):
+ * remove with that change. */
+#define rf__lx_norm rf__llm_norm
 /* Rotary embedding of n rows of `heads` heads of D values; row r at position p0 + r % S. */
-void rf__lx_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
-                 const float *cs);
+void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
+                  const float *cs);
 /* Cos/sin table for T positions (base 10000). */
-void rf__lx_rope_table(float *cs, uint64_t T, uint64_t D);
-/* Attention in three team jobs: scores = q.K^T / sqrt(D) (causal), softmax, A.V into lx->att. */
-void rf__lx_scores(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0);
-void rf__lx_softmax(rf__lx *lx, uint64_t S, uint64_t p0);
-void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0);
+void rf__llm_rope_table(float *cs, uint64_t T, uint64_t D);
+/* Attention in three team jobs: scores = q.K^T / sqrt(D) (causal), softmax, A.V into lx->attn. */
+void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
+void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0);
+void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
 /* y = act(y) (SiLU or GELU, tanh form) over n values; y *= z. */
-void rf__lx_act(float *y, uint64_t n, int gelu, int isa);
-void rf__lx_mul(float *y, const float *z, uint64_t n);
-void rf__lx_add(float *y, const float *z, uint64_t n);
+void rf__llm_activation(float *y, uint64_t n, int gelu, int isa);
+void rf__llm_mul(float *y, const float *z, uint64_t n);
+void rf__llm_add(float *y, const float *z, uint64_t n);
 
 /* ---- llm_exec_time.c: the harness ---- */
-typedef struct rf__lx_timing {
-    double med_s, min_s, max_s; /* pass totals */
-    double ks[RF__LK_COUNT];    /* per kind, in the median pass */
-    uint64_t kn[RF__LK_COUNT];  /* steps per kind in one pass */
+typedef struct rf__llm_exec_timing {
+    double med_s, min_s, max_s;          /* pass totals */
+    double step_s[RF__STEP_COUNT];       /* per kind, in the median pass */
+    uint64_t step_calls[RF__STEP_COUNT]; /* steps per kind in one pass */
     unsigned repeat;
-} rf__lx_timing;
+} rf__llm_exec_timing;
 /* warm-up passes, then `repeat` timed passes (0: as many as fill about a second, 3 to 50). */
-rf_status rf__lx_time(rf__lx *lx, uint64_t S, uint64_t p0, unsigned warmup, unsigned repeat,
-                      rf__lx_timing *out);
+rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned warmup,
+                            unsigned repeat, rf__llm_exec_timing *out);
 /* CLOCK_MONOTONIC seconds (the default clock). */
-double rf__lx_clock(void *user);
+double rf__llm_exec_clock(void *user);
 #endif

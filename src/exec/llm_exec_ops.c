@@ -7,8 +7,8 @@
 
 #include "exec/llm_exec_int.h"
 
-void rf__lx_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
-                 int layernorm, float eps)
+void rf__llm_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
+                  int layernorm, float eps)
 {
     for (uint64_t r = 0; r < n; r++) {
         const float *xr = x + r * c;
@@ -29,7 +29,7 @@ void rf__lx_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *
     }
 }
 
-void rf__lx_rope_table(float *cs, uint64_t T, uint64_t D)
+void rf__llm_rope_table(float *cs, uint64_t T, uint64_t D)
 {
     uint64_t h = D / 2;
     for (uint64_t p = 0; p < T; p++)
@@ -40,8 +40,8 @@ void rf__lx_rope_table(float *cs, uint64_t T, uint64_t D)
         }
 }
 
-void rf__lx_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
-                 const float *cs)
+void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
+                  const float *cs)
 {
     uint64_t h2 = D / 2;
     for (uint64_t r = 0; r < n; r++) {
@@ -57,57 +57,59 @@ void rf__lx_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, u
     }
 }
 
-typedef struct rf__att_job {
-    rf__lx *lx;
+typedef struct rf__attn_job {
+    rf__llm_exec *lx;
     uint64_t layer, S, p0, T;
-} rf__att_job;
+} rf__attn_job;
 
 /* Range of (b, h) pairs of thread tid. */
-static void rf__att_range(const rf__lx *lx, unsigned tid, unsigned n, uint64_t *a, uint64_t *b)
+static void rf__attn_heads_of(const rf__llm_exec *lx, unsigned tid, unsigned n, uint64_t *a,
+                              uint64_t *b)
 {
     uint64_t pairs = lx->B * lx->H;
     *a = pairs * tid / n;
     *b = pairs * (tid + 1) / n;
 }
 
-static float *rf__kv_row(const rf__lx *lx, float *cache, uint64_t layer, uint64_t b, uint64_t t)
+static float *rf__cache_row(const rf__llm_exec *lx, float *cache, uint64_t layer, uint64_t b,
+                            uint64_t t)
 {
     uint64_t w = lx->Hkv * lx->D;
     return cache + ((layer * lx->B + b) * lx->Tmax + t) * w;
 }
 
-static void rf__scores_job(void *arg, unsigned tid, unsigned n)
+static void rf__attn_scores_job(void *arg, unsigned tid, unsigned n)
 {
-    const rf__att_job *j = arg;
-    rf__lx *lx = j->lx;
+    const rf__attn_job *j = arg;
+    rf__llm_exec *lx = j->lx;
     uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv, kw = lx->Hkv * D;
     float scale = 1.0f / sqrtf((float)D);
-    rf__att_range(lx, tid, n, &a, &e);
+    rf__attn_heads_of(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
-        const float *k0 = rf__kv_row(lx, lx->kc, j->layer, b, 0) + hk * D;
+        const float *k0 = rf__cache_row(lx, lx->k_cache, j->layer, b, 0) + hk * D;
         for (uint64_t i = 0; i < j->S; i++) {
-            const float *q = lx->qb + ((b * j->S + i) * lx->H + h) * D;
+            const float *q = lx->q + ((b * j->S + i) * lx->H + h) * D;
             float *s = lx->scores + (bh * j->S + i) * j->T;
             uint64_t len = j->p0 + i + 1; /* causal: positions 0 .. p0 + i */
-            rf__qk_rows_dot(rf__qmm_isa(lx->q), k0, len, kw, q, D, s);
+            rf__f32_rows_dot(rf__qmatmul_isa(lx->matmul), k0, len, kw, q, D, s);
             for (uint64_t t = 0; t < len; t++) s[t] *= scale;
         }
     }
 }
 
-void rf__lx_scores(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
+void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0)
 {
-    rf__att_job j = {lx, layer, S, p0, p0 + S};
-    rf__qmm_parallel(lx->q, rf__scores_job, &j);
+    rf__attn_job j = {lx, layer, S, p0, p0 + S};
+    rf__qmatmul_parallel(lx->matmul, rf__attn_scores_job, &j);
 }
 
-static void rf__softmax_job(void *arg, unsigned tid, unsigned n)
+static void rf__attn_softmax_job(void *arg, unsigned tid, unsigned n)
 {
-    const rf__att_job *j = arg;
-    rf__lx *lx = j->lx;
+    const rf__attn_job *j = arg;
+    rf__llm_exec *lx = j->lx;
     uint64_t a, e;
-    rf__att_range(lx, tid, n, &a, &e);
+    rf__attn_heads_of(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++)
         for (uint64_t i = 0; i < j->S; i++) {
             float *s = lx->scores + (bh * j->S + i) * j->T, mx = -INFINITY, sum = 0;
@@ -122,36 +124,36 @@ static void rf__softmax_job(void *arg, unsigned tid, unsigned n)
         }
 }
 
-void rf__lx_softmax(rf__lx *lx, uint64_t S, uint64_t p0)
+void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0)
 {
-    rf__att_job j = {lx, 0, S, p0, p0 + S};
-    rf__qmm_parallel(lx->q, rf__softmax_job, &j);
+    rf__attn_job j = {lx, 0, S, p0, p0 + S};
+    rf__qmatmul_parallel(lx->matmul, rf__attn_softmax_job, &j);
 }
 
-static void rf__av_job(void *arg, unsigned tid, unsigned n)
+static void rf__attn_values_job(void *arg, unsigned tid, unsigned n)
 {
-    const rf__att_job *j = arg;
-    rf__lx *lx = j->lx;
+    const rf__attn_job *j = arg;
+    rf__llm_exec *lx = j->lx;
     uint64_t a, e, D = lx->D, grp = lx->H / lx->Hkv, kw = lx->Hkv * D;
-    rf__att_range(lx, tid, n, &a, &e);
+    rf__attn_heads_of(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
-        const float *v0 = rf__kv_row(lx, lx->vc, j->layer, b, 0) + hk * D;
+        const float *v0 = rf__cache_row(lx, lx->v_cache, j->layer, b, 0) + hk * D;
         for (uint64_t i = 0; i < j->S; i++) {
             const float *p = lx->scores + (bh * j->S + i) * j->T;
-            float *out = lx->att + ((b * j->S + i) * lx->H + h) * D;
-            rf__qk_rows_axpy(rf__qmm_isa(lx->q), v0, j->p0 + i + 1, kw, p, D, out);
+            float *out = lx->attn + ((b * j->S + i) * lx->H + h) * D;
+            rf__f32_rows_axpy(rf__qmatmul_isa(lx->matmul), v0, j->p0 + i + 1, kw, p, D, out);
         }
     }
 }
 
-void rf__lx_av(rf__lx *lx, uint64_t layer, uint64_t S, uint64_t p0)
+void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0)
 {
-    rf__att_job j = {lx, layer, S, p0, p0 + S};
-    rf__qmm_parallel(lx->q, rf__av_job, &j);
+    rf__attn_job j = {lx, layer, S, p0, p0 + S};
+    rf__qmatmul_parallel(lx->matmul, rf__attn_values_job, &j);
 }
 
-void rf__lx_act(float *y, uint64_t n, int gelu, int isa)
+void rf__llm_activation(float *y, uint64_t n, int gelu, int isa)
 {
     if (gelu) {
         for (uint64_t i = 0; i < n; i++) {
@@ -159,16 +161,16 @@ void rf__lx_act(float *y, uint64_t n, int gelu, int isa)
             y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
         }
     } else {
-        rf__qk_silu(isa, y, (size_t)n);
+        rf__f32_silu(isa, y, (size_t)n);
     }
 }
 
-void rf__lx_mul(float *y, const float *z, uint64_t n)
+void rf__llm_mul(float *y, const float *z, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) y[i] *= z[i];
 }
 
-void rf__lx_add(float *y, const float *z, uint64_t n)
+void rf__llm_add(float *y, const float *z, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) y[i] += z[i];
 }

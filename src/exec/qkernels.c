@@ -1,9 +1,10 @@
-/* qkernels.c — the portable reference of the quantized matrix kernels: F16/BF16 conversions, the
- * dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
+/* qkernels.c — the portable reference of the quantized matrix kernels and the choice among them:
+ * the dequantisation of every kernel type (GGML block layouts: F32, F16, BF16, Q8_0, Q4_0, Q4_K,
  * Q6_K), the activations rounded to 8 bits (Q8_K, Q8_32), one dot product per type (integer sums
  * against the 8-bit activations for the quantized types, the scales once per block), the F32
- * helpers of the LLM pass, the substitution rule for types without a kernel, and the choice of
- * instruction set. Never allocates, never times. */
+ * helpers of the LLM pass, and the instruction-set level: each entry point runs the AVX2 or
+ * AVX-512 version (qkernels_avx2.c, qkernels_avx512.c) when the level allows, else the reference.
+ * The formats (conversions, type table) are in qkernels_formats.c. Never allocates, never times. */
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -13,58 +14,7 @@
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
 
-float rf__f16_to_f32(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0x1f) {
-        bits = s | 0x7f800000u | (m << 13); /* inf, nan */
-    } else if (e != 0) {
-        bits = s | ((e + 112) << 23) | (m << 13);
-    } else if (m == 0) {
-        bits = s;
-    } else { /* subnormal: normalise */
-        e = 113;
-        while (!(m & 0x400)) {
-            m <<= 1;
-            e--;
-        }
-        bits = s | (e << 23) | ((m & 0x3ff) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t rf__f32_to_f16(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    uint32_t s = (b >> 16) & 0x8000, e = (b >> 23) & 0xff, m = b & 0x7fffff;
-    if (e == 0xff) return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-    int ex = (int)e - 127 + 15;
-    if (ex >= 0x1f) return (uint16_t)(s | 0x7c00);
-    if (ex <= 0) { /* subnormal or zero, round to nearest even */
-        if (ex < -10) return (uint16_t)s;
-        m |= 0x800000;
-        unsigned shift = (unsigned)(14 - ex);
-        uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (r & 1))) r++;
-        return (uint16_t)(s | r);
-    }
-    uint32_t r = ((uint32_t)ex << 10) | (m >> 13), rem = m & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++; /* may carry into the exponent: fine */
-    return (uint16_t)(s | r);
-}
-
-float rf__bf16_to_f32(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static uint16_t rf__u16(const void *p)
+static uint16_t rf__load_u16(const void *p)
 {
     uint16_t v;
     memcpy(&v, p, 2);
@@ -73,13 +23,13 @@ static uint16_t rf__u16(const void *p)
 
 /* ---- dequantisation of one block ------------------------------------------------------------ */
 
-static void rf__dq_q8_0(const rf__bq8_0 *b, float *y)
+static void rf__dequant_block_q8_0(const rf__block_q8_0 *b, float *y)
 {
     float d = rf__f16_to_f32(b->d);
     for (int l = 0; l < 32; l++) y[l] = d * (float)b->qs[l];
 }
 
-static void rf__dq_q4_0(const rf__bq4_0 *b, float *y)
+static void rf__dequant_block_q4_0(const rf__block_q4_0 *b, float *y)
 {
     float d = rf__f16_to_f32(b->d);
     for (int l = 0; l < 16; l++) {
@@ -88,26 +38,14 @@ static void rf__dq_q4_0(const rf__bq4_0 *b, float *y)
     }
 }
 
-/* Scale and min of sub-block j (0..7) of a Q4_K block: 6 bits each, packed in 12 bytes. */
-void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn)
-{
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *mn = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
-static void rf__dq_q4_k(const rf__bq4_k *b, float *y)
+static void rf__dequant_block_q4_k(const rf__block_q4_k *b, float *y)
 {
     float d = rf__f16_to_f32(b->d), dmin = rf__f16_to_f32(b->dmin);
     const uint8_t *q = b->qs;
     for (int j = 0; j < 4; j++, q += 32, y += 64) {
         int s0, m0, s1, m1;
-        rf__q4k_scale_min(b->scales, 2 * j, &s0, &m0);
-        rf__q4k_scale_min(b->scales, 2 * j + 1, &s1, &m1);
+        rf__q4_k_scale_min(b->scales, 2 * j, &s0, &m0);
+        rf__q4_k_scale_min(b->scales, 2 * j + 1, &s1, &m1);
         float d0 = d * (float)s0, n0 = dmin * (float)m0, d1 = d * (float)s1, n1 = dmin * (float)m1;
         for (int l = 0; l < 32; l++) {
             y[l] = d0 * (float)(q[l] & 0xf) - n0;
@@ -116,7 +54,7 @@ static void rf__dq_q4_k(const rf__bq4_k *b, float *y)
     }
 }
 
-static void rf__dq_q6_k(const rf__bq6_k *b, float *y)
+static void rf__dequant_block_q6_k(const rf__block_q6_k *b, float *y)
 {
     float d = rf__f16_to_f32(b->d);
     const uint8_t *ql = b->ql, *qh = b->qh;
@@ -136,42 +74,48 @@ static void rf__dq_q6_k(const rf__bq6_k *b, float *y)
     }
 }
 
-void rf__qk_dequant(int id, const void *w, float *y, size_t k)
+void rf__dequant_row(int id, const void *w, float *y, size_t k)
 {
     const uint8_t *p = w;
     switch (id) {
-    case RF__QK_F32: memcpy(y, w, k * 4); break;
-    case RF__QK_F16:
-        for (size_t i = 0; i < k; i++) y[i] = rf__f16_to_f32(rf__u16(p + 2 * i));
+    case RF__WEIGHT_F32: memcpy(y, w, k * 4); break;
+    case RF__WEIGHT_F16:
+        for (size_t i = 0; i < k; i++) y[i] = rf__f16_to_f32(rf__load_u16(p + 2 * i));
         break;
-    case RF__QK_BF16:
-        for (size_t i = 0; i < k; i++) y[i] = rf__bf16_to_f32(rf__u16(p + 2 * i));
+    case RF__WEIGHT_BF16:
+        for (size_t i = 0; i < k; i++) y[i] = rf__bf16_to_f32(rf__load_u16(p + 2 * i));
         break;
-    case RF__QK_Q8_0:
+    case RF__WEIGHT_Q8_0:
         for (size_t i = 0; i < k / 32; i++)
-            rf__dq_q8_0((const rf__bq8_0 *)(p + 34 * i), y + 32 * i);
+            rf__dequant_block_q8_0((const rf__block_q8_0 *)(p + 34 * i), y + 32 * i);
         break;
-    case RF__QK_Q4_0:
+    case RF__WEIGHT_Q4_0:
         for (size_t i = 0; i < k / 32; i++)
-            rf__dq_q4_0((const rf__bq4_0 *)(p + 18 * i), y + 32 * i);
+            rf__dequant_block_q4_0((const rf__block_q4_0 *)(p + 18 * i), y + 32 * i);
         break;
-    case RF__QK_Q4_K:
+    case RF__WEIGHT_Q4_K:
         for (size_t i = 0; i < k / 256; i++)
-            rf__dq_q4_k((const rf__bq4_k *)(p + 144 * i), y + 256 * i);
+            rf__dequant_block_q4_k((const rf__block_q4_k *)(p + 144 * i), y + 256 * i);
         break;
-    case RF__QK_Q6_K:
+    case RF__WEIGHT_Q6_K:
         for (size_t i = 0; i < k / 256; i++)
-            rf__dq_q6_k((const rf__bq6_k *)(p + 210 * i), y + 256 * i);
+            rf__dequant_block_q6_k((const rf__block_q6_k *)(p + 210 * i), y + 256 * i);
         break;
     default: memset(y, 0, k * 4);
     }
+}
+
+void rf__dequant_row_isa(int isa, int id, const void *w, float *y, size_t k)
+{
+    if (isa >= RF__KERNEL_AVX2 && rf__dequant_row_avx2(id, w, y, k)) return;
+    rf__dequant_row(id, w, y, k);
 }
 
 /* ---- activations quantised to 8 bits --------------------------------------------------------- */
 
 /* One block of n values: scale d = max |x| / 127, qs = round(x / d) (to nearest even, as the
  * vector conversions do) clamped to [-127, 127]; a zero block gets d = 0 and zeros. */
-static float rf__q8_block(const float *x, int n, int8_t *qs)
+static float rf__quantize_block_q8(const float *x, int n, int8_t *qs)
 {
     float amax = 0;
     for (int i = 0; i < n; i++) amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
@@ -183,10 +127,10 @@ static float rf__q8_block(const float *x, int n, int8_t *qs)
     return amax > 0 ? amax / 127.0f : 0.0f;
 }
 
-void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y)
+void rf__quantize_q8_k(const float *x, size_t k, rf__block_q8_k *y)
 {
-    for (size_t b = 0; b < k / RF__QK_K; b++, x += RF__QK_K, y++) {
-        y->d = rf__q8_block(x, RF__QK_K, y->qs);
+    for (size_t b = 0; b < k / RF__SUPER_BLOCK; b++, x += RF__SUPER_BLOCK, y++) {
+        y->d = rf__quantize_block_q8(x, RF__SUPER_BLOCK, y->qs);
         memset(y->pad, 0, sizeof y->pad);
         for (int g = 0; g < 16; g++) {
             int s = 0;
@@ -197,44 +141,26 @@ void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y)
     }
 }
 
-void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y)
+void rf__quantize_q8_32(const float *x, size_t k, rf__block_q8_32 *y)
 {
     for (size_t b = 0; b < k / 32; b++, x += 32, y++) {
-        y->d = rf__q8_block(x, 32, y->qs);
+        y->d = rf__quantize_block_q8(x, 32, y->qs);
         int s = 0;
         for (int l = 0; l < 32; l++) s += y->qs[l];
         y->sum = s;
     }
 }
 
-int rf__qk_act_fmt(int id)
+const void *rf__act_quantize(int id, int isa, const float *x, size_t k, void *buf)
 {
-    switch (id) {
-    case RF__QK_Q4_K:
-    case RF__QK_Q6_K: return RF__QA_Q8_K;
-    case RF__QK_Q8_0:
-    case RF__QK_Q4_0: return RF__QA_Q8_32;
-    default: return RF__QA_F32;
-    }
-}
-
-size_t rf__qk_act_bytes(int id, size_t k)
-{
-    switch (rf__qk_act_fmt(id)) {
-    case RF__QA_Q8_K: return k / RF__QK_K * sizeof(rf__bq8_k);
-    case RF__QA_Q8_32: return k / 32 * sizeof(rf__bq8_32);
-    default: return 0;
-    }
-}
-
-const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf)
-{
-    switch (rf__qk_act_fmt(id)) {
-    case RF__QA_Q8_K:
-        if (!(isa >= RF__QISA_AVX2 && rf__qk_q8k_avx2(x, k, buf))) rf__qk_q8k(x, k, buf);
+    switch (rf__act_format(id)) {
+    case RF__ACT_Q8_K:
+        if (!(isa >= RF__KERNEL_AVX2 && rf__quantize_q8_k_avx2(x, k, buf)))
+            rf__quantize_q8_k(x, k, buf);
         return buf;
-    case RF__QA_Q8_32:
-        if (!(isa >= RF__QISA_AVX2 && rf__qk_q8_32_avx2(x, k, buf))) rf__qk_q8_32(x, k, buf);
+    case RF__ACT_Q8_32:
+        if (!(isa >= RF__KERNEL_AVX2 && rf__quantize_q8_32_avx2(x, k, buf)))
+            rf__quantize_q8_32(x, k, buf);
         return buf;
     default: return x;
     }
@@ -254,7 +180,7 @@ static float rf__dot_f16_gen(const void *w, const void *act, size_t k)
     const uint8_t *p = w;
     const float *x = act;
     float s = 0;
-    for (size_t i = 0; i < k; i++) s += rf__f16_to_f32(rf__u16(p + 2 * i)) * x[i];
+    for (size_t i = 0; i < k; i++) s += rf__f16_to_f32(rf__load_u16(p + 2 * i)) * x[i];
     return s;
 }
 static float rf__dot_bf16_gen(const void *w, const void *act, size_t k)
@@ -262,7 +188,7 @@ static float rf__dot_bf16_gen(const void *w, const void *act, size_t k)
     const uint8_t *p = w;
     const float *x = act;
     float s = 0;
-    for (size_t i = 0; i < k; i++) s += rf__bf16_to_f32(rf__u16(p + 2 * i)) * x[i];
+    for (size_t i = 0; i < k; i++) s += rf__bf16_to_f32(rf__load_u16(p + 2 * i)) * x[i];
     return s;
 }
 
@@ -270,8 +196,8 @@ static float rf__dot_bf16_gen(const void *w, const void *act, size_t k)
  * its integer scale), then the float scales once per block. */
 static float rf__dot_q8_0_gen(const void *w, const void *act, size_t k)
 {
-    const rf__bq8_0 *b = w;
-    const rf__bq8_32 *a = act;
+    const rf__block_q8_0 *b = w;
+    const rf__block_q8_32 *a = act;
     float s = 0;
     for (size_t i = 0; i < k / 32; i++) {
         int p = 0;
@@ -283,8 +209,8 @@ static float rf__dot_q8_0_gen(const void *w, const void *act, size_t k)
 
 static float rf__dot_q4_0_gen(const void *w, const void *act, size_t k)
 {
-    const rf__bq4_0 *b = w;
-    const rf__bq8_32 *a = act;
+    const rf__block_q4_0 *b = w;
+    const rf__block_q8_32 *a = act;
     float s = 0;
     for (size_t i = 0; i < k / 32; i++) {
         int p = 0;
@@ -297,14 +223,14 @@ static float rf__dot_q4_0_gen(const void *w, const void *act, size_t k)
 
 static float rf__dot_q4_k_gen(const void *w, const void *act, size_t k)
 {
-    const rf__bq4_k *b = w;
-    const rf__bq8_k *a = act;
+    const rf__block_q4_k *b = w;
+    const rf__block_q8_k *a = act;
     float s = 0;
-    for (size_t i = 0; i < k / RF__QK_K; i++) {
+    for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
         int32_t isum = 0, msum = 0; /* |isum| <= 8 . 63 . 32 . 15 . 127 < 2^25 */
         for (int j = 0; j < 8; j++) {
             int sc, mn, p = 0, shift = 4 * (j & 1);
-            rf__q4k_scale_min(b[i].scales, j, &sc, &mn);
+            rf__q4_k_scale_min(b[i].scales, j, &sc, &mn);
             const uint8_t *q = b[i].qs + 32 * (j / 2);
             const int8_t *y = a[i].qs + 32 * j;
             for (int l = 0; l < 32; l++) p += ((q[l] >> shift) & 0xf) * y[l];
@@ -319,10 +245,10 @@ static float rf__dot_q4_k_gen(const void *w, const void *act, size_t k)
 
 static float rf__dot_q6_k_gen(const void *w, const void *act, size_t k)
 {
-    const rf__bq6_k *b = w;
-    const rf__bq8_k *a = act;
+    const rf__block_q6_k *b = w;
+    const rf__block_q8_k *a = act;
     float s = 0;
-    for (size_t i = 0; i < k / RF__QK_K; i++) {
+    for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
         int32_t isum = 0; /* |isum| <= 16 . 128 . 16 . 32 . 127 < 2^28 */
         for (int n = 0; n < 2; n++) {
             const uint8_t *ql = b[i].ql + 64 * n, *qh = b[i].qh + 32 * n;
@@ -342,128 +268,74 @@ static float rf__dot_q6_k_gen(const void *w, const void *act, size_t k)
     return s;
 }
 
-const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT] = {
+const rf__row_dot_fn rf__row_dot_generic[RF__WEIGHT_TYPES] = {
     rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen,
     rf__dot_q4_0_gen, rf__dot_q4_k_gen, rf__dot_q6_k_gen};
 
-void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
-                     float *y)
+void rf__f32_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
+                      float *y)
 {
-    if (isa >= RF__QISA_AVX2 && rf__qk_rows_dot_avx2(a, rows, stride, x, n, y)) return;
+    if (isa >= RF__KERNEL_AVX2 && rf__f32_rows_dot_avx2(a, rows, stride, x, n, y)) return;
     for (size_t r = 0; r < rows; r++) y[r] = rf__dot_f32_gen(a + r * stride, x, n);
 }
 
-void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
-                      float *y)
+void rf__f32_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p,
+                       size_t n, float *y)
 {
-    if (isa >= RF__QISA_AVX2 && rf__qk_rows_axpy_avx2(a, rows, stride, p, n, y)) return;
+    if (isa >= RF__KERNEL_AVX2 && rf__f32_rows_axpy_avx2(a, rows, stride, p, n, y)) return;
     memset(y, 0, n * sizeof *y);
     for (size_t r = 0; r < rows; r++)
         for (size_t i = 0; i < n; i++) y[i] += p[r] * a[r * stride + i];
 }
 
-void rf__qk_silu(int isa, float *y, size_t n)
+void rf__f32_silu(int isa, float *y, size_t n)
 {
-    if (isa >= RF__QISA_AVX2 && rf__qk_silu_avx2(y, n)) return;
+    if (isa >= RF__KERNEL_AVX2 && rf__f32_silu_avx2(y, n)) return;
     for (size_t i = 0; i < n; i++) y[i] = y[i] > -80.0f ? y[i] / (1.0f + expf(-y[i])) : 0.0f;
 }
 
-/* ---- types, substitution, dispatch ---------------------------------------------------------- */
+/* ---- instruction-set level and dispatch ------------------------------------------------------ */
 
-static const rf_dtype rf__qk_types[RF__QK_COUNT] = {RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16,
-                                                    RF_DTYPE_Q8_0, RF_DTYPE_Q4_0, RF_DTYPE_Q4_K,
-                                                    RF_DTYPE_Q6_K};
-static const uint32_t rf__qk_elems[RF__QK_COUNT] = {1, 1, 1, 32, 32, 256, 256};
-static const uint32_t rf__qk_bytes[RF__QK_COUNT] = {4, 2, 2, 34, 18, 144, 210};
+static const char *const rf__kernel_isa_names[RF__KERNEL_ISAS] = {"generic", "avx2", "avx512"};
 
-int rf__qk_id(rf_dtype t)
+const char *rf__kernel_isa_name(int isa)
 {
-    for (int i = 0; i < RF__QK_COUNT; i++)
-        if (rf__qk_types[i] == t) return i;
-    return -1;
+    return isa >= 0 && isa < RF__KERNEL_ISAS ? rf__kernel_isa_names[isa] : "?";
 }
 
-rf_dtype rf__qk_dtype(int id)
-{
-    return id >= 0 && id < RF__QK_COUNT ? rf__qk_types[id] : RF_DTYPE_UNKNOWN;
-}
-
-void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes)
-{
-    *elems = rf__qk_elems[id];
-    *bytes = rf__qk_bytes[id];
-}
-
-/* Bits per weight of a dtype from the dtype table (graph.h); 0 when unknown. */
-static double rf__bpw(rf_dtype t)
-{
-    static const struct {
-        uint32_t e, b;
-    } tab[] = {
-#define RF__BPW(name, text, blk, bytes, ggml, onnx) {blk, bytes},
-        RF_DTYPE_LIST(RF__BPW)
-#undef RF__BPW
-    };
-    return (unsigned)t < RF_DTYPE_COUNT ? 8.0 * tab[t].b / tab[t].e : 0;
-}
-
-int rf__qk_nearest(rf_dtype t, uint64_t k)
-{
-    double bpw = rf__bpw(t), best_d = INFINITY;
-    int best = RF__QK_F32;
-    /* ties go to the earlier entry of this order: F16 before BF16, K-quants before Q4_0 */
-    static const int order[RF__QK_COUNT] = {RF__QK_F32,  RF__QK_F16,  RF__QK_BF16, RF__QK_Q8_0,
-                                            RF__QK_Q4_K, RF__QK_Q4_0, RF__QK_Q6_K};
-    for (int o = 0; o < RF__QK_COUNT; o++) {
-        int i = order[o];
-        if (k % rf__qk_elems[i]) continue;
-        double d = fabs(log((bpw > 0 ? bpw : 32.0) / (8.0 * rf__qk_bytes[i] / rf__qk_elems[i])));
-        if (d < best_d - 1e-12) {
-            best_d = d;
-            best = i;
-        }
-    }
-    return best;
-}
-
-static const char *const rf__qisa_names[RF__QISA_COUNT] = {"generic", "avx2", "avx512"};
-
-const char *rf__qisa_name(int isa)
-{
-    return isa >= 0 && isa < RF__QISA_COUNT ? rf__qisa_names[isa] : "?";
-}
-
-int rf__qisa_best(void)
+int rf__kernel_isa_best(void)
 {
     uint32_t f = rf__cpu_features();
-    int isa = RF__QISA_GENERIC, probe_isa = RF__ISA_GENERIC;
+    int isa = RF__KERNEL_GENERIC, probe_isa = RF__ISA_GENERIC;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     /* F16C (cpuid 1, ecx bit 29) converts F16 weights in the AVX2 kernels */
     unsigned a = 0, b = 0, c = 0, d = 0;
     int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)); /* clang 14's builtin lacks it */
-    if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) && f16c) isa = RF__QISA_AVX2;
+    if ((f & (RF__F_AVX2 | RF__F_FMA)) == (RF__F_AVX2 | RF__F_FMA) && f16c) isa = RF__KERNEL_AVX2;
     /* the AVX-512 kernels take VNNI's vpdpwssd / vpdpbusd on ymm (VL): Ice Lake, Zen 4 and later */
     const uint32_t f512 = RF__F_AVX512F | RF__F_AVX512BW | RF__F_AVX512VL | RF__F_AVX512VNNI;
-    if (isa == RF__QISA_AVX2 && (f & f512) == f512) isa = RF__QISA_AVX512;
+    if (isa == RF__KERNEL_AVX2 && (f & f512) == f512) isa = RF__KERNEL_AVX512;
 #endif
     /* $RF_ISA (the probe's override) caps the level; an unknown or unsupported name is ignored */
     if (rf__isa_select(NULL, NULL, f, &probe_isa) == RF_OK && probe_isa < RF__ISA_AVX512) {
-        int cap = probe_isa == RF__ISA_AVX2 ? RF__QISA_AVX2 : RF__QISA_GENERIC;
+        int cap = probe_isa == RF__ISA_AVX2 ? RF__KERNEL_AVX2 : RF__KERNEL_GENERIC;
         if (cap < isa) isa = cap;
     }
     return isa;
 }
 
-rf__qk_dot_fn rf__qk_get(int id, int isa)
+rf__row_dot_fn rf__row_dot_get(int id, int isa)
 {
-    const rf__qk_dot_fn *tabs[RF__QISA_COUNT] = {rf__qk_generic, rf__qk_avx2, rf__qk_avx512};
-    for (int l = isa; l > RF__QISA_GENERIC; l--)
+    const rf__row_dot_fn *tabs[RF__KERNEL_ISAS] = {rf__row_dot_generic, rf__row_dot_avx2,
+                                                   rf__row_dot_avx512};
+    for (int l = isa; l > RF__KERNEL_GENERIC; l--)
         if (tabs[l][id]) return tabs[l][id];
-    return rf__qk_generic[id];
+    return rf__row_dot_generic[id];
 }
 
-int rf__qk_has(int id, int isa)
+int rf__row_dot_has(int id, int isa)
 {
-    const rf__qk_dot_fn *tabs[RF__QISA_COUNT] = {rf__qk_generic, rf__qk_avx2, rf__qk_avx512};
-    return isa >= 0 && isa < RF__QISA_COUNT && tabs[isa][id] != NULL;
+    const rf__row_dot_fn *tabs[RF__KERNEL_ISAS] = {rf__row_dot_generic, rf__row_dot_avx2,
+                                                   rf__row_dot_avx512};
+    return isa >= 0 && isa < RF__KERNEL_ISAS && tabs[isa][id] != NULL;
 }

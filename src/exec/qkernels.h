@@ -1,8 +1,10 @@
 /* qkernels.h — internals of the quantized matrix kernels (src/exec/q*.c): GGML block layouts, the
  * kernel ids, the 8-bit activation formats, one dot-product table per instruction set (qkernels.c
- * is the portable reference, qkernels_avx2.c and qkernels_avx512.c compiled with target
- * attributes), runtime choice by cpuid, the F32 helpers of the LLM pass, and the threaded
- * matrix-vector / matrix-matrix drivers (qmatmul.c). Never installed. */
+ * is the portable reference and the runtime choice by cpuid, qkernels_avx2.c and
+ * qkernels_avx512.c compiled with target attributes, qkernels_formats.c the conversions and type
+ * table they share), the F32 helpers of the LLM pass, and the threaded matrix-vector /
+ * matrix-matrix drivers (qmatmul.c over qteam.c). Calls go one way: qmatmul.c -> qkernels.c ->
+ * qkernels_avx2.c, qkernels_avx512.c -> qkernels_formats.c. Never installed. */
 #ifndef RF_EXEC_QKERNELS_H
 #define RF_EXEC_QKERNELS_H
 
@@ -14,153 +16,159 @@
 
 /* Weight types with a kernel. Ids index the per-ISA tables. */
 enum {
-    RF__QK_F32,
-    RF__QK_F16,
-    RF__QK_BF16,
-    RF__QK_Q8_0,
-    RF__QK_Q4_0,
-    RF__QK_Q4_K,
-    RF__QK_Q6_K,
-    RF__QK_COUNT
+    RF__WEIGHT_F32,
+    RF__WEIGHT_F16,
+    RF__WEIGHT_BF16,
+    RF__WEIGHT_Q8_0,
+    RF__WEIGHT_Q4_0,
+    RF__WEIGHT_Q4_K,
+    RF__WEIGHT_Q6_K,
+    RF__WEIGHT_TYPES
 };
 
 /* GGML blocks (ggml-common.h layouts, little-endian; F16 scales as raw bits). */
-#define RF__QK_K 256
-typedef struct rf__bq8_0 {
+#define RF__SUPER_BLOCK 256 /* weights per K-quant super-block (GGML's QK_K) */
+typedef struct rf__block_q8_0 {
     uint16_t d;
     int8_t qs[32];
-} rf__bq8_0; /* 34 bytes */
-typedef struct rf__bq4_0 {
+} rf__block_q8_0; /* 34 bytes */
+typedef struct rf__block_q4_0 {
     uint16_t d;
     uint8_t qs[16];
-} rf__bq4_0;               /* 18 bytes */
-typedef struct rf__bq4_k { /* 144 bytes */
-    uint16_t d, dmin;      /* super-block scales of the 6-bit scales and of the 6-bit mins */
-    uint8_t scales[12];    /* 8 scales and 8 mins, 6 bits each, packed */
-    uint8_t qs[128];       /* 4-bit quants: 4 chunks of 32 bytes, low nibbles then high */
-} rf__bq4_k;
-typedef struct rf__bq6_k { /* 210 bytes */
-    uint8_t ql[128];       /* low 4 bits */
-    uint8_t qh[64];        /* high 2 bits */
-    int8_t scales[16];     /* one per 16 weights */
+} rf__block_q4_0;               /* 18 bytes */
+typedef struct rf__block_q4_k { /* 144 bytes */
+    uint16_t d, dmin;           /* super-block scales of the 6-bit scales and of the 6-bit mins */
+    uint8_t scales[12];         /* 8 scales and 8 mins, 6 bits each, packed */
+    uint8_t qs[128];            /* 4-bit quants: 4 chunks of 32 bytes, low nibbles then high */
+} rf__block_q4_k;
+typedef struct rf__block_q6_k { /* 210 bytes */
+    uint8_t ql[128];            /* low 4 bits */
+    uint8_t qh[64];             /* high 2 bits */
+    int8_t scales[16];          /* one per 16 weights */
     uint16_t d;
-} rf__bq6_k;
+} rf__block_q6_k;
 
 /* Activations as the quantized types' dot products read them: each weight type has an activation
- * format, made once per activation vector (rf__qk_act) and shared by all the rows of a matrix.
- * F32, F16, BF16 read F32; Q4_K and Q6_K read Q8_K (256 int8 values, one float scale, the sums of
- * every 16); Q8_0 and Q4_0 read Q8_32 (32 int8 values, one float scale, their sum). The kernels
- * then multiply integers and apply the weight and activation scales once per block or sub-block,
- * as llama.cpp's CPU kernels do: the result differs from the F32 product by the rounding of x to
- * 8 bits, at most (max |x| of the block / 254) . sum |w| per block (the tests' bound). */
-enum { RF__QA_F32, RF__QA_Q8_K, RF__QA_Q8_32 };
-typedef struct rf__bq8_k {
+ * format, made once per activation vector (rf__act_quantize) and shared by all the rows of a
+ * matrix. F32, F16, BF16 read F32; Q4_K and Q6_K read Q8_K (256 int8 values, one float scale, the
+ * sums of every 16); Q8_0 and Q4_0 read Q8_32 (32 int8 values, one float scale, their sum). The
+ * kernels then multiply integers and apply the weight and activation scales once per block or
+ * sub-block, as llama.cpp's CPU kernels do: the result differs from the F32 product by the rounding
+ * of x to 8 bits, at most (max |x| of the block / 254) . sum |w| per block (the tests' bound). */
+enum { RF__ACT_F32, RF__ACT_Q8_K, RF__ACT_Q8_32 };
+typedef struct rf__block_q8_k {
     int8_t qs[256];    /* round(x / d), in [-127, 127] */
     float d;           /* x ~ d . qs */
     int16_t bsums[16]; /* sums of qs over each 16 (Q6_K's scales) */
     int16_t sums32[8]; /* and over each 32 (Q4_K's mins) */
     uint8_t
         pad[12]; /* zeros: 320 bytes, five cache lines (qs 64-byte aligned in an aligned array) */
-} rf__bq8_k;
-typedef struct rf__bq8_32 {
+} rf__block_q8_k;
+typedef struct rf__block_q8_32 {
     float d;
     int32_t sum; /* sum of qs */
     int8_t qs[32];
-} rf__bq8_32; /* 40 bytes */
+} rf__block_q8_32; /* 40 bytes */
 
 /* Activation format of kernel type id, and the bytes of the activation of k elements (0 for
  * F32: the kernels read x itself). */
-int rf__qk_act_fmt(int id);
-size_t rf__qk_act_bytes(int id, size_t k);
+int rf__act_format(int id);
+size_t rf__act_bytes(int id, size_t k);
 /* x[0..k) in the activation format of type id: a pointer to x itself for F32, else `buf`
- * (rf__qk_act_bytes long, best 64-byte aligned) filled. `isa` picks the vectorised quantiser; every
+ * (rf__act_bytes long, best 64-byte aligned) filled. `isa` picks the vectorised quantiser; every
  * level gives the same bytes. k is a multiple of the type's block. */
-const void *rf__qk_act(int id, int isa, const float *x, size_t k, void *buf);
+const void *rf__act_quantize(int id, int isa, const float *x, size_t k, void *buf);
 /* The reference quantisers, and the AVX2 ones (0 when this build has none). */
-void rf__qk_q8k(const float *x, size_t k, rf__bq8_k *y);
-void rf__qk_q8_32(const float *x, size_t k, rf__bq8_32 *y);
-int rf__qk_q8k_avx2(const float *x, size_t k, rf__bq8_k *y);
-int rf__qk_q8_32_avx2(const float *x, size_t k, rf__bq8_32 *y);
+void rf__quantize_q8_k(const float *x, size_t k, rf__block_q8_k *y);
+void rf__quantize_q8_32(const float *x, size_t k, rf__block_q8_32 *y);
+int rf__quantize_q8_k_avx2(const float *x, size_t k, rf__block_q8_k *y);
+int rf__quantize_q8_32_avx2(const float *x, size_t k, rf__block_q8_32 *y);
 
 /* Dot product of one weight row (k elements of the kernel's type at w) with one activation `a` in
- * the type's activation format (rf__qk_act). k is a multiple of the type's block. */
-typedef float (*rf__qk_dot_fn)(const void *w, const void *a, size_t k);
+ * the type's activation format (rf__act_quantize). k is a multiple of the type's block. */
+typedef float (*rf__row_dot_fn)(const void *w, const void *a, size_t k);
 
 /* Per-ISA tables (NULL entries fall back to the level below). Absent ISAs export NULLs. */
-extern const rf__qk_dot_fn rf__qk_generic[RF__QK_COUNT];
-extern const rf__qk_dot_fn rf__qk_avx2[RF__QK_COUNT];
-extern const rf__qk_dot_fn rf__qk_avx512[RF__QK_COUNT];
+extern const rf__row_dot_fn rf__row_dot_generic[RF__WEIGHT_TYPES];
+extern const rf__row_dot_fn rf__row_dot_avx2[RF__WEIGHT_TYPES];
+extern const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES];
 
 /* Kernel id of a dtype, or -1 when none. */
-int rf__qk_id(rf_dtype t);
+int rf__weight_type(rf_dtype t);
 /* Kernel id chosen for a type without one: the nearest in bits per weight whose block divides
  * `k` (F32 when none does). */
-int rf__qk_nearest(rf_dtype t, uint64_t k);
-rf_dtype rf__qk_dtype(int id);
+int rf__weight_type_nearest(rf_dtype t, uint64_t k);
+rf_dtype rf__weight_dtype(int id);
 /* Elements per block and bytes per block of a kernel type. */
-void rf__qk_block(int id, uint32_t *elems, uint32_t *bytes);
+void rf__weight_block(int id, uint32_t *elems, uint32_t *bytes);
 
 /* ISA levels for the kernels (same names as the probe's: generic, avx2, avx512). */
-enum { RF__QISA_GENERIC, RF__QISA_AVX2, RF__QISA_AVX512, RF__QISA_COUNT };
-const char *rf__qisa_name(int isa);
+enum { RF__KERNEL_GENERIC, RF__KERNEL_AVX2, RF__KERNEL_AVX512, RF__KERNEL_ISAS };
+const char *rf__kernel_isa_name(int isa);
 /* Best level this CPU runs (cpuid + xgetbv through the probe; AVX2 with FMA and F16C; AVX-512
  * with BW, VL and VNNI; $RF_ISA caps it). */
-int rf__qisa_best(void);
+int rf__kernel_isa_best(void);
 /* The kernel of type `id` at level `isa` (falling back to lower levels; never NULL). */
-rf__qk_dot_fn rf__qk_get(int id, int isa);
+rf__row_dot_fn rf__row_dot_get(int id, int isa);
 /* 1 when `isa` has its own kernel for `id` (not a fallback). */
-int rf__qk_has(int id, int isa);
+int rf__row_dot_has(int id, int isa);
 
 /* F32 row helpers of the attention: y[r] = a_r . x over `rows` rows of n floats `stride` floats
  * apart (the scores against the K cache), and y = sum_r p[r] a_r (A.V against the V cache). The
  * AVX2 versions return 0 when this build has none. */
-void rf__qk_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
-                     float *y);
-void rf__qk_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p, size_t n,
+void rf__f32_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
                       float *y);
-int rf__qk_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
-                         float *y);
-int rf__qk_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+void rf__f32_rows_axpy(int isa, const float *a, size_t rows, size_t stride, const float *p,
+                       size_t n, float *y);
+int rf__f32_rows_dot_avx2(const float *a, size_t rows, size_t stride, const float *x, size_t n,
                           float *y);
+int rf__f32_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const float *p, size_t n,
+                           float *y);
 
 /* y = y . sigmoid(y) (SiLU) in place, 0 below -80 (where it is 0 to float precision); the AVX2
  * version (an exp polynomial within 2 ulp of expf) returns 0 when this build has none. */
-void rf__qk_silu(int isa, float *y, size_t n);
-int rf__qk_silu_avx2(float *y, size_t n);
+void rf__f32_silu(int isa, float *y, size_t n);
+int rf__f32_silu_avx2(float *y, size_t n);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
-void rf__qk_dequant(int id, const void *w, float *y, size_t k);
-/* Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes. */
-void rf__q4k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
-/* The same for F16 and BF16 with AVX2 + F16C (only when the CPU has them); 0 for other types. */
-int rf__qk_dequant_avx2(int id, const void *w, float *y, size_t k);
+void rf__dequant_row(int id, const void *w, float *y, size_t k);
+/* The same with AVX2 + F16C (only when the CPU has them) for F16, BF16, Q8_0, Q4_K and Q6_K
+ * (Q4_K within an ulp of the reference, the others identical); 0 for other types. */
+int rf__dequant_row_avx2(int id, const void *w, float *y, size_t k);
+/* The AVX2 version when `isa` allows and it has the type, else the reference. */
+void rf__dequant_row_isa(int isa, int id, const void *w, float *y, size_t k);
+
+/* qkernels_formats.c: F16 and BF16 conversions; Q4_K's 6-bit scale and min of sub-block j (0..7)
+ * from the block's 12 packed bytes. */
 float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
+void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 
 /* ---- qmatmul.c: threaded drivers ---------------------------------------------------------- */
-typedef struct rf__qmm rf__qmm; /* a thread team plus per-thread scratch */
+typedef struct rf__qmatmul rf__qmatmul; /* a thread team plus per-thread scratch */
 
-rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out);
-void rf__qmm_free(rf_ctx *ctx, rf__qmm *q);
-unsigned rf__qmm_threads(const rf__qmm *q);
-int rf__qmm_isa(const rf__qmm *q);
+rf_status rf__qmatmul_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmatmul **out);
+void rf__qmatmul_free(rf_ctx *ctx, rf__qmatmul *q);
+unsigned rf__qmatmul_threads(const rf__qmatmul *q);
+int rf__qmatmul_isa(const rf__qmatmul *q);
 
 /* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
- * (row stride row_bytes). Small S: row-parallel dot products (against rf__qk_act); larger
+ * (row stride row_bytes). Small S: row-parallel dot products (against rf__act_quantize); larger
  * S: row chunks dequantised by the team into F32, then OpenBLAS sgemm. */
-rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
-                      uint64_t K, const float *x, uint64_t S, float *y);
+rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, size_t row_bytes,
+                          uint64_t N, uint64_t K, const float *x, uint64_t S, float *y);
 
 /* Run a job split in n parts: job(arg, part, n) for every part, parts shared by the team's
  * threads (for attention and other row-parallel ops); returns when all are done. */
-typedef void (*rf__qmm_job)(void *arg, unsigned part, unsigned n_parts);
-void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg);
+typedef void (*rf__team_job)(void *arg, unsigned part, unsigned n_parts);
+void rf__qmatmul_parallel(rf__qmatmul *q, rf__team_job job, void *arg);
 
 /* ---- qteam.c: n - 1 workers plus the caller taking the parts of each job from one ticket ---- */
-typedef struct rf__qteam rf__qteam;
-rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out);
-void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg); /* returns when all are done */
-void rf__qteam_free(rf_ctx *ctx, rf__qteam *t);
+typedef struct rf__thread_team rf__thread_team;
+rf_status rf__thread_team_new(rf_ctx *ctx, unsigned n, rf__thread_team **out);
+void rf__thread_team_run(rf__thread_team *t, rf__team_job job,
+                         void *arg); /* returns when all are done */
+void rf__thread_team_free(rf_ctx *ctx, rf__thread_team *t);
 
 #endif

@@ -11,14 +11,14 @@
 
 #include "exec/qkernels_x86.h"
 
-#define RF__TQ5 __attribute__((target("avx512f,avx512bw,avx2,fma,f16c")))
+#define RF__TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx2,fma,f16c")))
 
-RF__TQ5 static float rf__h5(uint16_t h)
+RF__TARGET_AVX512 static float rf__f16c_to_f32(uint16_t h)
 {
     return _cvtsh_ss(h);
 }
 
-RF__TQ5 static float rf__dot_f32(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512 static float rf__dot_f32(const void *w, const void *act, size_t k)
 {
     const float *x = act;
     const float *a = w;
@@ -37,7 +37,7 @@ RF__TQ5 static float rf__dot_f32(const void *w, const void *act, size_t k)
     return s;
 }
 
-RF__TQ5 static float rf__dot_f16(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512 static float rf__dot_f16(const void *w, const void *act, size_t k)
 {
     const float *x = act;
     const uint16_t *a = w;
@@ -57,30 +57,30 @@ RF__TQ5 static float rf__dot_f16(const void *w, const void *act, size_t k)
         s0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + i))),
                              _mm512_loadu_ps(x + i), s0);
     float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-    for (; i < k; i++) s += rf__h5(a[i]) * x[i];
+    for (; i < k; i++) s += rf__f16c_to_f32(a[i]) * x[i];
     return s;
 }
 
-RF__TQ5 static __m512 rf__bf16x16(const uint16_t *p)
+RF__TARGET_AVX512 static __m512 rf__bf16x16_to_f32(const uint16_t *p)
 {
     __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
     return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
 }
 
-RF__TQ5 static float rf__dot_bf16(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512 static float rf__dot_bf16(const void *w, const void *act, size_t k)
 {
     const float *x = act;
     const uint16_t *a = w;
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 64 <= k; i += 64) {
-        s0 = _mm512_fmadd_ps(rf__bf16x16(a + i), _mm512_loadu_ps(x + i), s0);
-        s1 = _mm512_fmadd_ps(rf__bf16x16(a + i + 16), _mm512_loadu_ps(x + i + 16), s1);
-        s2 = _mm512_fmadd_ps(rf__bf16x16(a + i + 32), _mm512_loadu_ps(x + i + 32), s2);
-        s3 = _mm512_fmadd_ps(rf__bf16x16(a + i + 48), _mm512_loadu_ps(x + i + 48), s3);
+        s0 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i), _mm512_loadu_ps(x + i), s0);
+        s1 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i + 16), _mm512_loadu_ps(x + i + 16), s1);
+        s2 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i + 32), _mm512_loadu_ps(x + i + 32), s2);
+        s3 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i + 48), _mm512_loadu_ps(x + i + 48), s3);
     }
     for (; i + 16 <= k; i += 16)
-        s0 = _mm512_fmadd_ps(rf__bf16x16(a + i), _mm512_loadu_ps(x + i), s0);
+        s0 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i), _mm512_loadu_ps(x + i), s0);
     float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
     for (; i < k; i++) s += rf__bf16_to_f32(a[i]) * x[i];
     return s;
@@ -89,20 +89,21 @@ RF__TQ5 static float rf__dot_bf16(const void *w, const void *act, size_t k)
 /* ---- the quantized types against 8-bit activations: AVX2's arithmetic on ymm (VL), with VNNI
  * fusing each multiply with its accumulation. On Zen 4 a zmm operation takes two 256-bit passes,
  * and the Q4_K kernel measured faster on ymm (22 cycles per block against 25 on zmm). */
-#define RF__TQV __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+#define RF__TARGET_AVX512_VNNI                                                                     \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 
 /* Q8_0 . Q8_32: |w| . (x signed as w) in one vpdpbusd per block */
-RF__TQV static float rf__dot_q8_0(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512_VNNI static float rf__dot_q8_0(const void *w, const void *act, size_t k)
 {
-    const rf__bq8_0 *b = w;
-    const rf__bq8_32 *a = act;
+    const rf__block_q8_0 *b = w;
+    const rf__block_q8_32 *a = act;
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
         __m256i q = _mm256_loadu_si256((const __m256i *)b[i].qs);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
         __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(q, q),
                                         _mm256_sign_epi8(y, q));
-        __m256 d = _mm256_set1_ps(rf__h5(b[i].d) * a[i].d);
+        __m256 d = _mm256_set1_ps(rf__f16c_to_f32(b[i].d) * a[i].d);
         if (i & 1)
             t1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t1);
         else
@@ -112,10 +113,10 @@ RF__TQV static float rf__dot_q8_0(const void *w, const void *act, size_t k)
 }
 
 /* Q4_0 . Q8_32: unsigned nibbles times x in one vpdpbusd, less 8 . sum x */
-RF__TQV static float rf__dot_q4_0(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512_VNNI static float rf__dot_q4_0(const void *w, const void *act, size_t k)
 {
-    const rf__bq4_0 *b = w;
-    const rf__bq8_32 *a = act;
+    const rf__block_q4_0 *b = w;
+    const rf__block_q8_32 *a = act;
     const __m256i m4 = _mm256_set1_epi8(0xf);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
@@ -123,7 +124,7 @@ RF__TQV static float rf__dot_q4_0(const void *w, const void *act, size_t k)
         __m256i qq = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
         __m256i p = _mm256_dpbusd_epi32(_mm256_set1_epi32(-a[i].sum), qq,
                                         _mm256_loadu_si256((const __m256i *)a[i].qs));
-        __m256 d = _mm256_set1_ps(rf__h5(b[i].d) * a[i].d);
+        __m256 d = _mm256_set1_ps(rf__f16c_to_f32(b[i].d) * a[i].d);
         if (i & 1)
             t1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t1);
         else
@@ -134,10 +135,10 @@ RF__TQV static float rf__dot_q4_0(const void *w, const void *act, size_t k)
 
 /* Q4_K . Q8_K: as the AVX2 kernel (pair sums of nibbles times int8 activations, times each
  * sub-block's scale into dwords), the scale products fused by vpdpwssd. */
-RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512_VNNI static float rf__dot_q4_k(const void *w, const void *act, size_t k)
 {
-    const rf__bq4_k *b = w;
-    const rf__bq8_k *a = act;
+    const rf__block_q4_k *b = w;
+    const rf__block_q8_k *a = act;
     const __m256i m4 = _mm256_set1_epi8(0xf);
     const __m256i k0 = _mm256_set1_epi16(0x0100), k1 = _mm256_set1_epi16(0x0302),
                   k2 = _mm256_set1_epi16(0x0504), k3 = _mm256_set1_epi16(0x0706),
@@ -145,7 +146,7 @@ RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
                   k6 = _mm256_set1_epi16(0x0d0c), k7 = _mm256_set1_epi16(0x0f0e);
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
-    for (size_t i = 0; i < k / RF__QK_K; i++) {
+    for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
         uint32_t u[3];
         memcpy(u, b[i].scales, 12);
         uint64_t sc = (u[0] & 0x3f3f3f3fu) |
@@ -165,7 +166,7 @@ RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
         __m256i s16 =
             _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
         __m256i u0 = _mm256_setzero_si256(), u1 = u0;
-#define RF__Q4K_CHUNK(j, ka, kb)                                                                   \
+#define RF__Q4_K_CHUNK(j, ka, kb)                                                                  \
     do {                                                                                           \
         __m256i qv = _mm256_loadu_si256((const __m256i *)(q + 32 * (j)));                          \
         __m256i lo = _mm256_and_si256(qv, m4),                                                     \
@@ -178,11 +179,11 @@ RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
             _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(y + 64 * (j) + 32))),    \
             _mm256_shuffle_epi8(s16, kb));                                                         \
     } while (0)
-        RF__Q4K_CHUNK(0, k0, k1);
-        RF__Q4K_CHUNK(1, k2, k3);
-        RF__Q4K_CHUNK(2, k4, k5);
-        RF__Q4K_CHUNK(3, k6, k7);
-#undef RF__Q4K_CHUNK
+        RF__Q4_K_CHUNK(0, k0, k1);
+        RF__Q4_K_CHUNK(1, k2, k3);
+        RF__Q4_K_CHUNK(2, k4, k5);
+        RF__Q4_K_CHUNK(3, k6, k7);
+#undef RF__Q4_K_CHUNK
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd),
                               _mm256_cvtepi32_ps(_mm256_add_epi32(u0, u1)), acc);
     }
@@ -193,17 +194,17 @@ RF__TQV static float rf__dot_q4_k(const void *w, const void *act, size_t k)
 
 /* Q6_K . Q8_K: unsigned 6-bit values times the activations, the scale of each 16 fused by
  * vpdpwssd, less 32 . sum of scale . (sum of x over its 16). */
-RF__TQV static float rf__dot_q6_k(const void *w, const void *act, size_t k)
+RF__TARGET_AVX512_VNNI static float rf__dot_q6_k(const void *w, const void *act, size_t k)
 {
-    const rf__bq6_k *b = w;
-    const rf__bq8_k *a = act;
+    const rf__block_q6_k *b = w;
+    const rf__block_q8_k *a = act;
     /* byte pairs of scales 2g (low lane) and 2g+1 (high lane) of 8 int16 scales */
     const __m256i kq0 = _mm256_set_m128i(_mm_set1_epi16(0x0302), _mm_set1_epi16(0x0100)),
                   kq1 = _mm256_set_m128i(_mm_set1_epi16(0x0706), _mm_set1_epi16(0x0504)),
                   kq2 = _mm256_set_m128i(_mm_set1_epi16(0x0b0a), _mm_set1_epi16(0x0908)),
                   kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
     __m256 acc = _mm256_setzero_ps();
-    for (size_t i = 0; i < k / RF__QK_K; i++) {
+    for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
         __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
         __m256i sumi = _mm256_slli_epi32(
             _mm256_madd_epi16(sc, _mm256_loadu_si256((const __m256i *)a[i].bsums)), 5);
@@ -211,27 +212,27 @@ RF__TQV static float rf__dot_q6_k(const void *w, const void *act, size_t k)
         for (int n = 0; n < 2; n++) {
             const int8_t *y = a[i].qs + 128 * n;
             __m256i v[4];
-            rf__q6k_unpack256(b[i].ql + 64 * n, b[i].qh + 32 * n, v);
+            rf__q6_k_unpack256(b[i].ql + 64 * n, b[i].qh + 32 * n, v);
             __m256i s8 = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(
                 _mm256_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(b[i].scales + 8 * n)))));
-#define RF__Q6K_G(g, kq)                                                                           \
+#define RF__Q6_K_GROUP(g, kq)                                                                      \
     sumi = _mm256_dpwssd_epi32(                                                                    \
         sumi, _mm256_maddubs_epi16(v[g], _mm256_loadu_si256((const __m256i *)(y + 32 * (g)))),     \
         _mm256_shuffle_epi8(s8, kq))
-            RF__Q6K_G(0, kq0);
-            RF__Q6K_G(1, kq1);
-            RF__Q6K_G(2, kq2);
-            RF__Q6K_G(3, kq3);
-#undef RF__Q6K_G
+            RF__Q6_K_GROUP(0, kq0);
+            RF__Q6_K_GROUP(1, kq1);
+            RF__Q6_K_GROUP(2, kq2);
+            RF__Q6_K_GROUP(3, kq3);
+#undef RF__Q6_K_GROUP
         }
-        acc =
-            _mm256_fmadd_ps(_mm256_set1_ps(rf__h5(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi), acc);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(rf__f16c_to_f32(b[i].d) * a[i].d),
+                              _mm256_cvtepi32_ps(sumi), acc);
     }
     return rf__hsum256(acc);
 }
 
-const rf__qk_dot_fn rf__qk_avx512[RF__QK_COUNT] = {
+const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES] = {
     rf__dot_f32, rf__dot_f16, rf__dot_bf16, rf__dot_q8_0, rf__dot_q4_0, rf__dot_q4_k, rf__dot_q6_k};
 #else
-const rf__qk_dot_fn rf__qk_avx512[RF__QK_COUNT] = {0};
+const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES] = {0};
 #endif

@@ -12,7 +12,7 @@
  * holds values 32g .. 32g+31. An AVX2 function, inlined into the AVX-512 kernel too (a superset
  * target). */
 __attribute__((target("avx2"))) static inline void
-rf__q6k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
+rf__q6_k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
 {
     const __m256i m4 = _mm256_set1_epi8(0xf), m2 = _mm256_set1_epi8(3);
     __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);

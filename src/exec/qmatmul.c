@@ -1,48 +1,48 @@
 /* qmatmul.c — the threaded drivers of the quantized matrix kernels: y = x . W^T for a weight
  * matrix of any kernel type read where it lies (the mapped file). Few activation rows (decode):
  * rows split over the thread team (qteam.c), each row's dot products dequantising in
- * registers against the activations quantised once to 8 bits (rf__qk_act). Many rows (prefill):
- * each of the team's jobs dequantises blocks of its rows into F32 (AVX2 where it can) and
- * multiplies each with a single-threaded OpenBLAS sgemm (F32 weights go to sgemm in place). Never
- * times, never prints. */
+ * registers against the activations quantised once to 8 bits (rf__act_quantize). Many rows
+ * (prefill): each of the team's jobs dequantises blocks of its rows into F32 (AVX2 where it can)
+ * and multiplies each with a single-threaded OpenBLAS sgemm (F32 weights go to sgemm in place).
+ * Never times, never prints. */
 #include <cblas.h>
 #include <string.h>
 
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
 
-#define RF__QMM_GEMM_MIN 8 /* activation rows from which sgemm beats dot products */
+#define RF__QMATMUL_GEMM_MIN_ROWS 8 /* activation rows from which sgemm beats dot products */
 /* Prefill: each of the team's 4 x threads jobs dequantises its rows in blocks of about this many
  * floats (1 MiB, L2-sized) and multiplies each block with a single-threaded sgemm. One team for
  * both steps: OpenBLAS's own threads spun in sched_yield while the team dequantised, and the team
  * while they multiplied (a third of the CPU time of a 1B prefill went to the scheduler). */
-#define RF__QMM_BLOCK_FLOATS (1 << 18)
-#define RF__QMM_BUF_MAX_FLOATS (1 << 24) /* all the jobs' blocks together: at most 64 MiB */
+#define RF__QMATMUL_BLOCK_FLOATS (1 << 18)
+#define RF__QMATMUL_BUF_MAX_FLOATS (1 << 24) /* all the jobs' blocks together: at most 64 MiB */
 
-struct rf__qmm {
-    rf__qteam *team;
-    unsigned n;
+struct rf__qmatmul {
+    rf__thread_team *team;
+    unsigned threads; /* in the team, the caller included */
     int isa;
     void *chunk; /* floats: one dequantised block per job */
     size_t chunk_cap;
     int blas_before; /* OpenBLAS's thread count when the driver was made, restored by free */
-    void *act;       /* the S activation rows in the weight type's format (rf__qk_act) */
+    void *act;       /* the S activation rows in the weight type's format (rf__act_quantize) */
     size_t act_cap;
 };
 
-rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
+rf_status rf__qmatmul_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmatmul **out)
 {
     *out = NULL;
-    rf__qmm *q = rf__calloc(ctx, 1, sizeof *q);
+    rf__qmatmul *q = rf__calloc(ctx, 1, sizeof *q);
     if (!q) return RF_NOMEM_ERR(ctx);
     if (threads == 0) {
         int cpus[256];
         threads = rf__cpus_allowed(cpus, 256);
         if (threads == 0) threads = 1;
     }
-    q->n = threads;
+    q->threads = threads;
     q->isa = isa;
-    rf_status st = rf__qteam_new(ctx, threads, &q->team);
+    rf_status st = rf__thread_team_new(ctx, threads, &q->team);
     if (st != RF_OK) {
         rf__free(ctx, q);
         return st;
@@ -53,33 +53,33 @@ rf_status rf__qmm_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmm **out)
     return RF_OK;
 }
 
-void rf__qmm_free(rf_ctx *ctx, rf__qmm *q)
+void rf__qmatmul_free(rf_ctx *ctx, rf__qmatmul *q)
 {
     if (!q) return;
     if (q->blas_before > 0) openblas_set_num_threads(q->blas_before);
-    rf__qteam_free(ctx, q->team);
+    rf__thread_team_free(ctx, q->team);
     rf__free(ctx, q->chunk);
     rf__free(ctx, q->act);
     rf__free(ctx, q);
 }
 
-unsigned rf__qmm_threads(const rf__qmm *q)
+unsigned rf__qmatmul_threads(const rf__qmatmul *q)
 {
-    return q->n;
+    return q->threads;
 }
 
-int rf__qmm_isa(const rf__qmm *q)
+int rf__qmatmul_isa(const rf__qmatmul *q)
 {
     return q->isa;
 }
 
-void rf__qmm_parallel(rf__qmm *q, rf__qmm_job job, void *arg)
+void rf__qmatmul_parallel(rf__qmatmul *q, rf__team_job job, void *arg)
 {
-    rf__qteam_run(q->team, job, arg);
+    rf__thread_team_run(q->team, job, arg);
 }
 
-typedef struct rf__mv {
-    rf__qk_dot_fn dot;
+typedef struct rf__matmul_job {
+    rf__row_dot_fn dot;
     int id;
     const uint8_t *w;
     size_t row_bytes;
@@ -91,11 +91,11 @@ typedef struct rf__mv {
     float *chunk; /* one block of `block` dequantised rows per job */
     uint64_t block;
     int isa;
-} rf__mv;
+} rf__matmul_job;
 
-static void rf__mv_job(void *arg, unsigned tid, unsigned n)
+static void rf__dot_rows_job(void *arg, unsigned tid, unsigned n)
 {
-    const rf__mv *m = arg;
+    const rf__matmul_job *m = arg;
     uint64_t a = m->N * tid / n, b = m->N * (tid + 1) / n;
     for (uint64_t r = a; r < b; r++) {
         const uint8_t *row = m->w + r * m->row_bytes;
@@ -109,24 +109,23 @@ static void rf__mv_job(void *arg, unsigned tid, unsigned n)
 
 /* Job `c` of `nc`: its share of the rows, dequantised a block at a time into its own buffer (F32
  * weights are read in place) and multiplied with the activations by a single-threaded sgemm. */
-static void rf__gemm_job(void *arg, unsigned c, unsigned nc)
+static void rf__sgemm_rows_job(void *arg, unsigned c, unsigned nc)
 {
-    const rf__mv *m = arg;
+    const rf__matmul_job *m = arg;
     uint64_t a = m->N * c / nc, b = m->N * (c + 1) / nc;
     float *buf = m->chunk + (size_t)c * (size_t)(m->block * m->K);
     for (uint64_t r0 = a; r0 < b; r0 += m->block) {
         uint64_t r1 = r0 + m->block < b ? r0 + m->block : b;
         const float *wt = buf;
         int ld = (int)m->K;
-        if (m->id == RF__QK_F32) {
+        if (m->id == RF__WEIGHT_F32) {
             wt = (const float *)(const void *)(m->w + r0 * m->row_bytes);
             ld = (int)(m->row_bytes / 4);
         } else {
             for (uint64_t r = r0; r < r1; r++) {
                 const uint8_t *row = m->w + r * m->row_bytes;
                 float *y = buf + (r - r0) * m->K;
-                if (!(m->isa >= RF__QISA_AVX2 && rf__qk_dequant_avx2(m->id, row, y, m->K)))
-                    rf__qk_dequant(m->id, row, y, m->K);
+                rf__dequant_row_isa(m->isa, m->id, row, y, m->K);
             }
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m->S, (int)(r1 - r0), (int)m->K,
@@ -134,7 +133,7 @@ static void rf__gemm_job(void *arg, unsigned c, unsigned nc)
     }
 }
 
-static rf_status rf__qmm_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need)
+static rf_status rf__qmatmul_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return RF_OK;
     void *n = rf__realloc(ctx, *p, need);
@@ -144,31 +143,33 @@ static rf_status rf__qmm_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need
     return RF_OK;
 }
 
-rf_status rf__qmm_run(rf_ctx *ctx, rf__qmm *q, int id, const void *w, size_t row_bytes, uint64_t N,
-                      uint64_t K, const float *x, uint64_t S, float *y)
+rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, size_t row_bytes,
+                          uint64_t N, uint64_t K, const float *x, uint64_t S, float *y)
 {
-    rf__mv m = {rf__qk_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
+    rf__matmul_job m = {
+        rf__row_dot_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
     m.isa = q->isa;
-    if (S < RF__QMM_GEMM_MIN) {
+    if (S < RF__QMATMUL_GEMM_MIN_ROWS) {
         /* the activations quantised once, read by every row */
-        m.act_bytes = rf__qk_act_bytes(id, (size_t)K);
-        RF_TRY(rf__qmm_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes + 64));
+        m.act_bytes = rf__act_bytes(id, (size_t)K);
+        RF_TRY(rf__qmatmul_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes + 64));
         uint8_t *act = (uint8_t *)q->act + (64 - (uintptr_t)q->act % 64) % 64; /* cache lines */
         for (uint64_t s = 0; s < S && m.act_bytes; s++)
-            rf__qk_act(id, q->isa, x + s * K, (size_t)K, act + s * m.act_bytes);
+            rf__act_quantize(id, q->isa, x + s * K, (size_t)K, act + s * m.act_bytes);
         m.act = act;
-        rf__qmm_parallel(q, rf__mv_job, &m);
+        rf__qmatmul_parallel(q, rf__dot_rows_job, &m);
         return RF_OK;
     }
-    unsigned jobs = 4 * q->n; /* as the team splits a job (qteam.c) */
-    uint64_t block = RF__QMM_BLOCK_FLOATS / K;
-    if (block * K * jobs > RF__QMM_BUF_MAX_FLOATS) block = RF__QMM_BUF_MAX_FLOATS / jobs / K;
+    unsigned jobs = 4 * q->threads; /* as the team splits a job (qteam.c) */
+    uint64_t block = RF__QMATMUL_BLOCK_FLOATS / K;
+    if (block * K * jobs > RF__QMATMUL_BUF_MAX_FLOATS)
+        block = RF__QMATMUL_BUF_MAX_FLOATS / jobs / K;
     if (block < 4) block = 4;
     if (block > N) block = N;
     m.block = block;
-    if (id != RF__QK_F32)
-        RF_TRY(rf__qmm_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(block * K) * 4 * jobs));
+    if (id != RF__WEIGHT_F32)
+        RF_TRY(rf__qmatmul_reserve(ctx, &q->chunk, &q->chunk_cap, (size_t)(block * K) * 4 * jobs));
     m.chunk = q->chunk;
-    rf__qmm_parallel(q, rf__gemm_job, &m);
+    rf__qmatmul_parallel(q, rf__sgemm_rows_job, &m);
     return RF_OK;
 }

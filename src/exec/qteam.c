@@ -12,38 +12,39 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#define RF__PAUSE() _mm_pause()
+#define RF__CPU_PAUSE() _mm_pause()
 #else
-#define RF__PAUSE() ((void)0)
+#define RF__CPU_PAUSE() ((void)0)
 #endif
 
-#define RF__QT_MAX 256
+#define RF__TEAM_MAX_THREADS 256
 /* A worker spins this long on the ticket before it sleeps: a decode step issues a team job every
  * few microseconds, with serial gaps (norms, activations, quantising the activations) of up to
  * tens; waking a sleeper costs 2 to 30 us (measured on a 2-vCPU KVM guest), more than most gaps.
  * Not longer: on a machine shared with other processes a spinning worker takes their CPU.
  * Time-based, since PAUSE lasts from 10 to 140 cycles across CPUs (and may exit to the hypervisor).
  */
-#define RF__QT_SPIN_NS 50000
-#define RF__QT_SPIN 1000 /* the caller's pauses before it yields, waiting for the last chunks */
+#define RF__TEAM_SPIN_NS 50000
+#define RF__TEAM_CALLER_PAUSES                                                                     \
+    1000 /* the caller's pauses before it yields, waiting for the last chunks */
 /* ticket: generation (24 bits) | chunks (20 bits) | next chunk (20 bits) */
-#define RF__T_GEN(v) ((uint32_t)((v) >> 40))
-#define RF__T_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
-#define RF__T_NEXT(v) ((uint32_t)((v)&0xfffff))
+#define RF__TICKET_GEN(v) ((uint32_t)((v) >> 40))
+#define RF__TICKET_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
+#define RF__TICKET_NEXT(v) ((uint32_t)((v)&0xfffff))
 
-struct rf__qteam {
+struct rf__thread_team {
     unsigned n; /* threads, the caller included */
     _Atomic uint64_t ticket;
     atomic_uint finished, sleepers;
     atomic_int quit;
-    rf__qmm_job job;
+    rf__team_job job;
     void *arg;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t th[RF__QT_MAX];
+    pthread_t th[RF__TEAM_MAX_THREADS];
 };
 
-static uint64_t rf__qt_ns(void)
+static uint64_t rf__team_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -51,18 +52,18 @@ static uint64_t rf__qt_ns(void)
 }
 
 /* Wait until the ticket's generation differs from `seen`; returns it. */
-static uint32_t rf__qt_wait(rf__qteam *t, uint32_t seen)
+static uint32_t rf__team_wait(rf__thread_team *t, uint32_t seen)
 {
     uint32_t g;
-    uint64_t t0 = rf__qt_ns();
+    uint64_t t0 = rf__team_now_ns();
     for (unsigned s = 1;; s++) {
-        if ((g = RF__T_GEN(atomic_load(&t->ticket))) != seen) return g;
-        RF__PAUSE();
-        if (s % 64 == 0 && rf__qt_ns() - t0 > RF__QT_SPIN_NS) break;
+        if ((g = RF__TICKET_GEN(atomic_load(&t->ticket))) != seen) return g;
+        RF__CPU_PAUSE();
+        if (s % 64 == 0 && rf__team_now_ns() - t0 > RF__TEAM_SPIN_NS) break;
     }
     pthread_mutex_lock(&t->mu);
     atomic_fetch_add(&t->sleepers, 1);
-    while ((g = RF__T_GEN(atomic_load(&t->ticket))) == seen) pthread_cond_wait(&t->cv, &t->mu);
+    while ((g = RF__TICKET_GEN(atomic_load(&t->ticket))) == seen) pthread_cond_wait(&t->cv, &t->mu);
     atomic_fetch_sub(&t->sleepers, 1);
     pthread_mutex_unlock(&t->mu);
     return g;
@@ -70,33 +71,33 @@ static uint32_t rf__qt_wait(rf__qteam *t, uint32_t seen)
 
 /* Take and run chunks of generation g until none is left. job and arg are g's: the caller waits
  * for every chunk before it sets the next job. */
-static void rf__qt_work(rf__qteam *t, uint32_t g)
+static void rf__team_work(rf__thread_team *t, uint32_t g)
 {
     uint64_t v = atomic_load(&t->ticket);
     for (;;) {
-        if (RF__T_GEN(v) != g || RF__T_NEXT(v) >= RF__T_CHUNKS(v)) return;
+        if (RF__TICKET_GEN(v) != g || RF__TICKET_NEXT(v) >= RF__TICKET_CHUNKS(v)) return;
         if (!atomic_compare_exchange_weak(&t->ticket, &v, v + 1)) continue;
-        t->job(t->arg, RF__T_NEXT(v), RF__T_CHUNKS(v));
+        t->job(t->arg, RF__TICKET_NEXT(v), RF__TICKET_CHUNKS(v));
         atomic_fetch_add(&t->finished, 1);
         v = atomic_load(&t->ticket);
     }
 }
 
-static void *rf__qt_main(void *p)
+static void *rf__team_worker(void *p)
 {
-    rf__qteam *t = p;
+    rf__thread_team *t = p;
     uint32_t seen = 0;
     for (;;) {
-        seen = rf__qt_wait(t, seen);
+        seen = rf__team_wait(t, seen);
         if (atomic_load(&t->quit)) return NULL;
-        rf__qt_work(t, seen);
+        rf__team_work(t, seen);
     }
 }
 
 /* Publish the next generation with `chunks` chunks and wake the sleepers. */
-static uint32_t rf__qt_publish(rf__qteam *t, uint32_t chunks)
+static uint32_t rf__team_publish(rf__thread_team *t, uint32_t chunks)
 {
-    uint32_t g = (RF__T_GEN(atomic_load(&t->ticket)) + 1) & 0xffffff;
+    uint32_t g = (RF__TICKET_GEN(atomic_load(&t->ticket)) + 1) & 0xffffff;
     atomic_store(&t->ticket, (uint64_t)g << 40 | (uint64_t)chunks << 20);
     if (atomic_load(&t->sleepers) > 0) {
         pthread_mutex_lock(&t->mu);
@@ -106,12 +107,12 @@ static uint32_t rf__qt_publish(rf__qteam *t, uint32_t chunks)
     return g;
 }
 
-rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
+rf_status rf__thread_team_new(rf_ctx *ctx, unsigned n, rf__thread_team **out)
 {
     *out = NULL;
-    RF_CHECK(ctx, n >= 1 && n <= RF__QT_MAX, RF_RANGE, "executor: %u threads (1 to %d)", n,
-             RF__QT_MAX);
-    rf__qteam *t = rf__calloc(ctx, 1, sizeof *t);
+    RF_CHECK(ctx, n >= 1 && n <= RF__TEAM_MAX_THREADS, RF_RANGE, "executor: %u threads (1 to %d)",
+             n, RF__TEAM_MAX_THREADS);
+    rf__thread_team *t = rf__calloc(ctx, 1, sizeof *t);
     if (!t) return RF_NOMEM_ERR(ctx);
     t->n = n;
     if (pthread_mutex_init(&t->mu, NULL) != 0) {
@@ -125,10 +126,10 @@ rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
     }
     unsigned started = 1;
     for (; started < n; started++)
-        if (pthread_create(&t->th[started], NULL, rf__qt_main, t) != 0) break;
+        if (pthread_create(&t->th[started], NULL, rf__team_worker, t) != 0) break;
     if (started < n) {
-        t->n = started; /* rf__qteam_free joins the ones that started */
-        rf__qteam_free(ctx, t);
+        t->n = started; /* rf__thread_team_free joins the ones that started */
+        rf__thread_team_free(ctx, t);
         return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot start thread %u of %u", started,
                          n);
     }
@@ -136,7 +137,7 @@ rf_status rf__qteam_new(rf_ctx *ctx, unsigned n, rf__qteam **out)
     return RF_OK;
 }
 
-void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg)
+void rf__thread_team_run(rf__thread_team *t, rf__team_job job, void *arg)
 {
     if (t->n == 1) {
         job(arg, 0, 1);
@@ -146,20 +147,20 @@ void rf__qteam_run(rf__qteam *t, rf__qmm_job job, void *arg)
     t->job = job;
     t->arg = arg;
     atomic_store(&t->finished, 0);
-    rf__qt_work(t, rf__qt_publish(t, chunks));
+    rf__team_work(t, rf__team_publish(t, chunks));
     for (unsigned s = 0; atomic_load(&t->finished) < chunks; s++) {
-        if (s < RF__QT_SPIN)
-            RF__PAUSE();
+        if (s < RF__TEAM_CALLER_PAUSES)
+            RF__CPU_PAUSE();
         else
             sched_yield();
     }
 }
 
-void rf__qteam_free(rf_ctx *ctx, rf__qteam *t)
+void rf__thread_team_free(rf_ctx *ctx, rf__thread_team *t)
 {
     if (!t) return;
     atomic_store(&t->quit, 1);
-    rf__qt_publish(t, 0);
+    rf__team_publish(t, 0);
     for (unsigned i = 1; i < t->n; i++) pthread_join(t->th[i], NULL);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);

@@ -33,7 +33,7 @@ static float rndf(void) /* [-1, 1) */
 static size_t fill_weights(int id, uint8_t *buf, size_t k)
 {
     uint32_t be, bb;
-    rf__qk_block(id, &be, &bb);
+    rf__weight_block(id, &be, &bb);
     size_t nb = k / be, bytes = nb * bb;
     for (size_t i = 0; i < bytes; i++) buf[i] = (uint8_t)rnd();
     for (size_t i = 0; i < nb; i++) {
@@ -41,28 +41,28 @@ static size_t fill_weights(int id, uint8_t *buf, size_t k)
         uint16_t d = rf__f32_to_f16(0.001f + 0.05f * (rndf() + 1.0f));
         uint16_t e = rf__f32_to_f16(0.001f + 0.02f * (rndf() + 1.0f));
         switch (id) {
-        case RF__QK_F32: {
+        case RF__WEIGHT_F32: {
             float f = rndf();
             memcpy(b, &f, 4);
         } break;
-        case RF__QK_F16:
+        case RF__WEIGHT_F16:
             d = rf__f32_to_f16(rndf());
             memcpy(b, &d, 2);
             break;
-        case RF__QK_BF16: {
+        case RF__WEIGHT_BF16: {
             float f = rndf();
             uint32_t u;
             memcpy(&u, &f, 4);
             uint16_t h = (uint16_t)(u >> 16);
             memcpy(b, &h, 2);
         } break;
-        case RF__QK_Q8_0:
-        case RF__QK_Q4_0: memcpy(b, &d, 2); break;
-        case RF__QK_Q4_K:
+        case RF__WEIGHT_Q8_0:
+        case RF__WEIGHT_Q4_0: memcpy(b, &d, 2); break;
+        case RF__WEIGHT_Q4_K:
             memcpy(b, &d, 2);
             memcpy(b + 2, &e, 2);
             break;
-        case RF__QK_Q6_K: memcpy(b + 208, &d, 2); break;
+        case RF__WEIGHT_Q6_K: memcpy(b + 208, &d, 2); break;
         }
     }
     return bytes;
@@ -73,7 +73,7 @@ static double ref_dot(int id, const void *w, const float *x, size_t k, double *m
 {
     float *y = malloc(k * sizeof *y);
     double s = 0, m = 0;
-    rf__qk_dequant(id, w, y, k);
+    rf__dequant_row(id, w, y, k);
     for (size_t i = 0; i < k; i++) {
         s += (double)y[i] * x[i];
         m += fabs((double)y[i] * x[i]);
@@ -87,11 +87,11 @@ static double ref_dot(int id, const void *w, const float *x, size_t k, double *m
  * 8-bit formats. */
 static void act_values(int id, const void *a, const float *x, size_t k, float *xq)
 {
-    if (rf__qk_act_fmt(id) == RF__QA_Q8_K) {
-        const rf__bq8_k *q = a;
+    if (rf__act_format(id) == RF__ACT_Q8_K) {
+        const rf__block_q8_k *q = a;
         for (size_t i = 0; i < k; i++) xq[i] = q[i / 256].d * (float)q[i / 256].qs[i % 256];
-    } else if (rf__qk_act_fmt(id) == RF__QA_Q8_32) {
-        const rf__bq8_32 *q = a;
+    } else if (rf__act_format(id) == RF__ACT_Q8_32) {
+        const rf__block_q8_32 *q = a;
         for (size_t i = 0; i < k; i++) xq[i] = q[i / 32].d * (float)q[i / 32].qs[i % 32];
     } else {
         memcpy(xq, x, k * sizeof *x);
@@ -104,9 +104,9 @@ static void act_values(int id, const void *a, const float *x, size_t k, float *x
  * rounding of the scale. */
 static double act_bound(int id, const float *wd, const float *x, size_t k)
 {
-    size_t blk = rf__qk_act_fmt(id) == RF__QA_Q8_K    ? 256
-                 : rf__qk_act_fmt(id) == RF__QA_Q8_32 ? 32
-                                                      : 0;
+    size_t blk = rf__act_format(id) == RF__ACT_Q8_K    ? 256
+                 : rf__act_format(id) == RF__ACT_Q8_32 ? 32
+                                                       : 0;
     double bound = 0;
     for (size_t b = 0; blk && b < k; b += blk) {
         double amax = 0, sw = 0;
@@ -126,35 +126,36 @@ static void check_type(int id, int isa)
     static const size_t lens_32[] = {32, 64, 96, 1024, 4128};
     static const size_t lens_256[] = {256, 512, 2816, 4096};
     uint32_t be, bb;
-    rf__qk_block(id, &be, &bb);
+    rf__weight_block(id, &be, &bb);
     const size_t *lens = be == 1 ? lens_f : be == 32 ? lens_32 : lens_256;
     size_t n = be == 1 ? 7 : be == 32 ? 5 : 4;
-    rf__qk_dot_fn fn = rf__qk_get(id, isa);
+    rf__row_dot_fn fn = rf__row_dot_get(id, isa);
     for (size_t li = 0; li < n; li++) {
         size_t k = lens[li];
         for (int rep = 0; rep < 4; rep++) {
             uint8_t *w = malloc(k / be * bb);
             float *x = malloc(k * sizeof *x), *xq = malloc(k * sizeof *xq),
                   *wd = malloc(k * sizeof *wd);
-            void *buf = malloc(rf__qk_act_bytes(id, k) + 1);
+            void *buf = malloc(rf__act_bytes(id, k) + 1);
             fill_weights(id, w, k);
             for (size_t i = 0; i < k; i++) x[i] = rndf() * (rep == 1 ? 1e-3f : 1.0f);
             if (rep == 2) /* a block of zeros (scale 0) and one wide value per 32 */
                 for (size_t i = 0; i < k; i++) x[i] = i < be ? 0.0f : i % 32 == 5 ? 40.0f : x[i];
-            rf__qk_dequant(id, w, wd, k);
-            const void *a = rf__qk_act(id, isa, x, k, buf);
+            rf__dequant_row(id, w, wd, k);
+            const void *a = rf__act_quantize(id, isa, x, k, buf);
             act_values(id, a, x, k, xq);
             /* the kernel computes exactly w . xq: float rounding only */
             double mag, ref = ref_dot(id, w, xq, k, &mag);
             double got = fn(w, a, k);
             if (!(fabs(got - ref) <= 2e-5 * mag + 1e-6))
                 RF_FAIL_AT("%s %s k=%zu: %.9g vs reference %.9g (sum|wx| %.3g)",
-                           rf_dtype_name(rf__qk_dtype(id)), rf__qisa_name(isa), k, got, ref, mag);
+                           rf_dtype_name(rf__weight_dtype(id)), rf__kernel_isa_name(isa), k, got,
+                           ref, mag);
             /* and xq is x to within half a step of each block's scale */
             double mag_x, ref_x = ref_dot(id, w, x, k, &mag_x), bound = act_bound(id, wd, x, k);
             if (!(fabs(ref - ref_x) <= bound + 1e-12))
                 RF_FAIL_AT("%s k=%zu: quantised activations give %.9g, F32 %.9g (bound %.3g)",
-                           rf_dtype_name(rf__qk_dtype(id)), k, ref, ref_x, bound);
+                           rf_dtype_name(rf__weight_dtype(id)), k, ref, ref_x, bound);
             free(w);
             free(x);
             free(xq);
@@ -169,15 +170,15 @@ RF_TEST(qk_act_quantisers)
 {
     size_t k = 4096;
     float *x = malloc(k * sizeof *x);
-    rf__bq8_k *a = malloc(k / 256 * sizeof *a), *b = malloc(k / 256 * sizeof *b);
-    rf__bq8_32 *c = malloc(k / 32 * sizeof *c), *e = malloc(k / 32 * sizeof *e);
+    rf__block_q8_k *a = malloc(k / 256 * sizeof *a), *b = malloc(k / 256 * sizeof *b);
+    rf__block_q8_32 *c = malloc(k / 32 * sizeof *c), *e = malloc(k / 32 * sizeof *e);
     for (size_t i = 0; i < k; i++) x[i] = rndf() * (i < 1024 ? 3.0f : 0.01f);
     for (size_t i = 256; i < 512; i++) x[i] = 0; /* a zero block */
     x[700] = -50.0f;                             /* the block's max, negative: -127 */
     memset(a, 0, k / 256 * sizeof *a);
     memset(c, 0, k / 32 * sizeof *c);
-    rf__qk_q8k(x, k, a);
-    rf__qk_q8_32(x, k, c);
+    rf__quantize_q8_k(x, k, a);
+    rf__quantize_q8_32(x, k, c);
     RF_EXPECT_INT(a[2].qs[700 - 512], -127);
     RF_EXPECT_DBL(a[1].d, 0.0);
     int sum = 0;
@@ -186,14 +187,14 @@ RF_TEST(qk_act_quantisers)
     sum = 0;
     for (int i = 0; i < 32; i++) sum += c[7].qs[i];
     RF_EXPECT_INT(c[7].sum, sum);
-    if (rf__qisa_best() < RF__QISA_AVX2) {
+    if (rf__kernel_isa_best() < RF__KERNEL_AVX2) {
         fprintf(stderr, "SKIP: no vector quantisers for this CPU\n");
         exit(77);
     }
     memset(b, 0x55, k / 256 * sizeof *b);
     memset(e, 0x55, k / 32 * sizeof *e);
-    RF_EXPECT(rf__qk_q8k_avx2(x, k, b));
-    RF_EXPECT(rf__qk_q8_32_avx2(x, k, e));
+    RF_EXPECT(rf__quantize_q8_k_avx2(x, k, b));
+    RF_EXPECT(rf__quantize_q8_32_avx2(x, k, e));
     RF_EXPECT(memcmp(a, b, k / 256 * sizeof *a) == 0);
     RF_EXPECT(memcmp(c, e, k / 32 * sizeof *c) == 0);
     free(x);
@@ -205,21 +206,22 @@ RF_TEST(qk_act_quantisers)
 
 RF_TEST(qk_reference_dots)
 {
-    for (int id = 0; id < RF__QK_COUNT; id++) check_type(id, RF__QISA_GENERIC);
+    for (int id = 0; id < RF__WEIGHT_TYPES; id++) check_type(id, RF__KERNEL_GENERIC);
 }
 
 RF_TEST(qk_isa_variants)
 {
-    int best = rf__qisa_best(), tried = 0;
-    for (int isa = RF__QISA_AVX2; isa <= best; isa++)
-        for (int id = 0; id < RF__QK_COUNT; id++) {
-            RF_EXPECT(rf__qk_has(id, isa) || (isa > RF__QISA_AVX2 && rf__qk_has(id, isa - 1)));
+    int best = rf__kernel_isa_best(), tried = 0;
+    for (int isa = RF__KERNEL_AVX2; isa <= best; isa++)
+        for (int id = 0; id < RF__WEIGHT_TYPES; id++) {
+            RF_EXPECT(rf__row_dot_has(id, isa) ||
+                      (isa > RF__KERNEL_AVX2 && rf__row_dot_has(id, isa - 1)));
             check_type(id, isa);
             tried++;
         }
     if (!tried) {
         fprintf(stderr, "SKIP: no vector kernels for this CPU (best level: %s)\n",
-                rf__qisa_name(best));
+                rf__kernel_isa_name(best));
         exit(77);
     }
 }
@@ -232,23 +234,24 @@ RF_TEST(qk_isa_variants)
  * scale or min is off by a whole step of the block, far outside that. */
 RF_TEST(qk_dequant_avx2_matches_reference)
 {
-    if (rf__qisa_best() < RF__QISA_AVX2) RF_SKIP("no AVX2 on this CPU");
+    if (rf__kernel_isa_best() < RF__KERNEL_AVX2) RF_SKIP("no AVX2 on this CPU");
     enum { K = 1024 };
     static uint8_t w[K * 4];
     static float ref[K], got[K];
-    const int ids[] = {RF__QK_F16, RF__QK_BF16, RF__QK_Q8_0, RF__QK_Q4_K, RF__QK_Q6_K};
+    const int ids[] = {RF__WEIGHT_F16, RF__WEIGHT_BF16, RF__WEIGHT_Q8_0, RF__WEIGHT_Q4_K,
+                       RF__WEIGHT_Q6_K};
     for (size_t t = 0; t < sizeof ids / sizeof ids[0]; t++) {
         int id = ids[t];
         for (int rep = 0; rep < 20; rep++) {
             fill_weights(id, w, K);
-            rf__qk_dequant(id, w, ref, K);
+            rf__dequant_row(id, w, ref, K);
             memset(got, 0xff, sizeof got);
-            RF_EXPECT_INT(rf__qk_dequant_avx2(id, w, got, K), 1);
+            RF_EXPECT_INT(rf__dequant_row_avx2(id, w, got, K), 1);
             int bad = 0;
             for (size_t b = 0; b < K && !bad; b += 256) {
                 double big = 0;
                 for (size_t i = b; i < b + 256; i++) big = fmax(big, fabs((double)ref[i]));
-                double tol = id == RF__QK_Q4_K ? ldexp(big, -22) : 0;
+                double tol = id == RF__WEIGHT_Q4_K ? ldexp(big, -22) : 0;
                 for (size_t i = b; i < b + 256 && !bad; i++)
                     if (!(fabs((double)got[i] - (double)ref[i]) <= tol)) {
                         RF_FAIL_AT("type %d element %zu: %.9g, reference %.9g", id, i,
@@ -263,7 +266,7 @@ RF_TEST(qk_dequant_avx2_matches_reference)
 RF_TEST(qk_rows_helpers)
 {
     static const size_t ns[] = {64, 128, 7, 40, 100};
-    for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++)
+    for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++)
         for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
             size_t n = ns[ni], rows = 37, stride = n + 13;
             float *a = malloc(rows * stride * sizeof *a), *x = malloc(n * sizeof *x);
@@ -271,7 +274,7 @@ RF_TEST(qk_rows_helpers)
             for (size_t i = 0; i < rows * stride; i++) a[i] = rndf();
             for (size_t i = 0; i < n; i++) x[i] = rndf();
             for (size_t r = 0; r < rows; r++) p[r] = rndf();
-            rf__qk_rows_dot(isa, a, rows, stride, x, n, y);
+            rf__f32_rows_dot(isa, a, rows, stride, x, n, y);
             for (size_t r = 0; r < rows; r++) {
                 double ref = 0, mag = 0;
                 for (size_t i = 0; i < n; i++) {
@@ -279,13 +282,13 @@ RF_TEST(qk_rows_helpers)
                     mag += fabs((double)a[r * stride + i] * x[i]);
                 }
                 if (!(fabs(y[r] - ref) <= 1e-5 * mag + 1e-7)) {
-                    RF_FAIL_AT("rows_dot %s n=%zu row %zu: %.9g vs %.9g", rf__qisa_name(isa), n, r,
-                               y[r], ref);
+                    RF_FAIL_AT("rows_dot %s n=%zu row %zu: %.9g vs %.9g", rf__kernel_isa_name(isa),
+                               n, r, y[r], ref);
                     break;
                 }
             }
             for (size_t i = 0; i < n; i++) y[i] = 1e30f; /* overwritten, not accumulated */
-            rf__qk_rows_axpy(isa, a, rows, stride, p, n, y);
+            rf__f32_rows_axpy(isa, a, rows, stride, p, n, y);
             for (size_t i = 0; i < n; i++) {
                 double ref = 0, mag = 0;
                 for (size_t r = 0; r < rows; r++) {
@@ -293,8 +296,8 @@ RF_TEST(qk_rows_helpers)
                     mag += fabs((double)p[r] * a[r * stride + i]);
                 }
                 if (!(fabs(y[i] - ref) <= 1e-5 * mag + 1e-7)) {
-                    RF_FAIL_AT("rows_axpy %s n=%zu column %zu: %.9g vs %.9g", rf__qisa_name(isa), n,
-                               i, y[i], ref);
+                    RF_FAIL_AT("rows_axpy %s n=%zu column %zu: %.9g vs %.9g",
+                               rf__kernel_isa_name(isa), n, i, y[i], ref);
                     break;
                 }
             }
@@ -311,15 +314,16 @@ RF_TEST(qk_silu)
 {
     size_t n = 2003;
     float *y = malloc(n * sizeof *y), *x = malloc(n * sizeof *x);
-    for (int isa = RF__QISA_GENERIC; isa <= rf__qisa_best(); isa++) {
+    for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
         for (size_t i = 0; i < n; i++) x[i] = y[i] = -100.0f + 200.0f * (float)i / (float)(n - 1);
         x[7] = y[7] = -79.9f;
         x[8] = y[8] = -80.0f;
-        rf__qk_silu(isa, y, n);
+        rf__f32_silu(isa, y, n);
         for (size_t i = 0; i < n; i++) {
             double ref = x[i] > -80.0f ? x[i] / (1.0 + exp(-(double)x[i])) : 0.0;
             if (!(fabs(y[i] - ref) <= 4 * 1.2e-7 * fabs(ref) + 1e-30)) {
-                RF_FAIL_AT("silu %s x=%.9g: %.9g vs %.9g", rf__qisa_name(isa), x[i], y[i], ref);
+                RF_FAIL_AT("silu %s x=%.9g: %.9g vs %.9g", rf__kernel_isa_name(isa), x[i], y[i],
+                           ref);
                 break;
             }
         }
@@ -347,15 +351,16 @@ RF_TEST(qk_f16_conversions)
 
 RF_TEST(qk_substitution)
 {
-    RF_EXPECT_INT(rf__qk_id(RF_DTYPE_Q4_K), RF__QK_Q4_K);
-    RF_EXPECT_INT(rf__qk_id(RF_DTYPE_Q5_K), -1);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q5_K, 4096), RF__QK_Q6_K);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q2_K, 4096), RF__QK_Q4_K);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q4_1, 4096), RF__QK_Q4_K);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q4_1, 288), RF__QK_Q4_0); /* 288 is no multiple of 256 */
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_Q8_1, 4096), RF__QK_Q8_0);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_F64, 7), RF__QK_F32);
-    RF_EXPECT_INT(rf__qk_nearest(RF_DTYPE_IQ2_XXS, 100), RF__QK_F16);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q4_K), RF__WEIGHT_Q4_K);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_K), -1);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q5_K, 4096), RF__WEIGHT_Q6_K);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q2_K, 4096), RF__WEIGHT_Q4_K);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q4_1, 4096), RF__WEIGHT_Q4_K);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q4_1, 288),
+                  RF__WEIGHT_Q4_0); /* 288 is no multiple of 256 */
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q8_1, 4096), RF__WEIGHT_Q8_0);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_F64, 7), RF__WEIGHT_F32);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ2_XXS, 100), RF__WEIGHT_F16);
 }
 
 /* ---- the threaded drivers against a naive product ------------------------------------------- */
@@ -363,21 +368,21 @@ RF_TEST(qk_substitution)
 static void check_qmm(int id, uint64_t N, uint64_t K, uint64_t S, unsigned threads)
 {
     rf_ctx *ctx = NULL;
-    rf__qmm *q = NULL;
+    rf__qmatmul *q = NULL;
     RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
-    RF_EXPECT_INT(rf__qmm_new(ctx, threads, rf__qisa_best(), &q), RF_OK);
+    RF_EXPECT_INT(rf__qmatmul_new(ctx, threads, rf__kernel_isa_best(), &q), RF_OK);
     uint32_t be, bb;
-    rf__qk_block(id, &be, &bb);
+    rf__weight_block(id, &be, &bb);
     size_t rb = K / be * bb;
     uint8_t *w = malloc(N * rb);
     float *x = malloc(S * K * sizeof *x), *y = malloc(S * N * sizeof *y);
     float *row = malloc(K * sizeof *row);
     for (uint64_t r = 0; r < N; r++) fill_weights(id, w + r * rb, K);
     for (uint64_t i = 0; i < S * K; i++) x[i] = rndf();
-    RF_EXPECT_INT(rf__qmm_run(ctx, q, id, w, rb, N, K, x, S, y), RF_OK);
+    RF_EXPECT_INT(rf__qmatmul_run(ctx, q, id, w, rb, N, K, x, S, y), RF_OK);
     int bad = 0;
     for (uint64_t r = 0; r < N && !bad; r++) {
-        rf__qk_dequant(id, w + r * rb, row, K);
+        rf__dequant_row(id, w + r * rb, row, K);
         for (uint64_t s = 0; s < S && !bad; s++) {
             double ref = 0, mag = 0;
             for (uint64_t k = 0; k < K; k++) {
@@ -388,7 +393,7 @@ static void check_qmm(int id, uint64_t N, uint64_t K, uint64_t S, unsigned threa
             double tol = S < 8 ? act_bound(id, row, x + s * K, K) : 0;
             if (!(fabs(y[s * N + r] - ref) <= tol + 2e-5 * mag + 1e-6)) {
                 RF_FAIL_AT("%s N=%llu K=%llu S=%llu: y[%llu][%llu] %.9g vs %.9g",
-                           rf_dtype_name(rf__qk_dtype(id)), (unsigned long long)N,
+                           rf_dtype_name(rf__weight_dtype(id)), (unsigned long long)N,
                            (unsigned long long)K, (unsigned long long)S, (unsigned long long)s,
                            (unsigned long long)r, y[s * N + r], ref);
                 bad = 1;
@@ -399,13 +404,13 @@ static void check_qmm(int id, uint64_t N, uint64_t K, uint64_t S, unsigned threa
     free(x);
     free(y);
     free(row);
-    rf__qmm_free(ctx, q);
+    rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
 }
 
 RF_TEST(qk_matmul_drivers)
 {
-    for (int id = 0; id < RF__QK_COUNT; id++) {
+    for (int id = 0; id < RF__WEIGHT_TYPES; id++) {
         check_qmm(id, 37, 512, 1, 2); /* decode: dot products, rows over 2 threads */
         check_qmm(id, 37, 512, 3, 1);
         check_qmm(id, 300, 512, 12, 2); /* prefill: dequantised chunks + sgemm */
