@@ -41,6 +41,23 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
              rf__mul_ok(lx->n_layer * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
              RF_RANGE, "model: a KV cache of %llu positions is too large to run",
              (unsigned long long)lx->Tmax);
+    /* every buffer below, in bytes, against what this process may take now (before any) */
+    double kv_bytes = 2.0 * (double)kvn * 4, total = kv_bytes;
+    double rows = (double)n,
+           floats = rows * (3.0 * (double)lx->E + 2.0 * (double)qw + 2.0 * (double)kw +
+                            2.0 * (double)lx->F + (double)tw + (double)lx->V) +
+                    (double)lx->B * (double)lx->H *
+                        ((double)S * (double)S > (double)L ? (double)S * (double)S : (double)L) +
+                    (double)lx->Tmax * (double)lx->D;
+    total += floats * 4;
+    const char *what;
+    double usable = (double)rf__mem_usable(&what);
+    if (total > 0.9 * usable)
+        return rf__error(lx->ctx, RF_RANGE, -1,
+                         "model: measuring needs %.3g GB (a KV cache of %.3g GB for %llu "
+                         "positions, attention scores and activations); %s allows %.3g GB now",
+                         total / 1e9, kv_bytes / 1e9, (unsigned long long)lx->Tmax, what,
+                         usable / 1e9);
     int fail = 0;
     lx->x = rf__alloc_floats(lx, n * lx->E, &fail);
     lx->x_norm = rf__alloc_floats(lx, n * lx->E, &fail);

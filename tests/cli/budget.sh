@@ -35,4 +35,11 @@ rc=$?
 expect 0 '' -- profile $M --measure --repeat 1 --threads 1 "$TMP/mm.onnx"
 grep -q "median of 1 timed passes after 0 warm-up" "$TMP/out" && PASSES=$((PASSES + 1)) ||
     { echo "FAIL: --repeat 1 is not one pass: $(grep -i 'timed pass' "$TMP/out")"; FAILS=$((FAILS + 1)); }
+# llm --measure checks its KV cache and buffers the same way: 32 x 1M positions of the tiny Llama
+# need ~70 GB, refused before anything is allocated, naming the file.
+"$BIN" llm "$SRC/tests/data/gguf/tiny_llama_mixed.gguf" --hw "$SRC/tests/golden/data/machine.json" \
+    --measure --batch 32 --context 1000000 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "tiny_llama_mixed.gguf: measuring needs .* GB (a KV cache of .* GB for 1000000 positions" "$TMP/err" &&
+    PASSES=$((PASSES + 1)) || { echo "FAIL: llm --measure --batch 32 --context 1000000: exit $rc: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
 finish
