@@ -323,7 +323,8 @@ static FILE *rf__record_open(const char *dir, char *path, size_t size)
 rf_status rf_regions_write(rf_ctx *ctx, const char *path)
 {
     const char *dir = path ? NULL : getenv("ROOFLINE_OUTPUT_DIR");
-    char rec[4096];
+    char rec[4096], tmp[4200];
+    int renamed = 0;
     if (!path && !(dir && dir[0])) path = getenv("ROOFLINE_OUTPUT");
     if (!(dir && dir[0]) && (!path || !path[0])) return RF_OK;
     rf_regions *r = NULL;
@@ -332,8 +333,19 @@ rf_status rf_regions_write(rf_ctx *ctx, const char *path)
     rf_status st;
     RF_TRY_GOTO(st, rf_regions_snapshot(ctx, &r), out);
     RF_TRY_GOTO(st, rf__default_machine(ctx, &m), out);
-    f = dir && dir[0] ? rf__record_open(dir, rec, sizeof rec) : fopen(path, "w");
-    if (dir && dir[0]) path = rec;
+    if (dir && dir[0]) {
+        f = rf__record_open(dir, rec, sizeof rec);
+        path = rec;
+    } else { /* a new file beside `path`, renamed over it at the end: a symlink planted at the
+              * name is replaced, never written through, and readers never see half a file */
+        int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+        int fd = n > 0 && (size_t)n < sizeof tmp
+                     ? open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644)
+                     : -1;
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd >= 0 && !f) close(fd);
+        if (f) renamed = 1;
+    }
     if (!f) {
         st = rf__error(ctx, RF_IO, -1, "%s: cannot write the regions", path);
         goto out;
@@ -345,6 +357,9 @@ rf_status rf_regions_write(rf_ctx *ctx, const char *path)
         st = rf__error(ctx, RF_IO, -1, "%s: write failed", path);
     else if (st == RF_IO)
         rf__error(ctx, RF_IO, -1, "%s: write failed", path);
+    if (renamed && st == RF_OK && rename(tmp, path) != 0)
+        st = rf__error(ctx, RF_IO, -1, "%s: cannot write the regions", path);
+    if (renamed && st != RF_OK) unlink(tmp);
 out:
     rf_machine_free(m);
     rf_regions_free(r);

@@ -296,6 +296,46 @@ RF_TEST(write_dir_never_follows)
     rf_regions_reset();
 }
 
+/* ROOFLINE_OUTPUT (no `roofline run`): a symlink planted at that name is replaced by the new
+ * file, never written through: its target keeps its content. */
+RF_TEST(write_output_never_follows)
+{
+    one_call("w", 1000, 10, 20);
+    char dir[] = "/tmp/rf-region-XXXXXX", victim[64], out[64], text[32] = "";
+    RF_REQUIRE(mkdtemp(dir));
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    FILE *f = fopen(victim, "w");
+    RF_REQUIRE(f);
+    fputs("precious\n", f);
+    fclose(f);
+    RF_REQUIRE(symlink(victim, out) == 0);
+    setenv("ROOFLINE_OUTPUT", out, 1);
+    setenv("ROOFLINE_HW", "xeon-8480plus", 1);
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    RF_EXPECT_INT(rf_regions_write(ctx, NULL), RF_OK);
+    f = fopen(victim, "r");
+    RF_REQUIRE(f);
+    RF_EXPECT(fgets(text, sizeof text, f) != NULL);
+    fclose(f);
+    RF_EXPECT_STR(text, "precious\n");
+    struct stat sb;
+    RF_EXPECT(lstat(out, &sb) == 0 && S_ISREG(sb.st_mode)); /* the link itself was replaced */
+    rf_regions *a = NULL;
+    RF_EXPECT_INT(rf_regions_read_file(ctx, out, &a), RF_OK);
+    if (a) RF_EXPECT_INT(a->n, 1);
+    rf_regions_free(a);
+    unsetenv("ROOFLINE_OUTPUT");
+    unsetenv("ROOFLINE_HW");
+    unlink(out);
+    unlink(victim);
+    rmdir(dir);
+    rf_ctx_free(ctx);
+    rf_regions_set_clock(NULL, NULL);
+    rf_regions_reset();
+}
+
 /* fork(): the child starts from zero (the parent's calls are the parent's to write) but keeps the
  * names and the open regions, so an end after the fork matches in both processes. */
 RF_TEST(fork_child_starts_from_zero)
