@@ -123,9 +123,6 @@ rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 /* RMSNorm (w may be NULL) or LayerNorm (bias may be NULL) of n rows of width c, in place ok. */
 void rf__llm_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
                   int layernorm, float eps);
-/* The old name, for op_llm.c only until its owner renames the call (a one-word change there):
- * remove with that change. */
-#define rf__lx_norm rf__llm_norm
 /* Rotary embedding of n rows of `heads` heads of D values; row r at position p0 + r % S. */
 void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, uint64_t p0,
                   const float *cs);

@@ -3,7 +3,7 @@
  * with a bias along the last axis (BiasAdd, BiasSplitGelu in C; BiasGelu, FastGelu, QuickGelu
  * as oneDNN binary add + GELU/swish post-op or eltwise),
  * SkipLayerNormalization and SkipSimplifiedLayerNormalization (x + skip (+ bias), then layer or
- * RMS norm, rf__lx_norm), FusedMatMul (alpha, transA, transB, batched; sgemm per batch entry),
+ * RMS norm, rf__llm_norm), FusedMatMul (alpha, transA, transB, batched; sgemm per batch entry),
  * MatMulNBits (4-bit blocks dequantised to F32 each pass, then one sgemm), RotaryEmbedding with
  * cos/sin caches, and the attention ops (op_attn.c). */
 #include <cblas.h>

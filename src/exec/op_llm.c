@@ -1,5 +1,5 @@
 /* op_llm.c — the LLM builders' own layer kinds (src/llm) in the graph executor, in plain C on
- * plain tensors: RMSNorm (the measured LLM pass's kernel, rf__lx_norm), RotaryEmbedding (NeoX
+ * plain tensors: RMSNorm (the measured LLM pass's kernel, rf__llm_norm), RotaryEmbedding (NeoX
  * pairs (i, i + D/2); cos and sin computed once per position and shared by its heads, as
  * llama.cpp does), KVStore (the new K and V rows copied out, as into the cache) and the MoE
  * expert matmuls (OpenBLAS, grouped by expert). The attention matmuls are in op_gemm.c. Values
@@ -16,8 +16,8 @@
 static void rmsnorm(const rf__xstep *s)
 {
     const rf__xkernel_args *c = &s->c;
-    rf__lx_norm(s->ptr[0], s->ptr[s->n_in], (uint64_t)c->outer, (uint64_t)c->inner,
-                s->n_in > 1 ? s->ptr[1] : NULL, NULL, 0, c->value);
+    rf__llm_norm(s->ptr[0], s->ptr[s->n_in], (uint64_t)c->outer, (uint64_t)c->inner,
+                 s->n_in > 1 ? s->ptr[1] : NULL, NULL, 0, c->value);
 }
 
 /* x [rows, H*D] rotated into y [rows, H*D]; row r is position r % S (c->axis_n = S). */
