@@ -42,4 +42,8 @@ grep -q "median of 1 timed passes after 0 warm-up" "$TMP/out" && PASSES=$((PASSE
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "tiny_llama_mixed.gguf: measuring needs .* GB (a KV cache of .* GB for 1000000 positions" "$TMP/err" &&
     PASSES=$((PASSES + 1)) || { echo "FAIL: llm --measure --batch 32 --context 1000000: exit $rc: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+# bad values of the new options: one line, exit 2
+expect 2 "--max-flops" -- profile $M --measure --max-flops 1e9x "$TMP/mm.onnx"
+expect 2 "--max-flops" -- profile $M --measure --max-flops -5 "$TMP/mm.onnx"
+expect 2 "at most one PATTERN" -- ops conv gemm
 finish
