@@ -23,14 +23,14 @@ int cli_hw_devices(rf_ctx *ctx, int json)
     return cli_flush(ctx) == RF_OK ? EXIT_OK : EXIT_INTERNAL;
 }
 
-/* Add the device's ceilings to the machine file `path` under oclP.D. Returns the exit code. */
-static int cli_merge(rf_ctx *ctx, const rf_ocl_device *d, const rf_machine *dev, const char *path)
+/* Add the device's ceilings to `node` (read from `path` before measuring) under oclP.D and write
+ * it back atomically. Returns the exit code. */
+static int cli_merge(rf_ctx *ctx, const rf_ocl_device *d, const rf_machine *dev, rf_machine *node,
+                     const char *path)
 {
-    rf_machine *node = NULL;
     char prefix[32];
     snprintf(prefix, sizeof prefix, "ocl%u.%u", d->platform, d->device);
-    rf_status st = rf_machine_read_file(ctx, path, &node);
-    if (st == RF_OK) st = rf_ocl_merge(ctx, node, dev, prefix);
+    rf_status st = rf_ocl_merge(ctx, node, dev, prefix);
     rf_buf b;
     rf_buf_init(&b, ctx, 0);
     rf_writer w = rf_buf_writer(&b);
@@ -40,7 +40,6 @@ static int cli_merge(rf_ctx *ctx, const rf_ocl_device *d, const rf_machine *dev,
         fprintf(stderr, "roofline: peaks: %zu ceilings of %s merged into %s as %s.*\n",
                 dev->n_ceilings, d->name, path, prefix);
     rf_buf_free(&b);
-    rf_machine_free(node);
     return rc;
 }
 
@@ -92,9 +91,11 @@ int cli_peaks_device(const cli_cmd *cmd, const cli_args *a)
     rf_ocl_opts o;
     memset(&o, 0, sizeof o);
     o.quick = cli_get(a, "quick") != NULL;
-    rf_machine *cached = NULL;
+    rf_machine *cached = NULL, *node = NULL;
     rf_ocl_report *r = NULL;
-    rf_status st = rf_ocl_select(ctx, cli_get(a, "device"), &d);
+    /* The node's file is read first: a bad one is said before anything is measured. */
+    rf_status st = merge ? rf_machine_read_file(ctx, merge, &node) : RF_OK;
+    if (st == RF_OK) st = rf_ocl_select(ctx, cli_get(a, "device"), &d);
     if (st == RF_OK) st = cli_device_measure(ctx, a, &d, &o, &cached, &r);
     const rf_machine *m = cached ? cached : (r ? r->machine : NULL);
     int rc;
@@ -104,7 +105,8 @@ int cli_peaks_device(const cli_cmd *cmd, const cli_args *a)
     else
         rc = cli_fail(ctx, st);
     if (rc == EXIT_OK && plot) rc = cli_plot_machine(ctx, m, plot);
-    if (rc == EXIT_OK && merge) rc = cli_merge(ctx, &d, m, merge);
+    if (rc == EXIT_OK && merge) rc = cli_merge(ctx, &d, m, node, merge);
+    rf_machine_free(node);
     rf_machine_free(cached);
     rf_ocl_report_free(r);
     rf_ctx_free(ctx);
