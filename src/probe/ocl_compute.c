@@ -90,7 +90,7 @@ static rf_status rf__fma_precision(rf__ocl_run *run, int pi, cl_mem out)
     size_t nw = rf__fma_widths(run, pi, widths);
     rf__stats best, s;
     memset(&best, 0, sizeof best);
-    char what[64], parts[RF_TEXT_MAX] = "", v[32];
+    char what[64], parts[160] = "", v[32];
     size_t len = 0;
     snprintf(what, sizeof what, "%s %s, %zu vector width%s", prec, pi == 3 ? "dot" : "FMA", nw,
              nw > 1 ? "s" : "");
