@@ -74,7 +74,7 @@ rf_status rf__ocl_src_fma(rf_ctx *ctx, const char *precision, int int8_kind, uns
                                                      : "float";
     if (t[0] == 'd') rf__put(&s, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
     if (t[0] == 'h') rf__put(&s, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
-    char vt[16];
+    char vt[24];
     if (width > 1)
         snprintf(vt, sizeof vt, "%s%u", t, width);
     else
