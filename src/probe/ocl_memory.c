@@ -140,8 +140,7 @@ static rf_status rf__mem_level(rf__ocl_run *run, rf__mem_job *j, const rf_probe_
              within ? ", within the device's reported cache of " : "",
              within ? rf_bytes_format_iec(c, sizeof c, (double)cache, 3) : "");
     RF_TRY(rf__ocl_add(run, l->name, RF_CEILING_BANDWIDTH, &s[best],
-                       "roofline peaks --device: read/write/copy kernels over one buffer",
-                       note));
+                       "roofline peaks --device: read/write/copy kernels over one buffer", note));
     rf_machine *m = run->rep->machine;
     if (strcmp(l->name, "DRAM") != 0) /* what the plateau showed it holds, at least */
         m->ceilings[m->n_ceilings - 1].capacity_bytes = (double)l->last_bytes;
