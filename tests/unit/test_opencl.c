@@ -1,7 +1,9 @@
 /* test_opencl.c — unit tests for the parts of the OpenCL device probe that need no device: the
  * "opencl[:P.D]" syntax, the cache path (keyed by device and mode), the merge of a device's
  * ceilings into a node's machine (prefix, replacing an earlier merge, the node's defaults kept,
- * bad prefixes and names too long). Measuring a device is tests/cli/opencl.sh's (POCL). */
+ * bad prefixes and names too long), and every kernel source the probe writes checked by clang's
+ * OpenCL C front end with the extensions it needs (fp16 and int8 dot products included, which
+ * POCL lacks). Measuring a device is tests/cli/opencl.sh's (POCL). */
 #define _GNU_SOURCE /* setenv, mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,9 @@
 
 #include "rf_test.h"
 #include "roofline/opencl.h"
+#ifdef RF_HAVE_OPENCL
+#include "probe/ocl_int.h"
+#endif
 
 static rf_ctx *new_ctx(void)
 {
@@ -151,4 +156,68 @@ RF_TEST(merge_refuses)
     rf_machine_free(node);
     rf_machine_free(dev);
     rf_ctx_free(ctx);
+}
+
+#ifdef RF_HAVE_OPENCL
+/* clang -fsyntax-only on `src` with `flags`; 0 when it compiles. */
+static int clang_ok(const char *dir, const char *src, const char *flags)
+{
+    char path[256], cmd[1024];
+    snprintf(path, sizeof path, "%s/k.cl", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(src, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "clang -x cl -Xclang -finclude-default-header -fsyntax-only %s %s 2>&1 | head -n 5 "
+             ">&2; exit $(clang -x cl -Xclang -finclude-default-header -fsyntax-only %s %s "
+             ">/dev/null 2>&1; echo $?)",
+             flags, path, flags, path);
+    return system(cmd);
+}
+#endif
+
+RF_TEST(kernel_sources_compile)
+{
+#ifndef RF_HAVE_OPENCL
+    RF_SKIP("built without OpenCL");
+#else
+    if (system("command -v clang >/dev/null 2>&1") != 0) RF_SKIP("no clang (install-deps has it)");
+    rf_ctx *ctx = new_ctx();
+    char dir[] = "/tmp/rf_oclsrc_XXXXXX";
+    RF_REQUIRE(mkdtemp(dir));
+    static char src[16384];
+    static const struct {
+        const char *prec;
+        int kind;
+        const char *flags;
+    } cases[] = {
+        {"fp32", 0, "-cl-std=CL1.2"},
+        {"fp64", 0, "-cl-std=CL1.2"},
+        {"fp16", 0, "-cl-std=CL1.2"},
+        {"int8", 1, "-cl-std=CL3.0 -D__opencl_c_integer_dot_product_input_4x8bit=1"},
+        {"int8", 2, "-cl-std=CL1.2 -Xclang -cl-ext=+cl_arm_integer_dot_product_accumulate_int8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (unsigned w = 1; w <= 16; w *= 2) {
+            if (cases[i].kind && w > 1) continue;
+            RF_EXPECT_INT(rf__ocl_src_fma(ctx, cases[i].prec, cases[i].kind, w, w >= 16 ? 8 : 16,
+                                          src, sizeof src),
+                          RF_OK);
+            RF_EXPECT_CONTAINS(src, "__kernel void chains(");
+            int rc = clang_ok(dir, src, cases[i].flags);
+            if (rc != 0) fprintf(stderr, "%s width %u:\n%s\n", cases[i].prec, w, src);
+            RF_EXPECT_INT(rc, 0);
+        }
+    RF_EXPECT_INT(rf__ocl_src_mem(ctx, 256, src, sizeof src), RF_OK);
+    RF_EXPECT_INT(clang_ok(dir, src, "-cl-std=CL1.2 -DVT=float4 -DVW=4"), 0);
+    RF_EXPECT_INT(clang_ok(dir, src, "-cl-std=CL1.2 -DVT=float16 -DVW=16"), 0);
+    RF_EXPECT_INT(rf__ocl_src_fma(ctx, "fp32", 0, 3, 16, src, sizeof src), RF_USAGE);
+    RF_EXPECT_INT(rf__ocl_src_fma(ctx, "fp32", 0, 16, 32, src, 64), RF_RANGE); /* too small */
+    char k[300];
+    snprintf(k, sizeof k, "%s/k.cl", dir);
+    remove(k);
+    remove(dir);
+    rf_ctx_free(ctx);
+#endif
 }
