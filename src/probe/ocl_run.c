@@ -74,8 +74,10 @@ rf_status rf__ocl_bench(rf__ocl_run *run, rf__ocl_op op, void *arg, double per_u
 {
     double t = 0, v[RF__OCL_MAX_REPS];
     uint64_t u = *units ? *units : 1;
-    /* Calibration (also the warm-up: the first launch may compile): grow until a run lasts the
-     * minimum time; a run far too short grows by its ratio at once. */
+    /* A warm-up run first (the first launch of a kernel may compile it, and a driver may count
+     * that in), then calibration: grow until a run lasts the minimum time; a run far too short
+     * grows by its ratio at once. */
+    RF_TRY(op(run, arg, u, &t));
     for (int i = 0; i < 40; i++) {
         RF_TRY(op(run, arg, u, &t));
         if (t >= run->min_time_s) break;
