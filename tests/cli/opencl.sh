@@ -39,8 +39,8 @@ expect 2 'no OpenCL platform' -- peaks --device opencl --quick
 expect 2 'no OpenCL platform' -- hw list --devices
 unset OCL_ICD_VENDORS
 
-# The CPU's own ceilings, the device's, the CPU's again (the better of the two CPU runs: this
-# suite runs beside other tests, and disturbance only lowers a figure).
+# The CPU's own ceilings, the device's, the CPU's again, the device's again (the better of two
+# runs on each side: this suite runs beside other tests, and disturbance only lowers a figure).
 expect 0 '' -- peaks --quick --no-cache --json
 cp "$TMP/out" "$TMP/cpu1.json"
 t0=$(date +%s)
@@ -49,6 +49,11 @@ t1=$(date +%s)
 cp "$TMP/out" "$TMP/dev.json"
 expect 0 '' -- peaks --quick --no-cache --json
 cp "$TMP/out" "$TMP/cpu2.json"
+# The device measured again: the cache keeps each ceiling's better figure of the two runs, as the
+# CPU side keeps the better of its two (and its own retries of a disturbed quick run).
+expect 0 '' -- peaks --device opencl --quick --refresh --json
+expect 0 '' -- peaks --device opencl --quick --json
+cp "$TMP/out" "$TMP/dev.json"
 [ $((t1 - t0)) -lt 30 ] && PASSES=$((PASSES + 1)) || { echo "FAIL: peaks --device opencl --quick took $((t1 - t0)) s"; FAILS=$((FAILS + 1)); }
 echo "device run: $((t1 - t0)) s; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -56,8 +61,9 @@ echo "device run: $((t1 - t0)) s; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # - fp32 FMA: POCL compiles the float16 chains for these very cores (its device is the host CPU,
 #   target skylake-avx512 here: 512-bit FMAs on every core), so it can at best equal the CPU's own
 #   AVX-512 FMA kernel (1.0). 1.5 leaves room for a CPU figure lowered by other processes on this
-#   shared machine even in the better of two runs; under 0.25 means POCL ran 128-bit or scalar code
-#   (width 1 gives 1/16), or on one core of several: a broken probe, not noise.
+#   shared machine even in the better of two runs. Under 0.15 means scalar code (width 1 gives
+#   1/16) or FLOPs miscounted by a vector width: a broken probe. (128-bit code, 0.25, cannot be told
+#   from noise at a load of 10 on 2 cores, where the better of two runs still fell to 0.30.)
 # - DRAM: both stream buffers far past the caches from the same memory; the device's kernels lack
 #   the CPU's non-temporal stores and run under POCL's scheduler, so 0.3 to 2.5. A wrong byte count
 #   (float4 for float16: 4x, copy counted once: 2x on top) falls outside.
@@ -77,7 +83,7 @@ def ceil(path):
 c1, c2, dev = ceil(sys.argv[1]), ceil(sys.argv[2]), ceil(sys.argv[3])
 cpu = {k: max(c1.get(k, 0), c2.get(k, 0)) for k in set(c1) | set(c2)}
 cpu_fma = max(v for k, v in cpu.items() if k.startswith("fp32.fma."))
-checks = [("fp32.fma.opencl / CPU fp32.fma", dev["fp32.fma.opencl"] / cpu_fma, 0.25, 1.5),
+checks = [("fp32.fma.opencl / CPU fp32.fma", dev["fp32.fma.opencl"] / cpu_fma, 0.15, 1.5),
           ("DRAM / CPU DRAM", dev["DRAM"] / cpu["DRAM"], 0.3, 2.5)]
 if "fp64.fma.opencl" in dev:
     checks.append(("fp64.fma.opencl / fp32.fma.opencl",
