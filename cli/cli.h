@@ -108,6 +108,13 @@ rf_report_opts cli_report_opts(void);
  * so and EXIT_USAGE): measures one rank per node (or socket), gathers, times the network. */
 int cli_peaks_mpi(const cli_cmd *cmd, const rf_probe_opts *po, int per_socket, int json);
 
+/* `peaks --device opencl[:P.D]` (peaks_device.c): measure an OpenCL device (or read its cache),
+ * print its table, --json or chart, and with --merge add it to a node's machine file. */
+int cli_peaks_device(const cli_cmd *cmd, const cli_args *a);
+
+/* `hw list --devices` (peaks_device.c): the OpenCL devices as a table or JSON. */
+int cli_hw_devices(rf_ctx *ctx, int json);
+
 /* --interconnect NAME|BW: the network roof (analyze). */
 #define CLI_NETWORK_OPT                                                                            \
     {                                                                                              \

@@ -8,6 +8,7 @@
 static const cli_opt cli_hw_opts[] = {
     {"json", 0, NULL, "print JSON (show: a machine file in the full form)"},
     {"simple", 0, NULL, "show --json: the simple form (name, peak_flops, peak_bandwidth)"},
+    {"devices", 0, NULL, "list: the OpenCL devices of this machine instead of the database"},
     {0, 0, 0, 0},
 };
 CLI_OPTS_FIT(cli_hw_opts);
@@ -23,6 +24,8 @@ static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
     if (!is_list && !is_show) return cli_usage_error(cmd, "unknown action '%s'", a.pos[0]);
     if (is_list && a.n_pos != 1) return cli_usage_error(cmd, "'list' takes no argument");
     if (is_show && a.n_pos != 2) return cli_usage_error(cmd, "'show' takes one NAME or FILE");
+    if (is_show && cli_get(&a, "devices"))
+        return cli_usage_error(cmd, "--devices goes with 'list'");
     rf_ctx *ctx = cli_ctx();
     if (!ctx) return EXIT_INTERNAL;
     rf_writer w = cli_stdout();
@@ -30,7 +33,11 @@ static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
     rf_machine *m = NULL;
     const rf_interconnect *ic = NULL;
     rf_status st;
-    if (is_list) {
+    if (is_list && cli_get(&a, "devices")) {
+        rc = cli_hw_devices(ctx, json);
+        rf_ctx_free(ctx);
+        return rc;
+    } else if (is_list) {
         st = rf_report_hwdb_list(ctx, json, &w);
     } else if (rf_interconnect_find(ctx, a.pos[1], &ic) == RF_OK) {
         st = rf_report_interconnect(ctx, ic, json, &w);
@@ -49,10 +56,11 @@ static int cli_hw(const cli_cmd *cmd, int argc, char **argv)
 
 const cli_cmd cmd_hw = {
     "hw",
-    "hw list | hw show NAME|FILE [--json [--simple]]",
+    "hw list [--devices] | hw show NAME|FILE [--json [--simple]]",
     "the datasheet database and machine files",
     "'hw list' lists the devices of the datasheet database (every figure dense, with the document "
-    "it comes from) and the interconnects (network roofs). 'hw show' prints one device, "
+    "it comes from) and the interconnects (network roofs); 'hw list --devices' lists this "
+    "machine's OpenCL devices instead. 'hw show' prints one device, "
     "interconnect or machine file, ceiling by ceiling; with --json a device or file prints as a "
     "machine file you can edit and pass to --hw.",
     cli_hw_opts,

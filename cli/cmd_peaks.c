@@ -19,6 +19,11 @@ static const cli_opt cli_peaks_opts[] = {
      "under mpirun: one rank per node measures, rank 0 prints every node, the spread, the "
      "aggregate and the network (ping-pong, allreduce busbw); --json: the aggregate machine file"},
     {"per", 0, "node|socket", "--mpi: one measuring rank per node (default) or per socket"},
+    {"device", 0, "opencl[:P.D]",
+     "measure an OpenCL device instead of this CPU ('hw list --devices' numbers them)"},
+    {"merge", 0, "NODE.json",
+     "--device: also add its ceilings to this machine file as oclP.D.NAME (replacing an "
+     "earlier merge)"},
     {0, 0, 0, 0},
 };
 CLI_OPTS_FIT(cli_peaks_opts);
@@ -63,6 +68,8 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
     int done, rc = cli_parse(cmd, argc, argv, &a, &done);
     if (rc || done) return rc;
     if (a.n_pos) return cli_usage_error(cmd, "unexpected argument '%s'", a.pos[0]);
+    if (cli_get(&a, "device")) return cli_peaks_device(cmd, &a);
+    if (cli_get(&a, "merge")) return cli_usage_error(cmd, "--merge goes with --device");
     if (cli_peaks_opts_parse(cmd, &a, &o)) return EXIT_USAGE;
     const char *per = cli_get(&a, "per");
     if (per && strcmp(per, "node") != 0 && strcmp(per, "socket") != 0)
@@ -117,7 +124,7 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
 const cli_cmd cmd_peaks = {
     "peaks",
     "peaks [--quick] [--json] [--chart] [--plot FILE] [--isa ISA] [--threads N] [--refresh] "
-    "[--no-cache] [--mpi [--per node|socket]]",
+    "[--no-cache] [--mpi [--per node|socket]] [--device opencl[:P.D] [--merge NODE.json]]",
     "measure this machine's ceilings (FLOP/s per precision and ISA, bandwidth per level)",
     "Measures this machine: compute ceilings per precision and instruction set (FMA, add, mul, "
     "scalar; fp16/bf16/int8 where the CPU has them), the OpenBLAS GEMM ceiling, and the bandwidth "
@@ -126,7 +133,10 @@ const cli_cmd cmd_peaks = {
     "Results are cached per machine under $XDG_CACHE_HOME/roofline/ (else ~/.cache/roofline/); "
     "'--hw measured' in the other commands uses them. The full run takes under 30 s on 2 cores, "
     "--quick under 3 s; progress goes to stderr. With --mpi under mpirun, every node of the "
-    "allocation is measured at once and the network between the ranks too (docs/cluster.md).",
+    "allocation is measured at once and the network between the ranks too (docs/cluster.md). "
+    "With --device opencl[:P.D], an OpenCL device is measured instead (FMA per precision, "
+    "global-memory sweep, local memory, host<->device transfers, CLBlast SGEMM; "
+    "docs/opencl.md), cached like the CPU.",
     cli_peaks_opts,
     cli_peaks,
 };

@@ -148,6 +148,21 @@ rf_status rf_report_machine_measured(rf_ctx *ctx, const rf_machine *m,
                                      const struct rf_probe_report *sweep, const rf_report_opts *o,
                                      rf_writer *w);
 
+struct rf_ocl_device;
+struct rf_ocl_report;
+
+/** `roofline hw list --devices`: the OpenCL devices devs[0..n) (rf_ocl_devices) as a table (id
+ *  opencl:P.D, type, name, compute units, clock, memories, precisions, platform and driver) or,
+ *  with `json`, an array of objects. */
+rf_status rf_report_ocl_devices(rf_ctx *ctx, const struct rf_ocl_device *devs, size_t n, int json,
+                                rf_writer *w);
+
+/** `roofline peaks --device`: the device's description and conditions, every ceiling with its
+ *  statistics and note, the ridge matrix, and when `r` is given (a fresh measurement, not the
+ *  cache) the global-memory sweep with its plateaus. */
+rf_status rf_report_ocl_measured(rf_ctx *ctx, const rf_machine *m, const struct rf_ocl_report *r,
+                                 const rf_report_opts *o, rf_writer *w);
+
 /** `roofline hw show`: one machine ceiling by ceiling with provenance and sources, and its
  *  default roof with the ridge. */
 rf_status rf_report_machine_show(rf_ctx *ctx, const rf_machine *m, const rf_report_opts *o,

@@ -14,6 +14,7 @@
 #include "hw.h"
 #include "cluster.h"
 #include "probe.h"
+#include "opencl.h"
 #include "ops.h"
 #include "report.h"
 #include "dtype.h"

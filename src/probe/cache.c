@@ -22,7 +22,7 @@ static uint64_t rf__fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-static rf_status rf__cache_dir(rf_ctx *ctx, char *buf, size_t size)
+rf_status rf__cache_dir(rf_ctx *ctx, char *buf, size_t size)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
@@ -62,12 +62,10 @@ rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
     return RF_OK;
 }
 
-rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out)
+rf_status rf__cache_read(rf_ctx *ctx, const char *path, rf_machine **out)
 {
-    char path[1024];
     struct stat sb;
     *out = NULL;
-    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
     if (stat(path, &sb) != 0) return RF_OK;
     rf_status st = rf_machine_read_file(ctx, path, out);
     if (st != RF_OK) {
@@ -85,6 +83,14 @@ rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine
     return RF_OK;
 }
 
+rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out)
+{
+    char path[1024];
+    *out = NULL;
+    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
+    return rf__cache_read(ctx, path, out);
+}
+
 static rf_status rf__mkdirs(rf_ctx *ctx, char *dir)
 {
     for (char *p = dir + 1;; p++) {
@@ -99,13 +105,14 @@ static rf_status rf__mkdirs(rf_ctx *ctx, char *dir)
     }
 }
 
-rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m)
+rf_status rf__cache_write(rf_ctx *ctx, const char *path, const rf_machine *m)
 {
-    char path[1024], tmp[1100], dir[1024];
+    char tmp[1100], dir[1024];
     rf_buf b;
-    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
     rf__strlcpy(dir, path, sizeof dir);
-    *strrchr(dir, '/') = '\0';
+    char *slash = strrchr(dir, '/');
+    RF_CHECK(ctx, slash && slash != dir, RF_USAGE, "probe cache: '%s' is not a path", path);
+    *slash = '\0';
     RF_TRY(rf__mkdirs(ctx, dir));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     /* A ceiling is the best the machine can do, and disturbance only lowers a figure: keep, per
@@ -135,6 +142,13 @@ rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_
     rf_buf_free(&b);
     rf_machine_free(merged);
     return st;
+}
+
+rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m)
+{
+    char path[1024];
+    RF_TRY(rf_probe_cache_path(ctx, opts, path, sizeof path));
+    return rf__cache_write(ctx, path, m);
 }
 
 rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out)

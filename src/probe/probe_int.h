@@ -208,6 +208,14 @@ void rf__merge_best(rf_machine *best, const rf_machine *again);
  * (fp64 above fp32 on one ISA and op; a memory level slower than the one below it); the count. */
 unsigned rf__order_check(rf_machine *m);
 
+/* ---- cache.c: the folder of measured machines, reading and writing one (the device probe's
+ * cache, ocl_cache.c, shares them) ---- */
+rf_status rf__cache_dir(rf_ctx *ctx, char *buf, size_t size);
+/* *out NULL when `path` does not exist or is damaged (a warning through the log). */
+rf_status rf__cache_read(rf_ctx *ctx, const char *path, rf_machine **out);
+/* `m` merged with the machine at `path` (the best figure per ceiling), written atomically. */
+rf_status rf__cache_write(rf_ctx *ctx, const char *path, const rf_machine *m);
+
 /* ---- compute.c, bandwidth.c, gemm.c: add measured ceilings to the report's machine ---- */
 typedef struct rf__probe_run {
     rf_ctx *ctx;
