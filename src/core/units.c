@@ -99,83 +99,6 @@ rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *o
     return RF_OK;
 }
 
-/* "%.<digits>g" spelled out: glibc takes a slow positional path for "%.*g", and tables of a
- * million rows format several numbers per row. */
-static const char *const rf__g_unit[10] = {"",          "%.1g %s%s", "%.2g %s%s", "%.3g %s%s",
-                                           "%.4g %s%s", "%.5g %s%s", "%.6g %s%s", "%.7g %s%s",
-                                           "%.8g %s%s", "%.9g %s%s"};
-static const char *const rf__g_time[10] = {"",        "%.1g %s", "%.2g %s", "%.3g %s", "%.4g %s",
-                                           "%.5g %s", "%.6g %s", "%.7g %s", "%.8g %s", "%.9g %s"};
-static const double rf__pow1000[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
-
-char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit)
-{
-    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
-    if (digits < 1) digits = 1;
-    if (digits > 9) digits = 9;
-    if (isnan(value)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    if (isinf(value)) {
-        snprintf(buf, size, "inf%s%s", unit[0] ? " " : "", unit);
-        return buf;
-    }
-    double a = fabs(value);
-    int p = 0;
-    while (p < 6 && a >= 999.95 * rf__pow1000[p]) p++;
-    double scaled = value / rf__pow1000[p];
-    /* %g may print "1e+03" after rounding; the loop bound keeps scaled < 1000. */
-    snprintf(buf, size, rf__g_unit[digits], scaled, pre[p], unit);
-    if (!unit[0] && !pre[p][0]) {
-        size_t l = strlen(buf);
-        if (l && buf[l - 1] == ' ') buf[l - 1] = '\0';
-    }
-    return buf;
-}
-
-char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit)
-{
-    char tmp[64];
-    rf_si_format(tmp, sizeof tmp, value, 3, unit);
-    size_t j = 0;
-    for (size_t i = 0; tmp[i] && j + 1 < size; i++)
-        if (tmp[i] != ' ') buf[j++] = tmp[i];
-    if (size) buf[j] = '\0';
-    return buf;
-}
-
-char *rf_time_format(char *buf, size_t size, double seconds, int digits)
-{
-    static const struct {
-        double f;
-        const char *u;
-    } t[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
-    if (isnan(seconds)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    if (seconds == 0) {
-        snprintf(buf, size, "0 s");
-        return buf;
-    }
-    size_t k = 0;
-    if (digits < 1) digits = 1;
-    if (digits > 9) digits = 9;
-    while (k < 3 && fabs(seconds) < t[k].f * 0.99995) k++;
-    snprintf(buf, size, rf__g_time[digits], seconds / t[k].f, t[k].u);
-    return buf;
-}
-
-char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits)
-{
-    static const char *const pre[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int p = 0;
-    while (p < 5 && fabs(bytes) >= 1024.0 * pow(1024.0, p) * 0.99995) p++;
-    snprintf(buf, size, "%.*g %s", digits, bytes / pow(1024.0, p), pre[p]);
-    return buf;
-}
-
 /* Round the 17-digit string d to its first `prec` digits, half up. Returns 1 when the rounding
  * carried out of the first digit ("999.." -> "100.."), i.e. the exponent grows by one. */
 static int rf__round_digits(char *d, int prec)
@@ -231,6 +154,174 @@ static void rf__format_g(char *buf, size_t size, int neg, const char *d, int pre
     buf[j] = '\0';
 }
 
+
+static const double rf__p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* printf's "%.<prec>g" of v (1 <= prec <= 9) in plain arithmetic: v times an exact power of ten
+ * is one rounding away from the true product, so the rounded digits are printf's unless that
+ * product lies within a hair of a tie; then (and for 0, inf, NaN, subnormals) it returns 0 and
+ * the caller asks snprintf. Tables of a million rows format several numbers a row, and glibc's
+ * exact conversion costs more than everything else of a row together. */
+int rf__g_fast(char *buf, size_t size, double v, int prec)
+{
+    if (prec < 1 || prec > 9 || !isfinite(v) || v == 0 || size < 2) return 0;
+    double a = fabs(v);
+    if (a < 1e-290 || a > 1e290) return 0;
+    int x = (int)floor(log10(a));
+    for (int tries = 0; tries < 3; tries++) {
+        int k = prec - 1 - x;
+        if (k > 22 || k < -22) return 0;
+        double s = k >= 0 ? a * rf__p10[k] : a / rf__p10[-k];
+        if (s >= rf__p10[prec]) {
+            x++;
+            continue;
+        }
+        if (s < rf__p10[prec - 1]) {
+            x--;
+            continue;
+        }
+        double fl = floor(s), fr = s - fl;
+        if (fabs(fr - 0.5) < 1e-6) return 0; /* too near a tie to decide here */
+        uint64_t m = (uint64_t)fl + (fr > 0.5);
+        if (m == (uint64_t)rf__p10[prec]) { /* 9.995 -> 10.0: one digit more of exponent */
+            m /= 10;
+            x++;
+        }
+        char d[18];
+        for (int i = prec - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+        rf__format_g(buf, size, v < 0, d, prec, x);
+        return 1;
+    }
+    return 0;
+}
+
+/* printf's "%.1f" of v, the same way (0 when it cannot decide: the caller asks snprintf). */
+static int rf__f1_fast(char *buf, size_t size, double v)
+{
+    double a = fabs(v);
+    if (!isfinite(v) || a >= 1e8 || size < 24) return 0; /* s < 1e9: error under 1e-6 */
+    double s = a * 10, fl = floor(s), fr = s - fl;
+    if (fabs(fr - 0.5) < 1e-6) return 0;
+    uint64_t m = (uint64_t)fl + (fr > 0.5);
+    char t[24];
+    size_t n = 0, j = 0;
+    t[n++] = (char)('0' + m % 10);
+    t[n++] = '.';
+    m /= 10;
+    do t[n++] = (char)('0' + m % 10);
+    while ((m /= 10) != 0);
+    if (signbit(v)) buf[j++] = '-';
+    while (n) buf[j++] = t[--n];
+    buf[j] = '\0';
+    return 1;
+}
+
+char *rf__f1_format(char *buf, size_t size, double v, const char *suffix)
+{
+    char t[40];
+    if (!rf__f1_fast(t, sizeof t, v)) snprintf(t, sizeof t, "%.1f", v);
+    size_t j = 0;
+    for (const char *p = t; *p && j + 1 < size; p++) buf[j++] = *p;
+    for (const char *p = suffix; *p && j + 1 < size; p++) buf[j++] = *p;
+    if (size) buf[j] = '\0';
+    return buf;
+}
+
+char *rf__g_format(char *buf, size_t size, double v, int prec)
+{
+    if (!rf__g_fast(buf, size, v, prec)) snprintf(buf, size, "%.*g", prec, v);
+    return buf;
+}
+
+/* buf = the pieces one after the other, cut to size (as snprintf); `nospace`: spaces left out. */
+static void rf__join(char *buf, size_t size, const char *const *piece, size_t n, int nospace)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const char *p = piece[i]; *p && j + 1 < size; p++)
+            if (!nospace || *p != ' ') buf[j++] = *p;
+    if (size) buf[j] = '\0';
+}
+
+static const double rf__pow1000[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+
+static void rf__si_format(char *buf, size_t size, double value, int digits, const char *unit,
+                          int nospace);
+
+char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit)
+{
+    rf__si_format(buf, size, value, digits, unit, 0);
+    return buf;
+}
+
+static void rf__si_format(char *buf, size_t size, double value, int digits, const char *unit,
+                          int nospace)
+{
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (digits < 1) digits = 1;
+    if (digits > 9) digits = 9;
+    if (isnan(value)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    if (isinf(value)) {
+        const char *p[] = {"inf", unit[0] ? " " : "", unit};
+        rf__join(buf, size, p, 3, nospace);
+        return;
+    }
+    double a = fabs(value);
+    int p = 0;
+    while (p < 6 && a >= 999.95 * rf__pow1000[p]) p++;
+    double scaled = value / rf__pow1000[p];
+    /* %g may print "1e+03" after rounding; the loop bound keeps scaled < 1000. */
+    char g[40];
+    rf__g_format(g, sizeof g, scaled, digits);
+    const char *piece[] = {g, !unit[0] && !pre[p][0] ? "" : " ", pre[p], unit};
+    rf__join(buf, size, piece, 4, nospace);
+}
+
+char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit)
+{
+    rf__si_format(buf, size, value, 3, unit, 1);
+    return buf;
+}
+
+char *rf_time_format(char *buf, size_t size, double seconds, int digits)
+{
+    static const struct {
+        double f;
+        const char *u;
+    } t[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+    if (isnan(seconds)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    if (seconds == 0) {
+        snprintf(buf, size, "0 s");
+        return buf;
+    }
+    size_t k = 0;
+    if (digits < 1) digits = 1;
+    if (digits > 9) digits = 9;
+    while (k < 3 && fabs(seconds) < t[k].f * 0.99995) k++;
+    char g[40];
+    rf__g_format(g, sizeof g, seconds / t[k].f, digits);
+    const char *piece[] = {g, " ", t[k].u};
+    rf__join(buf, size, piece, 3, 0);
+    return buf;
+}
+
+char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits)
+{
+    static const char *const pre[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int p = 0;
+    while (p < 5 && fabs(bytes) >= 1024.0 * pow(1024.0, p) * 0.99995) p++;
+    snprintf(buf, size, "%.*g %s", digits, bytes / pow(1024.0, p), pre[p]);
+    return buf;
+}
+
 char *rf_number_format(char *buf, size_t size, double value)
 {
     if (isinf(value)) {
@@ -272,5 +363,16 @@ char *rf_number_format(char *buf, size_t size, double value)
         rf__format_g(buf, size, value < 0, d, prec, x);
         if (prec == 17 || strtod(buf, NULL) == value) break;
     }
+    return buf;
+}
+
+char *rf__u64_text(char *buf, uint64_t v)
+{
+    char t[24];
+    size_t n = 0, j = 0;
+    do t[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n) buf[j++] = t[--n];
+    buf[j] = '\0';
     return buf;
 }
