@@ -154,7 +154,6 @@ static void rf__format_g(char *buf, size_t size, int neg, const char *d, int pre
     buf[j] = '\0';
 }
 
-
 static const double rf__p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};

@@ -196,11 +196,11 @@ RF_TEST(fast_number_text_matches_printf)
 {
     uint64_t s = 0x9E3779B97F4A7C15u;
     size_t bad = 0;
-    static const double edge[] = {0,      -0.0,     0.5,      1.5,     2.5,     0.125,  0.0625,
-                                  999.5,  999.95,   9.995,    99.95,   1e-5,    1e-4,   0.00099995,
-                                  1e21,   1e22,     1e23,     5e-324,  1e-300,  1e300,  123456789,
-                                  0.05,   0.15,     0.25,     0.35,    100,     99.95,  1.05,
-                                  1.25e6, 2.675,    1.0 / 3,  2.0 / 3, INFINITY, -INFINITY, NAN};
+    static const double edge[] = {0,      -0.0,   0.5,     1.5,     2.5,      0.125,     0.0625,
+                                  999.5,  999.95, 9.995,   99.95,   1e-5,     1e-4,      0.00099995,
+                                  1e21,   1e22,   1e23,    5e-324,  1e-300,   1e300,     123456789,
+                                  0.05,   0.15,   0.25,    0.35,    100,      99.95,     1.05,
+                                  1.25e6, 2.675,  1.0 / 3, 2.0 / 3, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
         for (int p = 1; p <= 9; p++) bad += !same_as_printf(edge[i], p);
     for (int i = 0; i < 300000 && bad < 10; i++) {
