@@ -123,6 +123,9 @@ char *rf__g_format(char *buf, size_t size, double v, int prec);
 int rf__g_fast(char *buf, size_t size, double v, int prec);
 /* printf's "%.1f" of v followed by `suffix` ("%" for a share), the same way. */
 char *rf__f1_format(char *buf, size_t size, double v, const char *suffix);
+/* rf_number_format through strfromd and strtod alone (the reference its fast path is tested
+ * against). */
+char *rf__number_format_slow(char *buf, size_t size, double value);
 /* printf's "%llu" of v into buf (at least 21 bytes); returns buf. */
 char *rf__u64_text(char *buf, uint64_t v);
 

@@ -321,6 +321,8 @@ char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits)
     return buf;
 }
 
+static int rf__number_fast(char *buf, size_t size, double value);
+
 char *rf_number_format(char *buf, size_t size, double value)
 {
     if (isinf(value)) {
@@ -345,6 +347,91 @@ char *rf_number_format(char *buf, size_t size, double value)
         buf[j] = '\0';
         return buf;
     }
+    if (rf__number_fast(buf, size, value)) return buf;
+    return rf__number_format_slow(buf, size, value);
+}
+
+/* rf_number_format's shortest digits by exact integer arithmetic, for normal values from 1e-11 to
+ * 1e17: v = f 2^e, its first 17 digits are round(f 5^k 2^(e+k)) with k = 16 - exponent (f 5^k
+ * fits 116 bits for k <= 27), and a shorter candidate reads back exactly when it lies within half
+ * an ulp of v (ties to even, as strtod). Gives the bytes of the strfromd + strtod path (checked
+ * against it, tests/unit/test_scale.c); returns 0 where it cannot (the caller takes that path). */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 rf__u128;
+
+static int rf__number_fast(char *buf, size_t size, double value)
+{
+    double a = fabs(value);
+    if (!(a >= 1e-11 && a < 1e17)) return 0;
+    int e2;
+    uint64_t f = (uint64_t)ldexp(frexp(a, &e2), 53);
+    int e = e2 - 53; /* a = f 2^e exactly, 2^52 <= f < 2^53 */
+    int x = (int)floor(log10(a)), k = 0, sh = 0, ok = 0;
+    const rf__u128 lo = (rf__u128)10000000000000000ull, hi = lo * 10;
+    rf__u128 p5 = 1, d17 = 0, b = 0;
+    for (int tries = 0; tries < 3 && !ok; tries++) {
+        k = 16 - x;
+        if (k < 0 || k > 27) return 0;
+        p5 = 1;
+        for (int i = 0; i < k; i++) p5 *= 5;
+        b = (rf__u128)f * p5; /* v 10^k = b 2^(e+k) */
+        sh = e + k;
+        rf__u128 q;
+        if (sh >= 0) {
+            if (sh > 10) return 0;
+            q = d17 = b << sh;
+        } else {
+            if (-sh > 100) return 0;
+            q = b >> -sh;
+            rf__u128 rem = b - (q << -sh), half = (rf__u128)1 << (-sh - 1);
+            if (rem == half) return 0; /* an exact tie: printf's rule, not ours */
+            d17 = q + (rem > half);
+        }
+        if (q >= hi)
+            x++;
+        else if (q < lo)
+            x--;
+        else
+            ok = 1;
+    }
+    if (!ok || d17 >= hi) return 0; /* 9.99..95 rounding up to 10: the slow path */
+    char digits[18];
+    uint64_t d = (uint64_t)d17;
+    for (int i = 16; i >= 0; i--, d /= 10) digits[i] = (char)('0' + d % 10);
+    /* candidates of 15 and 16 digits: the 17 rounded half up (as the slow path does), kept when
+     * strtod would give v back: within half an ulp, in units of 2^min(e+k, 0) times 10^-k */
+    rf__u128 vv = sh >= 0 ? d17 : b, ulp = sh >= 0 ? p5 << sh : p5; /* ulp = 2 x half an ulp */
+    int boundary = f == (1ull << 52);                               /* v a power of two */
+    for (int prec = 15; prec <= 16; prec++) {
+        char c[18];
+        int cx = x;
+        memcpy(c, digits, 17);
+        if (rf__round_digits(c, prec)) cx++;
+        rf__u128 m = 0;
+        for (int i = 0; i < 17; i++) m = m * 10 + (rf__u128)(c[i] - '0');
+        if (cx != x) m *= 10; /* "100.." one exponent up: the same value in units of 10^(x-16) */
+        rf__u128 cand = sh >= 0 ? m : m << -sh;
+        rf__u128 diff = cand > vv ? cand - vv : vv - cand;
+        rf__u128 lim = boundary && cand < vv ? ulp / 2 : ulp; /* below a power of two: half */
+        if (2 * diff == lim) return 0;                        /* a tie: strtod's rule */
+        if (2 * diff < lim) {
+            rf__format_g(buf, size, value < 0, c, prec, cx);
+            return 1;
+        }
+    }
+    rf__format_g(buf, size, value < 0, digits, 17, x);
+    return 1;
+}
+#else
+static int rf__number_fast(char *buf, size_t size, double value)
+{
+    (void)buf, (void)size, (void)value;
+    return 0; /* no 128-bit integers: every number takes the strfromd path */
+}
+#endif
+
+char *rf__number_format_slow(char *buf, size_t size, double value)
+{
     /* Shortest of 15, 16 or 17 significant digits that reads back exactly. One exact conversion
      * to 17 digits, then the shorter candidates are made by rounding that digit string (cheap)
      * and checked with strtod; glibc's exact printf is the expensive step, done once. */

@@ -478,9 +478,8 @@ static rf_status rf__json_totals(const rf_totals *t, int net, rf_writer *w)
     return RF_WRITE_LIT(w, "}\n}\n");
 }
 
-rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
+static rf_status rf__json_doc(const rf_result *r, rf_writer *w)
 {
-    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_json: missing argument (a freed result?)");
     RF_TRY(rf__json_head(r, w));
     RF_TRY(RF_WRITE_LIT(w, "  \"rows\": ["));
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -489,6 +488,15 @@ rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
     }
     RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
     return rf__json_totals(&r->totals, r->network.value > 0, w);
+}
+
+rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
+{
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_json: missing argument (a freed result?)");
+    rf__staged sg; /* one write a block, not one a key */
+    rf_writer sw = rf__staged_writer(&sg, w);
+    RF_TRY(rf__json_doc(r, &sw));
+    return rf__staged_flush(&sg);
 }
 
 rf_status rf__json_reopen(rf_ctx *ctx, const char *doc, size_t len, const char *who, rf_writer *w)

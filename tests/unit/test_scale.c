@@ -217,3 +217,40 @@ RF_TEST(fast_number_text_matches_printf)
     }
     RF_EXPECT(bad == 0);
 }
+
+/* rf_number_format (JSON and CSV cells) takes an integer path for most values; it must give the
+ * bytes of the strfromd + strtod reference everywhere. */
+RF_TEST(fast_shortest_numbers_match_the_reference)
+{
+    uint64_t s = 0x2545F4914F6CDD1Du;
+    size_t bad = 0;
+    static const double edge[] = {1e-11,   1e17,         0.1,     0.2,        0.3,
+                                  1.0 / 3, 2.0 / 3,      7.92e-9, 1e16 - 0.5, 0x1p-30,
+                                  0x1p40,  0x1p52 + 0.5, 0.5,     1.5e-5,     9.999999999999999e16,
+                                  123.456, 5e-324,       1e300};
+    for (int i = -1; i < 400000 && bad < 10; i++) {
+        double v;
+        if (i < 0) {
+            for (size_t j = 0; j < sizeof edge / sizeof *edge; j++) {
+                char a[48], b[48];
+                rf_number_format(a, sizeof a, edge[j]);
+                rf__number_format_slow(b, sizeof b, edge[j]);
+                if (strcmp(a, b)) printf("  %.17g: %s / %s\n", edge[j], a, b), bad++;
+            }
+            continue;
+        }
+        uint64_t r = rng_next(&s);
+        switch (i % 4) {
+        case 0: memcpy(&v, &r, sizeof v); break;
+        case 1: v = (double)(r % 1000000000) / (double)(1 + (r >> 40) % 100000); break;
+        case 2: v = (double)(r % 100000000) / 1e12; break;
+        default: v = ldexp((double)(r >> 11), (int)(r % 110) - 90); break;
+        }
+        if (isnan(v) || isinf(v) || (v == floor(v) && fabs(v) < 0x1p53)) continue; /* integers */
+        char a[48], b[48];
+        rf_number_format(a, sizeof a, v);
+        rf__number_format_slow(b, sizeof b, v);
+        if (strcmp(a, b)) printf("  %.17g: %s / %s\n", v, a, b), bad++;
+    }
+    RF_EXPECT(bad == 0);
+}
