@@ -109,8 +109,7 @@ rf_status rf_advice_stream_new(rf_ctx *ctx, const rf_machine *m, size_t compute,
         const rf__prec_kind *pk = &rf__prec_kinds[k];
         rf__prec_init(&s->a, &s->prec[k], pk->title, pk->wbits, pk->abits, pk->ceilings);
     }
-    if (st == RF_OK && s->o.n_what_if &&
-        !(s->hw = rf__calloc(ctx, s->o.n_what_if, sizeof *s->hw)))
+    if (st == RF_OK && s->o.n_what_if && !(s->hw = rf__calloc(ctx, s->o.n_what_if, sizeof *s->hw)))
         st = RF_NOMEM_ERR(ctx);
     for (; st == RF_OK && s->n_hw < s->o.n_what_if; s->n_hw++)
         st = rf__hw_init(&s->a, &s->hw[s->n_hw], s->o.what_if[s->n_hw]);
