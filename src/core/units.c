@@ -368,12 +368,39 @@ static int rf__number_fast(char *buf, size_t size, double value)
     int e = e2 - 53; /* a = f 2^e exactly, 2^52 <= f < 2^53 */
     int x = (int)floor(log10(a)), k = 0, sh = 0, ok = 0;
     const rf__u128 lo = (rf__u128)10000000000000000ull, hi = lo * 10;
+    static const uint64_t pow5[28] = {1ull,
+                                      5ull,
+                                      25ull,
+                                      125ull,
+                                      625ull,
+                                      3125ull,
+                                      15625ull,
+                                      78125ull,
+                                      390625ull,
+                                      1953125ull,
+                                      9765625ull,
+                                      48828125ull,
+                                      244140625ull,
+                                      1220703125ull,
+                                      6103515625ull,
+                                      30517578125ull,
+                                      152587890625ull,
+                                      762939453125ull,
+                                      3814697265625ull,
+                                      19073486328125ull,
+                                      95367431640625ull,
+                                      476837158203125ull,
+                                      2384185791015625ull,
+                                      11920928955078125ull,
+                                      59604644775390625ull,
+                                      298023223876953125ull,
+                                      1490116119384765625ull,
+                                      7450580596923828125ull};
     rf__u128 p5 = 1, d17 = 0, b = 0;
     for (int tries = 0; tries < 3 && !ok; tries++) {
         k = 16 - x;
         if (k < 0 || k > 27) return 0;
-        p5 = 1;
-        for (int i = 0; i < k; i++) p5 *= 5;
+        p5 = pow5[k];
         b = (rf__u128)f * p5; /* v 10^k = b 2^(e+k) */
         sh = e + k;
         rf__u128 q;
@@ -402,19 +429,25 @@ static int rf__number_fast(char *buf, size_t size, double value)
      * strtod would give v back: within half an ulp, in units of 2^min(e+k, 0) times 10^-k */
     rf__u128 vv = sh >= 0 ? d17 : b, ulp = sh >= 0 ? p5 << sh : p5; /* ulp = 2 x half an ulp */
     int boundary = f == (1ull << 52);                               /* v a power of two */
+    static const uint64_t p10[3] = {1ull, 10ull, 100ull};
     for (int prec = 15; prec <= 16; prec++) {
-        char c[18];
-        int cx = x;
-        memcpy(c, digits, 17);
-        if (rf__round_digits(c, prec)) cx++;
-        rf__u128 m = 0;
-        for (int i = 0; i < 17; i++) m = m * 10 + (rf__u128)(c[i] - '0');
-        if (cx != x) m *= 10; /* "100.." one exponent up: the same value in units of 10^(x-16) */
+        /* the 17 digits cut to prec, half up on the first digit dropped (as rf__round_digits) */
+        uint64_t unit = p10[17 - prec], q = (uint64_t)d17 / unit;
+        q += (uint64_t)d17 % unit >= unit / 2;
+        rf__u128 m = (rf__u128)q * unit; /* 10^17 after a carry: the same units of 10^(x-16) */
         rf__u128 cand = sh >= 0 ? m : m << -sh;
         rf__u128 diff = cand > vv ? cand - vv : vv - cand;
         rf__u128 lim = boundary && cand < vv ? ulp / 2 : ulp; /* below a power of two: half */
         if (2 * diff == lim) return 0;                        /* a tie: strtod's rule */
         if (2 * diff < lim) {
+            char c[18];
+            int cx = x;
+            if (m == hi) { /* "1000..": one exponent up */
+                q /= 10;
+                cx++;
+            }
+            memset(c, '0', 17);
+            for (int i = prec - 1; i >= 0; i--, q /= 10) c[i] = (char)('0' + q % 10);
             rf__format_g(buf, size, value < 0, c, prec, cx);
             return 1;
         }

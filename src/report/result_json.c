@@ -439,12 +439,18 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
         RF_TRY(RF_WRITE_LIT(w, ", \"shape\": "));
         RF_TRY(rf__write_json_string(w, row->detail));
     }
-    RF_TRY(rf_writef(w, ", \"index\": %llu, ", (unsigned long long)row->index));
+    char ix[24];
+    RF_TRY(RF_WRITE_LIT(w, ", \"index\": "));
+    RF_TRY(rf_write(w, ix, strlen(rf__u64_text(ix, row->index))));
+    RF_TRY(RF_WRITE_LIT(w, ", "));
     RF_TRY(rf__json_key_num(w, "flops", row->e.flops, 0));
     RF_TRY(rf__json_key_num(w, "bytes", row->e.bytes, 0));
     RF_TRY(rf__json_key_num(w, "ai", row->e.ai, 0));
     RF_TRY(rf__json_key_num(w, "attainable_flops_per_s", row->e.attainable_flops_per_s, 0));
-    RF_TRY(rf_writef(w, "\"bound\": \"%s\", ", rf_bound_name(row->e.bound)));
+    const char *bound = rf_bound_name(row->e.bound);
+    RF_TRY(RF_WRITE_LIT(w, "\"bound\": \""));
+    RF_TRY(rf_write(w, bound, strlen(bound)));
+    RF_TRY(RF_WRITE_LIT(w, "\", "));
     RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
     RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
     RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), r->network.value > 0 ? 0 : 1));
