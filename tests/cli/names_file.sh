@@ -28,6 +28,7 @@ file m_syntax.json '{"name": "x", "ceilings": [}' -- analyze --hw @ "$TMP/ok.csv
 file m_noname.json '{}' -- analyze --hw @ "$TMP/ok.csv"
 file m_ceil.json '{"name": "x", "ceilings": [{"name": "peak", "kind": "compute", "value": -1}]}' -- analyze --hw @ "$TMP/ok.csv"
 file m_show.json '[1, 2]' -- hw show @
+file m_whatif.json '{"name": 1}' -- analyze $H --what-if-hw @ "$TMP/ok.csv"
 # saved results (plot)
 file r_trunc.json '{"schema": 1, "kind": "analysis"' -- plot -o "$TMP/o.svg" @
 file r_csv.json 'name,flops\n' -- plot -o "$TMP/o.svg" @
