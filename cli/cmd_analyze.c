@@ -60,6 +60,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_analysis *an = NULL;
     rf_result *r = NULL;
     rf_advice_list *al = NULL;
+    rf_advice_stream *as = NULL;
     size_t ci, bi;
     rf_status st = RF_OK;
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
@@ -73,9 +74,13 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
     }
+    /* the advice sees every row as it is read, whatever --top keeps for printing */
+    if (!adv.off && ((st = rf_advice_stream_new(ctx, m, ci, bi, ni, &adv.o, &as)) != RF_OK ||
+                     (st = rf_analysis_set_observer(an, rf_advice_stream_row, as)) != RF_OK))
+        goto fail;
     if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
-    if (!adv.off && (st = rf_advise_result(ctx, r, m, ci, bi, &adv.o, &al)) != RF_OK) goto fail;
+    if (as && (st = rf_advice_stream_finish(as, &al)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
         rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
                               !cli_get(&a, "no-summary"), al);
@@ -85,6 +90,7 @@ fail:
     rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? EXIT_USAGE : cli_fail(ctx, st);
 out:
     rf_advice_free(al);
+    rf_advice_stream_free(as);
     rf_result_free(r);
     rf_analysis_free(an);
     rf_machine_free(m);

@@ -9,19 +9,49 @@ static rf_status cli_render_result(rf_ctx *ctx, const void *r, rf_writer *w)
     return rf_report_json(ctx, r, w);
 }
 
+/* A writer that passes a document through to `out` in blocks but holds back its last bytes,
+ * where the closing brace is: the advice goes in there, and the document is never held whole. */
+typedef struct cli_tail {
+    rf_writer *out;
+    size_t n;
+    char held[1 << 16];
+} cli_tail;
+
+#define CLI_TAIL_KEEP 256 /* the end of a document: "}\n" and what comes before it */
+
+static rf_status cli_tail_write(void *user, const char *data, size_t size)
+{
+    cli_tail *t = user;
+    while (size) {
+        if (t->n == sizeof t->held) { /* full: pass on all but the last bytes */
+            size_t pass = t->n - CLI_TAIL_KEEP;
+            rf_status st = rf_write(t->out, t->held, pass);
+            if (st != RF_OK) return st;
+            memmove(t->held, t->held + pass, CLI_TAIL_KEEP);
+            t->n = CLI_TAIL_KEEP;
+        }
+        size_t k = sizeof t->held - t->n < size ? sizeof t->held - t->n : size;
+        memcpy(t->held + t->n, data, k);
+        t->n += k;
+        data += k;
+        size -= k;
+    }
+    return RF_OK;
+}
+
 rf_status cli_json_with_advice(rf_ctx *ctx,
                                rf_status (*render)(rf_ctx *, const void *, rf_writer *),
                                const void *obj, const rf_advice_list *adv)
 {
     rf_writer w = cli_stdout();
     if (!adv) return render(ctx, obj, &w);
-    rf_buf b;
-    rf_buf_init(&b, ctx, 0);
-    rf_writer bw = rf_buf_writer(&b);
-    rf_status st = render(ctx, obj, &bw);
-    if (st == RF_OK) st = rf_report_json_add_advice(ctx, b.data, b.len, adv, &w);
-    rf_buf_free(&b);
-    return st;
+    static cli_tail t; /* 64 KiB: not on the stack */
+    t.out = &w;
+    t.n = 0;
+    rf_writer tw = {cli_tail_write, &t};
+    rf_status st = render(ctx, obj, &tw);
+    if (st != RF_OK) return st;
+    return rf_report_json_add_advice(ctx, t.held, t.n, adv, &w);
 }
 
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,

@@ -60,8 +60,13 @@ typedef struct rf_advice {
     const char *priority;     /**< "HIGH" (>= 20% saved), "MEDIUM" (>= 5%), "LOW" (>= 1%); static */
     rf_advice_batch *batches; /**< batching: the table; owned */
     size_t n_batches;
-    uint64_t flips; /**< hardware: layers whose bound differs there */
+    uint64_t flips;          /**< hardware: layers whose bound differs there */
+    uint64_t n_layers_total; /**< layers it touches in all: n_layers, or more when a long
+                                  operations list kept only the RF_ADVICE_LAYERS_MAX slowest */
 } rf_advice;
+
+/** Most layer names one suggestion on an operations list keeps (the slowest; in input order). */
+#define RF_ADVICE_LAYERS_MAX 1000
 
 /** The suggestions, highest saving first. */
 typedef struct rf_advice_list {
@@ -96,6 +101,25 @@ rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opt
  *  FP32 data and every byte scales, fusion and batching have nothing to go on. */
 rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, size_t compute,
                            size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out);
+
+/** Advice on an operations list as its rows go by, in memory that does not grow with the rows:
+ *  every row is evaluated (rf_advise_result gives the same figures from a result's rows), a
+ *  change lists the names of its RF_ADVICE_LAYERS_MAX slowest rows at most (n_layers_total counts
+ *  them all). `m` is borrowed until rf_advice_stream_finish; `network`: the index of a network
+ *  ceiling of `m`, or SIZE_MAX. The other machines of `o` are resolved here (errors here). */
+typedef struct rf_advice_stream rf_advice_stream;
+rf_status rf_advice_stream_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
+                               size_t network, const rf_advice_opts *o, rf_advice_stream **out);
+
+/** Add one evaluated row (`name`: name_len bytes, not necessarily terminated; row->name is not
+ *  read). The signature of rf_row_observer: pass it to rf_analysis_set_observer with the stream. */
+rf_status rf_advice_stream_row(void *stream, const rf_row *row, const char *name, size_t name_len);
+
+/** The advice over every row added; *out: rf_advice_free. The stream can then only be freed. */
+rf_status rf_advice_stream_finish(rf_advice_stream *s, rf_advice_list **out);
+
+/** Release. Accepts NULL. */
+void rf_advice_stream_free(rf_advice_stream *s);
 
 /** Release. Accepts NULL. */
 void rf_advice_free(rf_advice_list *a);

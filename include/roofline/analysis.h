@@ -171,6 +171,15 @@ rf_status rf_analysis_set_wall(rf_analysis *a, double seconds);
  *  RF_RANGE; a negative share means unknown and is accepted as such). */
 rf_status rf_analysis_set_busy(rf_analysis *a, double share);
 
+/** Something that sees every row as it is evaluated, kept for printing or not (the advice:
+ *  rf_advice_stream_row). `name` holds name_len bytes (row->name is NULL at that point); a status
+ *  other than RF_OK stops the row with that status. */
+typedef rf_status (*rf_row_observer)(void *user, const rf_row *row, const char *name,
+                                     size_t name_len);
+
+/** Call `fn(user, ...)` for every row added from now on (NULL: none). */
+rf_status rf_analysis_set_observer(rf_analysis *a, rf_row_observer fn, void *user);
+
 /** Finish: sort the kept rows and hand over the result (*out owned by the caller). The accumulator
  *  can then only be freed. */
 rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out);

@@ -39,12 +39,12 @@ double rf__advice_time(const rf_roof *r, const rf__item *x, double flops, double
 }
 
 /* The run-time of item i when its estimate becomes `est_after`: measured times scale. */
-static double rf__scaled(const rf__item *i, double est_after)
+double rf__scaled(const rf__item *i, double est_after)
 {
     return i->est_s > 0 ? i->t_s * est_after / i->est_s : est_after;
 }
 
-static rf_status rf__push(rf__adv *a, rf_advice_kind kind, double after_s, rf_advice **out)
+rf_status rf__push(rf__adv *a, rf_advice_kind kind, double after_s, rf_advice **out)
 {
     rf_advice_list *l = a->out;
     RF_TRY(rf__grow(a->ctx, (void **)&l->items, &a->cap, l->n + 1, sizeof *l->items));
@@ -60,7 +60,7 @@ static rf_status rf__push(rf__adv *a, rf_advice_kind kind, double after_s, rf_ad
     return RF_OK;
 }
 
-static rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name)
+rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name)
 {
     size_t n = v->n_layers;
     if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: the list is full; double it (amortised O(1)) */
@@ -73,51 +73,79 @@ static rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name)
     v->layers[n] = rf__strdup(a->ctx, name);
     if (!v->layers[n]) return RF_NOMEM_ERR(a->ctx);
     v->n_layers++;
+    v->n_layers_total++;
     return RF_OK;
 }
 
 /* ---- 1. lower precision -------------------------------------------------------------------- */
 
+const rf__prec_kind rf__prec_kinds[RF__PREC_KINDS] = {
+    {"weights and activations at BF16/FP16", 16, 16, "bf16|fp16"},
+    {"weights and activations at INT8", 8, 8, "int8|i8"},
+    {"weights at 4 bits (activations unchanged)", 4.5, 0, NULL},
+};
+
+void rf__prec_init(const rf__adv *a, rf__prec *p, const char *title, double wbits, double abits,
+                   const char *ceilings)
+{
+    memset(p, 0, sizeof *p);
+    p->title = title;
+    p->wbits = wbits;
+    p->abits = abits;
+    p->ceilings = ceilings;
+    p->ci = ceilings ? rf_machine_find_prefix(a->m, RF_CEILING_COMPUTE, ceilings) : SIZE_MAX;
+    p->peak = p->ci != SIZE_MAX ? a->m->ceilings[p->ci].value : a->roof.peak_flops_per_s;
+    if (p->peak < a->roof.peak_flops_per_s) p->peak = a->roof.peak_flops_per_s; /* never slower */
+}
+
+int rf__prec_item(const rf__adv *a, rf__prec *p, const rf__item *x)
+{
+    rf_roof r = a->roof;
+    double wb = x->wbits > p->wbits ? x->wbytes * p->wbits / x->wbits : x->wbytes;
+    double ab = p->abits > 0 && x->abits > p->abits ? x->abytes * p->abits / x->abits : x->abytes;
+    p->touched += wb < x->wbytes || ab < x->abytes;
+    r.peak_flops_per_s = x->matrix ? p->peak : a->roof.peak_flops_per_s;
+    p->after += rf__scaled(x, rf__advice_time(&r, x, x->flops, wb + ab + x->kvbytes));
+    /* listed: the matrix layers whose bytes shrink */
+    return x->matrix && ((x->wbytes > 0 && x->wbits > p->wbits) ||
+                         (p->abits > 0 && x->abytes > 0 && x->abits > p->abits));
+}
+
+rf_status rf__prec_push(rf__adv *a, const rf__prec *p, rf_advice **out)
+{
+    *out = NULL;
+    if (!p->touched) return RF_OK; /* already there */
+    rf_advice *v;
+    RF_TRY(rf__push(a, RF_ADVICE_PRECISION, p->after, &v));
+    rf__strlcpy(v->title, p->title, sizeof v->title);
+    char pk[32];
+    if (p->ceilings && p->ci != SIZE_MAX)
+        snprintf(v->ceiling, sizeof v->ceiling, "%s at %s", a->m->ceilings[p->ci].name,
+                 rf_si_format(pk, sizeof pk, p->peak, 3, "FLOP/s"));
+    else
+        snprintf(v->ceiling, sizeof v->ceiling, "%s (%s)", a->m->ceilings[a->compute].name,
+                 p->ceilings ? "this machine has no ceiling at that precision" : "dequantised");
+    snprintf(v->assumption, sizeof v->assumption,
+             "%s%s; matrix layers at the %s ceiling, the rest on the same bandwidth",
+             p->abits > 0 ? "weights and activations stored at that size"
+                          : "weights stored at that size, activations as they are",
+             p->wbits == 4.5 ? " (4.5 bits a weight with the block scales, as Q4_K)" : "",
+             p->ceilings && p->ci != SIZE_MAX ? "new" : "present");
+    *out = v;
+    return RF_OK;
+}
+
 static rf_status rf__precision(rf__adv *a, const char *title, double wbits, double abits,
                                const char *ceilings)
 {
-    size_t ci = ceilings ? rf_machine_find_prefix(a->m, RF_CEILING_COMPUTE, ceilings) : SIZE_MAX;
-    double peak = ci != SIZE_MAX ? a->m->ceilings[ci].value : a->roof.peak_flops_per_s;
-    if (peak < a->roof.peak_flops_per_s) peak = a->roof.peak_flops_per_s; /* never slower */
-    rf_roof r = a->roof;
-    double after = 0;
-    size_t touched = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        const rf__item *x = &a->it[i];
-        double wb = x->wbits > wbits ? x->wbytes * wbits / x->wbits : x->wbytes;
-        double ab = abits > 0 && x->abits > abits ? x->abytes * abits / x->abits : x->abytes;
-        touched += wb < x->wbytes || ab < x->abytes;
-        r.peak_flops_per_s = x->matrix ? peak : a->roof.peak_flops_per_s;
-        after += rf__scaled(x, rf__advice_time(&r, x, x->flops, wb + ab + x->kvbytes));
-    }
-    if (!touched) return RF_OK; /* already there */
+    rf__prec p;
+    rf__prec_init(a, &p, title, wbits, abits, ceilings);
+    for (size_t i = 0; i < a->n; i++) rf__prec_item(a, &p, &a->it[i]);
     rf_advice *v;
-    RF_TRY(rf__push(a, RF_ADVICE_PRECISION, after, &v));
-    rf__strlcpy(v->title, title, sizeof v->title);
-    char pk[32];
-    if (ceilings && ci != SIZE_MAX)
-        snprintf(v->ceiling, sizeof v->ceiling, "%s at %s", a->m->ceilings[ci].name,
-                 rf_si_format(pk, sizeof pk, peak, 3, "FLOP/s"));
-    else
-        snprintf(v->ceiling, sizeof v->ceiling, "%s (%s)", a->m->ceilings[a->compute].name,
-                 ceilings ? "this machine has no ceiling at that precision" : "dequantised");
-    snprintf(v->assumption, sizeof v->assumption,
-             "%s%s; matrix layers at the %s ceiling, the rest on the same bandwidth",
-             abits > 0 ? "weights and activations stored at that size"
-                       : "weights stored at that size, activations as they are",
-             wbits == 4.5 ? " (4.5 bits a weight with the block scales, as Q4_K)" : "",
-             ceilings && ci != SIZE_MAX ? "new" : "present");
-    for (size_t i = 0; i < a->n; i++) { /* the matrix layers whose bytes shrink */
-        const rf__item *x = &a->it[i];
-        if (x->matrix && ((x->wbytes > 0 && x->wbits > wbits) ||
-                          (abits > 0 && x->abytes > 0 && x->abits > abits)))
-            RF_TRY(rf__add_layer(a, v, x->name));
-    }
+    RF_TRY(rf__prec_push(a, &p, &v));
+    rf__prec_init(a, &p, title, wbits, abits, ceilings); /* the listed layers, in order */
+    for (size_t i = 0; v && i < a->n; i++)
+        if (rf__prec_item(a, &p, &a->it[i])) RF_TRY(rf__add_layer(a, v, a->it[i].name));
     return RF_OK;
 }
 
@@ -353,40 +381,50 @@ static rf_status rf__shrink(rf__adv *a, int distil)
 
 /* ---- 5. other hardware --------------------------------------------------------------------- */
 
+rf_status rf__hw_init(rf__adv *a, rf__hw *h, const char *name)
+{
+    memset(h, 0, sizeof *h);
+    RF_TRY(rf_machine_resolve(a->ctx, name, &h->m));
+    return rf_machine_roof(a->ctx, h->m, h->m->default_compute, h->m->default_bandwidth, &h->r);
+}
+
+void rf__hw_item(const rf__adv *a, rf__hw *h, const rf__item *x)
+{
+    double b = x->wbytes + x->abytes + x->kvbytes;
+    h->est += rf__advice_time(&h->r, x, x->flops, b);
+    int here = x->flops / a->roof.peak_flops_per_s >= b / a->roof.bw_bytes_per_s;
+    int there = x->flops / h->r.peak_flops_per_s >= b / h->r.bw_bytes_per_s;
+    h->flips += (x->flops > 0 || b > 0) && here != there;
+}
+
+rf_status rf__hw_push(rf__adv *a, rf__hw *h)
+{
+    rf_advice *v;
+    const rf_machine *m = h->m;
+    double after = a->total_est > 0 ? a->total_s * h->est / a->total_est : h->est;
+    RF_TRY(rf__push(a, RF_ADVICE_HARDWARE, after, &v));
+    snprintf(v->title, sizeof v->title, "the same work on %s", m->name);
+    char pk[32], bw[32];
+    snprintf(v->ceiling, sizeof v->ceiling, "%.120s: %.60s %s, %.60s %s",
+             m->description[0] ? m->description : m->name, m->ceilings[m->default_compute].name,
+             rf_si_format(pk, sizeof pk, h->r.peak_flops_per_s, 4, "FLOP/s"),
+             m->ceilings[m->default_bandwidth].name,
+             rf_si_format(bw, sizeof bw, h->r.bw_bytes_per_s, 4, "B/s"));
+    snprintf(v->assumption, sizeof v->assumption,
+             "its default roof (%s); %llu layer%s change%s bound there",
+             rf_provenance_name(m->provenance), (unsigned long long)h->flips,
+             h->flips == 1 ? "" : "s", h->flips == 1 ? "s" : "");
+    v->flips = h->flips;
+    return RF_OK;
+}
+
 static rf_status rf__hardware(rf__adv *a, const char *name)
 {
-    rf_machine *m = NULL;
-    RF_TRY(rf_machine_resolve(a->ctx, name, &m));
-    rf_roof r;
-    rf_status st = rf_machine_roof(a->ctx, m, m->default_compute, m->default_bandwidth, &r);
-    double est = 0;
-    uint64_t flips = 0;
-    for (size_t i = 0; st == RF_OK && i < a->n; i++) {
-        const rf__item *x = &a->it[i];
-        double b = x->wbytes + x->abytes + x->kvbytes;
-        est += rf__advice_time(&r, x, x->flops, b);
-        int here = x->flops / a->roof.peak_flops_per_s >= b / a->roof.bw_bytes_per_s;
-        int there = x->flops / r.peak_flops_per_s >= b / r.bw_bytes_per_s;
-        flips += (x->flops > 0 || b > 0) && here != there;
-    }
-    rf_advice *v;
-    double after = a->total_est > 0 ? a->total_s * est / a->total_est : est;
-    if (st == RF_OK) st = rf__push(a, RF_ADVICE_HARDWARE, after, &v);
-    if (st == RF_OK) {
-        snprintf(v->title, sizeof v->title, "the same work on %s", m->name);
-        char pk[32], bw[32];
-        snprintf(v->ceiling, sizeof v->ceiling, "%.120s: %.60s %s, %.60s %s",
-                 m->description[0] ? m->description : m->name, m->ceilings[m->default_compute].name,
-                 rf_si_format(pk, sizeof pk, r.peak_flops_per_s, 4, "FLOP/s"),
-                 m->ceilings[m->default_bandwidth].name,
-                 rf_si_format(bw, sizeof bw, r.bw_bytes_per_s, 4, "B/s"));
-        snprintf(v->assumption, sizeof v->assumption,
-                 "its default roof (%s); %llu layer%s change%s bound there",
-                 rf_provenance_name(m->provenance), (unsigned long long)flips,
-                 flips == 1 ? "" : "s", flips == 1 ? "s" : "");
-        v->flips = flips;
-    }
-    rf_machine_free(m);
+    rf__hw h;
+    rf_status st = rf__hw_init(a, &h, name);
+    for (size_t i = 0; st == RF_OK && i < a->n; i++) rf__hw_item(a, &h, &a->it[i]);
+    if (st == RF_OK) st = rf__hw_push(a, &h);
+    rf_machine_free(h.m);
     return st;
 }
 
@@ -400,26 +438,31 @@ static int rf__by_saving(const void *x, const void *y)
     return (p->saving_share < q->saving_share) - (p->saving_share > q->saving_share);
 }
 
-static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
+rf_status rf__out_new(rf__adv *a)
 {
     a->out = rf__calloc(a->ctx, 1, sizeof *a->out);
     if (!a->out) return RF_NOMEM_ERR(a->ctx);
     a->out->alloc_ = *rf_ctx_allocator(a->ctx);
     rf__strlcpy(a->out->unit, a->llm ? "sequence" : "sample", sizeof a->out->unit);
+    a->out->total_s = a->total_s;
+    a->out->measured = a->measured;
+    return RF_OK;
+}
+
+static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
+{
     a->total_s = a->total_est = 0;
     for (size_t i = 0; i < a->n; i++) {
         a->total_s += a->it[i].t_s;
         a->total_est += a->it[i].est_s;
     }
-    a->out->total_s = a->total_s;
-    a->out->measured = a->measured;
+    RF_TRY(rf__out_new(a));
     rf_status st = RF_OK;
     if (a->total_s > 0 && !(o && o->machines_only)) {
-        if (st == RF_OK)
-            st = rf__precision(a, "weights and activations at BF16/FP16", 16, 16, "bf16|fp16");
-        if (st == RF_OK) st = rf__precision(a, "weights and activations at INT8", 8, 8, "int8|i8");
-        if (st == RF_OK)
-            st = rf__precision(a, "weights at 4 bits (activations unchanged)", 4.5, 0, NULL);
+        for (size_t k = 0; st == RF_OK && k < RF__PREC_KINDS; k++) {
+            const rf__prec_kind *pk = &rf__prec_kinds[k];
+            st = rf__precision(a, pk->title, pk->wbits, pk->abits, pk->ceilings);
+        }
         if (st == RF_OK) st = rf__kv(a);
         if (st == RF_OK) st = rf__fusion(a);
         if (st == RF_OK) st = rf__batching(a);
@@ -429,6 +472,11 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
     for (size_t k = 0; st == RF_OK && o && k < o->n_what_if; k++)
         st = rf__hardware(a, o->what_if[k]);
     if (st != RF_OK) return st;
+    return rf__rank(a, o);
+}
+
+rf_status rf__rank(rf__adv *a, const rf_advice_opts *o)
+{
     rf_advice_list *l = a->out;
     /* Amdahl: under 1% of the run is left out (asked-for machines stay) */
     size_t keep = 0;

@@ -45,6 +45,53 @@ double rf__advice_eval(const rf_roof *r, double flops, double bytes);
 /* An item's time on roof r with these FLOPs and bytes, its network time a floor under it. */
 double rf__advice_time(const rf_roof *r, const rf__item *x, double flops, double bytes);
 
+/* The run-time of item i when its estimate becomes `est_after`: measured times scale. */
+double rf__scaled(const rf__item *i, double est_after);
+
+/* The list a->out, empty, for a run of a->total_s (measured: a->measured). */
+rf_status rf__out_new(rf__adv *a);
+/* A suggestion appended to a->out: `kind`, the run from a->total_s to after_s. */
+rf_status rf__push(rf__adv *a, rf_advice_kind kind, double after_s, rf_advice **out);
+/* A layer's name (copied) appended to v->layers; counts it in n_layers and n_layers_total. */
+rf_status rf__add_layer(rf__adv *a, rf_advice *v, const char *name);
+/* Priorities, the 1% cut, the order, o->max: the last step of every run over a->out. */
+rf_status rf__rank(rf__adv *a, const rf_advice_opts *o);
+
+/* The precisions tried, in order: title, weight and activation bits, the ceilings' prefix. */
+typedef struct rf__prec_kind {
+    const char *title;
+    double wbits, abits;
+    const char *ceilings;
+} rf__prec_kind;
+#define RF__PREC_KINDS 3
+extern const rf__prec_kind rf__prec_kinds[RF__PREC_KINDS];
+
+/* One lower precision, item by item (advice.c, advice_stream.c): init, every item, push. */
+typedef struct rf__prec {
+    const char *title, *ceilings;
+    double wbits, abits, peak;
+    size_t ci;
+    double after;
+    size_t touched;
+} rf__prec;
+void rf__prec_init(const rf__adv *a, rf__prec *p, const char *title, double wbits, double abits,
+                   const char *ceilings);
+/* Adds item x; returns 1 when x is a layer the suggestion lists. */
+int rf__prec_item(const rf__adv *a, rf__prec *p, const rf__item *x);
+/* *out: the suggestion, or NULL when no item changes (nothing pushed). */
+rf_status rf__prec_push(rf__adv *a, const rf__prec *p, rf_advice **out);
+
+/* One other machine, item by item; h->m is owned (rf_machine_free). */
+typedef struct rf__hw {
+    rf_machine *m;
+    rf_roof r;
+    double est;
+    uint64_t flips;
+} rf__hw;
+rf_status rf__hw_init(rf__adv *a, rf__hw *h, const char *name);
+void rf__hw_item(const rf__adv *a, rf__hw *h, const rf__item *x);
+rf_status rf__hw_push(rf__adv *a, rf__hw *h);
+
 /* Every change over a->it (freed here), ranked and cut to o->max; *out on success. */
 rf_status rf__advice_finish(rf__adv *a, const rf_advice_opts *o, rf_advice_list **out);
 

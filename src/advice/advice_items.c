@@ -182,32 +182,3 @@ rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opt
     for (size_t i = 0; i < a.n; i++) a.it[i].abits = ph->opts.act_bits ? ph->opts.act_bits : 16;
     return rf__advice_finish(&a, o, out);
 }
-
-rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, size_t compute,
-                           size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out)
-{
-    RF_CHECK(ctx, r && m && out, RF_USAGE, "rf_advise_result: missing argument");
-    *out = NULL;
-    rf__adv a;
-    RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
-    a.it = rf__calloc(ctx, r->n_rows ? r->n_rows : 1, sizeof *a.it);
-    if (!a.it) return RF_NOMEM_ERR(ctx);
-    for (size_t i = 0; i < r->n_rows; i++) {
-        const rf_row *row = &r->rows[i];
-        if (row->e.bound == RF_BOUND_UNDEFINED) continue;
-        rf__item *x = &a.it[a.n++];
-        x->name = row->name;
-        /* an operations list says nothing of weights: matrix-like by intensity, every byte data
-         * at FP32 (activations, so only the precisions that shrink them apply) */
-        x->matrix = row->e.ai >= 1;
-        x->flops = row->e.flops;
-        x->abytes = row->e.bytes;
-        x->wbits = x->abits = 32;
-        x->net_s = r->network.value > 0 ? row->e.net_bytes / r->network.value : 0;
-        x->est_s = rf__advice_time(&a.roof, x, x->flops, x->abytes);
-        x->t_s = row->measured ? row->measured->m.time_s : x->est_s;
-        a.measured |= row->measured != NULL;
-        x->producer = -1;
-    }
-    return rf__advice_finish(&a, o, out);
-}

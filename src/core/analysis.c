@@ -27,6 +27,8 @@ struct rf_analysis {
     rf__level levels[RF__LEVELS_MAX]; /* bandwidth ceilings with a capacity, for rf_achieved */
     size_t n_levels;
     int provisional; /* the roof (either ceiling) is provisional */
+    rf_row_observer observer;
+    void *observer_user;
 };
 
 /* Output order: negative when x is printed before y. Ties keep input order. */
@@ -184,6 +186,14 @@ rf_status rf_analysis_set_wall(rf_analysis *a, double seconds)
     return RF_OK;
 }
 
+rf_status rf_analysis_set_observer(rf_analysis *a, rf_row_observer fn, void *user)
+{
+    if (!a) return RF_USAGE; /* no context to hold a message */
+    a->observer = fn;
+    a->observer_user = user;
+    return RF_OK;
+}
+
 rf_status rf_analysis_set_busy(rf_analysis *a, double share)
 {
     if (!a) return RF_USAGE; /* no context to hold a message */
@@ -255,6 +265,7 @@ rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
                 "operation '%.*s' has no FLOPs and no bytes: cost unknown, "
                 "listed as undefined",
                 (int)(name_len > 200 ? 200 : name_len), name);
+    if (a->observer) RF_TRY(a->observer(a->observer_user, &row, name, name_len));
     /* With a full heap, a row that sorts after the current last one is not kept: no copy made. */
     int full = a->top && a->n == a->top;
     if (full && a->sort != RF_SORT_NAME && rf__row_cmp(a->sort, &row, &a->rows[0]) >= 0)

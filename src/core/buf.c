@@ -66,3 +66,30 @@ rf_status rf_writef(rf_writer *w, const char *fmt, ...)
     size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
     return w->write(w->user, tmp, len);
 }
+
+static rf_status rf__staged_write(void *user, const char *data, size_t size)
+{
+    rf__staged *s = user;
+    if (size > sizeof s->buf - s->n) {
+        RF_TRY(rf__staged_flush(s));
+        if (size >= sizeof s->buf) return rf_write(s->inner, data, size);
+    }
+    memcpy(s->buf + s->n, data, size);
+    s->n += size;
+    return RF_OK;
+}
+
+rf_writer rf__staged_writer(rf__staged *s, rf_writer *inner)
+{
+    s->inner = inner;
+    s->n = 0;
+    rf_writer w = {rf__staged_write, s};
+    return w;
+}
+
+rf_status rf__staged_flush(rf__staged *s)
+{
+    size_t n = s->n;
+    s->n = 0;
+    return n ? rf_write(s->inner, s->buf, n) : RF_OK;
+}

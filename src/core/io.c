@@ -3,6 +3,8 @@
  * which may be a pipe). A named path must be a regular file (core/file.h): a FIFO or /dev/zero is
  * refused, never read. Owns only the mapping; never parses, never prints. Errors name the path.
  * Known limit of mmap: a file truncated by another process while mapped raises SIGBUS. */
+/* madvise(MADV_DONTNEED) is a BSD/Linux call beyond POSIX: rf__map_drop_before. */
+#define _DEFAULT_SOURCE 1
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,4 +125,21 @@ void rf__unmap_file(rf__map *map)
     memset(map, 0, sizeof *map);
     map->data = rf__map_empty;
     map->ctx = ctx;
+}
+
+void rf__map_drop_before(rf__map *map, const void *p)
+{
+#ifdef MADV_DONTNEED
+    if (!map || !map->mapped) return; /* a heap buffer (standard input) keeps its bytes */
+    const uint8_t *b = map->mapped, *q = p;
+    long page = sysconf(_SC_PAGESIZE);
+    if (q < b || q > b + map->mapped_len || page <= 0) return;
+    size_t n = (size_t)(q - b), pg = (size_t)page;
+    if (q < b + map->mapped_len) n = n > pg ? (n - pg) / pg * pg : 0; /* whole pages before p */
+    /* A private read-only file mapping: the pages are dropped from memory and read from the file
+     * again if touched, so nothing is lost; only the resident size shrinks. */
+    if (n) (void)madvise(map->mapped, n, MADV_DONTNEED);
+#else
+    (void)map, (void)p;
+#endif
 }

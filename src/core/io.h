@@ -27,6 +27,10 @@ typedef struct rf__map {
  * RF_RANGE (too large), RF_NOMEM. Size-0 files are not mapped (mmap refuses length 0). */
 rf_status rf__map_file(rf_ctx *ctx, const char *path, uint64_t max_bytes, rf__map *map);
 
+/* Let the memory of a mapped file's pages before `p` go (a streaming reader that is past them:
+ * they are read from the file again if touched). Nothing for a heap buffer or a p outside. */
+void rf__map_drop_before(rf__map *map, const void *p);
+
 /* Release what rf__map_file acquired; leaves *map empty. Accepts an empty or zeroed map. */
 void rf__unmap_file(rf__map *map);
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roofline/buf.h"
 #include "roofline/ctx.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -114,5 +115,29 @@ void rf__appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) RF__
  * static explanation. Locale independent. */
 rf_status rf__decimal_scan(const char *s, size_t n, int allow_negative, double *out,
                            const char **why);
+
+/* printf's "%.<prec>g" of v (1 <= prec <= 9) into buf, without printf's cost on the common path
+ * (units.c; byte-identical output, snprintf where double arithmetic cannot decide a rounding). */
+char *rf__g_format(char *buf, size_t size, double v, int prec);
+/* rf__g_format's fast half: returns 0, writing nothing, when only snprintf can decide. */
+int rf__g_fast(char *buf, size_t size, double v, int prec);
+/* printf's "%.1f" of v followed by `suffix` ("%" for a share), the same way. */
+char *rf__f1_format(char *buf, size_t size, double v, const char *suffix);
+/* rf_number_format through strfromd and strtod alone (the reference its fast path is tested
+ * against). */
+char *rf__number_format_slow(char *buf, size_t size, double value);
+/* printf's "%llu" of v into buf (at least 21 bytes); returns buf. */
+char *rf__u64_text(char *buf, uint64_t v);
+
+/* A writer that gathers small writes (a table's cells) into 16 KiB before passing them on, so
+ * the writer below (a terminal filter, stdio) runs once a block, not once a cell. Flush before
+ * the inner writer is used directly and at the end; the struct lives on the caller's stack. */
+typedef struct rf__staged {
+    rf_writer *inner;
+    size_t n;
+    char buf[16384];
+} rf__staged;
+rf_writer rf__staged_writer(rf__staged *s, rf_writer *inner);
+rf_status rf__staged_flush(rf__staged *s);
 
 #endif

@@ -18,13 +18,20 @@ static rf_ops_format rf__ops_sniff(const rf__cursor *cur)
     return (b == '[' || b == '{') ? RF_OPS_JSON : RF_OPS_CSV;
 }
 
-/* Parse data[0..size) as `fmt`; the sink records whether the callback stopped the parse. */
+/* Parse data[0..size) as `fmt`; the sink records whether the callback stopped the parse.
+ * `map`: the file mapping data lies in (or NULL): the check for NUL bytes lets its pages go
+ * behind it, so that pass does not make the whole file resident at once. */
 static rf_status rf__ops_parse_mem(rf_ctx *ctx, const void *data, size_t size, rf_ops_format fmt,
-                                   rf__ops_sink *sink)
+                                   rf__ops_sink *sink, rf__map *map)
 {
     if (fmt != RF_OPS_AUTO && fmt != RF_OPS_CSV && fmt != RF_OPS_JSON)
         return rf__error(ctx, RF_USAGE, -1, "unknown operations-list format %d", (int)fmt);
-    const uint8_t *nul = size ? memchr(data, 0, size) : NULL;
+    const uint8_t *nul = NULL, *p = data;
+    for (size_t at = 0, step = (size_t)1 << 22; size && at < size && !nul; at += step) {
+        size_t n = size - at < step ? size - at : step;
+        nul = memchr(p + at, 0, n);
+        rf__map_drop_before(map, p + at + n);
+    }
     if (nul) {
         size_t off = (size_t)(nul - (const uint8_t *)data);
         return rf__error(ctx, RF_FORMAT, (int64_t)off,
@@ -45,7 +52,7 @@ rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format
     RF_CHECK(ctx, fn, RF_USAGE, "rf_ops_parse: no row callback given");
     RF_CHECK(ctx, data || size == 0, RF_USAGE, "rf_ops_parse: data is NULL but size is %zu", size);
     rf__ops_sink sink = {fn, user, 0};
-    return rf__ops_parse_mem(ctx, data, size, fmt, &sink);
+    return rf__ops_parse_mem(ctx, data, size, fmt, &sink, NULL);
 }
 
 /* The format named by the path's extension (.csv, .json; any case), else AUTO. */
@@ -59,6 +66,23 @@ static rf_ops_format rf__ops_format_of_path(const char *path)
     return RF_OPS_AUTO;
 }
 
+/* The reader's own callback around the caller's: every 64k rows the mapped bytes behind the row
+ * (its name points into them for plain CSV fields) are let go, so a million-row file does not
+ * stay resident beside the rows the analysis keeps. */
+typedef struct rf__ops_drop {
+    rf_op_fn fn;
+    void *user;
+    rf__map *map;
+    uint64_t n;
+} rf__ops_drop;
+
+static rf_status rf__ops_dropping(void *user, const rf_op_row *row)
+{
+    rf__ops_drop *d = user;
+    if ((++d->n & 0xFFFF) == 0) rf__map_drop_before(d->map, row->name);
+    return d->fn(d->user, row);
+}
+
 rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_op_fn fn,
                            void *user)
 {
@@ -67,8 +91,9 @@ rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_
     if (fmt == RF_OPS_AUTO) fmt = rf__ops_format_of_path(path);
     rf__map map;
     RF_TRY(rf__map_file(ctx, path, RF__OPS_MAX_FILE_BYTES, &map)); /* its errors name the path */
-    rf__ops_sink sink = {fn, user, 0};
-    rf_status st = rf__ops_parse_mem(ctx, map.data, map.size, fmt, &sink);
+    rf__ops_drop drop = {fn, user, &map, 0};
+    rf__ops_sink sink = {rf__ops_dropping, &drop, 0};
+    rf_status st = rf__ops_parse_mem(ctx, map.data, map.size, fmt, &sink, &map);
     if (st != RF_OK && !sink.callback_failed)
         rf__error_prefix(ctx, strcmp(path, "-") == 0 ? "standard input" : path);
     rf__unmap_file(&map);

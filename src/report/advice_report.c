@@ -47,11 +47,14 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
         if (v->ceiling[0] && v->kind != RF_ADVICE_HARDWARE)
             rf__appendf(text, sizeof text, &len, " Compute on %s.", v->ceiling);
         if (v->n_layers) {
-            rf__appendf(text, sizeof text, &len, " Layers (%zu): ", v->n_layers);
-            for (size_t k = 0; k < v->n_layers && k < RF__ADV_NAMES; k++)
+            uint64_t all = v->n_layers_total > v->n_layers ? v->n_layers_total : v->n_layers;
+            size_t shown = v->n_layers < RF__ADV_NAMES ? v->n_layers : RF__ADV_NAMES;
+            rf__appendf(text, sizeof text, &len, " Layers (%llu): ", (unsigned long long)all);
+            for (size_t k = 0; k < shown; k++)
                 rf__appendf(text, sizeof text, &len, "%s%s", k ? ", " : "", v->layers[k]);
-            if (v->n_layers > RF__ADV_NAMES)
-                rf__appendf(text, sizeof text, &len, " (+%zu more)", v->n_layers - RF__ADV_NAMES);
+            if (all > shown)
+                rf__appendf(text, sizeof text, &len, " (+%llu more)",
+                            (unsigned long long)(all - shown));
             rf__appendf(text, sizeof text, &len, ".");
         }
         rf__appendf(text, sizeof text, &len, " Assuming %s.", v->assumption);
@@ -110,6 +113,8 @@ rf_status rf_report_advice_json(rf_ctx *ctx, const rf_advice_list *a, rf_writer 
             RF_TRY(rf__write_json_string(w, v->layers[k]));
         }
         RF_TRY(RF_WRITE_LIT(w, "]"));
+        if (v->n_layers_total > v->n_layers) /* a long list: the slowest layers only */
+            RF_TRY(rf_writef(w, ", \"layers_total\": %llu", (unsigned long long)v->n_layers_total));
         if (v->n_batches) {
             RF_TRY(RF_WRITE_LIT(w, ", \"batches\": ["));
             for (size_t k = 0; k < v->n_batches; k++) {

@@ -18,7 +18,7 @@ char *rf__ai_text(char *buf, size_t size, double ai)
     else if (ai != 0 && (ai < 0.001 || ai >= 999.5))
         rf_si_format_compact(buf, size, ai, "");
     else
-        snprintf(buf, size, "%.3g", ai);
+        rf__g_format(buf, size, ai, 3);
     return buf;
 }
 

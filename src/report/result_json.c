@@ -439,12 +439,18 @@ static rf_status rf__json_row(const rf_result *r, const rf_row *row, rf_writer *
         RF_TRY(RF_WRITE_LIT(w, ", \"shape\": "));
         RF_TRY(rf__write_json_string(w, row->detail));
     }
-    RF_TRY(rf_writef(w, ", \"index\": %llu, ", (unsigned long long)row->index));
+    char ix[24];
+    RF_TRY(RF_WRITE_LIT(w, ", \"index\": "));
+    RF_TRY(rf_write(w, ix, strlen(rf__u64_text(ix, row->index))));
+    RF_TRY(RF_WRITE_LIT(w, ", "));
     RF_TRY(rf__json_key_num(w, "flops", row->e.flops, 0));
     RF_TRY(rf__json_key_num(w, "bytes", row->e.bytes, 0));
     RF_TRY(rf__json_key_num(w, "ai", row->e.ai, 0));
     RF_TRY(rf__json_key_num(w, "attainable_flops_per_s", row->e.attainable_flops_per_s, 0));
-    RF_TRY(rf_writef(w, "\"bound\": \"%s\", ", rf_bound_name(row->e.bound)));
+    const char *bound = rf_bound_name(row->e.bound);
+    RF_TRY(RF_WRITE_LIT(w, "\"bound\": \""));
+    RF_TRY(rf_write(w, bound, strlen(bound)));
+    RF_TRY(RF_WRITE_LIT(w, "\", "));
     RF_TRY(rf__json_key_num(w, "efficiency", row->e.efficiency, 0));
     RF_TRY(rf__json_key_num(w, "time_s", row->e.time_s, 0));
     RF_TRY(rf__json_key_num(w, "time_share", rf__time_share(r, row), r->network.value > 0 ? 0 : 1));
@@ -478,9 +484,8 @@ static rf_status rf__json_totals(const rf_totals *t, int net, rf_writer *w)
     return RF_WRITE_LIT(w, "}\n}\n");
 }
 
-rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
+static rf_status rf__json_doc(const rf_result *r, rf_writer *w)
 {
-    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_json: missing argument (a freed result?)");
     RF_TRY(rf__json_head(r, w));
     RF_TRY(RF_WRITE_LIT(w, "  \"rows\": ["));
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -489,6 +494,15 @@ rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
     }
     RF_TRY(r->n_rows ? RF_WRITE_LIT(w, "\n  ],\n") : RF_WRITE_LIT(w, "],\n"));
     return rf__json_totals(&r->totals, r->network.value > 0, w);
+}
+
+rf_status rf_report_json(rf_ctx *ctx, const rf_result *r, rf_writer *w)
+{
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_json: missing argument (a freed result?)");
+    rf__staged sg; /* one write a block, not one a key */
+    rf_writer sw = rf__staged_writer(&sg, w);
+    RF_TRY(rf__json_doc(r, &sw));
+    return rf__staged_flush(&sg);
 }
 
 rf_status rf__json_reopen(rf_ctx *ctx, const char *doc, size_t len, const char *who, rf_writer *w)

@@ -67,15 +67,15 @@ static void rf__ncells(const rf_row *row, char c[][24])
 /* The text of each numeric cell of a row. */
 static void rf__cells(const rf_result *r, const rf_row *row, size_t rank, char c[][24])
 {
-    snprintf(c[RF__COL_NUM], 24, "%zu", rank);
+    rf__u64_text(c[RF__COL_NUM], rank);
     rf_si_format_compact(c[RF__COL_FLOPS], 24, row->e.flops, "");
     rf_si_format_compact(c[RF__COL_BYTES], 24, row->e.bytes, "");
     rf__ai_text(c[RF__COL_AI], 24, row->e.ai);
     rf_si_format_compact(c[RF__COL_ATT], 24, row->e.attainable_flops_per_s, "");
-    snprintf(c[RF__COL_BOUND], 24, "%s", rf_bound_name(row->e.bound));
-    snprintf(c[RF__COL_EFF], 24, "%.1f%%", 100 * row->e.efficiency);
+    rf__strlcpy(c[RF__COL_BOUND], rf_bound_name(row->e.bound), 24);
+    rf__f1_format(c[RF__COL_EFF], 24, 100 * row->e.efficiency, "%");
     rf_time_format(c[RF__COL_TIME], 24, row->e.time_s, 3);
-    snprintf(c[RF__COL_SHARE], 24, "%.1f%%", 100 * rf__time_share(r, row));
+    rf__f1_format(c[RF__COL_SHARE], 24, 100 * rf__time_share(r, row), "%");
 }
 
 static rf_status rf__header(const rf_result *r, rf_writer *w)
@@ -131,11 +131,8 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
-rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
+static rf_status rf__table(const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
-    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_table: missing argument (a freed result?)");
-    rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
-    w = &rf__cw;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
     char c[RF__NCOLS][24], mc[RF__MCOLS][24], nc[RF__NCOLS_NET][24];
@@ -243,4 +240,14 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     RF_TRY(rf__totals(r, w));
     if (meas) RF_TRY(rf__table_measured(r, w));
     return RF_OK;
+}
+
+rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
+{
+    RF_CHECK(ctx, r && w, RF_USAGE, "rf_report_table: missing argument (a freed result?)");
+    rf_writer cw = rf__clean_writer(w); /* names from files: no control bytes */
+    rf__staged sg;                      /* one write a block, not one a cell */
+    rf_writer sw = rf__staged_writer(&sg, &cw);
+    RF_TRY(rf__table(r, o, &sw));
+    return rf__staged_flush(&sg);
 }

@@ -2,6 +2,8 @@
  * machine of 1 TFLOP/s and 100 GB/s (ridge 10 FLOP/B): an operations list (precision, other
  * hardware, ranking), a Gemm + Relu graph (fusion, distillation, the 1% cut), and the renderers. */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <roofline/roofline.h>
@@ -203,6 +205,50 @@ RF_TEST(batching_table)
     rf_advice_free(l);
     rf_cost_free(p.cost);
     rf_graph_free(g);
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* The advice of a stream fed by the analysis's observer covers every row, whatever the analysis
+ * keeps: with top 2 of 50 rows it equals rf_advise_result over a result that kept all 50. */
+RF_TEST(stream_through_the_observer_sees_every_row)
+{
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_machine *m = NULL;
+    RF_EXPECT_INT(rf_machine_simple(ctx, "t", 1e12, 1e11, RF_PROV_USER, "test", &m), RF_OK);
+    rf_analysis *top = NULL, *all = NULL;
+    rf_advice_stream *s = NULL;
+    RF_EXPECT_INT(rf_analysis_new(ctx, m, 0, 1, RF_SORT_TIME, 2, &top), RF_OK);
+    RF_EXPECT_INT(rf_analysis_new(ctx, m, 0, 1, RF_SORT_INPUT, 0, &all), RF_OK);
+    RF_EXPECT_INT(rf_advice_stream_new(ctx, m, 0, 1, SIZE_MAX, NULL, &s), RF_OK);
+    RF_EXPECT_INT(rf_analysis_set_observer(top, rf_advice_stream_row, s), RF_OK);
+    for (int i = 0; i < 50; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "op%d", i);
+        double f = 1e8 * (1 + i % 7), b = i % 3 ? 5e7 : 1e6; /* AI 2..14 or 100..700 */
+        RF_EXPECT_INT(rf_analysis_add(top, name, strlen(name), NULL, f, b), RF_OK);
+        RF_EXPECT_INT(rf_analysis_add(all, name, strlen(name), NULL, f, b), RF_OK);
+    }
+    rf_result *rt = NULL, *ra = NULL;
+    rf_advice_list *ls = NULL, *lr = NULL;
+    RF_EXPECT_INT(rf_analysis_finish(top, "top", &rt), RF_OK);
+    RF_EXPECT_INT(rf_analysis_finish(all, "all", &ra), RF_OK);
+    RF_EXPECT_INT(rf_advice_stream_finish(s, &ls), RF_OK);
+    RF_EXPECT_INT(rf_advise_result(ctx, ra, m, 0, 1, NULL, &lr), RF_OK);
+    RF_EXPECT(rt && rt->n_rows == 2 && ls && lr && ls->n > 0 && ls->n == lr->n);
+    for (size_t i = 0; ls && lr && i < ls->n && i < lr->n; i++) {
+        RF_EXPECT_DBL(ls->items[i].saving_share, lr->items[i].saving_share);
+        RF_EXPECT_INT(ls->items[i].n_layers_total, lr->items[i].n_layers_total);
+    }
+    if (ls) RF_EXPECT_DBL(ls->total_s, ra->totals.time_s);
+    rf_advice_free(ls);
+    rf_advice_free(lr);
+    rf_advice_stream_free(s);
+    rf_result_free(rt);
+    rf_result_free(ra);
+    rf_analysis_free(top);
+    rf_analysis_free(all);
     rf_machine_free(m);
     rf_ctx_free(ctx);
 }

@@ -4,7 +4,10 @@
  * says which limit was hit and how to get under it (--top). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "core/rf_int.h"
 #include "report/svg_int.h"
 #include "rf_test.h"
 #include "roofline/roofline.h"
@@ -165,4 +168,89 @@ RF_TEST(profile_rows_with_a_shape_round_trip)
     rf_analysis_free(a);
     rf_machine_free(m);
     rf_ctx_free(ctx);
+}
+
+/* The table's number formatting skips printf on the common path (units.c rf__g_format,
+ * rf__f1_format); it must give printf's bytes for every double, ties and powers of ten included. */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static int same_as_printf(double v, int prec)
+{
+    char a[64], b[64], c[64], d[64];
+    rf__g_format(a, sizeof a, v, prec);
+    snprintf(b, sizeof b, "%.*g", prec, v);
+    rf__f1_format(c, sizeof c, v, "%");
+    snprintf(d, sizeof d, "%.1f%%", v);
+    int ok = strcmp(a, b) == 0 && (fabs(v) > 1e20 || strcmp(c, d) == 0); /* cells: 24 bytes */
+    if (!ok) printf("  %.17g prec %d: %s / %s, %s / %s\n", v, prec, a, b, c, d);
+    return ok;
+}
+
+RF_TEST(fast_number_text_matches_printf)
+{
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    size_t bad = 0;
+    static const double edge[] = {0,      -0.0,   0.5,     1.5,     2.5,      0.125,     0.0625,
+                                  999.5,  999.95, 9.995,   99.95,   1e-5,     1e-4,      0.00099995,
+                                  1e21,   1e22,   1e23,    5e-324,  1e-300,   1e300,     123456789,
+                                  0.05,   0.15,   0.25,    0.35,    100,      99.95,     1.05,
+                                  1.25e6, 2.675,  1.0 / 3, 2.0 / 3, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+        for (int p = 1; p <= 9; p++) bad += !same_as_printf(edge[i], p);
+    for (int i = 0; i < 300000 && bad < 10; i++) {
+        uint64_t r = rng_next(&s);
+        double v;
+        switch (i % 4) {
+        case 0: memcpy(&v, &r, sizeof v); break;               /* any bit pattern */
+        case 1: v = (double)(r % 100000000) / 1000; break;     /* decimals with ties */
+        case 2: v = (double)(r % 2000001) / 20 - 50000; break; /* x.x5: ties at %.1f */
+        default: v = ldexp((double)(r >> 11), (int)(r % 120) - 90); break;
+        }
+        if (isnan(v)) continue;
+        bad += !same_as_printf(v, 1 + (int)(r % 9));
+    }
+    RF_EXPECT(bad == 0);
+}
+
+/* rf_number_format (JSON and CSV cells) takes an integer path for most values; it must give the
+ * bytes of the strfromd + strtod reference everywhere. */
+RF_TEST(fast_shortest_numbers_match_the_reference)
+{
+    uint64_t s = 0x2545F4914F6CDD1Du;
+    size_t bad = 0;
+    static const double edge[] = {1e-11,   1e17,         0.1,     0.2,        0.3,
+                                  1.0 / 3, 2.0 / 3,      7.92e-9, 1e16 - 0.5, 0x1p-30,
+                                  0x1p40,  0x1p52 + 0.5, 0.5,     1.5e-5,     9.999999999999999e16,
+                                  123.456, 5e-324,       1e300};
+    for (int i = -1; i < 400000 && bad < 10; i++) {
+        double v;
+        if (i < 0) {
+            for (size_t j = 0; j < sizeof edge / sizeof *edge; j++) {
+                char a[48], b[48];
+                rf_number_format(a, sizeof a, edge[j]);
+                rf__number_format_slow(b, sizeof b, edge[j]);
+                if (strcmp(a, b)) printf("  %.17g: %s / %s\n", edge[j], a, b), bad++;
+            }
+            continue;
+        }
+        uint64_t r = rng_next(&s);
+        switch (i % 4) {
+        case 0: memcpy(&v, &r, sizeof v); break;
+        case 1: v = (double)(r % 1000000000) / (double)(1 + (r >> 40) % 100000); break;
+        case 2: v = (double)(r % 100000000) / 1e12; break;
+        default: v = ldexp((double)(r >> 11), (int)(r % 110) - 90); break;
+        }
+        if (isnan(v) || isinf(v) || (v == floor(v) && fabs(v) < 0x1p53)) continue; /* integers */
+        char a[48], b[48];
+        rf_number_format(a, sizeof a, v);
+        rf__number_format_slow(b, sizeof b, v);
+        if (strcmp(a, b)) printf("  %.17g: %s / %s\n", v, a, b), bad++;
+    }
+    RF_EXPECT(bad == 0);
 }
