@@ -27,6 +27,7 @@ RF__TARGET_AVX2 static float rf__dot_f32(const void *w, const void *act, size_t 
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 128);
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
         s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
@@ -44,6 +45,7 @@ RF__TARGET_AVX2 static float rf__dot_f16(const void *w, const void *act, size_t 
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 64);
         __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i)));
         __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i + 8)));
         __m256 w2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i + 16)));
@@ -71,6 +73,7 @@ RF__TARGET_AVX2 static float rf__dot_bf16(const void *w, const void *act, size_t
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 64);
         s0 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
         s2 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
@@ -159,6 +162,7 @@ RF__TARGET_AVX2 static float rf__dot_q8_0(const void *w, const void *act, size_t
     const __m256i one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i q = _mm256_loadu_si256((const __m256i *)b[i].qs);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
         __m256i p = _mm256_madd_epi16(
@@ -180,6 +184,7 @@ RF__TARGET_AVX2 static float rf__dot_q4_0(const void *w, const void *act, size_t
     const __m256i m4 = _mm256_set1_epi8(0xf), one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m128i q = _mm_loadu_si128((const __m128i *)b[i].qs);
         __m256i qq = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
@@ -221,6 +226,7 @@ RF__TARGET_AVX2 static float rf__dot_q4_k(const void *w, const void *act, size_t
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         uint64_t sc, mn;
         rf__q4_k_scales_mins(b[i].scales, &sc, &mn);
         const int8_t *y = a[i].qs;
@@ -273,6 +279,7 @@ RF__TARGET_AVX2 static float rf__dot_q6_k(const void *w, const void *act, size_t
                   kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
     __m256 acc = _mm256_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
         __m256i sumi = _mm256_slli_epi32(
             _mm256_madd_epi16(sc, _mm256_loadu_si256((const __m256i *)a[i].bsums)), 5);
