@@ -145,6 +145,14 @@ uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
 void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 
+/* ---- qroof.c: the kernel ceiling ------------------------------------------------------------ */
+/* Weight bytes per second the dot kernel of type id at level isa consumes on `threads` pinned
+ * threads at once (the probe's harness, best repeatable of 3), each over its own rows of 2048
+ * weights: 256 KiB of them (held in L2) or, when `dram`, its share of a matrix three times the
+ * last-level cache (256 MiB to 1 GiB). */
+rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
+                           double min_time_s, double *bytes_per_s);
+
 /* ---- qmatmul.c: threaded drivers ---------------------------------------------------------- */
 typedef struct rf__qmatmul rf__qmatmul; /* a thread team plus per-thread scratch */
 
