@@ -50,7 +50,7 @@ static void rf__qroof_fill(int id, uint8_t *p, size_t bytes)
 {
     uint32_t be, bb;
     rf__weight_block(id, &be, &bb);
-    uint8_t pat[65536 / 630 * 630]; /* a multiple of 2, 4, 18, 34, 144 and 210 */
+    uint8_t pat[65536]; /* whole blocks of it repeated */
     size_t n = sizeof pat / bb * bb;
     uint64_t s = 88172645463325252ull + (uint64_t)id;
     for (size_t i = 0; i < n; i++) pat[i] = (uint8_t)rf__qroof_rng(&s);
@@ -68,8 +68,11 @@ static void rf__qroof_fill(int id, uint8_t *p, size_t bytes)
             float f = (float)((double)(int32_t)(r >> 32) * 1e-11);
             memcpy(pat + i, &f, 4);
         }
-        if (t == RF_DTYPE_Q8_0 || t == RF_DTYPE_Q4_0 || t == RF_DTYPE_Q4_K) memcpy(pat + i, &h, 2);
-        if (t == RF_DTYPE_Q4_K) memcpy(pat + i + 2, &h, 2);
+        if (t == RF_DTYPE_Q8_0 || t == RF_DTYPE_Q4_0 || t == RF_DTYPE_Q4_K || t == RF_DTYPE_Q4_1 ||
+            t == RF_DTYPE_Q5_0 || t == RF_DTYPE_Q5_1 || t == RF_DTYPE_Q5_K)
+            memcpy(pat + i, &h, 2);
+        if (t == RF_DTYPE_Q4_K || t == RF_DTYPE_Q4_1 || t == RF_DTYPE_Q5_1 || t == RF_DTYPE_Q5_K)
+            memcpy(pat + i + 2, &h, 2);
         if (t == RF_DTYPE_Q6_K) memcpy(pat + i + 208, &h, 2);
     }
     for (size_t o = 0; o < bytes; o += n) memcpy(p + o, pat, bytes - o < n ? bytes - o : n);
