@@ -161,6 +161,11 @@ float rf__dot_q4_1_gen(const void *w, const void *act, size_t k);
 float rf__dot_q5_0_gen(const void *w, const void *act, size_t k);
 float rf__dot_q5_1_gen(const void *w, const void *act, size_t k);
 float rf__dot_q5_k_gen(const void *w, const void *act, size_t k);
+/* qkernels_avx2_q5.c: their AVX2 versions (x86-64 builds only; qkernels_avx2.c's table). */
+float rf__dot_q4_1_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_0_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_1_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_k_avx2(const void *w, const void *act, size_t k);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__dequant_row(int id, const void *w, float *y, size_t k);

@@ -1,11 +1,12 @@
 /* qkernels_x86.h — what the AVX2 and AVX-512 quantized kernels share: the unpacking of Q6_K's
  * 6-bit values with 256-bit integer operations (both kernels accumulate at their own width) and
- * the horizontal sum of eight floats.
+ * the horizontal sum of eight floats, Q4_K's packed scales and mins, the prefetch distance.
  * Included by qkernels_avx2.c and qkernels_avx512.c only, after <immintrin.h>. */
 #ifndef RF_EXEC_QKERNELS_X86_H
 #define RF_EXEC_QKERNELS_X86_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* The 128 values of half a Q6_K block (ql: 64 bytes of low nibbles, qh: 32 bytes of high bit
  * pairs) as four vectors of 32 unsigned bytes (0..63, the offset of 32 not taken off): v[g]
@@ -40,6 +41,17 @@ rf__q6_k_unpack256(const uint8_t *ql, const uint8_t *qh, __m256i v[4])
         for (int rf__o = 0; rf__o < (int)(bytes); rf__o += 64)                                     \
             _mm_prefetch((const char *)(p) + RF__PREFETCH_AHEAD_BYTES + rf__o, _MM_HINT_T0);       \
     } while (0)
+
+/* The 6-bit scales and mins of a Q4_K (and Q5_K) block as 8 bytes each (sub-blocks 0..7). */
+static inline void rf__q4_k_scales_mins(const uint8_t *q, uint64_t *sc, uint64_t *mn)
+{
+    uint32_t u[3];
+    memcpy(u, q, 12);
+    *sc = (u[0] & 0x3f3f3f3fu) | (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4)
+                                     << 32;
+    *mn = (u[1] & 0x3f3f3f3fu) |
+          (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4) << 32;
+}
 
 /* The sum of a vector's eight floats (both kernels end their dot products with it). */
 __attribute__((target("avx2"))) static inline float rf__hsum256(__m256 v)
