@@ -50,8 +50,7 @@ rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *
                      "  %-20s",
                      ""));
     for (size_t b = 0; b < m->n_ceilings; b++)
-        if (rf__memory_level(&m->ceilings[b]))
-            RF_TRY(rf_writef(w, " %8s", m->ceilings[b].name));
+        if (rf__memory_level(&m->ceilings[b])) RF_TRY(rf_writef(w, " %8s", m->ceilings[b].name));
     RF_TRY(rf_write(w, "\n", 1));
     for (size_t c = 0; c < m->n_ceilings; c++) {
         const rf_ceiling *cc = &m->ceilings[c];
