@@ -185,22 +185,26 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
     const char *mem = r->machine && r->bandwidth < r->machine->n_ceilings
                           ? r->machine->ceilings[r->bandwidth].name
                           : "memory";
-    char k[32], b[32], line[512];
+    char k[32], b[32], line[768];
     unsigned n = x->kernel_threads;
     rf_si_format_compact(k, sizeof k, x->kernel_bytes_per_s, "");
     rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, "");
     if (x->bound_by_kernel)
         snprintf(line, sizeof line,
-                 "decode is bound by the %s dot kernel: %u core%s consume %sB/s (%s); %s could "
+                 "decode is bound by the %s dot kernel: %u core%s consume%s %sB/s (%s); %s could "
                  "deliver %sB/s. Decode reads weights at %.1f%% of that roof",
-                 x->kernel_type, n, n == 1 ? "" : "s", k, x->kernel_ceiling, mem, b,
-                 100 * x->decode_of_roof);
+                 x->kernel_type, n, n == 1 ? "" : "s", n == 1 ? "s" : "", k, x->kernel_ceiling, mem,
+                 b, 100 * x->decode_of_roof);
     else
         snprintf(line, sizeof line,
                  "decode is bound by %s: %sB/s; the %s dot kernel on %u core%s could consume "
                  "%sB/s (%s). Decode reads weights at %.1f%% of that roof",
                  mem, b, x->kernel_type, n, n == 1 ? "" : "s", k, x->kernel_ceiling,
                  100 * x->decode_of_roof);
+    if (x->decode_of_roof > 1.05) /* a roof below the rate reached: one of them was disturbed */
+        snprintf(line + strlen(line), sizeof line - strlen(line),
+                 "; above it, so that roof was measured low (a busy machine, or weights small "
+                 "enough to stay in cache): 'roofline peaks --refresh' on a quiet machine");
     return rf_write_wrapped(w, 96, "  roof                  ", 24, line);
 }
 
