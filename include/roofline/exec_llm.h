@@ -88,7 +88,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
  * bandwidth ceiling named like the probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s,
  * RF_PROV_MEASURED); its note gives one core from L2 (and, with `dram`, one core and all threads
  * from DRAM). A decode of such weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
- * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 1 GiB.
+ * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
+ * MiB.
  */
 rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, double min_time_s,
                                  int dram, rf_ceiling *out);

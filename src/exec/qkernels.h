@@ -186,7 +186,7 @@ void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 /* Weight bytes per second the dot kernel of type id at level isa consumes on `threads` pinned
  * threads at once (the probe's harness, best repeatable of 3), each over its own rows of 2048
  * weights: 256 KiB of them (held in L2) or, when `dram`, its share of a matrix three times the
- * last-level cache (256 MiB to 1 GiB). */
+ * last-level cache (256 to 512 MiB). */
 rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
                            double min_time_s, double *bytes_per_s);
 

@@ -14,7 +14,7 @@
 #define RF__QROOF_K 2048                /* row length: a 1B model's hidden size */
 #define RF__QROOF_L2_BYTES (256u << 10) /* per thread: half of the smallest L2 of a recent core */
 #define RF__QROOF_DRAM_MIN (256ull << 20)
-#define RF__QROOF_DRAM_MAX (1ull << 30)
+#define RF__QROOF_DRAM_MAX (512ull << 20)
 #define RF__HARNESS_MAX_THREADS_QROOF 256 /* the harness's limit (harness.c) */
 
 typedef struct rf__qroof_job {
