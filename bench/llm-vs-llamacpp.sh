@@ -86,7 +86,7 @@ model() { # TYPE -> path of the cached file, made when missing or older than the
 # --- runs ---------------------------------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-vs-llamacpp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else if (NR) print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 run_lc() { # FILE -> "decode_tps prefill_s other_share" or failure
     "$py" "$here/bench/cpu_share.py" "$tmp/lc.out" "$drv" "$1" "$bins" "$threads" "$prompt" "$gen" 3 \
