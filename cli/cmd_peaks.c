@@ -99,6 +99,10 @@ static int cli_peaks(const cli_cmd *cmd, int argc, char **argv)
                     path);
     } else if (st == RF_OK) {
         st = rf_probe_run(ctx, &o, &r);
+        if (st == RF_OK && !o.quick) { /* the decode kernels' ceilings (issue 28) */
+            fprintf(stderr, "roofline: peaks: the quantized dot kernels' ceilings...\n");
+            st = rf_exec_kernel_ceilings(ctx, r->machine, r->threads, 0.05);
+        }
         if (st == RF_OK && !no_cache && rf_probe_cache_store(ctx, &o, r->machine) != RF_OK) {
             fprintf(stderr, "roofline: warning: %s\n", rf_ctx_errmsg(ctx));
             rf_ctx_clear_error(ctx);
@@ -127,7 +131,10 @@ const cli_cmd cmd_peaks = {
     "[--no-cache] [--mpi [--per node|socket]] [--device opencl[:P.D] [--merge NODE.json]]",
     "measure this machine's ceilings (FLOP/s per precision and ISA, bandwidth per level)",
     "Measures this machine: compute ceilings per precision and instruction set (FMA, add, mul, "
-    "scalar; fp16/bf16/int8 where the CPU has them), the OpenBLAS GEMM ceiling, and the bandwidth "
+    "scalar; fp16/bf16/int8 where the CPU has them), the OpenBLAS GEMM ceiling, the kernel ceiling "
+    "of each weight type's decode dot product (q4_k.gemv.avx512: weight bytes/s it consumes from "
+    "L2 "
+    "on every thread; 1 core and DRAM figures in its note), and the bandwidth "
     "of L1, L2, L3 and DRAM found as plateaus of a working-set sweep, on 1 to all threads, each "
     "figure with min/median/max over repetitions and its hardware limit at the measured clock. "
     "Results are cached per machine under $XDG_CACHE_HOME/roofline/ (else ~/.cache/roofline/); "

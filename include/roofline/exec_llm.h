@@ -60,10 +60,13 @@ typedef struct rf_exec_llm_result {
     rf_exec_llm_kind *kinds;
     size_t n_subst;
     rf_exec_llm_subst *subst;
-    char notes[512];    /**< what was simplified, one sentence each (e.g. "KV cache held as F32") */
-    double busy_other;  /**< share of the machine's CPU time other processes used while it ran,
-                             0..1; -1 when unknown (no /proc/stat, or a clock injected) */
-    rf_allocator alloc; /**< internal: how the result was allocated */
+    char notes[512];   /**< what was simplified, one sentence each (e.g. "KV cache held as F32") */
+    double busy_other; /**< share of the machine's CPU time other processes used while it ran,
+                            0..1; -1 when unknown (no /proc/stat, or a clock injected) */
+    rf_dtype decode_kernel_dtype; /**< the weight type whose dot kernel read the most bytes of a
+                                       decode step (after substitutions); RF_DTYPE_UNKNOWN: none */
+    double decode_kernel_share;   /**< its share of the step's matrix bytes, 0..1 */
+    rf_allocator alloc;           /**< internal: how the result was allocated */
 } rf_exec_llm_result;
 
 /** Run and time the model on this CPU. `prefill` and `decode` are the options of the two graphs
@@ -77,6 +80,24 @@ typedef struct rf_exec_llm_result {
 rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_opts *prefill,
                           const rf_llm_opts *decode, const rf_exec_opts *opts,
                           rf_exec_llm_result **out);
+
+/** The kernel ceiling of decode for weights of type `t` (issue 28): bytes of weights per second
+ *  the library's own dot kernel for `t` (at the best instruction set of this CPU) consumes on
+ *  `threads` threads at once (0: every core) from rows held in L2, measured now (each figure
+ *  best of 3 runs of at least `min_time_s`; `dram` non-zero: the DRAM figures too). Filled as a
+ * bandwidth ceiling named like the probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s,
+ * RF_PROV_MEASURED); its note gives one core from L2 (and, with `dram`, one core and all threads
+ * from DRAM). A decode of such weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
+ * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
+ * MiB.
+ */
+rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, double min_time_s,
+                                 int dram, rf_ceiling *out);
+/** rf_exec_kernel_ceiling for every weight type with a kernel, each added to `m`. */
+rf_status rf_exec_kernel_ceilings(rf_ctx *ctx, rf_machine *m, unsigned threads, double min_time_s);
+/** The name rf_exec_kernel_ceiling gives the ceiling of type `t` on this CPU ("q8_0.gemv.avx512"),
+ *  or "" when `t` has no kernel. */
+void rf_exec_kernel_ceiling_name(rf_dtype t, char *out, size_t cap);
 
 /** Release. Accepts NULL. */
 void rf_exec_llm_result_free(rf_exec_llm_result *r);

@@ -160,15 +160,26 @@ typedef struct rf_llm_measured {
     double decode_tokens_per_s;  /**< measured decode rate of the whole batch */
     double ttft_s;               /**< measured time to first token (the prefill of the batch) */
     double prefill_tokens_per_s; /**< batch x prompt / ttft_s */
-    double decode_of_bandwidth;  /**< decode steps/s over the bandwidth ceiling (model bytes) */
+    double decode_of_bandwidth;  /**< weight_bytes_per_s over the roof's bandwidth */
     double decode_of_compute;    /**< decode tokens/s over the compute ceiling (2 x params) */
     double decode_of_refined;    /**< over the refined per-layer decode ceiling */
-    double weight_bytes_per_s;   /**< model bytes x decode steps per second: bandwidth achieved */
+    double weight_bytes_per_s;   /**< step_weight_bytes x decode steps per second */
+    double step_weight_bytes;    /**< bytes of weights one decode step reads (the decode phase's
+                                      weight_bytes: token_embd's gathered rows, not the table) */
     double ttft_of_refined;      /**< the refined time to first token over the measured one */
     char source[1024];           /**< where the figures come from and what was simplified */
     double busy_other; /**< other processes' share of the CPU while it was measured here, 0..1;
                             -1 unknown or not measured here. Over RF_BUSY_OTHERS the rates may be
                             lower than a quiet machine gives (the source says so) */
+    /* The roof a decode can reach (rf_llm_measure; 0 / "" when not known): min(the roof's
+     * bandwidth, the kernel ceiling of the decode's main weight type on the threads it ran). */
+    double kernel_bytes_per_s;        /**< the kernel ceiling (rf_exec_kernel_ceiling) */
+    char kernel_ceiling[RF_NAME_MAX]; /**< its name, "q4_k.gemv.avx512" */
+    char kernel_type[16];             /**< the weight type, "Q4_K" */
+    unsigned kernel_threads;          /**< threads it was measured on (the decode's) */
+    double roof_bytes_per_s;          /**< min(bandwidth, kernel ceiling) */
+    int bound_by_kernel;              /**< 1: the kernel ceiling is the lower */
+    double decode_of_roof;            /**< weight_bytes_per_s / roof_bytes_per_s */
 } rf_llm_measured;
 
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.

@@ -121,6 +121,25 @@ static double rf__decode_bytes(const rf__llm_exec *lx)
     return t;
 }
 
+/* The kernel type reading the most matrix bytes of a decode step, and its share of them. */
+static int rf__decode_main_kernel(const rf__llm_exec *lx, double *share)
+{
+    double by[RF__WEIGHT_TYPES] = {0}, all = 0;
+    int tied = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) == NULL, best = -1;
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        const rf__exec_weight *w = &lx->weights[i];
+        if (!w->used || w->vec || w->id < 0 || w->id >= RF__WEIGHT_TYPES) continue;
+        int role = lx->model->w[i].role;
+        if (role == RF__R_POS_EMBD || (role == RF__R_TOK_EMBD && !tied)) continue;
+        by[w->id] += (double)w->rows * (double)w->row_bytes;
+        all += (double)w->rows * (double)w->row_bytes;
+    }
+    for (int id = 0; id < RF__WEIGHT_TYPES; id++)
+        if (by[id] > 0 && (best < 0 || by[id] > by[best])) best = id;
+    *share = best >= 0 && all > 0 ? by[best] / all : 0;
+    return best;
+}
+
 static rf_status rf__result_kinds(rf_ctx *ctx, rf_exec_llm_result *r, const rf__llm_exec_timing *pf,
                                   const rf__llm_exec_timing *dc)
 {
@@ -231,6 +250,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->decode_tokens_per_s = dc.med_s > 0 ? (double)B / dc.med_s : 0;
         r->decode_weight_bytes = rf__decode_bytes(&lx);
         r->decode_bytes_per_s = dc.med_s > 0 ? r->decode_weight_bytes / dc.med_s : 0;
+        int main_id = rf__decode_main_kernel(&lx, &r->decode_kernel_share);
+        r->decode_kernel_dtype = main_id >= 0 ? rf__weight_dtype(main_id) : RF_DTYPE_UNKNOWN;
         r->decode_kv_bytes = 2.0 * (double)(lx.n_layer * B * L * lx.Hkv * lx.D) * 4;
         r->memory_bytes = lx.mem_bytes;
         snprintf(r->notes, sizeof r->notes,

@@ -23,6 +23,10 @@ enum {
     RF__WEIGHT_Q4_0,
     RF__WEIGHT_Q4_K,
     RF__WEIGHT_Q6_K,
+    RF__WEIGHT_Q4_1,
+    RF__WEIGHT_Q5_0,
+    RF__WEIGHT_Q5_1,
+    RF__WEIGHT_Q5_K,
     RF__WEIGHT_TYPES
 };
 
@@ -41,6 +45,26 @@ typedef struct rf__block_q4_k { /* 144 bytes */
     uint8_t scales[12];         /* 8 scales and 8 mins, 6 bits each, packed */
     uint8_t qs[128];            /* 4-bit quants: 4 chunks of 32 bytes, low nibbles then high */
 } rf__block_q4_k;
+typedef struct rf__block_q4_1 {
+    uint16_t d, m; /* w = d . q + m */
+    uint8_t qs[16];
+} rf__block_q4_1; /* 20 bytes */
+typedef struct rf__block_q5_0 {
+    uint16_t d;
+    uint8_t qh[4]; /* bit j: the fifth bit of weight j */
+    uint8_t qs[16];
+} rf__block_q5_0; /* 22 bytes; w = d . (q - 16) */
+typedef struct rf__block_q5_1 {
+    uint16_t d, m;
+    uint8_t qh[4];
+    uint8_t qs[16];
+} rf__block_q5_1;               /* 24 bytes; w = d . q + m */
+typedef struct rf__block_q5_k { /* 176 bytes: Q4_K plus a fifth bit per weight */
+    uint16_t d, dmin;
+    uint8_t scales[12];
+    uint8_t qh[32]; /* bit j of byte l: the fifth bit of weight l of sub-block j */
+    uint8_t qs[128];
+} rf__block_q5_k;
 typedef struct rf__block_q6_k { /* 210 bytes */
     uint8_t ql[128];            /* low 4 bits */
     uint8_t qh[64];             /* high 2 bits */
@@ -130,6 +154,19 @@ int rf__f32_rows_axpy_avx2(const float *a, size_t rows, size_t stride, const flo
 void rf__f32_silu(int isa, float *y, size_t n);
 int rf__f32_silu_avx2(float *y, size_t n);
 
+/* qkernels_q5.c: the reference dequantiser of Q4_1, Q5_0, Q5_1 and Q5_K, and their dot
+ * products (what rf__row_dot_generic holds for them). */
+void rf__dequant_row_q5(int id, const void *w, float *y, size_t k);
+float rf__dot_q4_1_gen(const void *w, const void *act, size_t k);
+float rf__dot_q5_0_gen(const void *w, const void *act, size_t k);
+float rf__dot_q5_1_gen(const void *w, const void *act, size_t k);
+float rf__dot_q5_k_gen(const void *w, const void *act, size_t k);
+/* qkernels_avx2_q5.c: their AVX2 versions (x86-64 builds only; qkernels_avx2.c's table). */
+float rf__dot_q4_1_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_0_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_1_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q5_k_avx2(const void *w, const void *act, size_t k);
+
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__dequant_row(int id, const void *w, float *y, size_t k);
 /* The same with AVX2 + F16C (only when the CPU has them) for F16, BF16, Q8_0, Q4_K and Q6_K
@@ -144,6 +181,14 @@ float rf__f16_to_f32(uint16_t h);
 uint16_t rf__f32_to_f16(float f);
 float rf__bf16_to_f32(uint16_t h);
 void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
+
+/* ---- qroof.c: the kernel ceiling ------------------------------------------------------------ */
+/* Weight bytes per second the dot kernel of type id at level isa consumes on `threads` pinned
+ * threads at once (the probe's harness, best repeatable of 3), each over its own rows of 2048
+ * weights: 256 KiB of them (held in L2) or, when `dram`, its share of a matrix three times the
+ * last-level cache (256 to 512 MiB). */
+rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
+                           double min_time_s, double *bytes_per_s);
 
 /* ---- qmatmul.c: threaded drivers ---------------------------------------------------------- */
 typedef struct rf__qmatmul rf__qmatmul; /* a thread team plus per-thread scratch */

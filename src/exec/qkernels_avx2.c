@@ -27,6 +27,7 @@ RF__TARGET_AVX2 static float rf__dot_f32(const void *w, const void *act, size_t 
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 128);
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
         s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
@@ -44,6 +45,7 @@ RF__TARGET_AVX2 static float rf__dot_f16(const void *w, const void *act, size_t 
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 64);
         __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i)));
         __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i + 8)));
         __m256 w2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i + 16)));
@@ -71,6 +73,7 @@ RF__TARGET_AVX2 static float rf__dot_bf16(const void *w, const void *act, size_t
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        RF__PREFETCH_BLOCK(a + i, 64);
         s0 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i), _mm256_loadu_ps(x + i), s0);
         s1 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
         s2 = _mm256_fmadd_ps(rf__bf16x8_to_f32(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
@@ -159,6 +162,7 @@ RF__TARGET_AVX2 static float rf__dot_q8_0(const void *w, const void *act, size_t
     const __m256i one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i q = _mm256_loadu_si256((const __m256i *)b[i].qs);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
         __m256i p = _mm256_madd_epi16(
@@ -180,6 +184,7 @@ RF__TARGET_AVX2 static float rf__dot_q4_0(const void *w, const void *act, size_t
     const __m256i m4 = _mm256_set1_epi8(0xf), one = _mm256_set1_epi16(1);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m128i q = _mm_loadu_si128((const __m128i *)b[i].qs);
         __m256i qq = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
@@ -192,17 +197,6 @@ RF__TARGET_AVX2 static float rf__dot_q4_0(const void *w, const void *act, size_t
             t0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), d, t0);
     }
     return rf__hsum256(_mm256_add_ps(t0, t1));
-}
-
-/* The 6-bit scales and mins of a Q4_K block as 8 bytes each (sub-blocks 0..7). */
-static inline void rf__q4_k_scales_mins(const uint8_t *q, uint64_t *sc, uint64_t *mn)
-{
-    uint32_t u[3];
-    memcpy(u, q, 12);
-    *sc = (u[0] & 0x3f3f3f3fu) | (uint64_t)((u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4)
-                                     << 32;
-    *mn = (u[1] & 0x3f3f3f3fu) |
-          (uint64_t)(((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4) << 32;
 }
 
 /* Q4_K . Q8_K: per 32-byte chunk j, low nibbles (sub-block 2j) and high (2j+1) times the int8
@@ -221,6 +215,7 @@ RF__TARGET_AVX2 static float rf__dot_q4_k(const void *w, const void *act, size_t
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         uint64_t sc, mn;
         rf__q4_k_scales_mins(b[i].scales, &sc, &mn);
         const int8_t *y = a[i].qs;
@@ -273,6 +268,7 @@ RF__TARGET_AVX2 static float rf__dot_q6_k(const void *w, const void *act, size_t
                   kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
     __m256 acc = _mm256_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
         __m256i sumi = _mm256_slli_epi32(
             _mm256_madd_epi16(sc, _mm256_loadu_si256((const __m256i *)a[i].bsums)), 5);
@@ -457,7 +453,9 @@ RF__TARGET_AVX2 int rf__dequant_row_avx2(int id, const void *w, float *y, size_t
 }
 
 const rf__row_dot_fn rf__row_dot_avx2[RF__WEIGHT_TYPES] = {
-    rf__dot_f32, rf__dot_f16, rf__dot_bf16, rf__dot_q8_0, rf__dot_q4_0, rf__dot_q4_k, rf__dot_q6_k};
+    rf__dot_f32,       rf__dot_f16,       rf__dot_bf16,     rf__dot_q8_0,
+    rf__dot_q4_0,      rf__dot_q4_k,      rf__dot_q6_k,     rf__dot_q4_1_avx2,
+    rf__dot_q5_0_avx2, rf__dot_q5_1_avx2, rf__dot_q5_k_avx2};
 #else
 /* Not an x86 build: no AVX2 kernels, nothing dequantised here. */
 int rf__dequant_row_avx2(int id, const void *w, float *y, size_t k)

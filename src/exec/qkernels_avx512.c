@@ -25,6 +25,7 @@ RF__TARGET_AVX512 static float rf__dot_f32(const void *w, const void *act, size_
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 64 <= k; i += 64) {
+        RF__PREFETCH_BLOCK(a + i, 256);
         s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(x + i), s0);
         s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(x + i + 16), s1);
         s2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 32), _mm512_loadu_ps(x + i + 32), s2);
@@ -44,6 +45,7 @@ RF__TARGET_AVX512 static float rf__dot_f16(const void *w, const void *act, size_
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 64 <= k; i += 64) {
+        RF__PREFETCH_BLOCK(a + i, 128);
         __m512 w0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + i)));
         __m512 w1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + i + 16)));
         __m512 w2 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + i + 32)));
@@ -74,6 +76,7 @@ RF__TARGET_AVX512 static float rf__dot_bf16(const void *w, const void *act, size
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
     for (; i + 64 <= k; i += 64) {
+        RF__PREFETCH_BLOCK(a + i, 128);
         s0 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i), _mm512_loadu_ps(x + i), s0);
         s1 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i + 16), _mm512_loadu_ps(x + i + 16), s1);
         s2 = _mm512_fmadd_ps(rf__bf16x16_to_f32(a + i + 32), _mm512_loadu_ps(x + i + 32), s2);
@@ -99,6 +102,7 @@ RF__TARGET_AVX512_VNNI static float rf__dot_q8_0(const void *w, const void *act,
     const rf__block_q8_32 *a = act;
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i q = _mm256_loadu_si256((const __m256i *)b[i].qs);
         __m256i y = _mm256_loadu_si256((const __m256i *)a[i].qs);
         __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(q, q),
@@ -120,6 +124,7 @@ RF__TARGET_AVX512_VNNI static float rf__dot_q4_0(const void *w, const void *act,
     const __m256i m4 = _mm256_set1_epi8(0xf);
     __m256 t0 = _mm256_setzero_ps(), t1 = t0;
     for (size_t i = 0; i < k / 32; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m128i q = _mm_loadu_si128((const __m128i *)b[i].qs);
         __m256i qq = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
         __m256i p = _mm256_dpbusd_epi32(_mm256_set1_epi32(-a[i].sum), qq,
@@ -147,6 +152,7 @@ RF__TARGET_AVX512_VNNI static float rf__dot_q4_k(const void *w, const void *act,
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         uint32_t u[3];
         memcpy(u, b[i].scales, 12);
         uint64_t sc = (u[0] & 0x3f3f3f3fu) |
@@ -205,6 +211,7 @@ RF__TARGET_AVX512_VNNI static float rf__dot_q6_k(const void *w, const void *act,
                   kq3 = _mm256_set_m128i(_mm_set1_epi16(0x0f0e), _mm_set1_epi16(0x0d0c));
     __m256 acc = _mm256_setzero_ps();
     for (size_t i = 0; i < k / RF__SUPER_BLOCK; i++) {
+        RF__PREFETCH_BLOCK(b + i, sizeof *b);
         __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b[i].scales));
         __m256i sumi = _mm256_slli_epi32(
             _mm256_madd_epi16(sc, _mm256_loadu_si256((const __m256i *)a[i].bsums)), 5);

@@ -2,9 +2,12 @@
  * 4n chunks taken from one atomic ticket (generation, chunk count, next chunk), so that threads
  * the scheduler runs do the work of one it does not (the machine is often shared). Workers spin
  * on the ticket for up to 50 us (a decode step's jobs come microseconds apart), then sleep on a
- * condition variable; they are not pinned. Never times, never prints. */
+ * condition variable; they are not pinned. The caller, once no chunk is left to take, waits for
+ * the last ones the same way: a brief spin, then it sleeps until the worker finishing the last
+ * chunk wakes it. So a core taken by another process slows a pass by the chunks its thread holds,
+ * instead of collapsing it into threads that spin (and yield) for a descheduled peer. Never
+ * times, never prints. */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -25,8 +28,6 @@
  * Time-based, since PAUSE lasts from 10 to 140 cycles across CPUs (and may exit to the hypervisor).
  */
 #define RF__TEAM_SPIN_NS 50000
-#define RF__TEAM_CALLER_PAUSES                                                                     \
-    1000 /* the caller's pauses before it yields, waiting for the last chunks */
 /* ticket: generation (24 bits) | chunks (20 bits) | next chunk (20 bits) */
 #define RF__TICKET_GEN(v) ((uint32_t)((v) >> 40))
 #define RF__TICKET_CHUNKS(v) ((uint32_t)(((v) >> 20) & 0xfffff))
@@ -36,11 +37,13 @@ struct rf__thread_team {
     unsigned n; /* threads, the caller included */
     _Atomic uint64_t ticket;
     atomic_uint finished, sleepers;
+    atomic_uint chunks; /* of the current job: the worker finishing the last wakes the caller */
+    atomic_int waiting; /* the caller sleeps on done_cv */
     atomic_int quit;
     rf__team_job job;
     void *arg;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv, done_cv;
     pthread_t th[RF__TEAM_MAX_THREADS];
 };
 
@@ -78,7 +81,12 @@ static void rf__team_work(rf__thread_team *t, uint32_t g)
         if (RF__TICKET_GEN(v) != g || RF__TICKET_NEXT(v) >= RF__TICKET_CHUNKS(v)) return;
         if (!atomic_compare_exchange_weak(&t->ticket, &v, v + 1)) continue;
         t->job(t->arg, RF__TICKET_NEXT(v), RF__TICKET_CHUNKS(v));
-        atomic_fetch_add(&t->finished, 1);
+        if (atomic_fetch_add(&t->finished, 1) + 1 == atomic_load(&t->chunks) &&
+            atomic_load(&t->waiting)) {
+            pthread_mutex_lock(&t->mu);
+            pthread_cond_signal(&t->done_cv);
+            pthread_mutex_unlock(&t->mu);
+        }
         v = atomic_load(&t->ticket);
     }
 }
@@ -124,6 +132,12 @@ rf_status rf__thread_team_new(rf_ctx *ctx, unsigned n, rf__thread_team **out)
         rf__free(ctx, t);
         return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot create a condition variable");
     }
+    if (pthread_cond_init(&t->done_cv, NULL) != 0) {
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+        rf__free(ctx, t);
+        return rf__error(ctx, RF_INTERNAL, -1, "executor: cannot create a condition variable");
+    }
     unsigned started = 1;
     for (; started < n; started++)
         if (pthread_create(&t->th[started], NULL, rf__team_worker, t) != 0) break;
@@ -147,12 +161,21 @@ void rf__thread_team_run(rf__thread_team *t, rf__team_job job, void *arg)
     t->job = job;
     t->arg = arg;
     atomic_store(&t->finished, 0);
+    atomic_store(&t->chunks, chunks);
     rf__team_work(t, rf__team_publish(t, chunks));
-    for (unsigned s = 0; atomic_load(&t->finished) < chunks; s++) {
-        if (s < RF__TEAM_CALLER_PAUSES)
-            RF__CPU_PAUSE();
-        else
-            sched_yield();
+    uint64_t t0 = rf__team_now_ns();
+    for (unsigned s = 1; atomic_load(&t->finished) < chunks; s++) {
+        RF__CPU_PAUSE();
+        if (s % 64 == 0 && rf__team_now_ns() - t0 > RF__TEAM_SPIN_NS) {
+            /* seq_cst: a worker finishing after the store of `waiting` sees it and signals; one
+             * that finished before is counted in `finished`, read after it under the mutex */
+            pthread_mutex_lock(&t->mu);
+            atomic_store(&t->waiting, 1);
+            while (atomic_load(&t->finished) < chunks) pthread_cond_wait(&t->done_cv, &t->mu);
+            atomic_store(&t->waiting, 0);
+            pthread_mutex_unlock(&t->mu);
+            break;
+        }
     }
 }
 
@@ -163,6 +186,7 @@ void rf__thread_team_free(rf_ctx *ctx, rf__thread_team *t)
     rf__team_publish(t, 0);
     for (unsigned i = 1; i < t->n; i++) pthread_join(t->th[i], NULL);
     pthread_cond_destroy(&t->cv);
+    pthread_cond_destroy(&t->done_cv);
     pthread_mutex_destroy(&t->mu);
     rf__free(ctx, t);
 }

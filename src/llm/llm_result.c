@@ -171,12 +171,16 @@ rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decod
         double steps = decode_tokens_per_s / batch; /* one step reads the weights once */
         x->have_decode = 1;
         x->decode_tokens_per_s = decode_tokens_per_s;
-        x->decode_of_bandwidth = c->bw_tokens_per_s > 0 ? steps / c->bw_tokens_per_s : 0;
+        /* the bytes a decode step reads, as the decode phase counts them (issue 28: the whole
+         * file's, token_embd included, overstated it) */
+        x->step_weight_bytes = r->phase[1].cost ? r->phase[1].cost->weight_bytes : c->model_bytes;
+        x->weight_bytes_per_s = x->step_weight_bytes * steps;
+        x->decode_of_bandwidth =
+            r->roof.bw_bytes_per_s > 0 ? x->weight_bytes_per_s / r->roof.bw_bytes_per_s : 0;
         x->decode_of_compute =
             c->compute_tokens_per_s > 0 ? decode_tokens_per_s / c->compute_tokens_per_s : 0;
         x->decode_of_refined =
             c->decode_tokens_per_s > 0 ? decode_tokens_per_s / c->decode_tokens_per_s : 0;
-        x->weight_bytes_per_s = c->model_bytes * steps;
     }
     if (ttft_s > 0) {
         x->have_prefill = 1;

@@ -9,6 +9,33 @@
 #include "roofline/exec_llm.h"
 #include "roofline/model.h"
 
+/* The roof a decode of these weights can reach on the threads it ran: min(the roof's bandwidth,
+ * the dot kernel's ceiling), the kernel's from the machine when the probe measured it on as many
+ * threads (`roofline peaks`), else measured now (issue 28). */
+static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
+{
+    rf_llm_measured *m = &r->measured;
+    if (!m->have_decode || x->decode_kernel_dtype == RF_DTYPE_UNKNOWN) return RF_OK;
+    char name[RF_NAME_MAX];
+    rf_exec_kernel_ceiling_name(x->decode_kernel_dtype, name, sizeof name);
+    rf_ceiling c = {0};
+    for (size_t i = 0; r->machine && i < r->machine->n_ceilings; i++) {
+        const rf_ceiling *k = &r->machine->ceilings[i];
+        if (strcmp(k->name, name) == 0 && k->stats.threads == x->threads) c = *k;
+    }
+    if (!(c.value > 0))
+        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &c));
+    m->kernel_bytes_per_s = c.value;
+    rf__strlcpy(m->kernel_ceiling, c.name, sizeof m->kernel_ceiling);
+    rf__strlcpy(m->kernel_type, rf_dtype_name(x->decode_kernel_dtype), sizeof m->kernel_type);
+    m->kernel_threads = x->threads;
+    double bw = r->roof.bw_bytes_per_s;
+    m->bound_by_kernel = c.value < bw;
+    m->roof_bytes_per_s = m->bound_by_kernel ? c.value : bw;
+    m->decode_of_roof = m->roof_bytes_per_s > 0 ? m->weight_bytes_per_s / m->roof_bytes_per_s : 0;
+    return RF_OK;
+}
+
 rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
                          const rf_exec_opts *eo)
 {
@@ -41,6 +68,7 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
     if (x->notes[0]) rf__appendf(src, sizeof src, &len, "; %s", x->notes);
     rf_status st = rf_llm_result_set_measured(ctx, r, x->decode_tokens_per_s, x->prefill_s, src);
     if (st == RF_OK) r->measured.busy_other = x->busy_other;
+    if (st == RF_OK) st = rf__llm_kernel_roof(ctx, r, x);
     rf_exec_llm_result_free(x);
     return st;
 }

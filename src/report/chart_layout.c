@@ -104,6 +104,9 @@ static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_mach
         if (rf__same_ceiling(ce, &r->compute) || rf__same_ceiling(ce, &r->bandwidth) ||
             (net && rf__same_ceiling(ce, &r->network)))
             continue;
+        /* the decode kernels' ceilings (q4_k.gemv.avx512) bound weight bytes, not a memory level:
+         * drawn only when chosen as the roof */
+        if (ce->kind == RF_CEILING_BANDWIDTH && strstr(ce->name, ".gemv.")) continue;
         RF_TRY(rf__roof_check(ctx, ce));
         rf__roof_set(&c->roofs[c->n_roofs++], ce, 0);
     }

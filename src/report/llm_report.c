@@ -178,6 +178,36 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
                      (unsigned long long)d->context, d->kv_bits);
 }
 
+/* Which roof binds a measured decode: min(the roof's bandwidth, the dot kernel's ceiling). */
+static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
+{
+    const rf_llm_measured *x = &r->measured;
+    const char *mem = r->machine && r->bandwidth < r->machine->n_ceilings
+                          ? r->machine->ceilings[r->bandwidth].name
+                          : "memory";
+    char k[32], b[32], line[768];
+    unsigned n = x->kernel_threads;
+    rf_si_format_compact(k, sizeof k, x->kernel_bytes_per_s, "");
+    rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, "");
+    if (x->bound_by_kernel)
+        snprintf(line, sizeof line,
+                 "decode is bound by the %s dot kernel: %u core%s consume%s %sB/s (%s); %s could "
+                 "deliver %sB/s. Decode reads weights at %.1f%% of that roof",
+                 x->kernel_type, n, n == 1 ? "" : "s", n == 1 ? "s" : "", k, x->kernel_ceiling, mem,
+                 b, 100 * x->decode_of_roof);
+    else
+        snprintf(line, sizeof line,
+                 "decode is bound by %s: %sB/s; the %s dot kernel on %u core%s could consume "
+                 "%sB/s (%s). Decode reads weights at %.1f%% of that roof",
+                 mem, b, x->kernel_type, n, n == 1 ? "" : "s", k, x->kernel_ceiling,
+                 100 * x->decode_of_roof);
+    if (x->decode_of_roof > 1.05) /* a roof below the rate reached: one of them was disturbed */
+        snprintf(line + strlen(line), sizeof line - strlen(line),
+                 "; above it, so that roof was measured low (a busy machine, or weights small "
+                 "enough to stay in cache): 'roofline peaks --refresh' on a quiet machine");
+    return rf_write_wrapped(w, 96, "  roof                  ", 24, line);
+}
+
 /* Measured rates against the ceilings (--measure, --measured-tps, --measured-ttft). */
 static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
 {
@@ -190,11 +220,13 @@ static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
         RF_TRY(rf_writef(w,
                          "  decode                %s tokens/s: %.1f%% of the bandwidth ceiling, "
                          "%.1f%% of the refined one,\n                        %.2g%% of the "
-                         "compute ceiling; weights read at %sB/s\n",
+                         "compute ceiling; weights read at %sB/s (%sB a step)\n",
                          rf_si_format_compact(a, sizeof a, x->decode_tokens_per_s, ""),
                          100 * x->decode_of_bandwidth, 100 * x->decode_of_refined,
                          100 * x->decode_of_compute,
-                         rf_si_format_compact(b, sizeof b, x->weight_bytes_per_s, "")));
+                         rf_si_format_compact(b, sizeof b, x->weight_bytes_per_s, ""),
+                         rf_si_format_compact(t, sizeof t, x->step_weight_bytes, "")));
+    if (x->have_decode && x->roof_bytes_per_s > 0) RF_TRY(rf__decode_roof(w, r));
     if (x->have_prefill)
         RF_TRY(
             rf_writef(w,
@@ -349,6 +381,20 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
                         ", "));
         RF_TRY(
             rf__jnum(w, "weight_bytes_per_s", x->have_decode ? x->weight_bytes_per_s : NAN, ", "));
+        RF_TRY(rf__jnum(w, "step_weight_bytes", x->have_decode ? x->step_weight_bytes : NAN, ", "));
+        if (x->have_decode && x->roof_bytes_per_s > 0) {
+            RF_TRY(RF_WRITE_LIT(w, "\"decode_roof\": {\"bound\": "));
+            RF_TRY(rf__write_json_string(w, x->bound_by_kernel ? "kernel" : "memory"));
+            RF_TRY(RF_WRITE_LIT(w, ", \"kernel_ceiling\": "));
+            RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
+            RF_TRY(RF_WRITE_LIT(w, ", \"kernel_type\": "));
+            RF_TRY(rf__write_json_string(w, x->kernel_type));
+            RF_TRY(RF_WRITE_LIT(w, ", "));
+            RF_TRY(rf__jnum(w, "kernel_threads", (double)x->kernel_threads, ", "));
+            RF_TRY(rf__jnum(w, "kernel_bytes_per_s", x->kernel_bytes_per_s, ", "));
+            RF_TRY(rf__jnum(w, "roof_bytes_per_s", x->roof_bytes_per_s, ", "));
+            RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, "}, "));
+        }
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,
                         ", "));

@@ -32,6 +32,13 @@ static rf_status rf__ceiling_rows(const rf_machine *m, rf_writer *w)
     return RF_OK;
 }
 
+/* A bandwidth ceiling of a memory level: not a decode kernel's (q4_k.gemv.avx512, which bounds
+ * the weight bytes a kernel consumes, not what a level delivers). */
+static int rf__memory_level(const rf_ceiling *c)
+{
+    return c->kind == RF_CEILING_BANDWIDTH && !strstr(c->name, ".gemv.");
+}
+
 rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *w)
 {
     RF_CHECK(ctx, m && w, RF_USAGE, "rf_report_machine_ridges: missing argument");
@@ -43,8 +50,7 @@ rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *
                      "  %-20s",
                      ""));
     for (size_t b = 0; b < m->n_ceilings; b++)
-        if (m->ceilings[b].kind == RF_CEILING_BANDWIDTH)
-            RF_TRY(rf_writef(w, " %8s", m->ceilings[b].name));
+        if (rf__memory_level(&m->ceilings[b])) RF_TRY(rf_writef(w, " %8s", m->ceilings[b].name));
     RF_TRY(rf_write(w, "\n", 1));
     for (size_t c = 0; c < m->n_ceilings; c++) {
         const rf_ceiling *cc = &m->ceilings[c];
@@ -54,7 +60,7 @@ rf_status rf_report_machine_ridges(rf_ctx *ctx, const rf_machine *m, rf_writer *
             continue;
         RF_TRY(rf_writef(w, "  %-20s", cc->name));
         for (size_t b = 0; b < m->n_ceilings; b++)
-            if (m->ceilings[b].kind == RF_CEILING_BANDWIDTH)
+            if (rf__memory_level(&m->ceilings[b]))
                 RF_TRY(rf_writef(w, " %8.3g", cc->value / m->ceilings[b].value));
         RF_TRY(rf_write(w, "\n", 1));
     }

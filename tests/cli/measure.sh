@@ -51,6 +51,12 @@ expect 0 "" -- llm "$G" --hw "$D/machine.json" --measured-tps 1000 --measured-tt
 grep -q "decode                1k tokens/s" "$TMP/out" || { echo "FAIL: llm --measured-tps"; cat "$TMP/out" | tail -5; FAILS=$((FAILS + 1)); }
 expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1 --json
 grep -q '"measured": {"source": "measured on this CPU' "$TMP/out" || { echo "FAIL: llm --measure --json"; FAILS=$((FAILS + 1)); }
+# the decode's binding roof: min(DRAM, the dot kernel's ceiling), named (issue 28)
+grep -q '"decode_roof": {"bound": "\(kernel\|memory\)", "kernel_ceiling": "[a-z0-9_]*\.gemv\.' "$TMP/out" ||
+    { echo "FAIL: llm --measure --json: no decode_roof"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1
+grep -q "roof                  decode is bound by " "$TMP/out" ||
+    { echo "FAIL: llm --measure: no binding roof"; FAILS=$((FAILS + 1)); }
 # skipped measuring is never silent: one line naming the file, exit 2 unless --allow-unmeasured
 unmeasured() { # unmeasured CODE "last stderr line starts with" -- llm args...
     code=$1 start=$2

@@ -57,7 +57,11 @@ static size_t fill_weights(int id, uint8_t *buf, size_t k)
             memcpy(b, &h, 2);
         } break;
         case RF__WEIGHT_Q8_0:
+        case RF__WEIGHT_Q5_0:
         case RF__WEIGHT_Q4_0: memcpy(b, &d, 2); break;
+        case RF__WEIGHT_Q4_1:
+        case RF__WEIGHT_Q5_1:
+        case RF__WEIGHT_Q5_K:
         case RF__WEIGHT_Q4_K:
             memcpy(b, &d, 2);
             memcpy(b + 2, &e, 2);
@@ -352,12 +356,15 @@ RF_TEST(qk_f16_conversions)
 RF_TEST(qk_substitution)
 {
     RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q4_K), RF__WEIGHT_Q4_K);
-    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_K), -1);
-    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q5_K, 4096), RF__WEIGHT_Q6_K);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_K), RF__WEIGHT_Q5_K); /* issue 28: own kernels */
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q4_1), RF__WEIGHT_Q4_1);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_0), RF__WEIGHT_Q5_0);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_1), RF__WEIGHT_Q5_1);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q2_K), -1);
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q2_K, 4096), RF__WEIGHT_Q4_K);
-    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q4_1, 4096), RF__WEIGHT_Q4_K);
-    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q4_1, 288),
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q2_K, 288),
                   RF__WEIGHT_Q4_0); /* 288 is no multiple of 256 */
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ4_XS, 4096), RF__WEIGHT_Q4_K);
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q8_1, 4096), RF__WEIGHT_Q8_0);
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_F64, 7), RF__WEIGHT_F32);
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ2_XXS, 100), RF__WEIGHT_F16);

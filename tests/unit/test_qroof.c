@@ -1,0 +1,59 @@
+/* test_qroof.c — the kernel ceilings of decode (src/exec/qroof.c, issue 28 item 3): their names
+ * (type in lower case, "gemv", the instruction set the kernels run: never clashing with the
+ * probe's instruction peaks such as bf16.dot.avx512), a measured figure for a type with a kernel,
+ * a refusal for one without, and the whole set added to a machine. */
+#include <string.h>
+
+#include "exec/qkernels.h"
+#include "rf_test.h"
+#include "roofline/exec_llm.h"
+
+RF_TEST(qroof_names)
+{
+    char name[RF_NAME_MAX], want[RF_NAME_MAX];
+    const char *isa = rf__kernel_isa_name(rf__kernel_isa_best());
+    rf_exec_kernel_ceiling_name(RF_DTYPE_Q4_K, name, sizeof name);
+    snprintf(want, sizeof want, "q4_k.gemv.%s", isa);
+    RF_EXPECT_STR(name, want);
+    rf_exec_kernel_ceiling_name(RF_DTYPE_BF16, name, sizeof name);
+    snprintf(want, sizeof want, "bf16.gemv.%s", isa);
+    RF_EXPECT_STR(name, want);
+    rf_exec_kernel_ceiling_name(RF_DTYPE_Q2_K, name, sizeof name); /* no kernel of its own */
+    RF_EXPECT_STR(name, "");
+}
+
+RF_TEST(qroof_measures_one_type)
+{
+    rf_ctx *ctx = NULL;
+    RF_EXPECT(rf_ctx_new(&ctx, NULL) == RF_OK);
+    rf_ceiling c;
+    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_Q8_0, 1, 0.005, 0, &c) == RF_OK);
+    char want[RF_NAME_MAX];
+    rf_exec_kernel_ceiling_name(RF_DTYPE_Q8_0, want, sizeof want);
+    RF_EXPECT_STR(c.name, want);
+    RF_EXPECT(c.kind == RF_CEILING_BANDWIDTH);
+    RF_EXPECT(c.provenance == RF_PROV_MEASURED);
+    RF_EXPECT(c.value > 1e8 && c.value < 1e13); /* 0.1 GB/s .. 10 TB/s of weights */
+    RF_EXPECT_INT(c.stats.threads, 1);
+    RF_EXPECT_CONTAINS(c.note, "kernel ceiling, not a memory level");
+    RF_EXPECT_CONTAINS(c.note, "Q8_0 dot kernel");
+    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_Q2_K, 1, 0.005, 0, &c) == RF_UNSUPPORTED);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "Q2_K");
+    rf_ctx_free(ctx);
+}
+
+RF_TEST(qroof_rates_every_type)
+{
+    rf_ctx *ctx = NULL;
+    RF_EXPECT(rf_ctx_new(&ctx, NULL) == RF_OK);
+    int isa = rf__kernel_isa_best();
+    for (int id = 0; id < RF__WEIGHT_TYPES; id++) {
+        double one = 0, two = 0;
+        RF_EXPECT(rf__qkernel_rate(ctx, id, isa, 1, 0, 0.002, &one) == RF_OK);
+        RF_EXPECT(rf__qkernel_rate(ctx, id, isa, 2, 0, 0.002, &two) == RF_OK);
+        if (!(one > 1e7) || !(two > 1e7)) RF_FAIL_AT("type %d: %g and %g B/s", id, one, two);
+    }
+    double r;
+    RF_EXPECT(rf__qkernel_rate(ctx, RF__WEIGHT_TYPES, isa, 1, 0, 0.002, &r) == RF_RANGE);
+    rf_ctx_free(ctx);
+}
