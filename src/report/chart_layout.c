@@ -283,8 +283,10 @@ static void rf__layout_x(rf__chart *c)
     rf__axis_ticks(&c->x, a, b, "arithmetic intensity (FLOP/byte)");
 }
 
-/* y: every compute roof, ridge and point with a decade of margin, and the primary bandwidth roof
- * from the left edge (so it enters at the left, not through the floor); 3 to 12 decades. */
+/* y: every compute roof, ridge and point with a decade of margin below and a sixth of one above
+ * (room for a roof label, not a spare decade: a 351 GFLOP/s peak gets a 1T top, not 10T), and
+ * the primary bandwidth roof from the left edge (so it enters at the left, not through the
+ * floor); 3 to 12 decades. */
 static void rf__layout_y(rf__chart *c)
 {
     double rlo = INFINITY, rhi = -INFINITY;
@@ -296,7 +298,7 @@ static void rf__layout_y(rf__chart *c)
     double lo = rlo, hi = rhi; /* a measured point may lie above every roof */
     for (size_t i = 0; i < c->n_points; i++) lo = fmin(lo, c->points[i].y);
     for (size_t i = 0; i < c->n_points; i++) hi = fmax(hi, c->points[i].y);
-    double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
+    double a = rf__dec_lo(lo), b = ceil(hi + 1.0 / 6 - RF__EPS);
     a = fmin(a, floor(c->x.lo + log10(c->roofs[1].value) + RF__EPS));
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), b, RF__CHART_Y_DECADES_MAX);
     rf__dec_min(&a, &b, 3);

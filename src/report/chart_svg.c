@@ -4,12 +4,12 @@
  * (chart_labels.c), then the legend (chart_svg_legend.c). Never positions anything from the
  * result itself; output depends only on the input (no time, no locale). See docs/chart.md. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/analysis_int.h"
 #include "core/rf_int.h"
 #include "roofline/report.h"
-#include "svg_int.h"
 #include "svg_int.h"
 
 /* Title without its folder. */
@@ -50,12 +50,10 @@ static const char rf__svg_style[] =
     ".rooflabel{font-size:11.5px}.rooflabel.secondary{fill:#4a5568}\n"
     ".ridge{fill:#fff;stroke:#1a202c;stroke-width:1.4}.ridge-drop{stroke:#718096;"
     "stroke-dasharray:2 3}\n"
-    ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}.pt.measured{stroke-width:2.6}\n"
+    ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}\n"
     ".pt.memory,.swatch.memory{fill:#2b6cb0}.pt.compute,.swatch.compute{fill:url(#rf-hatch)}\n"
     ".pt.network,.swatch.network{fill:#38a169}\n"
     ".hatch-bg{fill:#dd6b20}.hatch-fg{stroke:#fff;stroke-width:1.3}\n"
-    ".series-1 .pt,.swatch.series-1{fill-opacity:.45;stroke-dasharray:3 2}\n"
-    ".series-2 .pt,.swatch.series-2{fill-opacity:.3;stroke-dasharray:1 2}\n"
     ".legend text{font-size:11.5px}.legend .note{fill:#4a5568;font-size:10.5px}\n"
     ".swatch{stroke:#1a202c;stroke-width:1}\n"
     "@media (prefers-color-scheme:dark){.bg{fill:#16181d}text{fill:#e2e8f0}"
@@ -72,11 +70,58 @@ static const char rf__svg_style[] =
  * hollow, measurements filled, a thin dashed line from each estimate to its measurement. */
 static const char rf__svg_style_measured[] =
     "<style>\n"
-    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.6}\n"
+    ".pt.measured{fill-opacity:1;stroke:#fff;stroke-width:1.2}\n"
+    ".pt.measured.compute,.swatch.measured.compute{fill:#c05621}\n"
+    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.2;stroke:#2b6cb0}\n"
+    ".pt.hollow.compute,.swatch.hollow.compute{stroke:#c05621}\n"
+    ".swatch.measured{stroke:#fff;stroke-width:1.2;fill:#4a5568}\n"
+    ".swatch.hollow{fill:none;stroke:#4a5568;stroke-width:1.2}\n"
     ".link{stroke:#718096;stroke-width:1;stroke-dasharray:3 2}\n"
-    ".swatch.hollow{fill:none}\n"
-    "@media (prefers-color-scheme:dark){.link{stroke:#a0aec0}}\n"
+    "@media (prefers-color-scheme:dark){.link{stroke:#a0aec0}.pt.measured{stroke:#16181d}"
+    ".pt.hollow{stroke:#63b3ed}.pt.hollow.compute{stroke:#ed8936}.swatch.measured{fill:#a0aec0;"
+    "stroke:#16181d}.swatch.hollow{stroke:#a0aec0}}\n"
     "</style>\n";
+
+/* Several series: each its own hue and marker shape; the bound is the fill (memory solid,
+ * compute hatched in the series' hue), so no series is told apart only by a dash pattern. */
+static const char *const rf__series_hue[RF__SERIES_STYLES] = {
+    "#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280", "#319795", "#975a16", "#1a202c"};
+
+static rf_status rf__svg_style_series(rf__svg *s)
+{
+    rf_writer *w = s->w;
+    RF_TRY(RF_WRITE_LIT(w, "<style>\n.series .pt{stroke:#fff;stroke-width:1;fill-opacity:.9}\n"
+                           ".series .pt.hollow{fill:none}\n"));
+    for (size_t k = 0; k < RF__SERIES_STYLES && k < s->n; k++)
+        RF_TRY(rf_writef(w,
+                         ".series-%zu .pt,.series-%zu .swatch{fill:%s}"
+                         ".series-%zu .pt.compute{fill:url(#rf-hatch-%zu)}"
+                         ".series-%zu .pt.hollow{stroke:%s;stroke-width:1.4}\n",
+                         k, k, rf__series_hue[k], k, k, k, rf__series_hue[k]));
+    /* the bound entries of the legend: grey, solid (memory) and hatched (compute) */
+    RF_TRY(RF_WRITE_LIT(w, ".legend-item .swatch.memory{fill:#718096}"
+                           ".legend-item .swatch.compute{fill:url(#rf-hatch-g)}\n"));
+    RF_TRY(RF_WRITE_LIT(w, "</style>\n<defs>"));
+    for (size_t k = 0; k <= RF__SERIES_STYLES && k <= s->n; k++) { /* last: the grey one */
+        int grey = k == s->n || k == RF__SERIES_STYLES;
+        char id[8];
+        snprintf(id, sizeof id, grey ? "g" : "%zu", k);
+        RF_TRY(rf_writef(w,
+                         "<pattern id=\"rf-hatch-%s\" patternUnits=\"userSpaceOnUse\" "
+                         "width=\"4\" height=\"4\" patternTransform=\"rotate(45)\"><rect "
+                         "width=\"4\" height=\"4\" fill=\"%s\"/><line x1=\"0\" y1=\"0\" "
+                         "x2=\"0\" y2=\"4\" stroke=\"#fff\" stroke-width=\"1.6\"/></pattern>",
+                         id, grey ? "#718096" : rf__series_hue[k]));
+    }
+    return RF_WRITE_LIT(w, "</defs>\n");
+}
+
+/* The marker shape of series k (several series only): 0 circle, 1 square, 2 triangle up,
+ * 3 diamond, 4 triangle down, 5 pentagon, then again. */
+size_t rf__series_shape(size_t k)
+{
+    return k % 6;
+}
 
 static int rf__svg_any_measured(const rf__svg *s)
 {
@@ -117,7 +162,7 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
 {
     rf__svg *s = user;
     (void)c;
-    s->L = 78, s->T = 62, s->PW = 620, s->PH = 420;
+    s->L = 78, s->T = 62 + rf__svg_title_height(s), s->PW = 620, s->PH = 420;
     s->W = s->L + s->PW + 24 + RF__SVG_LEGEND_W;
     s->H = fmax(s->T + s->PH + 64, s->T + rf__svg_legend_height(s) + 16);
     rf_writer *w = s->w;
@@ -132,6 +177,7 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
     RF_TRY(rf_write(w, rf__svg_style, sizeof rf__svg_style - 1));
     if (rf__svg_any_measured(s))
         RF_TRY(rf_write(w, rf__svg_style_measured, sizeof rf__svg_style_measured - 1));
+    if (s->n > 1) RF_TRY(rf__svg_style_series(s));
     RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
     return rf__svg_obstacles(s);
 }
@@ -277,6 +323,39 @@ static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
     return RF_OK;
 }
 
+/* Open a marker element of `shape` (see rf__series_shape) and the area of a circle of radius
+ * r, centred on (X, Y), with classes "pt BOUND KIND"; *tag is its element name. */
+static rf_status rf__svg_shape(rf_writer *w, size_t shape, double X, double Y, double r,
+                               const char *bound, const char *kind, const char **tag)
+{
+    const double pi = 3.14159265358979323846;
+    if (shape == 0) {
+        *tag = "circle";
+        return rf_writef(w, "<circle class=\"pt %s %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"", bound,
+                         kind, X, Y, r);
+    }
+    if (shape == 1) { /* a square of the same area as the circle */
+        double h = r * sqrt(pi) / 2;
+        *tag = "rect";
+        return rf_writef(w,
+                         "<rect class=\"pt %s %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                         "height=\"%.2f\"",
+                         bound, kind, X - h, Y - h, 2 * h, 2 * h);
+    }
+    /* a regular polygon of the circle's area: triangle up, diamond, triangle down, pentagon */
+    static const unsigned corners[6] = {0, 0, 3, 4, 3, 5};
+    static const double turn[6] = {0, 0, -90, -90, 90, -90};
+    unsigned nc = corners[shape];
+    double R = r * sqrt(2 * pi / (nc * sin(2 * pi / nc)));
+    *tag = "polygon";
+    RF_TRY(rf_writef(w, "<polygon class=\"pt %s %s\" points=\"", bound, kind));
+    for (unsigned i = 0; i < nc; i++) {
+        double a = (turn[shape] + 360.0 * i / nc) * pi / 180;
+        RF_TRY(rf_writef(w, "%s%.2f,%.2f", i ? " " : "", X + R * cos(a), Y + R * sin(a)));
+    }
+    return RF_WRITE_LIT(w, "\"");
+}
+
 static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *mk)
 {
     rf__svg *s = user;
@@ -286,7 +365,7 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
     if (!s->group_open) {
         char buf[RF__SERIES_LABEL_MAX];
         RF_TRY(rf_writef(w, "<g class=\"series series-%zu\" data-series=\"%zu\" data-label=\"",
-                         s->series % 3, s->series));
+                         s->series % RF__SERIES_STYLES, s->series));
         RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, s->series, buf, sizeof buf), 0));
         RF_TRY(RF_WRITE_LIT(w, "\">\n"));
         s->group_open = 1;
@@ -296,29 +375,23 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
                        : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
                                                       : "estimate";
     double r = rf__svg_radius(mk->share);
-    if (mk->bound == RF_BOUND_NETWORK) { /* a diamond of the same area as the circle */
-        double h = r * sqrt(3.14159265358979323846 / 2);
-        RF_TRY(rf_writef(w,
-                         "<polygon class=\"pt network %s\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f "
-                         "%.2f,%.2f\"",
-                         kind, X, Y - h, X + h, Y, X, Y + h, X - h, Y));
-    } else if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
-        double h = r * sqrt(3.14159265358979323846) / 2;
-        RF_TRY(rf_writef(w,
-                         "<rect class=\"pt compute %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                         "height=\"%.2f\"",
-                         kind, X - h, Y - h, 2 * h, 2 * h));
-    } else {
-        RF_TRY(rf_writef(w, "<circle class=\"pt memory %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"",
-                         kind, X, Y, r));
-    }
+    if (mk->flags & RF__POINT_MEASURED) r = fmax(r, 4.5); /* a solid dot, not a dark ring */
+    const char *bound = mk->bound == RF_BOUND_NETWORK   ? "network"
+                        : mk->bound == RF_BOUND_COMPUTE ? "compute"
+                                                        : "memory";
+    /* One series: the shape is the bound (circle memory, square compute, diamond network).
+     * Several: the shape is the series (rf__series_shape) and the bound its fill. */
+    size_t shape = s->n > 1                        ? rf__series_shape(s->series)
+                   : mk->bound == RF_BOUND_NETWORK ? 3
+                   : mk->bound == RF_BOUND_COMPUTE ? 1
+                                                   : 0;
+    const char *tag = NULL;
+    RF_TRY(rf__svg_shape(w, shape, X, Y, r, bound, kind, &tag));
     RF_TRY(rf__svg_point_data(s, p));
     if (s->interactive) return RF_WRITE_LIT(w, "/>\n");
     RF_TRY(RF_WRITE_LIT(w, ">"));
     RF_TRY(rf__svg_point_title(s, p));
-    return mk->bound == RF_BOUND_NETWORK   ? RF_WRITE_LIT(w, "</polygon>\n")
-           : mk->bound == RF_BOUND_COMPUTE ? RF_WRITE_LIT(w, "</rect>\n")
-                                           : RF_WRITE_LIT(w, "</circle>\n");
+    return rf_writef(w, "</%s>\n", tag);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
