@@ -19,6 +19,7 @@ void rf__chart_free(rf_ctx *ctx, rf__chart *c)
     rf__free(ctx, c->ridges);
     rf__free(ctx, c->points);
     rf__free(ctx, c->unplotted);
+    rf__free(ctx, c->density);
     memset(c, 0, sizeof *c);
 }
 
@@ -167,29 +168,26 @@ static void rf__layout_measured(const rf_result *r, rf__chart *c)
     for (size_t i = 0; c->n_measured && i < n; i++) c->points[i].flags |= RF__POINT_HOLLOW;
 }
 
-/* One point per row with a finite attainable > 0; the others are listed as not plotted. Points
- * get their raw data-space position here; rf__clamp_points moves them inside the axes. */
-static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c)
+/* One point per row with a finite attainable > 0 (of a big input: per row kept, rf__chart_keep);
+ * the others are listed as not plotted. Points get their raw data-space position here;
+ * rf__clamp_points moves them inside the axes. */
+static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c,
+                                   const unsigned char *keep, size_t n_kept)
 {
     if (!r->n_rows) return RF_OK;
-    c->points = rf__calloc(ctx, 2 * r->n_rows, sizeof *c->points); /* estimates + measurements */
+    size_t n_max = keep ? n_kept : r->n_rows;
+    c->points = rf__calloc(ctx, 2 * n_max, sizeof *c->points); /* estimates + measurements */
     c->unplotted = rf__calloc(ctx, r->n_rows, sizeof *c->unplotted);
     if (!c->points || !c->unplotted) return RF_NOMEM_ERR(ctx);
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_eval *e = &r->rows[i].e;
-        int plot = 1;
-        rf__unplotted_why why = RF__UNPLOTTED_UNDEFINED;
-        if (e->bound == RF_BOUND_UNDEFINED || isnan(e->ai) || e->ai < 0)
-            plot = 0;
-        else if (e->flops == 0 || e->ai == 0)
-            plot = 0, why = RF__UNPLOTTED_NO_FLOPS;
-        else if (!isfinite(e->attainable_flops_per_s) || !(e->attainable_flops_per_s > 0))
-            plot = 0;
-        if (!plot) {
+        rf__unplotted_why why;
+        if (!rf__chart_plottable(e, &why)) {
             c->unplotted[c->n_unplotted++] = (rf__chart_unplotted){i, why};
             *(why == RF__UNPLOTTED_NO_FLOPS ? &c->n_no_flops : &c->n_undefined) += 1;
             continue;
         }
+        if (keep && !keep[i]) continue; /* in the density */
         rf__chart_point *p = &c->points[c->n_points];
         p->row = i;
         p->name = r->rows[i].name ? r->rows[i].name : "";
@@ -277,6 +275,7 @@ static void rf__layout_x(rf__chart *c)
         lo = fmin(lo, c->points[i].x);
         hi = fmax(hi, c->points[i].x);
     }
+    if (c->n_summarised) lo = fmin(lo, c->sum_x[0]), hi = fmax(hi, c->sum_x[1]);
     double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), rf__dec_hi(rhi), RF__CHART_X_DECADES_MAX);
     rf__dec_min(&a, &b, 4);
@@ -298,6 +297,7 @@ static void rf__layout_y(rf__chart *c)
     double lo = rlo, hi = rhi; /* a measured point may lie above every roof */
     for (size_t i = 0; i < c->n_points; i++) lo = fmin(lo, c->points[i].y);
     for (size_t i = 0; i < c->n_points; i++) hi = fmax(hi, c->points[i].y);
+    if (c->n_summarised) lo = fmin(lo, c->sum_y[0]), hi = fmax(hi, c->sum_y[1]);
     double a = rf__dec_lo(lo), b = ceil(hi + 1.0 / 6 - RF__EPS);
     a = fmin(a, floor(c->x.lo + log10(c->roofs[1].value) + RF__EPS));
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), b, RF__CHART_Y_DECADES_MAX);
@@ -416,17 +416,25 @@ rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
     RF_CHECK(ctx, r && out, RF_USAGE, "rf__chart_layout: missing argument");
     memset(out, 0, sizeof *out);
     rf_status st;
+    unsigned char *keep = NULL;
+    size_t n_kept = 0;
     RF_TRY_GOTO(st, rf__layout_roofs(ctx, r, m, out), fail);
     RF_TRY_GOTO(st, rf__layout_ridges(ctx, out), fail);
-    RF_TRY_GOTO(st, rf__layout_points(ctx, r, out), fail);
+    RF_TRY_GOTO(st, rf__chart_keep(ctx, r, &keep, &n_kept), fail);
+    rf__chart_summarise(out, r, keep);
+    RF_TRY_GOTO(st, rf__layout_points(ctx, r, out, keep, n_kept), fail);
     rf__layout_x(out);
     rf__layout_y(out);
+    RF_TRY_GOTO(st, rf__chart_density(ctx, out, r, keep), fail);
+    rf__free(ctx, keep);
+    keep = NULL;
     rf__clamp_points(out);
     rf__layout_segments(out);
     rf__layout_title(r, out);
     RF_TRY_GOTO(st, rf__layout_check(ctx, out), fail);
     return RF_OK;
 fail:
+    rf__free(ctx, keep);
     rf__chart_free(ctx, out);
     return st;
 }

@@ -54,6 +54,7 @@ static const char rf__svg_style[] =
     ".pt.memory,.swatch.memory{fill:#2b6cb0}.pt.compute,.swatch.compute{fill:url(#rf-hatch)}\n"
     ".pt.network,.swatch.network{fill:#38a169}\n"
     ".hatch-bg{fill:#dd6b20}.hatch-fg{stroke:#fff;stroke-width:1.3}\n"
+    ".dens,.swatch.dens{fill:#553c9a;stroke:none}\n"
     ".legend text{font-size:11.5px}.legend .note{fill:#4a5568;font-size:10.5px}\n"
     ".swatch{stroke:#1a202c;stroke-width:1}\n"
     "@media (prefers-color-scheme:dark){.bg{fill:#16181d}text{fill:#e2e8f0}"
@@ -158,6 +159,38 @@ static rf_status rf__svg_obstacles(rf__svg *s)
     return RF_OK;
 }
 
+/* A big input's rows that are not markers: one cell per 1/8 decade, darker for more rows (log
+ * scale), under the grid and the markers. data-rows on the group says how many rows it holds. */
+static rf_status rf__svg_density(rf__svg *s, size_t k)
+{
+    const rf__chart *c = &s->charts[k];
+    if (!c->density || !c->dens_max) return RF_OK;
+    rf_writer *w = s->w;
+    RF_TRY(rf_writef(w,
+                     "<g class=\"density series-%zu\" data-series=\"%zu\" data-rows=\"%zu\" "
+                     "data-cells=\"%zux%zu\" data-max=\"%lu\">\n",
+                     k % RF__SERIES_STYLES, k, c->n_summarised, c->dens_nx, c->dens_ny,
+                     (unsigned long)c->dens_max));
+    const double step = 1.0 / RF__DENSITY_PER_DECADE, lmax = log1p((double)c->dens_max);
+    for (size_t j = 0; j < c->dens_ny; j++)
+        for (size_t i = 0; i < c->dens_nx; i++) {
+            uint32_t n = c->density[j * c->dens_nx + i];
+            if (!n) continue;
+            double x0 = c->dens_x0 + (double)i * step, y0 = c->dens_y0 + (double)j * step;
+            double X0 = rf__svg_px(s, fmax(0, rf__chart_nx(c, x0)));
+            double X1 = rf__svg_px(s, fmin(1, rf__chart_nx(c, x0 + step)));
+            double Y1 = rf__svg_py(s, fmax(0, rf__chart_ny(c, y0)));
+            double Y0 = rf__svg_py(s, fmin(1, rf__chart_ny(c, y0 + step)));
+            if (!(X1 > X0) || !(Y1 > Y0)) continue;
+            RF_TRY(rf_writef(w,
+                             "<rect class=\"dens\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                             "height=\"%.2f\" fill-opacity=\"%.2f\" data-n=\"%lu\"/>\n",
+                             X0, Y0, X1 - X0, Y1 - Y0, 0.12 + 0.78 * log1p((double)n) / lmax,
+                             (unsigned long)n));
+        }
+    return RF_WRITE_LIT(w, "</g>\n");
+}
+
 static rf_status rf__svg_begin(void *user, const rf__chart *c)
 {
     rf__svg *s = user;
@@ -179,6 +212,7 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
         RF_TRY(rf_write(w, rf__svg_style_measured, sizeof rf__svg_style_measured - 1));
     if (s->n > 1) RF_TRY(rf__svg_style_series(s));
     RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
+    for (size_t k = 0; k < s->n; k++) RF_TRY(rf__svg_density(s, k));
     return rf__svg_obstacles(s);
 }
 

@@ -200,6 +200,7 @@ static void rf__svg_counts(const rf__svg *s, size_t *mem, size_t *cmp, size_t *n
             rf_bound b = c->points[i].bound;
             *(b == RF_BOUND_COMPUTE ? cmp : b == RF_BOUND_NETWORK ? net : mem) += 1;
         }
+        *mem += c->sum_bound[0], *cmp += c->sum_bound[1], *net += c->sum_bound[2];
         *undef += c->n_undefined, *noflops += c->n_no_flops, *clamped += c->n_clamped;
     }
 }
@@ -216,6 +217,7 @@ double rf__svg_legend_height(const rf__svg *s)
     h += (net > 0) * (RF__LEG_LINE + RF__LEG_NOTE);
     h += (clamped > 0) * RF__LEG_NOTE + 2 * RF__LEG_NOTE + (measured != 0) * 2 * RF__LEG_LINE;
     if (s->n > 1) h += RF__LEG_LINE * (double)(s->n + 1);
+    for (size_t k = 0; k < s->n; k++) h += (s->charts[k].n_summarised > 0) * 2 * RF__LEG_LINE;
     return h;
 }
 
@@ -336,6 +338,21 @@ static rf_status rf__leg_points(rf__svg *s, double x, double *y)
     if (net) RF_TRY(rf__leg_bound(s, x, y, "network", net, "network-bound"));
     if (undef) RF_TRY(rf__leg_bound(s, x, y, "undefined", undef, "undefined, not plotted"));
     if (noflops) RF_TRY(rf__leg_bound(s, x, y, "noflops", noflops, "no FLOPs, not plotted"));
+    for (size_t k = 0; k < s->n; k++) { /* a big input: what the density holds */
+        const rf__chart *c = &s->charts[k];
+        if (!c->n_summarised) continue;
+        *y += RF__LEG_LINE;
+        RF_TRY(rf_writef(w,
+                         "<rect class=\"swatch dens\" x=\"%.2f\" y=\"%.2f\" width=\"11\" "
+                         "height=\"11\" fill-opacity=\"0.5\"/><text class=\"density-note\" "
+                         "data-rows=\"%zu\" x=\"%.2f\" y=\"%.2f\">%zu more rows: density</text>\n",
+                         x + 6.5, *y - 10, c->n_summarised, x + 30, *y, c->n_summarised));
+        *y += RF__LEG_LINE;
+        RF_TRY(rf_writef(w,
+                         "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">markers: the %zu longest; "
+                         "the rest %.1f%% of time</text>\n",
+                         x, *y, c->n_points - c->n_measured, 100 * c->sum_share));
+    }
     if (measured) { /* a swatch of each kind of marker, drawn as on the plot */
         *y += RF__LEG_LINE;
         RF_TRY(rf__svg_swatch(w, 0, x + 12, *y - 4.5, 6, "measured", ""));
