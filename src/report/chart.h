@@ -37,6 +37,7 @@ typedef struct rf__chart_roof {
     rf_provenance provenance;
     double value;            /* FLOP/s (compute) or byte/s (bandwidth) */
     int primary;             /* the ceiling the analysis used (r->compute or r->bandwidth) */
+    int minor;               /* not the best of its precision or memory level (rf__chart_minor) */
     int visible;             /* 0 when the roof lies wholly outside the axes (x0.. undefined) */
     double x0, y0, x1, y1;   /* the segment, data space, x0 < x1 */
     double label_x, label_y; /* a point on the roof where its label goes (see rf__chart_draw) */
@@ -101,15 +102,22 @@ typedef struct rf__chart {
     size_t n_unplotted, n_undefined, n_no_flops, n_clamped;
     /* Big inputs (chart_density.c): plottable rows that are not markers, counted in a grid of
      * 1/RF__DENSITY_PER_DECADE-decade cells whose cell (0, 0) starts at (dens_x0, dens_y0). */
-    size_t n_summarised;       /* 0: every plottable row is a marker */
-    size_t sum_bound[3];       /* of those: memory, compute, network */
-    double sum_share;          /* their share of the total time */
+    size_t n_minor;      /* roofs flagged minor: the walk skips them and their ridges */
+    int show_minor;      /* set by a back end that draws them anyway (the HTML page, hidden) */
+    size_t n_summarised; /* 0: every plottable row is a marker */
+    size_t sum_bound[3]; /* of those: memory, compute, network */
+    double sum_share;    /* their share of the total time */
     double sum_x[2], sum_y[2]; /* their data-space range */
     uint32_t *density;         /* dens_ny rows of dens_nx counts (row 0 at the bottom); owned */
     size_t dens_nx, dens_ny;
     double dens_x0, dens_y0;
     uint32_t dens_max;
 } rf__chart;
+
+/* A chart of more than RF__CHART_ROOFS_ALL roofs draws only those that matter: the analysis'
+ * roofs and the best of each precision (compute: the name up to its first '.', "fp32") and of
+ * each memory level (bandwidth: up to the first '.' or space, "L1"); the others are minor. */
+#define RF__CHART_ROOFS_ALL 8
 
 /* Past RF__CHART_POINTS_MAX plottable rows a chart draws the RF__CHART_TOP rows with the largest
  * estimated time as markers and the others as a density (a million rows in seconds). */

@@ -111,6 +111,41 @@ static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_mach
     return RF_OK;
 }
 
+/* The group of a roof: its precision or memory level (RF__CHART_ROOFS_ALL), as a length of its
+ * name; a network roof is its own group. */
+static size_t rf__roof_group(const rf__chart_roof *ro)
+{
+    size_t n = 0;
+    while (ro->name[n] && ro->name[n] != '.' &&
+           (ro->kind == RF_CEILING_COMPUTE || ro->name[n] != ' '))
+        n++;
+    return n;
+}
+
+static int rf__same_group(const rf__chart_roof *a, const rf__chart_roof *b)
+{
+    size_t n = rf__roof_group(a);
+    return a->kind == b->kind && a->kind != RF_CEILING_NETWORK && n == rf__roof_group(b) &&
+           rf__strncasecmp(a->name, b->name, n) == 0;
+}
+
+/* Flag the roofs that do not matter (RF__CHART_ROOFS_ALL): quadratic in the roofs, which are few
+ * (a machine file holds at most a few dozen ceilings). */
+static void rf__layout_minor(rf__chart *c)
+{
+    if (c->n_roofs <= RF__CHART_ROOFS_ALL) return;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        rf__chart_roof *ro = &c->roofs[i];
+        if (ro->primary) continue;
+        for (size_t j = 0; j < c->n_roofs && !ro->minor; j++) {
+            const rf__chart_roof *o = &c->roofs[j];
+            if (j == i || !rf__same_group(ro, o)) continue; /* a primary one counts too */
+            if (o->value > ro->value || (o->value == ro->value && j < i)) ro->minor = 1;
+        }
+        c->n_minor += (size_t)ro->minor;
+    }
+}
+
 /* Ridges of the primary compute roof against every bandwidth roof, the primary one first. */
 static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
 {
@@ -266,6 +301,7 @@ static void rf__layout_x(rf__chart *c)
 {
     double rlo = INFINITY, rhi = -INFINITY;
     for (size_t i = 0; i < c->n_ridges; i++) {
+        if (c->roofs[c->ridges[i].roof].minor) continue;
         rlo = fmin(rlo, c->ridges[i].x);
         rhi = fmax(rhi, c->ridges[i].x);
     }
@@ -290,7 +326,7 @@ static void rf__layout_y(rf__chart *c)
 {
     double rlo = INFINITY, rhi = -INFINITY;
     for (size_t i = 0; i < c->n_roofs; i++) {
-        if (c->roofs[i].kind != RF_CEILING_COMPUTE) continue;
+        if (c->roofs[i].kind != RF_CEILING_COMPUTE || c->roofs[i].minor) continue;
         rlo = fmin(rlo, log10(c->roofs[i].value));
         rhi = fmax(rhi, log10(c->roofs[i].value));
     }
@@ -419,6 +455,7 @@ rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
     unsigned char *keep = NULL;
     size_t n_kept = 0;
     RF_TRY_GOTO(st, rf__layout_roofs(ctx, r, m, out), fail);
+    rf__layout_minor(out);
     RF_TRY_GOTO(st, rf__layout_ridges(ctx, out), fail);
     RF_TRY_GOTO(st, rf__chart_keep(ctx, r, &keep, &n_kept), fail);
     rf__chart_summarise(out, r, keep);
@@ -513,7 +550,7 @@ static rf_status rf__draw_roofs(const rf__chart *c, const rf__draw_methods *dm, 
     for (int pass = 0; pass < 4; pass++)
         for (size_t i = 0; i < c->n_roofs; i++) {
             const rf__chart_roof *ro = &c->roofs[i];
-            if (!ro->visible || ro->primary != pass / 2) continue;
+            if (!ro->visible || ro->primary != pass / 2 || (ro->minor && !c->show_minor)) continue;
             if ((ro->kind == RF_CEILING_COMPUTE) != (pass % 2)) continue;
             unsigned style = ro->kind == RF_CEILING_COMPUTE ? RF__LINE_COMPUTE : RF__LINE_BANDWIDTH;
             if (ro->primary) style |= RF__LINE_PRIMARY;
@@ -529,6 +566,7 @@ static rf_status rf__draw_marks(const rf__chart *c, const rf__draw_methods *dm, 
     for (size_t k = c->n_ridges; k-- > 0;) {
         const rf__chart_ridge *g = &c->ridges[k];
         if (g->x < c->x.lo || g->x > c->x.hi || g->y < c->y.lo || g->y > c->y.hi) continue;
+        if (c->roofs[g->roof].minor) continue;
         rf__mark mk = {1, k, '+', RF_BOUND_UNDEFINED, g->primary, 0, 0};
         RF_TRY(dm->marker(user, rf__chart_nx(c, g->x), rf__chart_ny(c, g->y), &mk));
     }
@@ -541,7 +579,7 @@ static rf_status rf__draw_labels(const rf__chart *c, const rf__draw_methods *dm,
     for (int pass = 1; pass >= 0; pass--)
         for (size_t i = 0; i < c->n_roofs; i++) {
             const rf__chart_roof *ro = &c->roofs[i];
-            if (!ro->visible || ro->primary != pass) continue;
+            if (!ro->visible || ro->primary != pass || ro->minor) continue;
             rf__text_kind kind =
                 ro->kind == RF_CEILING_COMPUTE ? RF__TEXT_ROOF_COMPUTE : RF__TEXT_ROOF_BANDWIDTH;
             RF_TRY(dm->text(user, rf__chart_nx(c, ro->label_x), rf__chart_ny(c, ro->label_y),

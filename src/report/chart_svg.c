@@ -145,12 +145,13 @@ static rf_status rf__svg_obstacles(rf__svg *s)
                                         rf__svg_radius(p->share) + 2));
         }
     for (size_t i = 0; i < c0->n_ridges; i++)
-        RF_TRY(rf__obstacles_circle(s->ctx, &s->obs,
-                                    rf__svg_px(s, rf__chart_nx(c0, c0->ridges[i].x)),
-                                    rf__svg_py(s, rf__chart_ny(c0, c0->ridges[i].y)), 7));
+        if (!c0->roofs[c0->ridges[i].roof].minor)
+            RF_TRY(rf__obstacles_circle(s->ctx, &s->obs,
+                                        rf__svg_px(s, rf__chart_nx(c0, c0->ridges[i].x)),
+                                        rf__svg_py(s, rf__chart_ny(c0, c0->ridges[i].y)), 7));
     for (size_t i = 0; i < c0->n_roofs; i++) {
         const rf__chart_roof *ro = &c0->roofs[i];
-        if (!ro->visible) continue;
+        if (!ro->visible || ro->minor) continue;
         RF_TRY(rf__obstacles_segment(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c0, ro->x0)),
                                      rf__svg_py(s, rf__chart_ny(c0, ro->y0)),
                                      rf__svg_px(s, rf__chart_nx(c0, ro->x1)),
@@ -211,6 +212,11 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
     if (rf__svg_any_measured(s))
         RF_TRY(rf_write(w, rf__svg_style_measured, sizeof rf__svg_style_measured - 1));
     if (s->n > 1) RF_TRY(rf__svg_style_series(s));
+    if (s->charts[0].n_minor && s->interactive)
+        RF_TRY(RF_WRITE_LIT(w,
+                            "<style>.roof.minor{display:none;stroke-width:1;stroke-dasharray:2 3}"
+                            ".show-minor .roof.minor{display:inline}.legend-minor{cursor:"
+                            "pointer}</style>\n"));
     RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
     for (size_t k = 0; k < s->n; k++) RF_TRY(rf__svg_density(s, k));
     return rf__svg_obstacles(s);
@@ -218,16 +224,31 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
 
 /* ---- lines ----------------------------------------------------------------------------------- */
 
-/* The roof of chart 0 drawn from (x0, y0)-(x1, y1): the walk hands the same doubles it computed. */
-static const rf__chart_roof *rf__svg_roof_at(const rf__svg *s, double x0, double y0, size_t *idx)
+/* The roof of chart 0 drawn from (x0, y0) with `style`: the walk hands the same doubles it
+ * computed. Roofs of one value start at one point: the first of them not drawn yet is the one. */
+static const rf__chart_roof *rf__svg_roof_at(rf__svg *s, double x0, double y0, unsigned style,
+                                             size_t *idx)
 {
     const rf__chart *c = &s->charts[0];
+    const int primary = (style & RF__LINE_PRIMARY) != 0;
+    const rf_ceiling_kind kind = (style & ~(unsigned)RF__LINE_PRIMARY) == RF__LINE_COMPUTE
+                                     ? RF_CEILING_COMPUTE
+                                     : RF_CEILING_BANDWIDTH;
+    const rf__chart_roof *first = NULL;
     for (size_t i = 0; i < c->n_roofs; i++) {
         const rf__chart_roof *ro = &c->roofs[i];
-        if (ro->visible && rf__chart_nx(c, ro->x0) == x0 && rf__chart_ny(c, ro->y0) == y0)
-            return *idx = i, ro;
+        if (!ro->visible || rf__chart_nx(c, ro->x0) != x0 || rf__chart_ny(c, ro->y0) != y0)
+            continue;
+        if (ro->primary != primary ||
+            (ro->kind == RF_CEILING_COMPUTE) != (kind == RF_CEILING_COMPUTE))
+            continue;
+        if (i >= RF__SVG_LABELS_MAX) return *idx = i, ro;
+        if (!first) first = ro, *idx = i;
+        if (s->roof_drawn[i]) continue;
+        s->roof_drawn[i] = 1;
+        return *idx = i, ro;
     }
-    return NULL;
+    return first;
 }
 
 static rf_status rf__svg_line(void *user, double x0, double y0, double x1, double y1,
@@ -256,17 +277,21 @@ static rf_status rf__svg_line(void *user, double x0, double y0, double x1, doubl
         return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
     }
     size_t idx = 0;
-    const rf__chart_roof *ro = rf__svg_roof_at(s, x0, y0, &idx);
-    RF_TRY(rf_writef(w, "<line class=\"roof %s %s\"",
-                     kind == RF__LINE_COMPUTE ? "compute" : "bandwidth",
-                     style & RF__LINE_PRIMARY ? "primary" : "secondary"));
+    const rf__chart_roof *ro = rf__svg_roof_at(s, x0, y0, style, &idx);
+    RF_TRY(rf_writef(
+        w, "<line class=\"roof %s %s%s\"", kind == RF__LINE_COMPUTE ? "compute" : "bandwidth",
+        style & RF__LINE_PRIMARY ? "primary" : "secondary", ro && ro->minor ? " minor" : ""));
     if (ro) {
         RF_TRY(rf_writef(w, " data-roof=\"%zu\" data-name=\"", idx));
         RF_TRY(rf__xml_text(w, ro->name, 0));
         RF_TRY(RF_WRITE_LIT(w, "\""));
         RF_TRY(rf__svg_num(w, "data-value", ro->value));
     }
-    return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
+    RF_TRY(rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", X0, Y0, X1, Y1));
+    if (!ro || !ro->minor) return RF_WRITE_LIT(w, "/>\n");
+    RF_TRY(RF_WRITE_LIT(w, "><title>")); /* a minor roof has no label: its tooltip names it */
+    RF_TRY(rf__xml_text(w, ro->label, 0));
+    return RF_WRITE_LIT(w, "</title></line>\n");
 }
 
 /* ---- markers --------------------------------------------------------------------------------- */
@@ -508,6 +533,7 @@ rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, 
         st = rf__chart_layout(ctx, results[done], m, &charts[done]);
     if (st == RF_OK) {
         rf__chart_share_axes(charts, n);
+        charts[0].show_minor = interactive; /* the page draws them hidden, behind a toggle */
         s.charts = charts;
         st = rf__chart_draw(&charts[0], &rf__svg_methods, &s);
     }

@@ -211,7 +211,8 @@ double rf__svg_legend_height(const rf__svg *s)
     int measured;
     rf__svg_counts(s, &mem, &cmp, &net, &undef, &noflops, &clamped, &measured);
     const rf__chart *c = &s->charts[0];
-    double h = 2 * RF__LEG_LINE + (double)c->n_roofs * (RF__LEG_LINE + RF__LEG_NOTE);
+    double h = 2 * RF__LEG_LINE + (double)(c->n_roofs - c->n_minor) * (RF__LEG_LINE + RF__LEG_NOTE);
+    h += (c->n_minor > 0) * RF__LEG_LINE;
     h += RF__LEG_LINE * (double)(c->n_ridges > 1 ? 2 : 1) + RF__LEG_LINE; /* ridges, header */
     h += 2 * RF__LEG_LINE + (undef > 0) * RF__LEG_LINE + (noflops > 0) * RF__LEG_LINE;
     h += (net > 0) * (RF__LEG_LINE + RF__LEG_NOTE);
@@ -263,6 +264,7 @@ static rf_status rf__leg_roofs(rf__svg *s, double x, double *y)
     RF_TRY(rf__leg_header(s, x, y, "Ceilings"));
     for (size_t i = 0; i < c->n_roofs; i++) {
         const rf__chart_roof *ro = &c->roofs[i];
+        if (ro->minor) continue;
         *y += RF__LEG_LINE;
         RF_TRY(rf_writef(w,
                          "<line class=\"roof %s %s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
@@ -284,9 +286,23 @@ static rf_status rf__leg_roofs(rf__svg *s, double x, double *y)
         }
         RF_TRY(RF_WRITE_LIT(w, "</text>\n"));
     }
-    for (size_t i = 0; i < c->n_ridges; i++) { /* the analysis' ridge comes first */
-        const rf__chart_ridge *g = &c->ridges[i];
-        if (i > 3) break;
+    if (c->n_minor) { /* the roofs left out: a toggle on the page, a note in a picture */
+        *y += RF__LEG_LINE;
+        if (s->interactive)
+            RF_TRY(rf_writef(w,
+                             "<text class=\"legend-minor\" data-toggle-minor=\"1\" "
+                             "x=\"%.2f\" y=\"%.2f\">+ %zu more ceilings (click to show)</text>\n",
+                             x, *y, c->n_minor));
+        else
+            RF_TRY(rf_writef(w,
+                             "<text class=\"note minor-note\" data-minor=\"%zu\" x=\"%.2f\" "
+                             "y=\"%.2f\">+ %zu slower ceilings not drawn</text>\n",
+                             c->n_minor, x, *y, c->n_minor));
+    }
+    size_t i = 0;                                        /* position among the ridges shown */
+    for (size_t k = 0; k < c->n_ridges && i <= 3; k++) { /* the analysis' ridge comes first */
+        const rf__chart_ridge *g = &c->ridges[k];
+        if (c->roofs[g->roof].minor) continue;
         if (i <= 1) *y += RF__LEG_LINE;
         if (i == 0)
             RF_TRY(rf_writef(w,
@@ -298,6 +314,7 @@ static rf_status rf__leg_roofs(rf__svg *s, double x, double *y)
                              x + 30 + (double)(i - 1) * 68, *y));
         RF_TRY(rf__xml_text(w, c->roofs[g->roof].name, i ? 8 : 16));
         RF_TRY(i ? rf_writef(w, " %s</text>\n", g->ai_text) : RF_WRITE_LIT(w, ")</text>\n"));
+        i++;
     }
     return RF_OK;
 }

@@ -133,6 +133,7 @@ typedef struct rf__svg {
     rf__obstacles obs;
     unsigned short label_state[RF__SVG_LABELS_MAX]; /* roof i: 0 labelled on the plot, 1 no
                                                      * place (legend only), 2 + j on roof j */
+    unsigned char roof_drawn[RF__SVG_LABELS_MAX];   /* roof i's line written (rf__svg_roof_at) */
 } rf__svg;
 
 static inline double rf__svg_px(const rf__svg *s, double x)
