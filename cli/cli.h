@@ -186,6 +186,11 @@ int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_ma
 int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                 const char *path, int format);
 
+/* `llm --plot`: prefill and decode layers as two series, and the measured rates (when any) as a
+ * third whose points are the whole passes, estimate and measurement. */
+struct rf_llm_result;
+int cli_plot_llm(rf_ctx *ctx, const struct rf_llm_result *r, const char *path);
+
 /* The chart of a machine's roofs alone into `path`, as cli_plot. */
 int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);
 

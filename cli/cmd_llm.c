@@ -155,10 +155,7 @@ static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const r
     if (st != RF_OK) return cli_fail(ctx, st);
     if (cli_flush(ctx) != RF_OK) return cli_fail(ctx, RF_IO);
     const char *plot = cli_get(a, "plot");
-    if (plot) {
-        const rf_result *two[2] = {r->prefill_rows, r->decode_rows};
-        return cli_plot(ctx, two, 2, r->machine, plot);
-    }
+    if (plot) return cli_plot_llm(ctx, r, plot);
     return EXIT_OK;
 }
 

@@ -142,7 +142,7 @@ static rf_status rf__svg_obstacles(rf__svg *s)
             const rf__chart_point *p = &c->points[i];
             RF_TRY(rf__obstacles_circle(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c, p->x)),
                                         rf__svg_py(s, rf__chart_ny(c, p->y)),
-                                        rf__svg_radius(p->share) + 2));
+                                        rf__svg_marker_radius(s, p->share) + 2));
         }
     for (size_t i = 0; i < c0->n_ridges; i++)
         if (!c0->roofs[c0->ridges[i].roof].minor)
@@ -433,7 +433,7 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
     const char *kind = mk->flags & RF__POINT_MEASURED ? "measured"
                        : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
                                                       : "estimate";
-    double r = rf__svg_radius(mk->share);
+    double r = rf__svg_marker_radius(s, mk->share);
     if (mk->flags & RF__POINT_MEASURED) r = fmax(r, 4.5); /* a solid dot, not a dark ring */
     const char *bound = mk->bound == RF_BOUND_NETWORK   ? "network"
                         : mk->bound == RF_BOUND_COMPUTE ? "compute"

@@ -148,6 +148,15 @@ static inline double rf__svg_py(const rf__svg *s, double y)
 /* Marker radius for a share of the total time: area proportional, at least a few pixels. */
 double rf__svg_radius(double share);
 
+/* The radius a marker is drawn with: with several series at most RF__SVG_RMAX_SERIES, so one
+ * series' big marker does not cover the others' or the roof. */
+#define RF__SVG_RMAX_SERIES 12.0
+static inline double rf__svg_marker_radius(const rf__svg *s, double share)
+{
+    double r = rf__svg_radius(share);
+    return s->n > 1 && r > RF__SVG_RMAX_SERIES ? RF__SVG_RMAX_SERIES : r;
+}
+
 /* Write ` attr="number"` (shortest round-trip text; "inf" for infinity). */
 rf_status rf__svg_num(rf_writer *w, const char *attr, double v);
 

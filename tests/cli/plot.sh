@@ -38,6 +38,11 @@ if [ -w /dev/full ]; then
         fi
     done
 fi
+# llm --plot with measured rates: a third series whose solid points are the measured passes
+expect 0 "" -- llm "$D/tiny_llama_q.gguf" --hw a100-sxm4-80gb --measured-tps 2000 \
+    --measured-ttft 0.01 --plot "$TMP/llm.svg"
+n=$(grep -c 'class="pt [a-z]* measured"[^>]*data-name="\(prefill pass\|decode step\)' "$TMP/llm.svg")
+[ "$n" -eq 2 ] || { echo "FAIL: llm --plot draws $n measured rate points, want 2"; FAILS=$((FAILS + 1)); }
 # a big input is drawn, not refused: the 1000 longest rows as markers, the rest as a density whose
 # cells hold every other row; the page's table lists the markers' rows and says how many more
 awk 'BEGIN { print "name,flops,bytes"; s = 7;
