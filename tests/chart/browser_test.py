@@ -149,6 +149,11 @@ GLANCE_JS = r"""
   out.swatchMeasured = svg.querySelectorAll('.legend .swatch.measured').length;
   out.swatchHollow = svg.querySelectorAll('.legend .swatch.hollow').length;
   out.points = style('.series .pt:not(.hollow)');
+  out.unlabelled = Array.prototype.filter.call(svg.querySelectorAll('.legend .note'),
+    function (t) { return t.textContent.indexOf('unlabelled') >= 0; }).length;
+  out.nameOnly = Array.prototype.filter.call(svg.querySelectorAll('text.rooflabel'),
+    function (t) { return !/[0-9.]+ [kMGTPE]?(FLOP|B)\/s/.test(t.textContent); })
+    .map(function (t) { return t.textContent; });
   out.minor = svg.querySelectorAll('line.roof.minor').length;
   out.minorShown = Array.prototype.filter.call(svg.querySelectorAll('line.roof.minor'),
     function (l) { return getComputedStyle(l).display !== 'none'; }).length;
@@ -191,6 +196,10 @@ def glance_checks(page, outdir):
                     fa, fb = {f for _, f in look[a]}, {f for _, f in look[b]}
                     check(not (ta & tb), f"series {a} and {b} share a marker shape {ta & tb}")
                     check(not (fa & fb), f"series {a} and {b} share a fill {fa & fb}")
+    # every roof drawn has its label on the plot (A100: tf32, bf16, int8 were bare stubs)
+    check(g["unlabelled"] == 0, f"{g['unlabelled']} roofs drawn without a label")
+    if not g["minor"]:  # room for every figure unless the roofs crowd (a full peaks machine)
+        check(not g["nameOnly"], f"roof labels without their figure: {g['nameOnly']}")
     # a full peaks machine (29 ceilings): the roofs that matter by default, the rest behind a toggle
     check(g["roofsShown"] <= 10, f"{g['roofsShown']} roofs drawn by default")
     if g["minor"]:
