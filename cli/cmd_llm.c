@@ -13,7 +13,7 @@ static const cli_opt cli_llm_opts[] = {
     CLI_MACHINE_OPTS,
     {"batch", 'b', "N", "sequences decoded or prefilled together (default: 1)"},
     {"prompt", 'p', "S", "prefill: prompt tokens per sequence (default: 128)"},
-    {"context", 'c', "L",
+    {"context", 0, "L",
      "decode: KV-cache positions attended, the new token included (default: 128)"},
     {"causal-half", 0, NULL,
      "prefill: count half of the attention matmuls, of the softmax and of the score bytes (the "

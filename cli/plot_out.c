@@ -130,48 +130,17 @@ int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_ma
     return cli_plot_as(ctx, results, n, m, path, format);
 }
 
-/* A third series for `llm --plot` when rates were measured (--measure, --measured-tps/-ttft): one
- * row per measured phase at the phase's whole-pass FLOPs and bytes, with the measured time of a
- * pass (prefill: the time to first token; decode: one step of the batch), so the chart draws the
- * estimate hollow and the measured rate solid, joined by a line. *out NULL when nothing was
- * measured. */
-static rf_status cli_llm_measured_series(rf_ctx *ctx, const rf_llm_result *r, rf_result **out)
-{
-    *out = NULL;
-    const rf_llm_measured *mm = &r->measured;
-    int pre = mm->have_prefill && mm->ttft_s > 0 && r->prefill_rows;
-    int dec = mm->have_decode && mm->decode_tokens_per_s > 0 && r->decode_rows;
-    if (!pre && !dec) return RF_OK;
-    rf_analysis *an = NULL;
-    rf_status st =
-        rf_analysis_new(ctx, r->machine, r->compute, r->bandwidth, RF_SORT_INPUT, 0, &an);
-    if (st == RF_OK && pre) {
-        const rf_totals *t = &r->prefill_rows->totals;
-        rf_measured m = {mm->ttft_s, 0, 0, 1};
-        static const char name[] = "prefill pass (measured TTFT)";
-        st = rf_analysis_add_measured(an, name, sizeof name - 1, "prefill", NULL, 1, t->flops,
-                                      t->bytes, &m);
-    }
-    if (st == RF_OK && dec) {
-        const rf_totals *t = &r->decode_rows->totals;
-        double batch = r->phase[1].batch ? (double)r->phase[1].batch : 1;
-        rf_measured m = {batch / mm->decode_tokens_per_s, 0, 0, 1};
-        static const char name[] = "decode step (measured tokens/s)";
-        st = rf_analysis_add_measured(an, name, sizeof name - 1, "decode", NULL, 1, t->flops,
-                                      t->bytes, &m);
-    }
-    if (st == RF_OK) st = rf_analysis_finish(an, "measured rates", out);
-    rf_analysis_free(an);
-    return st;
-}
-
 int cli_plot_llm(rf_ctx *ctx, const rf_llm_result *r, const char *path)
 {
-    rf_result *meas = NULL;
-    rf_status st = cli_llm_measured_series(ctx, r, &meas);
-    if (st != RF_OK) return cli_fail(ctx, st);
-    const rf_result *three[3] = {r->prefill_rows, r->decode_rows, meas};
-    int rc = cli_plot(ctx, three, meas ? 3 : 2, r->machine, path);
-    rf_result_free(meas);
+    int format = cli_plot_format(path);
+    if (format < 0) return cli_plot_check("llm", path);
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    rf_report_opts o = cli_report_opts();
+    rf_status st =
+        rf_report_llm_chart(ctx, r, format == CLI_PLOT_HTML ? RF_CHART_HTML : RF_CHART_SVG, &o, &w);
+    int rc = st == RF_OK ? cli_emit(ctx, path, &b) : cli_fail(ctx, st);
+    rf_buf_free(&b);
     return rc;
 }

@@ -150,8 +150,8 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
     static const struct {
         double f;
         const char *u;
-    } t[] = {{1e9, "Gs"}, {1e6, "Ms"}, {1e3, "ks"}, {1, "s"}, {1e-3, "ms"}, {1e-6, "us"},
-             {1e-9, "ns"}}; /* SI always: 1.2 ks, not 1e+03 s */
+    } t[] = {{1e9, "Gs"},  {1e6, "Ms"},  {1e3, "ks"}, {1, "s"},
+             {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}; /* SI always: 1.2 ks, not 1e+03 s */
     if (isnan(seconds)) {
         snprintf(buf, size, "-");
         return buf;
