@@ -182,7 +182,14 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
     size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
-    if (name_w > room) name_w = room;
+    if (name_w > room) { /* cut in the middle, but never so that two rows print alike */
+        size_t widest = name_w;
+        name_w = room;
+        const char **names = measure ? rf__malloc(ctx, r->n_rows * sizeof *names) : NULL;
+        for (size_t i = 0; names && i < r->n_rows; i++) names[i] = r->rows[i].name;
+        if (names) name_w = rf__name_width_unique(ctx, names, r->n_rows, room, widest);
+        rf__free(ctx, names);
+    }
 
     RF_TRY(rf__header(r, w));
     RF_TRY(rf__write_cell(w, rf__hdr[0], wcol[0], 1));

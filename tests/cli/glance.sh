@@ -32,4 +32,11 @@ if command -v bash >/dev/null 2>&1; then
     want=$(printf 'profile\n--measure --measured-tps --measured-ttft\nmeasured')
     [ "$got" = "$want" ] || { echo "FAIL: bash completion gave: $got"; FAILS=$((FAILS + 1)); }
 fi
+# names cut in the middle never print alike: four layers that differ only in the middle
+printf 'name,flops,bytes\n' >"$TMP/names.csv"
+for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/names.csv" --advice 0 --no-summary
+n=$(grep -c 'Conv ' "$TMP/out")
+u=$(grep 'Conv ' "$TMP/out" | awk '{print $2}' | sort -u | wc -l)
+[ "$n" -eq 4 ] && [ "$u" -eq 4 ] || { echo "FAIL: cut names print alike:"; cat "$TMP/out"; FAILS=$((FAILS + 1)); }
 finish
