@@ -366,8 +366,8 @@ static rf_status rf__leg_points(rf__svg *s, double x, double *y)
                          x + 6.5, *y - 10, c->n_summarised, x + 30, *y, c->n_summarised));
         *y += RF__LEG_LINE;
         RF_TRY(rf_writef(w,
-                         "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">markers: the %zu longest; "
-                         "the rest %.1f%% of time</text>\n",
+                         "<text class=\"note\" x=\"%.2f\" y=\"%.2f\">markers: top %zu; rest "
+                         "%.1f%% of time</text>\n",
                          x, *y, c->n_points - c->n_measured, 100 * c->sum_share));
     }
     if (measured) { /* a swatch of each kind of marker, drawn as on the plot */
