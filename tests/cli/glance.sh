@@ -39,4 +39,8 @@ expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/names.csv" --advice 0 --no-summ
 n=$(grep -c 'Conv ' "$TMP/out")
 u=$(grep 'Conv ' "$TMP/out" | awk '{print $2}' | sort -u | wc -l)
 [ "$n" -eq 4 ] && [ "$u" -eq 4 ] || { echo "FAIL: cut names print alike:"; cat "$TMP/out"; FAILS=$((FAILS + 1)); }
+# provenance said once: a machine named "measured" that was measured is "[measured]"
+printf '{"schema":1,"name":"measured","description":"this machine","kind":"cpu","provenance":"measured","source":"test","default_compute":"fp32","default_bandwidth":"DRAM","ceilings":[{"name":"fp32","kind":"compute","value":1e11,"unit":"FLOP/s"},{"name":"DRAM","kind":"bandwidth","value":1e10,"unit":"B/s"}]}\n' >"$TMP/mm.json"
+expect 0 "" -- analyze --hw "$TMP/mm.json" "$D/ops.csv" --advice 0
+grep -q '^machine  this machine \[measured\]$' "$TMP/out" || { echo "FAIL: provenance: $(grep '^machine' "$TMP/out")"; FAILS=$((FAILS + 1)); }
 finish
