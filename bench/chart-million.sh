@@ -4,7 +4,9 @@
 # million), against an anchor measured in the same run on the same file: awk summing the two
 # numeric columns. Interleaved runs, medians of 5; prints each ratio and peak RSS, and fails loudly
 # when the chart is refused or does not hold the density. `--advice 0` keeps the advice (timed by
-# analyze-million.sh) out of the chart's figure. Usage: sh bench/chart-million.sh [ROWS]
+# analyze-million.sh) out of the chart's figure; the HTML line also prints the text report of
+# every row to a discarded stdout (the analyze pipeline's cost, not the chart's: compare the SVG
+# line). Usage: sh bench/chart-million.sh [ROWS]
 set -eu
 rows=${1:-1000000}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,5 +39,5 @@ a=$(median <"$tmp/anchor"); sv=$(median <"$tmp/svg"); ht=$(median <"$tmp/html")
 printf 'anchor awk sum:                         %.3f s\n' "$a"
 printf 'analyze --plot - (SVG only):            %.3f s  (%sx the anchor)  peak RSS %d KiB  %d bytes\n' \
     "$sv" "$(ratio "$sv" "$a")" "$rss_svg" "$(wc -c <"$tmp/c.svg")"
-printf 'analyze --plot c.html (+ the table):    %.3f s  (%sx the anchor)  %d bytes\n' \
+printf 'analyze --plot c.html (+ text report): %.3f s  (%sx the anchor)  %d bytes\n' \
     "$ht" "$(ratio "$ht" "$a")" "$(wc -c <"$tmp/c.html")"
