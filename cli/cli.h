@@ -47,6 +47,9 @@ typedef struct cli_cmd {
     int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
 } cli_cmd;
 
+/* `roofline completion bash|zsh` (completion.c): the script, generated from the tables. */
+int cli_completion(int argc, char **argv);
+
 /* The subcommand table (main.c). */
 extern const cli_cmd *const cli_commands[];
 extern const size_t cli_n_commands;
@@ -78,6 +81,10 @@ void cli_warn_busy(double share, const char *what);
 int cli_fail(rf_ctx *ctx, rf_status st);
 
 /* Print a usage error naming the subcommand and return EXIT_USAGE. */
+/* The candidate closest to word[0..n) by edit distance (case-insensitive, swaps count one), if
+ * close enough to be a typo (1 edit up to 4 letters, 2 up to 8, else 3); NULL otherwise. */
+const char *cli_closest(const char *word, size_t n, const char *const *cands, size_t n_cands);
+
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A writer on stdout (buffered; RF_IO when the write fails). */
@@ -192,6 +199,11 @@ int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_ma
 /* Same with the back end given (CLI_PLOT_SVG or CLI_PLOT_HTML), whatever the name. */
 int cli_plot_as(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_machine *m,
                 const char *path, int format);
+
+/* `llm --plot`: prefill and decode layers as two series, and the measured rates (when any) as a
+ * third whose points are the whole passes, estimate and measurement. */
+struct rf_llm_result;
+int cli_plot_llm(rf_ctx *ctx, const struct rf_llm_result *r, const char *path);
 
 /* The chart of a machine's roofs alone into `path`, as cli_plot. */
 int cli_plot_machine(rf_ctx *ctx, const rf_machine *m, const char *path);

@@ -10,7 +10,7 @@ static const cli_opt cli_demo_opts[] = {
     {"batch", 'b', "N", "batch size (default: 1)"},
     {"input", 'i', "NAME=DIMS", "input shape, e.g. input=1x3x512x512"},
     {"compare", 0, "NAME=DIMS", "profile again with these input shapes and show the shift"},
-    {"top", 't', "N", "list the N slowest layers (default: 5)"},
+    {"top", 'n', "N", "list the N slowest layers (default: 5)"},
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},

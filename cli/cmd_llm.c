@@ -13,7 +13,7 @@ static const cli_opt cli_llm_opts[] = {
     CLI_MACHINE_OPTS,
     {"batch", 'b', "N", "sequences decoded or prefilled together (default: 1)"},
     {"prompt", 'p', "S", "prefill: prompt tokens per sequence (default: 128)"},
-    {"context", 'c', "L",
+    {"context", 0, "L",
      "decode: KV-cache positions attended, the new token included (default: 128)"},
     {"causal-half", 0, NULL,
      "prefill: count half of the attention matmuls, of the softmax and of the score bytes (the "
@@ -155,10 +155,7 @@ static int cli_print(rf_ctx *ctx, const char *format, const cli_args *a, const r
     if (st != RF_OK) return cli_fail(ctx, st);
     if (cli_flush(ctx) != RF_OK) return cli_fail(ctx, RF_IO);
     const char *plot = cli_get(a, "plot");
-    if (plot) {
-        const rf_result *two[2] = {r->prefill_rows, r->decode_rows};
-        return cli_plot(ctx, two, 2, r->machine, plot);
-    }
+    if (plot) return cli_plot_llm(ctx, r, plot);
     return EXIT_OK;
 }
 

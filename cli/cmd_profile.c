@@ -13,7 +13,7 @@ static const cli_opt cli_profile_opts[] = {
     {"input", 'i', "NAME=DIMS[,...]", "input shape, e.g. input=1x3x512x512 (several: comma)"},
     {"dim", 'd', "SYM=N[,...]", "value of a symbolic dimension, e.g. batch=8"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
-    {"top", 't', "N", "list the N slowest layers (default: 5; 0: none)"},
+    {"top", 'n', "N", "list the N slowest layers (default: 5; 0: none)"},
     {"measure", 'm', NULL,
      "run the model on this CPU and put every layer's measured point under "
      "its roof (achieved FLOP/s, utilization)"},

@@ -41,11 +41,18 @@ void cli_warn_busy(double share, const char *what)
 /* Set once a write to stdout has failed and been reported: the line is printed once. */
 static int cli_output_failed;
 
+static const char *cli_hint; /* a "did you mean" for the next failure line (cli_machine_typo) */
+
 int cli_fail(rf_ctx *ctx, rf_status st)
 {
     if (cli_output_failed) return EXIT_INTERNAL; /* already said, in one line */
     const char *msg = ctx ? rf_ctx_errmsg(ctx) : "";
-    fprintf(stderr, "roofline: %s\n", msg[0] ? msg : rf_status_str(st));
+    if (cli_hint)
+        fprintf(stderr, "roofline: %s (did you mean '--hw %s'?)\n",
+                msg[0] ? msg : rf_status_str(st), cli_hint);
+    else
+        fprintf(stderr, "roofline: %s\n", msg[0] ? msg : rf_status_str(st));
+    cli_hint = NULL;
     if (st == RF_OK) return EXIT_OK;
     return rf_status_is_input_error(st) ? EXIT_USAGE : EXIT_INTERNAL;
 }
@@ -126,6 +133,19 @@ static rf_status cli_override(rf_ctx *ctx, rf_machine *m, size_t idx, const char
     return rf_machine_set_value(ctx, m, idx, v, RF_PROV_USER, source);
 }
 
+/* --hw NAME named nothing: when NAME is a typo of 'measured' or of a datasheet machine, say so
+ * before the library's line is printed (one line: "did you mean" replaces no part of it). */
+static void cli_machine_typo(const char *hw)
+{
+    size_t n = rf_hwdb_count();
+    const char **names = malloc((n + 1) * sizeof *names);
+    if (!names) return;
+    names[0] = "measured";
+    for (size_t i = 0; i < n; i++) names[i + 1] = rf_hwdb_id(i);
+    cli_hint = cli_closest(hw, strlen(hw), names, n + 1); /* static strings: they outlive this */
+    free(names);
+}
+
 rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,
                       size_t *compute, size_t *bandwidth)
 {
@@ -149,6 +169,7 @@ rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_m
         cli_progress(ctx, 0);
     } else {
         st = rf_machine_resolve(ctx, hw ? hw : fallback, m);
+        if (st == RF_USAGE && hw) cli_machine_typo(hw);
     }
     if (st != RF_OK) return st;
     st = rf_machine_select(ctx, *m, RF_CEILING_COMPUTE, cli_get(a, "compute"), compute);

@@ -23,8 +23,25 @@ static void cli_usage(FILE *f)
     fprintf(f, "\ncommands:\n");
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
-    fprintf(f, "\nWith no command, roofline runs 'demo'. 'roofline COMMAND --help' for details.\n"
+    fprintf(f, "\nWith no command, roofline runs 'demo'. 'roofline COMMAND --help' (or 'roofline "
+               "help COMMAND') for details;\n'roofline completion bash|zsh' prints a shell "
+               "completion script.\n"
                "  -h, --help     show this help\n  -V, --version  show the version\n");
+}
+
+/* One line on stderr for a word that names no command, with the closest one when it is a typo. */
+static int cli_unknown_command(const char *c)
+{
+    const char *names[sizeof cli_commands / sizeof *cli_commands + 2];
+    for (size_t i = 0; i < cli_n_commands; i++) names[i] = cli_commands[i]->name;
+    names[cli_n_commands] = "help";
+    names[cli_n_commands + 1] = "completion";
+    const char *near = cli_closest(c, strlen(c), names, cli_n_commands + 2);
+    if (near)
+        fprintf(stderr, "roofline: unknown command '%s' (did you mean '%s'?)\n", c, near);
+    else
+        fprintf(stderr, "roofline: unknown command '%s' (see 'roofline --help')\n", c);
+    return EXIT_USAGE;
 }
 
 static int cli_dispatch(int argc, char **argv)
@@ -36,9 +53,18 @@ static int cli_dispatch(int argc, char **argv)
             cli_man(stdout);
             return 0;
         }
+        if (argc > 2) { /* help COMMAND: that command's help; an unknown one is bad usage */
+            for (size_t i = 0; i < cli_n_commands; i++)
+                if (strcmp(argv[2], cli_commands[i]->name) == 0) {
+                    cli_help(cli_commands[i], stdout);
+                    return 0;
+                }
+            return cli_unknown_command(argv[2]);
+        }
         cli_usage(stdout);
         return 0;
     }
+    if (strcmp(c, "completion") == 0) return cli_completion(argc, argv);
     if (strcmp(c, "--version") == 0 || strcmp(c, "-V") == 0) {
         printf("roofline %s (libroofline %s)\n", RF_VERSION_STRING, rf_version());
         return 0;
@@ -47,8 +73,7 @@ static int cli_dispatch(int argc, char **argv)
         if (strcmp(c, cli_commands[i]->name) == 0)
             return cli_commands[i]->run(cli_commands[i], argc - 1, argv + 1);
     if (c[0] == '-' && c[1]) return cmd_demo.run(&cmd_demo, argc, argv);
-    fprintf(stderr, "roofline: unknown command '%s' (see 'roofline --help')\n", c);
-    return EXIT_USAGE;
+    return cli_unknown_command(c);
 }
 
 /* Every command's output is checked once more here: a failed write to stdout (a full disk, a

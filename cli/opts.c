@@ -1,5 +1,7 @@
 /* opts.c — command-line parsing from the option tables, and the help text and man page made from
  * the same tables (curl's docs/cmdline-opts idea: one source for both). */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -55,6 +57,49 @@ static int cli_take_value(const cli_cmd *cmd, const cli_opt *o, const char *inli
     return EXIT_OK;
 }
 
+/* Optimal string alignment distance (Levenshtein plus adjacent swaps), case-insensitive, of
+ * a[0..na) and b; words over 63 bytes are never close. */
+static size_t cli_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b);
+    if (na > 63 || nb > 63) return SIZE_MAX;
+    size_t d[64][64];
+    for (size_t i = 0; i <= na; i++) d[i][0] = i;
+    for (size_t j = 0; j <= nb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            size_t v = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+const char *cli_closest(const char *word, size_t n, const char *const *cands, size_t n_cands)
+{
+    const char *best = NULL;
+    size_t bd = SIZE_MAX, limit = n <= 4 ? 1 : n <= 8 ? 2 : 3;
+    for (size_t i = 0; i < n_cands; i++) {
+        size_t dd = cands[i] ? cli_distance(word, n, cands[i]) : SIZE_MAX;
+        if (dd < bd) bd = dd, best = cands[i];
+    }
+    return bd <= limit ? best : NULL;
+}
+
+/* The long option of `cmd` closest to s[0..n), or NULL. */
+static const char *cli_closest_option(const cli_cmd *cmd, const char *s, size_t n)
+{
+    const char *names[CLI_MAX_OPTS];
+    size_t k = 0;
+    for (; k < CLI_MAX_OPTS && cmd->opts[k].name; k++) names[k] = cmd->opts[k].name;
+    return cli_closest(s, n, names, k);
+}
+
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *done)
 {
     memset(out, 0, sizeof *out);
@@ -86,7 +131,13 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
             size_t n = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
             inline_val = eq ? eq + 1 : NULL;
             o = cli_find_long(cmd, s + 2, n, &idx);
-            if (!o) return cli_usage_error(cmd, "unknown option '%.*s'", (int)(n + 2), s);
+            if (!o) {
+                const char *near = cli_closest_option(cmd, s + 2, n);
+                if (near)
+                    return cli_usage_error(cmd, "unknown option '%.*s' (did you mean '--%s'?)",
+                                           (int)(n + 2), s, near);
+                return cli_usage_error(cmd, "unknown option '%.*s'", (int)(n + 2), s);
+            }
         } else {
             o = s[2] ? NULL : cli_find_short(cmd, s[1], &idx);
             if (!o) return cli_usage_error(cmd, "unknown option '%s'", s);

@@ -129,3 +129,18 @@ int cli_plot(rf_ctx *ctx, const rf_result *const *results, size_t n, const rf_ma
     if (format < 0) return cli_plot_check("plot", path);
     return cli_plot_as(ctx, results, n, m, path, format);
 }
+
+int cli_plot_llm(rf_ctx *ctx, const rf_llm_result *r, const char *path)
+{
+    int format = cli_plot_format(path);
+    if (format < 0) return cli_plot_check("llm", path);
+    rf_buf b;
+    rf_buf_init(&b, ctx, 0);
+    rf_writer w = rf_buf_writer(&b);
+    rf_report_opts o = cli_report_opts();
+    rf_status st =
+        rf_report_llm_chart(ctx, r, format == CLI_PLOT_HTML ? RF_CHART_HTML : RF_CHART_SVG, &o, &w);
+    int rc = st == RF_OK ? cli_emit(ctx, path, &b) : cli_fail(ctx, st);
+    rf_buf_free(&b);
+    return rc;
+}

@@ -184,6 +184,13 @@ rf_status rf_report_hwdb_list(rf_ctx *ctx, int json, rf_writer *w);
  *  assumed for a message, source and note; as text, or with `json` as an object. */
 rf_status rf_report_interconnect(rf_ctx *ctx, const rf_interconnect *ic, int json, rf_writer *w);
 
+/** The chart of an LLM analysis: prefill and decode layers as two series (SVG, HTML; ASCII: the
+ *  phase groups of `r->groups`) and, when rates were measured (`r->measured`), a third series
+ *  whose points are the whole prefill pass and one decode step, the estimate open and the
+ *  measured rate solid. */
+rf_status rf_report_llm_chart(rf_ctx *ctx, const struct rf_llm_result *r, rf_chart_format format,
+                              const rf_report_opts *o, rf_writer *w);
+
 /** The roofline chart of a machine alone (every ceiling, ridge points, no operations). */
 rf_status rf_report_machine_chart(rf_ctx *ctx, const rf_machine *m, rf_chart_format format,
                                   const rf_report_opts *o, rf_writer *w);

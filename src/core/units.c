@@ -292,7 +292,8 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
     static const struct {
         double f;
         const char *u;
-    } t[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+    } t[] = {{1e9, "Gs"},  {1e6, "Ms"},  {1e3, "ks"}, {1, "s"},
+             {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}; /* SI always: 1.2 ks, not 1e+03 s */
     if (isnan(seconds)) {
         snprintf(buf, size, "-");
         return buf;
@@ -304,7 +305,7 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
     size_t k = 0;
     if (digits < 1) digits = 1;
     if (digits > 9) digits = 9;
-    while (k < 3 && fabs(seconds) < t[k].f * 0.99995) k++;
+    while (k < 6 && fabs(seconds) < t[k].f * 0.99995) k++;
     char g[40];
     rf__g_format(g, sizeof g, seconds / t[k].f, digits);
     const char *piece[] = {g, " ", t[k].u};

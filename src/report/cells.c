@@ -3,6 +3,7 @@
  * locale independent. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/rf_int.h"
@@ -56,18 +57,67 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right)
     return RF_OK;
 }
 
-rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols)
+/* How a name longer than `cols` prints: its first *head bytes, '~', then the string at *tail. */
+static int rf__name_cut(const char *s, size_t cols, size_t *head, const char **tail)
 {
     size_t n = strlen(s), have = rf__utf8_cols(s, n);
-    if (have <= cols || cols < 8) return rf__write_cell(w, s, cols, 0);
+    if (have <= cols || cols < 8) return 0;
     size_t head_cols = (cols - 1) / 3, tail_cols = cols - 1 - head_cols, used;
-    size_t head = rf__utf8_fit(s, head_cols, &used);
+    *head = rf__utf8_fit(s, head_cols, &used);
     /* The tail: skip code points from the start until tail_cols remain. */
     const char *t = s;
     for (size_t skip = have - tail_cols; skip; skip--) {
         t++;
         while ((*t & 0xC0) == 0x80) t++;
     }
+    *tail = t;
+    return 1;
+}
+
+typedef struct rf__printed {
+    const char *s, *tail; /* tail NULL: printed whole */
+    size_t head;
+} rf__printed;
+
+static int rf__printed_cmp(const void *a, const void *b)
+{
+    const rf__printed *x = a, *y = b;
+    size_t hx = x->tail ? x->head : strlen(x->s), hy = y->tail ? y->head : strlen(y->s);
+    size_t k = hx < hy ? hx : hy;
+    int c = memcmp(x->s, y->s, k);
+    if (c || hx != hy) return c ? c : (hx < hy ? -1 : 1);
+    if (!x->tail || !y->tail) return (x->tail != NULL) - (y->tail != NULL);
+    return strcmp(x->tail, y->tail);
+}
+
+size_t rf__name_width_unique(rf_ctx *ctx, const char *const *names, size_t n, size_t cols,
+                             size_t widest)
+{
+    if (n < 2 || cols >= widest) return cols;
+    rf__printed *p = rf__malloc(ctx, n * sizeof *p);
+    if (!p) return cols; /* no memory for the check: the names print as they would have */
+    while (cols < widest) {
+        for (size_t i = 0; i < n; i++) {
+            p[i].s = names[i] ? names[i] : "";
+            p[i].tail = NULL;
+            rf__name_cut(p[i].s, cols, &p[i].head, &p[i].tail);
+        }
+        qsort(p, n, sizeof *p, rf__printed_cmp);
+        int clash = 0;
+        for (size_t i = 1; i < n && !clash; i++)
+            clash = rf__printed_cmp(&p[i - 1], &p[i]) == 0 && (p[i].tail || p[i - 1].tail);
+        if (!clash) break;
+        cols += cols / 4 > 4 ? cols / 4 : 4;
+    }
+    rf__free(ctx, p);
+    return cols < widest ? cols : widest;
+}
+
+rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols)
+{
+    size_t head = 0;
+    const char *t = NULL;
+    if (!rf__name_cut(s, cols, &head, &t)) return rf__write_cell(w, s, cols, 0);
     RF_TRY(rf_write(w, s, head));
     RF_TRY(RF_WRITE_LIT(w, "~"));
     return rf_write(w, t, strlen(t));

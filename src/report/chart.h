@@ -6,6 +6,7 @@
 #define RF_REPORT_CHART_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "roofline/analysis.h"
 #include "roofline/core.h"
@@ -36,6 +37,7 @@ typedef struct rf__chart_roof {
     rf_provenance provenance;
     double value;            /* FLOP/s (compute) or byte/s (bandwidth) */
     int primary;             /* the ceiling the analysis used (r->compute or r->bandwidth) */
+    int minor;               /* not the best of its precision or memory level (rf__chart_minor) */
     int visible;             /* 0 when the roof lies wholly outside the axes (x0.. undefined) */
     double x0, y0, x1, y1;   /* the segment, data space, x0 < x1 */
     double label_x, label_y; /* a point on the roof where its label goes (see rf__chart_draw) */
@@ -98,7 +100,44 @@ typedef struct rf__chart {
     size_t n_measured;              /* measured points (the last n_measured of `points`) */
     rf__chart_unplotted *unplotted; /* in row order */
     size_t n_unplotted, n_undefined, n_no_flops, n_clamped;
+    /* Big inputs (chart_density.c): plottable rows that are not markers, counted in a grid of
+     * 1/RF__DENSITY_PER_DECADE-decade cells whose cell (0, 0) starts at (dens_x0, dens_y0). */
+    size_t n_minor;      /* roofs flagged minor: the walk skips them and their ridges */
+    int show_minor;      /* set by a back end that draws them anyway (the HTML page, hidden) */
+    size_t n_summarised; /* 0: every plottable row is a marker */
+    size_t sum_bound[3]; /* of those: memory, compute, network */
+    double sum_share;    /* their share of the total time */
+    double sum_x[2], sum_y[2]; /* their data-space range */
+    uint32_t *density;         /* dens_ny rows of dens_nx counts (row 0 at the bottom); owned */
+    size_t dens_nx, dens_ny;
+    double dens_x0, dens_y0;
+    uint32_t dens_max;
 } rf__chart;
+
+/* A chart of more than RF__CHART_ROOFS_ALL roofs draws only those that matter: the analysis'
+ * roofs and the best of each precision (compute: the name up to its first '.', "fp32") and of
+ * each memory level (bandwidth: up to the first '.' or space, "L1"); the others are minor. */
+#define RF__CHART_ROOFS_ALL 8
+
+/* Past RF__CHART_POINTS_MAX plottable rows a chart draws the RF__CHART_TOP rows with the largest
+ * estimated time as markers and the others as a density (a million rows in seconds). */
+#define RF__CHART_POINTS_MAX 5000
+#define RF__CHART_TOP 1000
+#define RF__DENSITY_PER_DECADE 8
+
+/* Whether a row has a place on the chart; else *why says which list it goes to. */
+int rf__chart_plottable(const rf_eval *e, rf__unplotted_why *why);
+
+/* *keep = NULL when every plottable row of r is drawn as a marker; else an owned array of
+ * r->n_rows bytes, 1 for the RF__CHART_TOP rows kept (largest estimated time first, ties in row
+ * order), and *n_kept their count. RF_NOMEM. */
+rf_status rf__chart_keep(rf_ctx *ctx, const rf_result *r, unsigned char **keep, size_t *n_kept);
+
+/* Count the plottable rows not kept (n_summarised, per bound, share, range); then, once the
+ * axes are set, grid them (c->density). Both do nothing when keep is NULL. */
+void rf__chart_summarise(rf__chart *c, const rf_result *r, const unsigned char *keep);
+rf_status rf__chart_density(rf_ctx *ctx, rf__chart *c, const rf_result *r,
+                            const unsigned char *keep);
 
 /* Lay out `r` against every ceiling of `m` (NULL: only r->compute and r->bandwidth). The analysis'
  * two ceilings are matched in `m` by kind and name (case-insensitive), added when missing, and

@@ -130,6 +130,11 @@ static const char rf__html_js2[] =
     "      update();\n"
     "    });\n"
     "  });\n"
+    "  var more = svg.querySelector('[data-toggle-minor]');\n"
+    "  if (more) more.addEventListener('click', function () {\n"
+    "    var on = svg.classList.toggle('show-minor');\n"
+    "    more.textContent = more.textContent.replace(on ? 'show' : 'hide', on ? 'hide' : 'show');\n"
+    "  });\n"
     "  table.querySelectorAll('th').forEach(function (th, col) {\n"
     "    th.addEventListener('click', function () {\n"
     "      var asc = th.getAttribute('aria-sort') !== 'ascending';\n"
@@ -242,7 +247,10 @@ static rf_status rf__html_row(rf_writer *w, const rf_result *const *results, siz
     return RF_WRITE_LIT(w, "</tr>\n");
 }
 
-static rf_status rf__html_table(const rf_result *const *results, size_t n, rf_writer *w)
+/* The table lists every row, or for a big input (rf__chart_keep) only the rows drawn as markers,
+ * with a line saying how many more there are and where to find them. */
+static rf_status rf__html_table(rf_ctx *ctx, const rf_result *const *results, size_t n,
+                                rf_writer *w)
 {
     int op = 0;
     for (size_t k = 0; k < n; k++)
@@ -250,11 +258,27 @@ static rf_status rf__html_table(const rf_result *const *results, size_t n, rf_wr
     int meas = 0;
     for (size_t k = 0; k < n; k++) meas |= rf__result_has_measured(results[k]);
     RF_TRY(rf__html_head_row(w, n > 1, op, meas));
-    size_t seq = 0;
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < results[k]->n_rows; i++)
-            RF_TRY(rf__html_row(w, results, n, k, i, seq++, op, meas));
-    return RF_WRITE_LIT(w, "</tbody>\n</table>\n");
+    size_t seq = 0, left = 0;
+    rf_status st = RF_OK;
+    for (size_t k = 0; k < n && st == RF_OK; k++) {
+        unsigned char *keep = NULL;
+        size_t n_kept = 0;
+        RF_TRY(rf__chart_keep(ctx, results[k], &keep, &n_kept));
+        for (size_t i = 0; i < results[k]->n_rows && st == RF_OK; i++)
+            if (!keep || keep[i])
+                st = rf__html_row(w, results, n, k, i, seq++, op, meas);
+            else
+                left++;
+        rf__free(ctx, keep);
+    }
+    RF_TRY(st);
+    RF_TRY(RF_WRITE_LIT(w, "</tbody>\n</table>\n"));
+    if (!left) return RF_OK;
+    return rf_writef(w,
+                     "<p class=\"hint\" id=\"rf-more\">%zu more rows are in the chart's density "
+                     "only; the table lists the %zu with the largest estimated time ('--csv' "
+                     "lists every row).</p>\n",
+                     left, seq);
 }
 
 static rf_status rf__html_write(rf_ctx *ctx, const rf_result *const *results, size_t n_results,
@@ -288,7 +312,7 @@ static rf_status rf__html_write(rf_ctx *ctx, const rf_result *const *results, si
                            "</div>\n<p class=\"hint\">Hover a marker for its figures; click a "
                            "legend entry to hide that class; click a column header to sort."
                            "</p>\n"));
-    RF_TRY(rf__html_table(results, n_results, w));
+    RF_TRY(rf__html_table(ctx, results, n_results, w));
     RF_TRY(RF_WRITE_LIT(w, "</main>\n"));
     RF_TRY(rf_write(w, rf__html_js, sizeof rf__html_js - 1));
     RF_TRY(rf_write(w, rf__html_js2, sizeof rf__html_js2 - 1));

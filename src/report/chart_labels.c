@@ -297,9 +297,19 @@ rf_status rf__label_place_roof(rf_ctx *ctx, rf__obstacles *o, double x0, double 
     if (budget < RF__LABEL_TRIES_MIN) budget = RF__LABEL_TRIES_MIN;
     for (int form = 0; form < 2; form++) {
         double hw = ((double)cols[form] * char_w + RF__LABEL_PAD) / 2, hh = text_h / 2;
-        for (int k = 0; k < 4; k++) { /* lane 0 above, below, then lane 1 above, below */
+        for (int k = 0; k < 5; k++) { /* lane 0 above, below, then lane 1 above, below */
             rf__box b;
-            if (!rf__slide(o, seg, hw, hh, k % 2 ? -1 : 1, k / 2, flat, &budget, &b)) continue;
+            if (k == 4) {   /* a flat roof's own line, continued left of where it starts: free
+                             * above the slope that ends there (A100's short tensor roofs) */
+                int ok = 0; /* step left until clear of the slope's upper end */
+                for (int j = 0; flat && !ok && j < 8; j++) {
+                    b = (rf__box){x0 - RF__LABEL_GAP - 2 - hw - 6.0 * j, y0, hw, hh, 1, 0};
+                    ok = rf__box_free(o, &b);
+                }
+                if (!ok) continue;
+            } else if (!rf__slide(o, seg, hw, hh, k % 2 ? -1 : 1, k / 2, flat, &budget, &b)) {
+                continue;
+            }
             void *p = o->boxes;
             RF_TRY(rf__push(ctx, &p, &o->n_boxes, &o->cap_boxes, sizeof b, &b));
             o->boxes = p;

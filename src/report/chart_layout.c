@@ -19,6 +19,7 @@ void rf__chart_free(rf_ctx *ctx, rf__chart *c)
     rf__free(ctx, c->ridges);
     rf__free(ctx, c->points);
     rf__free(ctx, c->unplotted);
+    rf__free(ctx, c->density);
     memset(c, 0, sizeof *c);
 }
 
@@ -113,6 +114,41 @@ static rf_status rf__layout_roofs(rf_ctx *ctx, const rf_result *r, const rf_mach
     return RF_OK;
 }
 
+/* The group of a roof: its precision or memory level (RF__CHART_ROOFS_ALL), as a length of its
+ * name; a network roof is its own group. */
+static size_t rf__roof_group(const rf__chart_roof *ro)
+{
+    size_t n = 0;
+    while (ro->name[n] && ro->name[n] != '.' &&
+           (ro->kind == RF_CEILING_COMPUTE || ro->name[n] != ' '))
+        n++;
+    return n;
+}
+
+static int rf__same_group(const rf__chart_roof *a, const rf__chart_roof *b)
+{
+    size_t n = rf__roof_group(a);
+    return a->kind == b->kind && a->kind != RF_CEILING_NETWORK && n == rf__roof_group(b) &&
+           rf__strncasecmp(a->name, b->name, n) == 0;
+}
+
+/* Flag the roofs that do not matter (RF__CHART_ROOFS_ALL): quadratic in the roofs, which are few
+ * (a machine file holds at most a few dozen ceilings). */
+static void rf__layout_minor(rf__chart *c)
+{
+    if (c->n_roofs <= RF__CHART_ROOFS_ALL) return;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        rf__chart_roof *ro = &c->roofs[i];
+        if (ro->primary) continue;
+        for (size_t j = 0; j < c->n_roofs && !ro->minor; j++) {
+            const rf__chart_roof *o = &c->roofs[j];
+            if (j == i || !rf__same_group(ro, o)) continue; /* a primary one counts too */
+            if (o->value > ro->value || (o->value == ro->value && j < i)) ro->minor = 1;
+        }
+        c->n_minor += (size_t)ro->minor;
+    }
+}
+
 /* Ridges of the primary compute roof against every bandwidth roof, the primary one first. */
 static rf_status rf__layout_ridges(rf_ctx *ctx, rf__chart *c)
 {
@@ -170,29 +206,26 @@ static void rf__layout_measured(const rf_result *r, rf__chart *c)
     for (size_t i = 0; c->n_measured && i < n; i++) c->points[i].flags |= RF__POINT_HOLLOW;
 }
 
-/* One point per row with a finite attainable > 0; the others are listed as not plotted. Points
- * get their raw data-space position here; rf__clamp_points moves them inside the axes. */
-static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c)
+/* One point per row with a finite attainable > 0 (of a big input: per row kept, rf__chart_keep);
+ * the others are listed as not plotted. Points get their raw data-space position here;
+ * rf__clamp_points moves them inside the axes. */
+static rf_status rf__layout_points(rf_ctx *ctx, const rf_result *r, rf__chart *c,
+                                   const unsigned char *keep, size_t n_kept)
 {
     if (!r->n_rows) return RF_OK;
-    c->points = rf__calloc(ctx, 2 * r->n_rows, sizeof *c->points); /* estimates + measurements */
+    size_t n_max = keep ? n_kept : r->n_rows;
+    c->points = rf__calloc(ctx, 2 * n_max, sizeof *c->points); /* estimates + measurements */
     c->unplotted = rf__calloc(ctx, r->n_rows, sizeof *c->unplotted);
     if (!c->points || !c->unplotted) return RF_NOMEM_ERR(ctx);
     for (size_t i = 0; i < r->n_rows; i++) {
         const rf_eval *e = &r->rows[i].e;
-        int plot = 1;
-        rf__unplotted_why why = RF__UNPLOTTED_UNDEFINED;
-        if (e->bound == RF_BOUND_UNDEFINED || isnan(e->ai) || e->ai < 0)
-            plot = 0;
-        else if (e->flops == 0 || e->ai == 0)
-            plot = 0, why = RF__UNPLOTTED_NO_FLOPS;
-        else if (!isfinite(e->attainable_flops_per_s) || !(e->attainable_flops_per_s > 0))
-            plot = 0;
-        if (!plot) {
+        rf__unplotted_why why;
+        if (!rf__chart_plottable(e, &why)) {
             c->unplotted[c->n_unplotted++] = (rf__chart_unplotted){i, why};
             *(why == RF__UNPLOTTED_NO_FLOPS ? &c->n_no_flops : &c->n_undefined) += 1;
             continue;
         }
+        if (keep && !keep[i]) continue; /* in the density */
         rf__chart_point *p = &c->points[c->n_points];
         p->row = i;
         p->name = r->rows[i].name ? r->rows[i].name : "";
@@ -271,6 +304,7 @@ static void rf__layout_x(rf__chart *c)
 {
     double rlo = INFINITY, rhi = -INFINITY;
     for (size_t i = 0; i < c->n_ridges; i++) {
+        if (c->roofs[c->ridges[i].roof].minor) continue;
         rlo = fmin(rlo, c->ridges[i].x);
         rhi = fmax(rhi, c->ridges[i].x);
     }
@@ -280,26 +314,30 @@ static void rf__layout_x(rf__chart *c)
         lo = fmin(lo, c->points[i].x);
         hi = fmax(hi, c->points[i].x);
     }
+    if (c->n_summarised) lo = fmin(lo, c->sum_x[0]), hi = fmax(hi, c->sum_x[1]);
     double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), rf__dec_hi(rhi), RF__CHART_X_DECADES_MAX);
     rf__dec_min(&a, &b, 4);
     rf__axis_ticks(&c->x, a, b, "arithmetic intensity (FLOP/byte)");
 }
 
-/* y: every compute roof, ridge and point with a decade of margin, and the primary bandwidth roof
- * from the left edge (so it enters at the left, not through the floor); 3 to 12 decades. */
+/* y: every compute roof, ridge and point with a decade of margin below and a sixth of one above
+ * (room for a roof label, not a spare decade: a 351 GFLOP/s peak gets a 1T top, not 10T), and
+ * the primary bandwidth roof from the left edge (so it enters at the left, not through the
+ * floor); 3 to 12 decades. */
 static void rf__layout_y(rf__chart *c)
 {
     double rlo = INFINITY, rhi = -INFINITY;
     for (size_t i = 0; i < c->n_roofs; i++) {
-        if (c->roofs[i].kind != RF_CEILING_COMPUTE) continue;
+        if (c->roofs[i].kind != RF_CEILING_COMPUTE || c->roofs[i].minor) continue;
         rlo = fmin(rlo, log10(c->roofs[i].value));
         rhi = fmax(rhi, log10(c->roofs[i].value));
     }
     double lo = rlo, hi = rhi; /* a measured point may lie above every roof */
     for (size_t i = 0; i < c->n_points; i++) lo = fmin(lo, c->points[i].y);
     for (size_t i = 0; i < c->n_points; i++) hi = fmax(hi, c->points[i].y);
-    double a = rf__dec_lo(lo), b = rf__dec_hi(hi);
+    if (c->n_summarised) lo = fmin(lo, c->sum_y[0]), hi = fmax(hi, c->sum_y[1]);
+    double a = rf__dec_lo(lo), b = ceil(hi + 1.0 / 6 - RF__EPS);
     a = fmin(a, floor(c->x.lo + log10(c->roofs[1].value) + RF__EPS));
     rf__dec_cap(&a, &b, rf__dec_lo(rlo), b, RF__CHART_Y_DECADES_MAX);
     rf__dec_min(&a, &b, 3);
@@ -417,17 +455,26 @@ rf_status rf__chart_layout(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
     RF_CHECK(ctx, r && out, RF_USAGE, "rf__chart_layout: missing argument");
     memset(out, 0, sizeof *out);
     rf_status st;
+    unsigned char *keep = NULL;
+    size_t n_kept = 0;
     RF_TRY_GOTO(st, rf__layout_roofs(ctx, r, m, out), fail);
+    rf__layout_minor(out);
     RF_TRY_GOTO(st, rf__layout_ridges(ctx, out), fail);
-    RF_TRY_GOTO(st, rf__layout_points(ctx, r, out), fail);
+    RF_TRY_GOTO(st, rf__chart_keep(ctx, r, &keep, &n_kept), fail);
+    rf__chart_summarise(out, r, keep);
+    RF_TRY_GOTO(st, rf__layout_points(ctx, r, out, keep, n_kept), fail);
     rf__layout_x(out);
     rf__layout_y(out);
+    RF_TRY_GOTO(st, rf__chart_density(ctx, out, r, keep), fail);
+    rf__free(ctx, keep);
+    keep = NULL;
     rf__clamp_points(out);
     rf__layout_segments(out);
     rf__layout_title(r, out);
     RF_TRY_GOTO(st, rf__layout_check(ctx, out), fail);
     return RF_OK;
 fail:
+    rf__free(ctx, keep);
     rf__chart_free(ctx, out);
     return st;
 }
@@ -506,7 +553,7 @@ static rf_status rf__draw_roofs(const rf__chart *c, const rf__draw_methods *dm, 
     for (int pass = 0; pass < 4; pass++)
         for (size_t i = 0; i < c->n_roofs; i++) {
             const rf__chart_roof *ro = &c->roofs[i];
-            if (!ro->visible || ro->primary != pass / 2) continue;
+            if (!ro->visible || ro->primary != pass / 2 || (ro->minor && !c->show_minor)) continue;
             if ((ro->kind == RF_CEILING_COMPUTE) != (pass % 2)) continue;
             unsigned style = ro->kind == RF_CEILING_COMPUTE ? RF__LINE_COMPUTE : RF__LINE_BANDWIDTH;
             if (ro->primary) style |= RF__LINE_PRIMARY;
@@ -522,6 +569,7 @@ static rf_status rf__draw_marks(const rf__chart *c, const rf__draw_methods *dm, 
     for (size_t k = c->n_ridges; k-- > 0;) {
         const rf__chart_ridge *g = &c->ridges[k];
         if (g->x < c->x.lo || g->x > c->x.hi || g->y < c->y.lo || g->y > c->y.hi) continue;
+        if (c->roofs[g->roof].minor) continue;
         rf__mark mk = {1, k, '+', RF_BOUND_UNDEFINED, g->primary, 0, 0};
         RF_TRY(dm->marker(user, rf__chart_nx(c, g->x), rf__chart_ny(c, g->y), &mk));
     }
@@ -534,7 +582,7 @@ static rf_status rf__draw_labels(const rf__chart *c, const rf__draw_methods *dm,
     for (int pass = 1; pass >= 0; pass--)
         for (size_t i = 0; i < c->n_roofs; i++) {
             const rf__chart_roof *ro = &c->roofs[i];
-            if (!ro->visible || ro->primary != pass) continue;
+            if (!ro->visible || ro->primary != pass || ro->minor) continue;
             rf__text_kind kind =
                 ro->kind == RF_CEILING_COMPUTE ? RF__TEXT_ROOF_COMPUTE : RF__TEXT_ROOF_BANDWIDTH;
             RF_TRY(dm->text(user, rf__chart_nx(c, ro->label_x), rf__chart_ny(c, ro->label_y),

@@ -4,12 +4,12 @@
  * (chart_labels.c), then the legend (chart_svg_legend.c). Never positions anything from the
  * result itself; output depends only on the input (no time, no locale). See docs/chart.md. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/analysis_int.h"
 #include "core/rf_int.h"
 #include "roofline/report.h"
-#include "svg_int.h"
 #include "svg_int.h"
 
 /* Title without its folder. */
@@ -50,12 +50,11 @@ static const char rf__svg_style[] =
     ".rooflabel{font-size:11.5px}.rooflabel.secondary{fill:#4a5568}\n"
     ".ridge{fill:#fff;stroke:#1a202c;stroke-width:1.4}.ridge-drop{stroke:#718096;"
     "stroke-dasharray:2 3}\n"
-    ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}.pt.measured{stroke-width:2.6}\n"
+    ".pt{stroke:#1a202c;stroke-width:1;fill-opacity:.85}\n"
     ".pt.memory,.swatch.memory{fill:#2b6cb0}.pt.compute,.swatch.compute{fill:url(#rf-hatch)}\n"
     ".pt.network,.swatch.network{fill:#38a169}\n"
     ".hatch-bg{fill:#dd6b20}.hatch-fg{stroke:#fff;stroke-width:1.3}\n"
-    ".series-1 .pt,.swatch.series-1{fill-opacity:.45;stroke-dasharray:3 2}\n"
-    ".series-2 .pt,.swatch.series-2{fill-opacity:.3;stroke-dasharray:1 2}\n"
+    ".dens,.swatch.dens{fill:#553c9a;stroke:none}\n"
     ".legend text{font-size:11.5px}.legend .note{fill:#4a5568;font-size:10.5px}\n"
     ".swatch{stroke:#1a202c;stroke-width:1}\n"
     "@media (prefers-color-scheme:dark){.bg{fill:#16181d}text{fill:#e2e8f0}"
@@ -72,11 +71,58 @@ static const char rf__svg_style[] =
  * hollow, measurements filled, a thin dashed line from each estimate to its measurement. */
 static const char rf__svg_style_measured[] =
     "<style>\n"
-    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.6}\n"
+    ".pt.measured{fill-opacity:1;stroke:#fff;stroke-width:1.2}\n"
+    ".pt.measured.compute,.swatch.measured.compute{fill:#c05621}\n"
+    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.2;stroke:#2b6cb0}\n"
+    ".pt.hollow.compute,.swatch.hollow.compute{stroke:#c05621}\n"
+    ".swatch.measured{stroke:#fff;stroke-width:1.2;fill:#4a5568}\n"
+    ".swatch.hollow{fill:none;stroke:#4a5568;stroke-width:1.2}\n"
     ".link{stroke:#718096;stroke-width:1;stroke-dasharray:3 2}\n"
-    ".swatch.hollow{fill:none}\n"
-    "@media (prefers-color-scheme:dark){.link{stroke:#a0aec0}}\n"
+    "@media (prefers-color-scheme:dark){.link{stroke:#a0aec0}.pt.measured{stroke:#16181d}"
+    ".pt.hollow{stroke:#63b3ed}.pt.hollow.compute{stroke:#ed8936}.swatch.measured{fill:#a0aec0;"
+    "stroke:#16181d}.swatch.hollow{stroke:#a0aec0}}\n"
     "</style>\n";
+
+/* Several series: each its own hue and marker shape; the bound is the fill (memory solid,
+ * compute hatched in the series' hue), so no series is told apart only by a dash pattern. */
+static const char *const rf__series_hue[RF__SERIES_STYLES] = {
+    "#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280", "#319795", "#975a16", "#1a202c"};
+
+static rf_status rf__svg_style_series(rf__svg *s)
+{
+    rf_writer *w = s->w;
+    RF_TRY(RF_WRITE_LIT(w, "<style>\n.series .pt{stroke:#fff;stroke-width:1;fill-opacity:.9}\n"
+                           ".series .pt.hollow{fill:none}\n"));
+    for (size_t k = 0; k < RF__SERIES_STYLES && k < s->n; k++)
+        RF_TRY(rf_writef(w,
+                         ".series-%zu .pt,.series-%zu .swatch{fill:%s}"
+                         ".series-%zu .pt.compute{fill:url(#rf-hatch-%zu)}"
+                         ".series-%zu .pt.hollow{stroke:%s;stroke-width:1.4}\n",
+                         k, k, rf__series_hue[k], k, k, k, rf__series_hue[k]));
+    /* the bound entries of the legend: grey, solid (memory) and hatched (compute) */
+    RF_TRY(RF_WRITE_LIT(w, ".legend-item .swatch.memory{fill:#718096}"
+                           ".legend-item .swatch.compute{fill:url(#rf-hatch-g)}\n"));
+    RF_TRY(RF_WRITE_LIT(w, "</style>\n<defs>"));
+    for (size_t k = 0; k <= RF__SERIES_STYLES && k <= s->n; k++) { /* last: the grey one */
+        int grey = k == s->n || k == RF__SERIES_STYLES;
+        char id[8];
+        snprintf(id, sizeof id, grey ? "g" : "%zu", k);
+        RF_TRY(rf_writef(w,
+                         "<pattern id=\"rf-hatch-%s\" patternUnits=\"userSpaceOnUse\" "
+                         "width=\"4\" height=\"4\" patternTransform=\"rotate(45)\"><rect "
+                         "width=\"4\" height=\"4\" fill=\"%s\"/><line x1=\"0\" y1=\"0\" "
+                         "x2=\"0\" y2=\"4\" stroke=\"#fff\" stroke-width=\"1.6\"/></pattern>",
+                         id, grey ? "#718096" : rf__series_hue[k]));
+    }
+    return RF_WRITE_LIT(w, "</defs>\n");
+}
+
+/* The marker shape of series k (several series only): 0 circle, 1 square, 2 triangle up,
+ * 3 diamond, 4 triangle down, 5 pentagon, then again. */
+size_t rf__series_shape(size_t k)
+{
+    return k % 6;
+}
 
 static int rf__svg_any_measured(const rf__svg *s)
 {
@@ -96,15 +142,16 @@ static rf_status rf__svg_obstacles(rf__svg *s)
             const rf__chart_point *p = &c->points[i];
             RF_TRY(rf__obstacles_circle(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c, p->x)),
                                         rf__svg_py(s, rf__chart_ny(c, p->y)),
-                                        rf__svg_radius(p->share) + 2));
+                                        rf__svg_marker_radius(s, p->share) + 2));
         }
     for (size_t i = 0; i < c0->n_ridges; i++)
-        RF_TRY(rf__obstacles_circle(s->ctx, &s->obs,
-                                    rf__svg_px(s, rf__chart_nx(c0, c0->ridges[i].x)),
-                                    rf__svg_py(s, rf__chart_ny(c0, c0->ridges[i].y)), 7));
+        if (!c0->roofs[c0->ridges[i].roof].minor)
+            RF_TRY(rf__obstacles_circle(s->ctx, &s->obs,
+                                        rf__svg_px(s, rf__chart_nx(c0, c0->ridges[i].x)),
+                                        rf__svg_py(s, rf__chart_ny(c0, c0->ridges[i].y)), 7));
     for (size_t i = 0; i < c0->n_roofs; i++) {
         const rf__chart_roof *ro = &c0->roofs[i];
-        if (!ro->visible) continue;
+        if (!ro->visible || ro->minor) continue;
         RF_TRY(rf__obstacles_segment(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c0, ro->x0)),
                                      rf__svg_py(s, rf__chart_ny(c0, ro->y0)),
                                      rf__svg_px(s, rf__chart_nx(c0, ro->x1)),
@@ -113,11 +160,43 @@ static rf_status rf__svg_obstacles(rf__svg *s)
     return RF_OK;
 }
 
+/* A big input's rows that are not markers: one cell per 1/8 decade, darker for more rows (log
+ * scale), under the grid and the markers. data-rows on the group says how many rows it holds. */
+static rf_status rf__svg_density(rf__svg *s, size_t k)
+{
+    const rf__chart *c = &s->charts[k];
+    if (!c->density || !c->dens_max) return RF_OK;
+    rf_writer *w = s->w;
+    RF_TRY(rf_writef(w,
+                     "<g class=\"density series-%zu\" data-series=\"%zu\" data-rows=\"%zu\" "
+                     "data-cells=\"%zux%zu\" data-max=\"%lu\">\n",
+                     k % RF__SERIES_STYLES, k, c->n_summarised, c->dens_nx, c->dens_ny,
+                     (unsigned long)c->dens_max));
+    const double step = 1.0 / RF__DENSITY_PER_DECADE, lmax = log1p((double)c->dens_max);
+    for (size_t j = 0; j < c->dens_ny; j++)
+        for (size_t i = 0; i < c->dens_nx; i++) {
+            uint32_t n = c->density[j * c->dens_nx + i];
+            if (!n) continue;
+            double x0 = c->dens_x0 + (double)i * step, y0 = c->dens_y0 + (double)j * step;
+            double X0 = rf__svg_px(s, fmax(0, rf__chart_nx(c, x0)));
+            double X1 = rf__svg_px(s, fmin(1, rf__chart_nx(c, x0 + step)));
+            double Y1 = rf__svg_py(s, fmax(0, rf__chart_ny(c, y0)));
+            double Y0 = rf__svg_py(s, fmin(1, rf__chart_ny(c, y0 + step)));
+            if (!(X1 > X0) || !(Y1 > Y0)) continue;
+            RF_TRY(rf_writef(w,
+                             "<rect class=\"dens\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                             "height=\"%.2f\" fill-opacity=\"%.2f\" data-n=\"%lu\"/>\n",
+                             X0, Y0, X1 - X0, Y1 - Y0, 0.12 + 0.78 * log1p((double)n) / lmax,
+                             (unsigned long)n));
+        }
+    return RF_WRITE_LIT(w, "</g>\n");
+}
+
 static rf_status rf__svg_begin(void *user, const rf__chart *c)
 {
     rf__svg *s = user;
     (void)c;
-    s->L = 78, s->T = 62, s->PW = 620, s->PH = 420;
+    s->L = 78, s->T = 62 + rf__svg_title_height(s), s->PW = 620, s->PH = 420;
     s->W = s->L + s->PW + 24 + RF__SVG_LEGEND_W;
     s->H = fmax(s->T + s->PH + 64, s->T + rf__svg_legend_height(s) + 16);
     rf_writer *w = s->w;
@@ -132,22 +211,44 @@ static rf_status rf__svg_begin(void *user, const rf__chart *c)
     RF_TRY(rf_write(w, rf__svg_style, sizeof rf__svg_style - 1));
     if (rf__svg_any_measured(s))
         RF_TRY(rf_write(w, rf__svg_style_measured, sizeof rf__svg_style_measured - 1));
+    if (s->n > 1) RF_TRY(rf__svg_style_series(s));
+    if (s->charts[0].n_minor && s->interactive)
+        RF_TRY(RF_WRITE_LIT(w,
+                            "<style>.roof.minor{display:none;stroke-width:1;stroke-dasharray:2 3}"
+                            ".show-minor .roof.minor{display:inline}.legend-minor{cursor:"
+                            "pointer}</style>\n"));
     RF_TRY(rf_writef(w, "<rect class=\"bg\" width=\"%.0f\" height=\"%.0f\"/>\n", s->W, s->H));
+    for (size_t k = 0; k < s->n; k++) RF_TRY(rf__svg_density(s, k));
     return rf__svg_obstacles(s);
 }
 
 /* ---- lines ----------------------------------------------------------------------------------- */
 
-/* The roof of chart 0 drawn from (x0, y0)-(x1, y1): the walk hands the same doubles it computed. */
-static const rf__chart_roof *rf__svg_roof_at(const rf__svg *s, double x0, double y0, size_t *idx)
+/* The roof of chart 0 drawn from (x0, y0) with `style`: the walk hands the same doubles it
+ * computed. Roofs of one value start at one point: the first of them not drawn yet is the one. */
+static const rf__chart_roof *rf__svg_roof_at(rf__svg *s, double x0, double y0, unsigned style,
+                                             size_t *idx)
 {
     const rf__chart *c = &s->charts[0];
+    const int primary = (style & RF__LINE_PRIMARY) != 0;
+    const rf_ceiling_kind kind = (style & ~(unsigned)RF__LINE_PRIMARY) == RF__LINE_COMPUTE
+                                     ? RF_CEILING_COMPUTE
+                                     : RF_CEILING_BANDWIDTH;
+    const rf__chart_roof *first = NULL;
     for (size_t i = 0; i < c->n_roofs; i++) {
         const rf__chart_roof *ro = &c->roofs[i];
-        if (ro->visible && rf__chart_nx(c, ro->x0) == x0 && rf__chart_ny(c, ro->y0) == y0)
-            return *idx = i, ro;
+        if (!ro->visible || rf__chart_nx(c, ro->x0) != x0 || rf__chart_ny(c, ro->y0) != y0)
+            continue;
+        if (ro->primary != primary ||
+            (ro->kind == RF_CEILING_COMPUTE) != (kind == RF_CEILING_COMPUTE))
+            continue;
+        if (i >= RF__SVG_LABELS_MAX) return *idx = i, ro;
+        if (!first) first = ro, *idx = i;
+        if (s->roof_drawn[i]) continue;
+        s->roof_drawn[i] = 1;
+        return *idx = i, ro;
     }
-    return NULL;
+    return first;
 }
 
 static rf_status rf__svg_line(void *user, double x0, double y0, double x1, double y1,
@@ -176,17 +277,21 @@ static rf_status rf__svg_line(void *user, double x0, double y0, double x1, doubl
         return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
     }
     size_t idx = 0;
-    const rf__chart_roof *ro = rf__svg_roof_at(s, x0, y0, &idx);
-    RF_TRY(rf_writef(w, "<line class=\"roof %s %s\"",
-                     kind == RF__LINE_COMPUTE ? "compute" : "bandwidth",
-                     style & RF__LINE_PRIMARY ? "primary" : "secondary"));
+    const rf__chart_roof *ro = rf__svg_roof_at(s, x0, y0, style, &idx);
+    RF_TRY(rf_writef(
+        w, "<line class=\"roof %s %s%s\"", kind == RF__LINE_COMPUTE ? "compute" : "bandwidth",
+        style & RF__LINE_PRIMARY ? "primary" : "secondary", ro && ro->minor ? " minor" : ""));
     if (ro) {
         RF_TRY(rf_writef(w, " data-roof=\"%zu\" data-name=\"", idx));
         RF_TRY(rf__xml_text(w, ro->name, 0));
         RF_TRY(RF_WRITE_LIT(w, "\""));
         RF_TRY(rf__svg_num(w, "data-value", ro->value));
     }
-    return rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", X0, Y0, X1, Y1);
+    RF_TRY(rf_writef(w, " x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", X0, Y0, X1, Y1));
+    if (!ro || !ro->minor) return RF_WRITE_LIT(w, "/>\n");
+    RF_TRY(RF_WRITE_LIT(w, "><title>")); /* a minor roof has no label: its tooltip names it */
+    RF_TRY(rf__xml_text(w, ro->label, 0));
+    return RF_WRITE_LIT(w, "</title></line>\n");
 }
 
 /* ---- markers --------------------------------------------------------------------------------- */
@@ -277,6 +382,39 @@ static rf_status rf__svg_point_title(rf__svg *s, const rf__chart_point *p)
     return RF_OK;
 }
 
+/* Open a marker element of `shape` (see rf__series_shape) and the area of a circle of radius
+ * r, centred on (X, Y), with classes "pt BOUND KIND"; *tag is its element name. */
+static rf_status rf__svg_shape(rf_writer *w, size_t shape, double X, double Y, double r,
+                               const char *bound, const char *kind, const char **tag)
+{
+    const double pi = 3.14159265358979323846;
+    if (shape == 0) {
+        *tag = "circle";
+        return rf_writef(w, "<circle class=\"pt %s %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"", bound,
+                         kind, X, Y, r);
+    }
+    if (shape == 1) { /* a square of the same area as the circle */
+        double h = r * sqrt(pi) / 2;
+        *tag = "rect";
+        return rf_writef(w,
+                         "<rect class=\"pt %s %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                         "height=\"%.2f\"",
+                         bound, kind, X - h, Y - h, 2 * h, 2 * h);
+    }
+    /* a regular polygon of the circle's area: triangle up, diamond, triangle down, pentagon */
+    static const unsigned corners[6] = {0, 0, 3, 4, 3, 5};
+    static const double turn[6] = {0, 0, -90, -90, 90, -90};
+    unsigned nc = corners[shape];
+    double R = r * sqrt(2 * pi / (nc * sin(2 * pi / nc)));
+    *tag = "polygon";
+    RF_TRY(rf_writef(w, "<polygon class=\"pt %s %s\" points=\"", bound, kind));
+    for (unsigned i = 0; i < nc; i++) {
+        double a = (turn[shape] + 360.0 * i / nc) * pi / 180;
+        RF_TRY(rf_writef(w, "%s%.2f,%.2f", i ? " " : "", X + R * cos(a), Y + R * sin(a)));
+    }
+    return RF_WRITE_LIT(w, "\"");
+}
+
 static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *mk)
 {
     rf__svg *s = user;
@@ -286,7 +424,7 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
     if (!s->group_open) {
         char buf[RF__SERIES_LABEL_MAX];
         RF_TRY(rf_writef(w, "<g class=\"series series-%zu\" data-series=\"%zu\" data-label=\"",
-                         s->series % 3, s->series));
+                         s->series % RF__SERIES_STYLES, s->series));
         RF_TRY(rf__xml_text(w, rf__series_label(s->results, s->n, s->series, buf, sizeof buf), 0));
         RF_TRY(RF_WRITE_LIT(w, "\">\n"));
         s->group_open = 1;
@@ -295,30 +433,24 @@ static rf_status rf__svg_marker(void *user, double x, double y, const rf__mark *
     const char *kind = mk->flags & RF__POINT_MEASURED ? "measured"
                        : mk->flags & RF__POINT_HOLLOW ? "estimate hollow"
                                                       : "estimate";
-    double r = rf__svg_radius(mk->share);
-    if (mk->bound == RF_BOUND_NETWORK) { /* a diamond of the same area as the circle */
-        double h = r * sqrt(3.14159265358979323846 / 2);
-        RF_TRY(rf_writef(w,
-                         "<polygon class=\"pt network %s\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f "
-                         "%.2f,%.2f\"",
-                         kind, X, Y - h, X + h, Y, X, Y + h, X - h, Y));
-    } else if (mk->bound == RF_BOUND_COMPUTE) { /* a square of the same area as the circle */
-        double h = r * sqrt(3.14159265358979323846) / 2;
-        RF_TRY(rf_writef(w,
-                         "<rect class=\"pt compute %s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                         "height=\"%.2f\"",
-                         kind, X - h, Y - h, 2 * h, 2 * h));
-    } else {
-        RF_TRY(rf_writef(w, "<circle class=\"pt memory %s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"",
-                         kind, X, Y, r));
-    }
+    double r = rf__svg_marker_radius(s, mk->share);
+    if (mk->flags & RF__POINT_MEASURED) r = fmax(r, 4.5); /* a solid dot, not a dark ring */
+    const char *bound = mk->bound == RF_BOUND_NETWORK   ? "network"
+                        : mk->bound == RF_BOUND_COMPUTE ? "compute"
+                                                        : "memory";
+    /* One series: the shape is the bound (circle memory, square compute, diamond network).
+     * Several: the shape is the series (rf__series_shape) and the bound its fill. */
+    size_t shape = s->n > 1                        ? rf__series_shape(s->series)
+                   : mk->bound == RF_BOUND_NETWORK ? 3
+                   : mk->bound == RF_BOUND_COMPUTE ? 1
+                                                   : 0;
+    const char *tag = NULL;
+    RF_TRY(rf__svg_shape(w, shape, X, Y, r, bound, kind, &tag));
     RF_TRY(rf__svg_point_data(s, p));
     if (s->interactive) return RF_WRITE_LIT(w, "/>\n");
     RF_TRY(RF_WRITE_LIT(w, ">"));
     RF_TRY(rf__svg_point_title(s, p));
-    return mk->bound == RF_BOUND_NETWORK   ? RF_WRITE_LIT(w, "</polygon>\n")
-           : mk->bound == RF_BOUND_COMPUTE ? RF_WRITE_LIT(w, "</rect>\n")
-                                           : RF_WRITE_LIT(w, "</circle>\n");
+    return rf_writef(w, "</%s>\n", tag);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -401,6 +533,7 @@ rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, 
         st = rf__chart_layout(ctx, results[done], m, &charts[done]);
     if (st == RF_OK) {
         rf__chart_share_axes(charts, n);
+        charts[0].show_minor = interactive; /* the page draws them hidden, behind a toggle */
         s.charts = charts;
         st = rf__chart_draw(&charts[0], &rf__svg_methods, &s);
     }

@@ -24,6 +24,11 @@ rf_status rf__write_cell(rf_writer *w, const char *s, size_t cols, int right);
  * (layer paths differ at the end: "/layer1/~1.0/conv2/Conv"). */
 rf_status rf__write_name_cell(rf_writer *w, const char *s, size_t cols);
 
+/* The name column width, from `cols` up to `widest`, at which no two of names[0..n) that are cut
+ * in the middle print alike (issue 29: four layers printed as "/layer~.0/conv1/Conv"). */
+size_t rf__name_width_unique(rf_ctx *ctx, const char *const *names, size_t n, size_t cols,
+                             size_t widest);
+
 /* Share of total time as a fraction (0 when the total is 0). */
 double rf__time_share(const rf_result *r, const rf_row *row);
 

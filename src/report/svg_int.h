@@ -100,6 +100,11 @@ rf_status rf__svg_write(rf_ctx *ctx, const rf_result *const *results, size_t n, 
 const char *rf__title_base(const rf_result *r);
 size_t rf__series_common(const rf_result *const *results, size_t n);
 
+/* Several series: series k's marker shape (0 circle, 1 square, 2 triangle, 3 diamond, 4 triangle
+ * down, 5 pentagon) and hue (one of RF__SERIES_STYLES, then again). */
+#define RF__SERIES_STYLES 8
+size_t rf__series_shape(size_t k);
+
 const char *rf__series_label(const rf_result *const *results, size_t n, size_t i, char *buf,
                              size_t size);
 
@@ -107,7 +112,7 @@ const char *rf__series_label(const rf_result *const *results, size_t n, size_t i
  * roof labels, legend, numbers and marker sizes) ---------------------------------------------- */
 
 #define RF__SVG_RMAX 26.0      /* radius of a marker holding all the time; area is proportional */
-#define RF__SVG_RMIN 3.0       /* smallest radius drawn, so a tiny share stays visible */
+#define RF__SVG_RMIN 4.0       /* smallest radius drawn, so a tiny share stays visible */
 #define RF__SVG_LEGEND_W 236.0 /* pixels right of the plot for the legend */
 #define RF__SVG_CHAR_W 7.0     /* estimated glyph width of a roof label (11.5 px DejaVu Sans) */
 #define RF__SVG_TEXT_H 14.0    /* line height of a roof label */
@@ -128,6 +133,7 @@ typedef struct rf__svg {
     rf__obstacles obs;
     unsigned short label_state[RF__SVG_LABELS_MAX]; /* roof i: 0 labelled on the plot, 1 no
                                                      * place (legend only), 2 + j on roof j */
+    unsigned char roof_drawn[RF__SVG_LABELS_MAX];   /* roof i's line written (rf__svg_roof_at) */
 } rf__svg;
 
 static inline double rf__svg_px(const rf__svg *s, double x)
@@ -142,11 +148,22 @@ static inline double rf__svg_py(const rf__svg *s, double y)
 /* Marker radius for a share of the total time: area proportional, at least a few pixels. */
 double rf__svg_radius(double share);
 
+/* The radius a marker is drawn with: with several series at most RF__SVG_RMAX_SERIES, so one
+ * series' big marker does not cover the others' or the roof. */
+#define RF__SVG_RMAX_SERIES 12.0
+static inline double rf__svg_marker_radius(const rf__svg *s, double share)
+{
+    double r = rf__svg_radius(share);
+    return s->n > 1 && r > RF__SVG_RMAX_SERIES ? RF__SVG_RMAX_SERIES : r;
+}
+
 /* Write ` attr="number"` (shortest round-trip text; "inf" for infinity). */
 rf_status rf__svg_num(rf_writer *w, const char *attr, double v);
 
-/* The title and the subtitle naming the machine and its provenance. */
+/* The title and the subtitle naming the machine and its provenance, each wrapped at word breaks
+ * over up to three and two lines; rf__svg_title_height: pixels the lines past the first take. */
 rf_status rf__svg_title(rf__svg *s);
+double rf__svg_title_height(const rf__svg *s);
 
 /* Label of roof `index` of chart 0, placed by the label layout step (or left to the legend). */
 rf_status rf__svg_roof_label(rf__svg *s, size_t index);

@@ -84,9 +84,10 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
     const rf_totals *t = &r->totals;
     RF_TRY(rf_writef(w, "%s%s%llu operation%s\n", r->title, r->title[0] ? ": " : "",
                      (unsigned long long)t->count, t->count == 1 ? "" : "s"));
-    RF_TRY(rf_writef(w, "machine  %s [%s, %s]\n",
+    const char *prov = rf_provenance_name(r->provenance); /* "[measured]", not twice */
+    RF_TRY(rf_writef(w, "machine  %s [%s%s%s]\n",
                      r->machine_description[0] ? r->machine_description : r->machine, r->machine,
-                     rf_provenance_name(r->provenance)));
+                     strcmp(r->machine, prov) ? ", " : "", strcmp(r->machine, prov) ? prov : ""));
     rf_si_format(a, sizeof a, r->roof.peak_flops_per_s, 3, "FLOP/s");
     rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
     RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
@@ -179,7 +180,14 @@ static rf_status rf__table(const rf_result *r, const rf_report_opts *o, rf_write
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
     size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
-    if (name_w > room) name_w = room;
+    if (name_w > room) { /* cut in the middle, but never so that two rows print alike */
+        size_t widest = name_w;
+        name_w = room;
+        const char **names = measure ? rf__malloc(ctx, r->n_rows * sizeof *names) : NULL;
+        for (size_t i = 0; names && i < r->n_rows; i++) names[i] = r->rows[i].name;
+        if (names) name_w = rf__name_width_unique(ctx, names, r->n_rows, room, widest);
+        rf__free(ctx, names);
+    }
 
     RF_TRY(rf__header(r, w));
     RF_TRY(rf__write_cell(w, rf__hdr[0], wcol[0], 1));

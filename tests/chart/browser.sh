@@ -37,5 +37,18 @@ printf 'name,flops,bytes,net_bytes\nlocal,1e12,1e9,0\nelementwise,1e8,4e9,0\nall
     >/dev/null 2>&1 || fails=$((fails + 1))
 "$PY" "$SRC/tests/chart/browser_test.py" "$OUT/network.html" "$OUT/screenshots/network" ||
     fails=$((fails + 1))
+# issue 29: a long title wraps; a full peaks machine draws the roofs that matter, the rest behind
+# a toggle (glance_checks in browser_test.py)
+mkdir -p "$OUT/a_long_folder_of_models/resnet18_variant_with_input_shape"
+long=$OUT/a_long_folder_of_models/resnet18_variant_with_input_shape/ops_measured_batch1_input=1x3x48x320.csv
+cp "$g/ops_measured.csv" "$long"
+"$BIN" analyze --hw "$g/machine_caps.json" "$long" --plot "$OUT/long.html" >/dev/null 2>&1 ||
+    fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/long.html" "$OUT/screenshots/long-title" ||
+    fails=$((fails + 1))
+"$BIN" analyze --hw "$SRC/tests/chart/peaks_full.json" "$g/ops.csv" --plot "$OUT/peaks.html" \
+    >/dev/null 2>&1 || fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/peaks.html" "$OUT/screenshots/peaks" ||
+    fails=$((fails + 1))
 echo "$fails failed"
 [ "$fails" -eq 0 ]

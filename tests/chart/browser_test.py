@@ -5,6 +5,7 @@ marker shows its figures in the tooltip; clicking a legend entry hides that boun
 table rows (and clicking again shows them); clicking a column header sorts the table; roof labels
 touch no marker, no other label and no other roof with the real fonts. Keeps light and dark PNG
 screenshots in OUTDIR for a person to look at. Exit 0 pass, 1 fail, 77 skip (no chromium)."""
+import math
 import os
 import sys
 
@@ -52,7 +53,8 @@ LABEL_JS = r"""
   var svg = document.querySelector('svg.roofline');
   var labels = Array.prototype.slice.call(svg.querySelectorAll('text.rooflabel'));
   var marks = Array.prototype.slice.call(svg.querySelectorAll('.pt, path.ridge'));
-  var roofs = Array.prototype.slice.call(svg.querySelectorAll(':scope > line.roof'));
+  var roofs = Array.prototype.filter.call(svg.querySelectorAll(':scope > line.roof'),
+    function (l) { return getComputedStyle(l).display !== 'none'; });  /* hidden minor roofs */
   var bad = [];
   labels.forEach(function (l, i) {
     var q = quad(l, -0.5);
@@ -115,9 +117,105 @@ def main():
     return 1 if fails else 0
 
 
+GLANCE_JS = r"""
+(function () {
+  var svg = document.querySelector('svg.roofline'), out = {};
+  var W = svg.viewBox.baseVal.width;
+  out.textOverflow = Array.prototype.filter.call(svg.querySelectorAll('text.title, text.sub'),
+    function (t) { var b = t.getBBox(); return b.x < 0 || b.x + b.width > W + 0.5; }).length;
+  out.titleCut = Array.prototype.some.call(svg.querySelectorAll('text.title tspan'),
+    function (t, i, all) { return all.length < 3 && t.textContent.indexOf('\u2026') >= 0; });
+  var ticks = Array.prototype.map.call(svg.querySelectorAll('text.tick-y'),
+    function (t) { return +t.dataset.decade; });
+  out.yTop = Math.max.apply(null, ticks);
+  var hi = -Infinity;
+  svg.querySelectorAll('line.roof.compute[data-value]').forEach(function (l) {
+    if (getComputedStyle(l).display !== 'none') hi = Math.max(hi, Math.log10(+l.dataset.value));
+  });
+  svg.querySelectorAll('.pt').forEach(function (p) {
+    var v = p.dataset.kind === 'measured' ? +p.dataset.achieved : +p.dataset.attainable;
+    if (v > 0) hi = Math.max(hi, Math.log10(v));
+  });
+  out.yNeed = hi;
+  function style(sel) {
+    return Array.prototype.map.call(svg.querySelectorAll(sel), function (e) {
+      var cs = getComputedStyle(e), b = e.getBBox();
+      return {fill: cs.fill, stroke: cs.stroke, sw: parseFloat(cs.strokeWidth),
+              w: b.width, tag: e.tagName, series: e.dataset.series, bound: e.dataset.bound};
+    });
+  }
+  out.measured = style('.series .pt.measured');
+  out.hollow = style('.series .pt.hollow');
+  out.swatchMeasured = svg.querySelectorAll('.legend .swatch.measured').length;
+  out.swatchHollow = svg.querySelectorAll('.legend .swatch.hollow').length;
+  out.points = style('.series .pt:not(.hollow)');
+  out.unlabelled = Array.prototype.filter.call(svg.querySelectorAll('.legend .note'),
+    function (t) { return t.textContent.indexOf('unlabelled') >= 0; }).length;
+  out.nameOnly = Array.prototype.filter.call(svg.querySelectorAll('text.rooflabel'),
+    function (t) { return !/[0-9.]+ [kMGTPE]?(FLOP|B)\/s/.test(t.textContent); })
+    .map(function (t) { return t.textContent; });
+  out.minor = svg.querySelectorAll('line.roof.minor').length;
+  out.minorShown = Array.prototype.filter.call(svg.querySelectorAll('line.roof.minor'),
+    function (l) { return getComputedStyle(l).display !== 'none'; }).length;
+  out.roofsShown = Array.prototype.filter.call(svg.querySelectorAll(':scope > line.roof'),
+    function (l) { return getComputedStyle(l).display !== 'none'; }).length;
+  return out;
+})()
+"""
+
+
+def glance_checks(page, outdir):
+    """What issue 29 asks a chart to make plain at 1x: each fails on the old rendering."""
+    g = page.eval(GLANCE_JS)
+    check(g["textOverflow"] == 0, f"{g['textOverflow']} title/subtitle lines run past the picture")
+    check(not g["titleCut"], "the title is cut with '…' although it had lines left to wrap onto")
+    # the top of the y axis: the first decade above the highest roof or point (+1/6 decade room)
+    want = math.ceil(g["yNeed"] + 1 / 6 - 1e-9)
+    check(g["yTop"] == want, f"y axis tops at 1e{g['yTop']:.0f}, the data and roofs need 1e{want}")
+    if g["measured"]:
+        # measured: solid with a light rim, at least 9 px across; estimates: open thin rings
+        for m in g["measured"]:
+            check(m["fill"] != "none" and m["sw"] <= 1.5 and m["w"] >= 8.9,
+                  f"a measured marker is not a solid dot: {m}")
+        for h in g["hollow"]:
+            check(h["fill"] == "none" and h["stroke"] not in ("none", "rgb(26, 32, 44)"),
+                  f"an estimate is not an open ring in its bound's colour: {h}")
+        check(g["swatchMeasured"] == 1 and g["swatchHollow"] == 1,
+              "the legend lacks a swatch of the measured and of the estimate marker")
+    series = sorted({p["series"] for p in g["points"]})
+    if len(series) > 1:
+        # several series: told apart by marker shape and by hue, whatever their bound
+        look = {}
+        for p in g["points"]:
+            if p["bound"] == "memory":
+                look.setdefault(p["series"], set()).add((p["tag"], p["fill"]))
+        for a in series:
+            for b in series:
+                if a < b and a in look and b in look:
+                    ta, tb = {t for t, _ in look[a]}, {t for t, _ in look[b]}
+                    fa, fb = {f for _, f in look[a]}, {f for _, f in look[b]}
+                    check(not (ta & tb), f"series {a} and {b} share a marker shape {ta & tb}")
+                    check(not (fa & fb), f"series {a} and {b} share a fill {fa & fb}")
+    # every roof drawn has its label on the plot (A100: tf32, bf16, int8 were bare stubs)
+    check(g["unlabelled"] == 0, f"{g['unlabelled']} roofs drawn without a label")
+    if not g["minor"]:  # room for every figure unless the roofs crowd (a full peaks machine)
+        check(not g["nameOnly"], f"roof labels without their figure: {g['nameOnly']}")
+    # a full peaks machine (29 ceilings): the roofs that matter by default, the rest behind a toggle
+    check(g["roofsShown"] <= 10, f"{g['roofsShown']} roofs drawn by default")
+    if g["minor"]:
+        check(g["minorShown"] == 0, f"{g['minorShown']} minor roofs shown before the toggle")
+        x, y = rect_centre(page, "svg [data-toggle-minor]")
+        page.click(x, y)
+        shown = page.eval(GLANCE_JS)["minorShown"]
+        check(shown == g["minor"], f"after the toggle {shown} of {g['minor']} minor roofs shown")
+        page.screenshot(os.path.join(outdir, "chart-all-roofs.png"))
+        page.click(x, y)
+
+
 def run_checks(page, outdir):
     n_pts = page.eval("document.querySelectorAll('svg .pt').length")
     check(n_pts and n_pts > 0, "no marker in the chart")
+    glance_checks(page, outdir)
     # hover: the tooltip shows the marker's name and figures
     x, y = rect_centre(page, "svg .pt.memory")
     # markers may share a place (same AI): the one on top is the one hovered

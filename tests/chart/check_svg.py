@@ -93,14 +93,24 @@ def main():
             fail(f"marker '{name}': data-ai {ai} != {row['ai']}")
         if m.get("data-bound") != row["bound"]:
             fail(f"marker '{name}': bound {m.get('data-bound')} != {row['bound']}")
-        want = {"memory": "circle", "compute": "rect"}[row["bound"]]
+        # one series: the shape is the bound; several: the shape is the series (circle, square,
+        # then polygons) and the bound is the class, so two series never share a shape
+        if len(results) == 1:
+            want = {"memory": "circle", "compute": "rect"}[row["bound"]]
+        else:
+            want = ("circle", "rect")[int(series)] if int(series) < 2 else "polygon"
         if m.tag != NS + want:
-            fail(f"marker '{name}': a {row['bound']}-bound point must be a {want}")
+            fail(f"marker '{name}' (series {series}, {row['bound']}-bound) must be a {want}")
+        if row["bound"] not in classes(m):
+            fail(f"marker '{name}': class does not name its bound {row['bound']}")
         if m.tag == NS + "circle":
             cx, cy = float(m.get("cx")), float(m.get("cy"))
-        else:
+        elif m.tag == NS + "rect":
             cx = float(m.get("x")) + float(m.get("width")) / 2
             cy = float(m.get("y")) + float(m.get("height")) / 2
+        else:
+            pts = [tuple(map(float, p.split(","))) for p in m.get("points").split()]
+            cx, cy = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
         ex = xmax if math.isinf(ai) else fx(math.log10(ai))
         if kind == "measured":
             att = row["measured"]["achieved_flops_per_s"]

@@ -306,6 +306,11 @@ RF_TEST(si_format)
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 16.5e-6, 3), "16.5 us");
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 2.5, 3), "2.5 s");
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 0.00123, 3), "1.23 ms");
+    /* SI always (issue 29): a long total is "1.2 ks", never "1e+03 s" */
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 1000, 3), "1 ks");
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 1234, 2), "1.2 ks");
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 999.4, 3), "999 s");
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 3.6e6, 3), "3.6 Ms");
     RF_EXPECT_STR(rf_bytes_format_iec(b, sizeof b, 524288, 3), "512 KiB");
     RF_EXPECT_STR(rf_number_format(b, sizeof b, 0.1), "0.1");
     RF_EXPECT_STR(rf_number_format(b, sizeof b, 32768), "32768");

@@ -1,0 +1,46 @@
+#!/bin/sh
+# glance.sh BIN SRC — issue 29's CLI items: "did you mean" for options, commands and --hw machine
+# names; `help CMD` prints that command's help and `help nosuch` exits 2; one meaning per short
+# flag across commands; the generated bash completion; SI times for long totals.
+. "$(dirname "$0")/lib.sh"
+D=$SRC/tests/golden/data
+expect 2 "did you mean 'profile'" -- profle "$D/tiny_cnn.onnx"
+expect 2 "did you mean '--measure'" -- llm --mesure "$D/tiny_llama_q.gguf"
+expect 2 "did you mean '--hw measured'" -- analyze --hw measurd "$D/ops.csv"
+expect 2 "did you mean '--hw a100-sxm4-80gb'" -- analyze --hw a100-sxm4-80g "$D/ops.csv"
+expect 2 "unknown option '--zzzzzz' (see" -- analyze --zzzzzz "$D/ops.csv"
+expect 2 "unknown command 'nosuch'" -- help nosuch
+expect 0 "" -- help profile
+grep -q "^usage: roofline profile" "$TMP/out" || { echo "FAIL: help profile: $(head -1 "$TMP/out")"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- help llm
+grep -q "^usage: roofline llm" "$TMP/out" || { echo "FAIL: help llm: $(head -1 "$TMP/out")"; FAILS=$((FAILS + 1)); }
+# one meaning per short flag: every command's --help lists "-X, --name"; no X with two names
+for c in analyze hw demo peaks plot profile llm run ops; do
+    "$BIN" "$c" --help | sed -n 's/^  -\([A-Za-z]\), --\([a-z-]*\).*/\1 \2/p'
+done | sort -u >"$TMP/shorts"
+dup=$(cut -d' ' -f1 "$TMP/shorts" | uniq -d | tr '\n' ' ')
+[ -z "$dup" ] || { echo "FAIL: short flags with two meanings: $dup: $(grep -E "^(${dup% }) " "$TMP/shorts" | tr '\n' ' ')"; FAILS=$((FAILS + 1)); }
+[ -s "$TMP/shorts" ] || { echo "FAIL: no short flag found in any --help"; FAILS=$((FAILS + 1)); }
+# completion: generated from the option tables, valid bash, completes commands, options, machines
+expect 0 "" -- completion bash
+cp "$TMP/out" "$TMP/comp.bash"
+expect 2 "give the shell" -- completion fish
+if command -v bash >/dev/null 2>&1; then
+    got=$(bash -c '. "$1"; COMP_WORDS=(roofline prof); COMP_CWORD=1; _roofline; echo "${COMPREPLY[*]}";
+        COMP_WORDS=(roofline llm --mea); COMP_CWORD=2; _roofline; echo "${COMPREPLY[*]}";
+        COMP_WORDS=(roofline analyze --hw meas); COMP_CWORD=3; _roofline; echo "${COMPREPLY[*]}"' _ "$TMP/comp.bash")
+    want=$(printf 'profile\n--measure --measured-tps --measured-ttft\nmeasured')
+    [ "$got" = "$want" ] || { echo "FAIL: bash completion gave: $got"; FAILS=$((FAILS + 1)); }
+fi
+# names cut in the middle never print alike: four layers that differ only in the middle
+printf 'name,flops,bytes\n' >"$TMP/names.csv"
+for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/names.csv" --advice 0 --no-summary
+n=$(grep -c 'Conv ' "$TMP/out")
+u=$(grep 'Conv ' "$TMP/out" | awk '{print $2}' | sort -u | wc -l)
+[ "$n" -eq 4 ] && [ "$u" -eq 4 ] || { echo "FAIL: cut names print alike:"; cat "$TMP/out"; FAILS=$((FAILS + 1)); }
+# provenance said once: a machine named "measured" that was measured is "[measured]"
+printf '{"schema":1,"name":"measured","description":"this machine","kind":"cpu","provenance":"measured","source":"test","default_compute":"fp32","default_bandwidth":"DRAM","ceilings":[{"name":"fp32","kind":"compute","value":1e11,"unit":"FLOP/s"},{"name":"DRAM","kind":"bandwidth","value":1e10,"unit":"B/s"}]}\n' >"$TMP/mm.json"
+expect 0 "" -- analyze --hw "$TMP/mm.json" "$D/ops.csv" --advice 0
+grep -q '^machine  this machine \[measured\]$' "$TMP/out" || { echo "FAIL: provenance: $(grep '^machine' "$TMP/out")"; FAILS=$((FAILS + 1)); }
+finish
