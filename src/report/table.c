@@ -132,7 +132,7 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
-static rf_status rf__table(const rf_result *r, const rf_report_opts *o, rf_writer *w)
+static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
 {
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
     size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
@@ -256,6 +256,6 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     rf_writer cw = rf__clean_writer(w); /* names from files: no control bytes */
     rf__staged sg;                      /* one write a block, not one a cell */
     rf_writer sw = rf__staged_writer(&sg, &cw);
-    RF_TRY(rf__table(r, o, &sw));
+    RF_TRY(rf__table(ctx, r, o, &sw));
     return rf__staged_flush(&sg);
 }
