@@ -158,7 +158,18 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
     rf_result *r = NULL;
     RF_TRY(rf_analysis_new(ctx, m, compute, bandwidth, RF_SORT_INPUT, 0, &an));
     rf_status st = rf__measured_rows(ctx, p, an);
-    if (st == RF_OK) st = rf_analysis_finish(an, p->result->title, &r);
+    /* a partial pass says so in the title, so the chart's subtitle and the JSON carry it too */
+    char title[RF_TEXT_MAX];
+    size_t tl = 0;
+    rf_profile_coverage cv;
+    rf_profile_measured_coverage(p, &cv);
+    title[0] = '\0';
+    rf__appendf(title, sizeof title, &tl, "%s", p->result->title);
+    if (cv.ran < cv.layers)
+        rf__appendf(title, sizeof title, &tl,
+                    " (partial pass: %u of %u layers, %.1f%% of the FLOPs measured)", cv.ran,
+                    cv.layers, cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0);
+    if (st == RF_OK) st = rf_analysis_finish(an, title, &r);
     rf_analysis_free(an);
     if (st != RF_OK) return st;
     rf_result_free(p->result);

@@ -57,6 +57,7 @@ partial() { # partial CASE "reason": the pass of CASE is partial for that reason
     timeout 60 "$BIN" profile "$f" --hw "$M" --measure --repeat 1 --allow-unmeasured --json >"$TMP/out" 2>"$TMP/err" </dev/null
     rc=$?
     [ "$rc" -eq 0 ] && ! grep -q '"wall_s"' "$TMP/out" &&
+        grep -q '"title": ".*(partial pass: [0-9]* of [0-9]* layers, .*% of the FLOPs measured)"' "$TMP/out" &&
         PASSES=$((PASSES + 1)) || { echo "FAIL: $1: --json of a partial pass: exit $rc"; FAILS=$((FAILS + 1)); }
 }
 partial gemm_b_rows "Gemm operands that do not agree"
