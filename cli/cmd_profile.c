@@ -29,6 +29,9 @@ static const cli_opt cli_profile_opts[] = {
     {"allow-undefined", 0, NULL,
      "exit 0 even when more than a tenth of the layers have no cost (the totals are then a "
      "lower bound; without it that is exit 2)"},
+    {"allow-unmeasured", 0, NULL,
+     "--measure: exit 0 even when some layers did not run (no kernel, ...): a partial pass, "
+     "its rows say why and it has no whole-pass time; without it that is exit 2"},
     CLI_ADVICE_OPTS,
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
@@ -171,6 +174,9 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         if (!rc && plot) rc = cli_plot(ctx, series, p2 ? 2 : 1, m, plot);
         if (!rc && !cli_get(a, "allow-undefined") &&
             (st = rf_profile_check_defined(ctx, p1, path ? path : "demo")) != RF_OK)
+            rc = cli_fail(ctx, st);
+        if (!rc && !cli_get(a, "allow-unmeasured") &&
+            (st = rf_profile_check_measured(ctx, p1, path ? path : "demo")) != RF_OK)
             rc = cli_fail(ctx, st);
     } else {
         rc = cli_fail(ctx, st);

@@ -103,6 +103,25 @@ int rf_profile_lower_bound(const rf_profile *p);
 /** RF_OK, or RF_FORMAT with one line starting with `name` when rf_profile_lower_bound holds. */
 rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name);
 
+/** How much of a profile rf_profile_measure ran (rf_profile_measured_coverage). */
+typedef struct rf_profile_coverage {
+    uint32_t layers;  /**< layers listed (cost-free metadata left out) */
+    uint32_t ran;     /**< of them, timed by the executor */
+    double flops;     /**< FLOP of the listed layers */
+    double ran_flops; /**< FLOP of the timed ones */
+    uint32_t first;   /**< index of the first listed layer not run, UINT32_MAX when all ran */
+} rf_profile_coverage;
+
+/** Fill *out from a measured profile (all 0 when `p` has not been measured). A pass is whole when
+ *  ran == layers; a partial one has no whole-pass wall time (rf_profile_measure leaves it unset).
+ */
+void rf_profile_measured_coverage(const rf_profile *p, rf_profile_coverage *out);
+
+/** RF_OK, or RF_FORMAT with one line starting with `name` when `p` was measured and some listed
+ *  layer did not run: "N of M layers, P% of the FLOPs measured", the first layer not run and why
+ *  (`roofline profile --measure` exits 2 then, unless --allow-unmeasured). */
+rf_status rf_profile_check_measured(rf_ctx *ctx, const rf_profile *p, const char *name);
+
 /** The layout of a public struct, for bindings that declare it by hand (python/roofline checks
  *  its ctypes copies with it): with `field` NULL, sizeof(type) ("rf_buf"); else the offset of
  *  that field. 1 with *out set, 0 when the library does not describe that type or field. */

@@ -47,24 +47,87 @@ static void quant(const rf__xstep *s)
         }
 }
 
+/* DynamicQuantizeLinear in two passes over x: its range, then the quantisation (round half to
+ * even by the 1.5 * 2^23 trick, then the clamp). gcc keeps both loops scalar in plain C (a float
+ * select is control flow to it without -ffinite-math-only), so on x86-64 they are written with
+ * SSE2, which every x86-64 CPU has: min/max skip a NaN as ONNX Runtime's MLAS does. The plain C
+ * below is the reference and the fallback; both give the same bytes but for NaN (0 here). */
+static void dq_range_c(const float *x, int64_t n, float *mn, float *mx)
+{
+    for (int64_t i = 0; i < n; i++) {
+        *mn = x[i] < *mn ? x[i] : *mn;
+        *mx = x[i] > *mx ? x[i] : *mx;
+    }
+}
+
+static void dq_apply_c(const float *x, float *y, int64_t n, float sc, float z)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = sat(rne(x[i] / sc) + z, 0.0f, 255.0f);
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static void dq_range(const float *x, int64_t n, float *mn_out, float *mx_out)
+{
+    __m128 mn0 = _mm_setzero_ps(), mn1 = mn0, mx0 = mn0, mx1 = mn0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + i + 4);
+        mn0 = _mm_min_ps(a, mn0), mx0 = _mm_max_ps(a, mx0);
+        mn1 = _mm_min_ps(b, mn1), mx1 = _mm_max_ps(b, mx1);
+    }
+    float lo[4], hi[4];
+    _mm_storeu_ps(lo, _mm_min_ps(mn0, mn1));
+    _mm_storeu_ps(hi, _mm_max_ps(mx0, mx1));
+    float mn = 0.0f, mx = 0.0f;
+    for (int j = 0; j < 4; j++) {
+        mn = lo[j] < mn ? lo[j] : mn;
+        mx = hi[j] > mx ? hi[j] : mx;
+    }
+    dq_range_c(x + i, n - i, &mn, &mx);
+    *mn_out = mn;
+    *mx_out = mx;
+}
+
+static void dq_apply(const float *x, float *y, int64_t n, float sc, float z)
+{
+    const __m128 s = _mm_set1_ps(sc), zz = _mm_set1_ps(z), big = _mm_set1_ps(4194304.0f),
+                 nbig = _mm_set1_ps(-4194304.0f), magic = _mm_set1_ps(12582912.0f),
+                 zero = _mm_setzero_ps(), top = _mm_set1_ps(255.0f);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128 v = _mm_div_ps(_mm_loadu_ps(x + i), s);
+        v = _mm_min_ps(_mm_max_ps(v, nbig), big);
+        v = _mm_add_ps(_mm_sub_ps(_mm_add_ps(v, magic), magic), zz);
+        _mm_storeu_ps(y + i, _mm_min_ps(_mm_max_ps(v, zero), top));
+    }
+    dq_apply_c(x + i, y + i, n - i, sc, z);
+}
+#else
+static void dq_range(const float *x, int64_t n, float *mn, float *mx)
+{
+    *mn = *mx = 0.0f;
+    dq_range_c(x, n, mn, mx);
+}
+#define dq_apply dq_apply_c
+#endif
+
 static void dyn_quant(const rf__xstep *s)
 {
     const float *x = s->ptr[0];
     float *y = s->ptr[1], *ys = s->ptr[2], *yz = s->ptr[3];
     int64_t n = s->c.inner;
-    float mn = 0.0f, mx = 0.0f;
-    for (int64_t i = 0; i < n; i++) {
-        mn = x[i] < mn ? x[i] : mn;
-        mx = x[i] > mx ? x[i] : mx;
-    }
+    float mn, mx;
+    dq_range(x, n, &mn, &mx);
     float sc = (mx - mn) / 255.0f;
     float z = sc > 0 ? sat(rne(-mn / sc), 0.0f, 255.0f) : 0.0f;
     ys[0] = sc;
     yz[0] = z;
     if (sc > 0)
-        for (int64_t i = 0; i < n; i++) y[i] = sat(rne(x[i] / sc) + z, 0.0f, 255.0f);
+        dq_apply(x, y, n, sc, z);
     else
-        for (int64_t i = 0; i < n; i++) y[i] = 0.0f;
+        memset(y, 0, (size_t)n * sizeof *y);
 }
 
 /* The range of an integer type, 0 when it is not one quantisation here produces. */

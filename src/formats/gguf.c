@@ -273,6 +273,10 @@ static rf_status gg_tensor_infos(rf__gg *r, rf__gguf_priv *p, uint64_t n, uint32
             return rf__error(r->ctx, RF_FORMAT, (int64_t)at,
                              "GGUF tensor '%s' at byte %llu: name longer than 64 bytes", name,
                              (unsigned long long)at);
+        if (t->name.len && memchr(t->name.ptr, 0, (size_t)t->name.len))
+            return rf__error(r->ctx, RF_FORMAT, (int64_t)at,
+                             "GGUF tensor '%s' at byte %llu: name has a NUL byte", name,
+                             (unsigned long long)at);
         if (rf__gg_index_put(&p->t_ix, t->name, i, rf__gg_tensor_name, p->tensors))
             return rf__error(r->ctx, RF_FORMAT, (int64_t)at,
                              "GGUF tensor '%s' at byte %llu appears twice", name,

@@ -122,6 +122,24 @@ static rf_status rf__initializer(rf__onnx *o, const uint8_t *p, size_t n, size_t
     if (t.external) {
         RF_CHECK(o->ctx, t.location, RF_FORMAT, "%s: external data without a location", o->what);
         RF_TRY(rf__onnx_check_location(o->ctx, t.location, t.location_len, o->base_dir, o->what));
+        if (t.ext_bad) {
+            char ex[64], loc[96];
+            rf__excerpt(ex, sizeof ex, t.ext_bad_val, t.ext_bad_len, 40);
+            rf__excerpt(loc, sizeof loc, t.location, t.location_len, 60);
+            return rf__error(o->ctx, RF_FORMAT, -1,
+                             "%s: external data %s \"%s\" in '%s' is not a non-negative decimal "
+                             "number",
+                             o->what, t.ext_bad, ex, loc);
+        }
+        if (dt != RF_DTYPE_STRING && t.has_length && t.ext_length != bytes) {
+            char loc[96];
+            rf__excerpt(loc, sizeof loc, t.location, t.location_len, 60);
+            return rf__error(o->ctx, RF_FORMAT, -1,
+                             "%s: external data length %llu in '%s', its dims and type need %llu "
+                             "bytes",
+                             o->what, (unsigned long long)t.ext_length, loc,
+                             (unsigned long long)bytes);
+        }
         int state = o->base_dir ? rf__onnx_external_state(&t, o->base_dir) : 0;
         if (state == 1 && !o->ext_missing++) {
             rf__strlcpy(o->ext_missing_first, name, sizeof o->ext_missing_first);

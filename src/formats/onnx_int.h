@@ -34,6 +34,9 @@ typedef struct rf__onnx_tensor {
     size_t location_len;
     uint64_t ext_offset, ext_length; /* external_data "offset" / "length" (0: absent) */
     int has_length;
+    const char *ext_bad;        /* "offset" / "length" when its value is not a decimal number */
+    const uint8_t *ext_bad_val; /* that value (not NUL-terminated) */
+    size_t ext_bad_len;
 } rf__onnx_tensor;
 
 /* Decode TensorProto bytes p[0..n) at input offset `off` (for messages). On error sets the

@@ -102,16 +102,22 @@ static int rf__ext_entry(const uint8_t *p, size_t n, rf__onnx_tensor *t, const c
         t->location_len = vn;
     }
     int off = k && kn == 6 && memcmp(k, "offset", 6) == 0;
-    if ((off || (k && kn == 6 && memcmp(k, "length", 6) == 0)) && v && vn && vn <= 19) {
+    if (off || (k && kn == 6 && memcmp(k, "length", 6) == 0)) {
         uint64_t x = 0; /* a decimal string; more than 19 digits is not a file offset */
-        for (size_t i = 0; i < vn; i++) {
-            if (v[i] < '0' || v[i] > '9') return 1;
+        int ok = v && vn && vn <= 19;
+        for (size_t i = 0; ok && i < vn; i++) {
+            ok = v[i] >= '0' && v[i] <= '9';
             x = x * 10 + (uint64_t)(v[i] - '0');
         }
-        if (off)
+        if (!ok) { /* negative, empty, not a number: the caller names the tensor */
+            t->ext_bad = off ? "offset" : "length";
+            t->ext_bad_val = v ? v : (const uint8_t *)"";
+            t->ext_bad_len = v ? vn : 0;
+        } else if (off) {
             t->ext_offset = x;
-        else
+        } else {
             t->ext_length = x, t->has_length = 1;
+        }
     }
     return 1;
 }

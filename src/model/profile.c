@@ -129,7 +129,11 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
     }
     (void)ctx;
     RF_TRY(rf_analysis_set_busy(an, x->busy_other));
-    return x->wall_median_s > 0 ? rf_analysis_set_wall(an, x->wall_median_s) : RF_OK;
+    /* a partial pass has no whole-pass time: its wall time is of the layers that ran only */
+    rf_profile_coverage cv;
+    rf_profile_measured_coverage(p, &cv);
+    return x->wall_median_s > 0 && cv.ran == cv.layers ? rf_analysis_set_wall(an, x->wall_median_s)
+                                                       : RF_OK;
 }
 
 rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
@@ -154,12 +158,60 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
     rf_result *r = NULL;
     RF_TRY(rf_analysis_new(ctx, m, compute, bandwidth, RF_SORT_INPUT, 0, &an));
     rf_status st = rf__measured_rows(ctx, p, an);
-    if (st == RF_OK) st = rf_analysis_finish(an, p->result->title, &r);
+    /* a partial pass says so in the title, so the chart's subtitle and the JSON carry it too */
+    char title[RF_TEXT_MAX];
+    size_t tl = 0;
+    rf_profile_coverage cv;
+    rf_profile_measured_coverage(p, &cv);
+    title[0] = '\0';
+    rf__appendf(title, sizeof title, &tl, "%s", p->result->title);
+    if (cv.ran < cv.layers)
+        rf__appendf(title, sizeof title, &tl,
+                    " (partial pass: %u of %u layers, %.1f%% of the FLOPs measured)", cv.ran,
+                    cv.layers, cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0);
+    if (st == RF_OK) st = rf_analysis_finish(an, title, &r);
     rf_analysis_free(an);
     if (st != RF_OK) return st;
     rf_result_free(p->result);
     p->result = r;
     return RF_OK;
+}
+
+void rf_profile_measured_coverage(const rf_profile *p, rf_profile_coverage *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first = UINT32_MAX;
+    if (!p || !p->exec || !p->graph || !p->cost) return;
+    const rf_exec_result *x = p->exec;
+    for (uint32_t i = 0; i < p->graph->n_layers && i < p->cost->n_layers; i++) {
+        const rf_layer_cost *c = &p->cost->layers[i];
+        if (c->known && c->flops == 0 && c->bytes == 0) continue; /* metadata: not listed */
+        double f = c->known ? c->flops : 0;
+        out->layers++;
+        out->flops += f;
+        if (i < x->n_layers && x->layers[i].measured) {
+            out->ran++;
+            out->ran_flops += f;
+        } else if (out->first == UINT32_MAX) {
+            out->first = i;
+        }
+    }
+}
+
+rf_status rf_profile_check_measured(rf_ctx *ctx, const rf_profile *p, const char *name)
+{
+    RF_CHECK(ctx, p, RF_USAGE, "rf_profile_check_measured: missing argument");
+    rf_profile_coverage cv;
+    rf_profile_measured_coverage(p, &cv);
+    if (!p->exec || cv.ran == cv.layers) return RF_OK;
+    const rf_layer *l = &p->graph->layers[cv.first];
+    const char *why = cv.first < p->exec->n_layers ? p->exec->layers[cv.first].reason : "";
+    return rf__error(ctx, RF_FORMAT, -1,
+                     "%s: a partial pass: %u of %u layers, %.1f%% of the FLOPs measured; %u not "
+                     "run, first %s '%s': %s (--allow-unmeasured accepts that)",
+                     name && name[0] ? name : "model", cv.ran, cv.layers,
+                     cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0, cv.layers - cv.ran,
+                     l->op_type, l->name, why[0] ? why : "no reason given");
 }
 
 int rf_profile_lower_bound(const rf_profile *p)

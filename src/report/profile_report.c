@@ -63,20 +63,26 @@ static rf_status rf__measured(rf_writer *w, const rf_profile *p)
 {
     const rf_exec_result *x = p->exec;
     char t[32], b[32];
-    uint32_t n = 0, timed = 0;
-    for (uint32_t i = 0; i < x->n_layers && i < p->cost->n_layers; i++) {
-        const rf_layer_cost *c = &p->cost->layers[i];
-        if (c->known && c->flops == 0 && c->bytes == 0) continue;
-        n++;
-        timed += x->layers[i].measured;
-    }
-    RF_TRY(rf_writef(w,
-                     "measured: %u of %u layers on this CPU, %u thread%s, median of %u timed "
-                     "passes after %u warm-up;\n          whole pass %s (wall), executor memory "
-                     "%sB at peak\n",
-                     timed, n, x->threads, x->threads == 1 ? "" : "s", x->runs, x->warmup,
-                     rf_time_format(t, sizeof t, x->wall_median_s, 3),
-                     rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, "")));
+    rf_profile_coverage cv;
+    rf_profile_measured_coverage(p, &cv);
+    if (cv.ran == cv.layers)
+        RF_TRY(rf_writef(w,
+                         "measured: %u of %u layers on this CPU, %u thread%s, median of %u timed "
+                         "passes after %u warm-up;\n          whole pass %s (wall), executor "
+                         "memory %sB at peak\n",
+                         cv.ran, cv.layers, x->threads, x->threads == 1 ? "" : "s", x->runs,
+                         x->warmup, rf_time_format(t, sizeof t, x->wall_median_s, 3),
+                         rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, "")));
+    else /* a partial pass: never a whole-pass time */
+        RF_TRY(rf_writef(w,
+                         "measured: a partial pass: %u of %u layers, %.1f%% of the FLOPs measured "
+                         "on this CPU,\n          %u thread%s, median of %u timed passes after %u "
+                         "warm-up; no whole-pass time (%u layer%s not run), executor memory %sB "
+                         "at peak\n",
+                         cv.ran, cv.layers, cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0,
+                         x->threads, x->threads == 1 ? "" : "s", x->runs, x->warmup,
+                         cv.layers - cv.ran, cv.layers - cv.ran == 1 ? "" : "s",
+                         rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, "")));
     if (x->inputs_note[0]) RF_TRY(rf_writef(w, "          inputs: %s\n", x->inputs_note));
     for (uint32_t i = 0; i < x->n_layers && i < p->graph->n_layers; i++) {
         const rf_layer_cost *c = &p->cost->layers[i];

@@ -161,6 +161,31 @@ RF_TEST(dynamic_quantize)
     tg_free(&t);
 }
 
+/* Sizes that leave a tail after the SIMD loops of both passes (8 and 4 wide). */
+RF_TEST(dynamic_quantize_tail)
+{
+    tg t = tg_new();
+    uint32_t x = tensd(&t, "x", RF_TENSOR_INPUT, RF_DTYPE_F32, D(1, 37));
+    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_U8, D(1, 37));
+    uint32_t ys = tensd(&t, "ys", RF_TENSOR_OUTPUT, RF_DTYPE_F32, NULL, 0);
+    uint32_t yz = tensd(&t, "yz", RF_TENSOR_OUTPUT, RF_DTYPE_U8, NULL, 0);
+    uint32_t li = lay_n(&t, "DynamicQuantizeLinear", IN(x), (const uint32_t[]){y, ys, yz}, 3);
+    if (run(&t)) {
+        expect_measured(&t, li, "c:quantize");
+        float *xv = vals(&t, x, 0), *g = out(&t, y), *gs = out(&t, ys), *gz = out(&t, yz);
+        float mn = 0, mx = 0;
+        for (int i = 0; i < 37; i++) mn = xv[i] < mn ? xv[i] : mn, mx = xv[i] > mx ? xv[i] : mx;
+        float sc = (mx - mn) / 255.0f;
+        double zp = clampd(ref_rne((double)(-mn / sc)), 0, 255), r[37];
+        for (int i = 0; i < 37; i++) r[i] = clampd(ref_rne((double)(xv[i] / sc)) + zp, 0, 255);
+        close_all("scale", gs, &sc, 1);
+        exact_all("zp", gz, &zp, 1);
+        exact_all("y", g, r, 37);
+        free(xv), free(g), free(gs), free(gz);
+    }
+    tg_free(&t);
+}
+
 /* Blocked quantisation is refused, with the reason. */
 RF_TEST(quantize_blocked_refused)
 {
