@@ -19,6 +19,9 @@ static const cli_opt cli_analyze_opts[] = {
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    {"from", 0, "ncu|torch-trace",
+     "read measurements made by a profiler: an Nsight Compute CSV or a PyTorch profiler trace "
+     "(detected without this option when the file's header says)"},
     CLI_NETWORK_OPT,
     CLI_ADVICE_OPTS,
     {"wall", 0, "SECONDS",
@@ -48,6 +51,8 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         infmt = RF_OPS_JSON;
     else if (inf)
         return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+    rf_prof_format from = RF_PROF_AUTO;
+    int prof = 0;
     const char *plot = cli_get(&a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
     cli_advice adv;
@@ -62,6 +67,13 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_advice_list *al = NULL;
     size_t ci, bi;
     rf_status st = RF_OK;
+    if (cli_get(&a, "from")) {
+        if ((st = rf_prof_format_parse(ctx, cli_get(&a, "from"), &from)) != RF_OK) goto fail;
+        prof = 1;
+    } else if (!inf) {
+        if ((st = rf_prof_detect_file(ctx, a.pos[0], &from)) != RF_OK) goto fail;
+        prof = from != RF_PROF_AUTO;
+    }
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     size_t ni;
@@ -73,7 +85,11 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
     }
-    if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
+    if (prof)
+        st = rf_prof_analyze_file(ctx, a.pos[0], from, an);
+    else
+        st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an);
+    if (st != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
     if (!adv.off && (st = rf_advise_result(ctx, r, m, ci, bi, &adv.o, &al)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
@@ -94,7 +110,7 @@ out:
 
 const cli_cmd cmd_analyze = {
     "analyze",
-    "analyze [OPTIONS] OPS.csv|OPS.json|-",
+    "analyze [OPTIONS] OPS.csv|OPS.json|NCU.csv|TRACE.json|-",
     "roofline of a list of operations (name, FLOPs, bytes)",
     "Reads operations from a CSV file (header name,flops,bytes; memory_bytes is accepted for "
     "bytes) or a JSON array of objects with the same keys ('-' reads standard input), and prints "
@@ -102,7 +118,11 @@ const cli_cmd cmd_analyze = {
     "on the machine, then the totals and the share of time per bound. An optional time column "
     "(seconds per pass; JSON key time_s) adds the measured figures: achieved FLOP/s and B/s, "
     "utilization of the roof, measured/estimated time, points above their roof with the likely "
-    "reason, and the rows ranked by time lost to the roof.",
+    "reason, and the rows ranked by time lost to the roof. With --from ncu (an `ncu --csv` file, "
+    "long or --page raw form, NERSC's hierarchical-roofline metrics) or --from torch-trace (a "
+    "PyTorch profiler export_chrome_trace with with_flops=True), each kernel or op becomes one "
+    "measured row, its launches summed (xN in the detail), its FLOPs of every precision against "
+    "its DRAM bytes, and the detail names its L1, L2 and DRAM intensities.",
     cli_analyze_opts,
     cli_analyze,
 };

@@ -15,6 +15,7 @@
 #include "cluster.h"
 #include "probe.h"
 #include "ops.h"
+#include "prof.h"
 #include "report.h"
 #include "dtype.h"
 #include "graph.h"
