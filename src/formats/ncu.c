@@ -233,7 +233,9 @@ static rf_status ncu_kernel(ncu *c, size_t i, rf_prof_kernel **k)
     if (len == 0) return ncu_err(c, RF_FORMAT, c->f[i].off, "the kernel name is empty");
     size_t bad = rf__utf8_check((const uint8_t *)c->buf, len);
     if (bad < len) return ncu_err(c, RF_FORMAT, c->f[i].off, "the kernel name is not UTF-8");
-    return rf__prof_kernel_get(c->t, c->buf, len, k);
+    RF_TRY(rf__prof_kernel_get(c->t, c->buf, len, k));
+    (*k)->gpu_kernel = 1;
+    return RF_OK;
 }
 
 /* ---- the two forms --------------------------------------------------------------------------- */
