@@ -31,6 +31,35 @@ static const cli_opt cli_analyze_opts[] = {
 };
 CLI_OPTS_FIT(cli_analyze_opts);
 
+/* The hierarchical roofline of a profile: one result per memory level collected (L1, L2, DRAM),
+ * each kernel's point at that level's intensity, for the chart's series; *n = 0 when the profile
+ * has bytes at no level (a PyTorch trace). */
+static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format from,
+                                 const rf_machine *m, size_t ci, size_t bi, rf_result *out[3],
+                                 size_t *n)
+{
+    static const struct {
+        rf_prof_level level;
+        const char *title;
+    } levels[] = {{RF_PROF_LEVEL_L1, "L1"}, {RF_PROF_LEVEL_L2, "L2"}, {RF_PROF_LEVEL_DRAM, "DRAM"}};
+    rf_status st = RF_OK;
+    *n = 0;
+    for (size_t i = 0; i < 3 && st == RF_OK; i++) {
+        rf_analysis *an = NULL;
+        size_t rows = 0;
+        if ((st = rf_analysis_new(ctx, m, ci, bi, RF_SORT_INPUT, 0, &an)) == RF_OK)
+            st = rf_prof_analyze_file_level(ctx, path, from, levels[i].level, an, &rows);
+        if (st == RF_OK && rows) st = rf_analysis_finish(an, levels[i].title, &out[(*n)++]);
+        rf_analysis_free(an);
+    }
+    if (st == RF_OK && *n == 1) { /* one level only: the ordinary chart says the same */
+        rf_result_free(out[0]);
+        out[0] = NULL;
+        *n = 0;
+    }
+    return st;
+}
+
 static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_args a;
@@ -65,7 +94,8 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_analysis *an = NULL;
     rf_result *r = NULL;
     rf_advice_list *al = NULL;
-    size_t ci, bi;
+    size_t ci, bi, n_lv = 0;
+    rf_result *lv[3] = {NULL, NULL, NULL};
     rf_status st = RF_OK;
     if (cli_get(&a, "from")) {
         if ((st = rf_prof_format_parse(ctx, cli_get(&a, "from"), &from)) != RF_OK) goto fail;
@@ -95,11 +125,17 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     if (!plot || strcmp(plot, "-") != 0)
         rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
                               !cli_get(&a, "no-summary"), al);
-    if (plot && rc == EXIT_OK) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
+    if (plot && rc == EXIT_OK && prof) {
+        if ((st = cli_prof_levels(ctx, a.pos[0], from, m, ci, bi, lv, &n_lv)) != RF_OK) goto fail;
+    }
+    if (plot && rc == EXIT_OK)
+        rc = n_lv ? cli_plot(ctx, (const rf_result *const *)lv, n_lv, m, plot)
+                  : cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:
     rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? EXIT_USAGE : cli_fail(ctx, st);
 out:
+    for (size_t i = 0; i < n_lv; i++) rf_result_free(lv[i]);
     rf_advice_free(al);
     rf_result_free(r);
     rf_analysis_free(an);

@@ -55,6 +55,21 @@ rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt
  *  never sniffed (AUTO). Errors only when the file cannot be read. */
 rf_status rf_prof_detect_file(rf_ctx *ctx, const char *path, rf_prof_format *out);
 
+/** The memory level whose bytes make a row's intensity (the hierarchical roofline: one point per
+ *  level for each kernel). AUTO: DRAM, else L2, else L1, the first collected. */
+typedef enum rf_prof_level {
+    RF_PROF_LEVEL_AUTO,
+    RF_PROF_LEVEL_L1,
+    RF_PROF_LEVEL_L2,
+    RF_PROF_LEVEL_DRAM
+} rf_prof_level;
+
+/** rf_prof_analyze_file with the bytes of one `level`: kernels without bytes at that level are
+ *  left out (*n_rows, may be NULL, gets the rows added), and nothing is logged for undefined
+ *  rows (the AUTO analysis of the same file already said). */
+rf_status rf_prof_analyze_file_level(rf_ctx *ctx, const char *path, rf_prof_format fmt,
+                                     rf_prof_level level, rf_analysis *an, size_t *n_rows);
+
 /** Parse "ncu", "torch-trace" (or "torch") into *out; RF_USAGE otherwise. */
 rf_status rf_prof_format_parse(rf_ctx *ctx, const char *text, rf_prof_format *out);
 

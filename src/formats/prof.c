@@ -200,10 +200,18 @@ rf_status rf_prof_format_parse(rf_ctx *ctx, const char *text, rf_prof_format *ou
 
 /* One measured row per kernel: all FLOPs, DRAM bytes (else L2, else L1), the summed time; the
  * detail carries the launch count and the intensity at each level collected. */
-static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k)
+static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k, rf_prof_level level,
+                          size_t *n_rows)
 {
     double flops = k->flops_fp64 + k->flops_fp32 + k->flops_fp16 + k->flops_tensor + k->flops_other;
     double bytes = k->bytes_dram > 0 ? k->bytes_dram : k->bytes_l2 > 0 ? k->bytes_l2 : k->bytes_l1;
+    if (level != RF_PROF_LEVEL_AUTO) {
+        bytes = level == RF_PROF_LEVEL_L1   ? k->bytes_l1
+                : level == RF_PROF_LEVEL_L2 ? k->bytes_l2
+                                            : k->bytes_dram;
+        if (!(bytes > 0)) return RF_OK;
+    }
+    (*n_rows)++;
     char detail[160];
     size_t len = 0;
     detail[0] = '\0';
@@ -220,11 +228,19 @@ static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k)
         rf__appendf(detail, sizeof detail, &len, " tensor %.0f%%", 100 * k->flops_tensor / flops);
     rf_measured m = {k->time_s, 0, 0, k->count > UINT32_MAX ? UINT32_MAX : (uint32_t)k->count};
     return rf_analysis_add_measured(an, k->name, strlen(k->name), k->gpu_kernel ? "kernel" : "op",
-                                    detail, 0, flops, bytes, k->time_s > 0 ? &m : NULL);
+                                    detail, level != RF_PROF_LEVEL_AUTO, flops, bytes,
+                                    k->time_s > 0 ? &m : NULL);
 }
 
 rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt, rf_analysis *an)
 {
+    return rf_prof_analyze_file_level(ctx, path, fmt, RF_PROF_LEVEL_AUTO, an, NULL);
+}
+
+rf_status rf_prof_analyze_file_level(rf_ctx *ctx, const char *path, rf_prof_format fmt,
+                                     rf_prof_level level, rf_analysis *an, size_t *n_rows)
+{
+    size_t rows = 0;
     if (!ctx) return RF_USAGE;
     RF_CHECK(ctx, path && an, RF_USAGE, "rf_prof_analyze_file: path and analysis are required");
     rf__map map;
@@ -232,9 +248,10 @@ rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt
     rf__prof_table t = {ctx, NULL, 0, 0, NULL, 0};
     rf_prof_format found = fmt;
     rf_status st = prof_parse_table(ctx, map.data, map.size, fmt, &t, &found);
-    for (size_t i = 0; st == RF_OK && i < t.n; i++) st = prof_add(an, &t.k[i]);
+    for (size_t i = 0; st == RF_OK && i < t.n; i++) st = prof_add(an, &t.k[i], level, &rows);
     if (st != RF_OK) rf__error_prefix(ctx, strcmp(path, "-") == 0 ? "standard input" : path);
     rf__prof_table_free(&t);
     rf__unmap_file(&map);
+    if (n_rows) *n_rows = rows;
     return st;
 }

@@ -49,6 +49,15 @@ expect 0 "" -- analyze $H "$TMP/gpu.json"
 has "$TMP/out" "gemm_k  kernel  x2        2M"
 has "$TMP/out" "10 us"
 
+# The hierarchical chart: a series per level collected (L1, L2, DRAM), each kernel a point in each.
+expect 0 "" -- analyze $H "$D/ncu_long_sgemm.csv" --plot "$TMP/h.svg"
+for lv in L1 L2 DRAM; do has "$TMP/h.svg" ">$lv<"; done
+expect 0 "" -- analyze $H "$D/torch_cpu_trace.json" --plot "$TMP/t.svg"
+if grep -qF ">L2<" "$TMP/t.svg"; then
+    echo "FAIL: a trace without bytes drew level series"
+    FAILS=$((FAILS + 1))
+fi
+
 # Hostile and truncated files: one line naming the file, exit 2.
 P="--peak-flops 1T --peak-bw 100G"
 head -c 300 "$D/ncu_long_sgemm.csv" >"$TMP/cut.csv"
