@@ -10,7 +10,10 @@
 
 #include "roofline/prof.h"
 
-static int bad(double v) { return !isfinite(v) || v < 0; }
+static int bad(double v)
+{
+    return !isfinite(v) || v < 0;
+}
 
 static rf_status check_kernel(void *user, const rf_prof_kernel *k)
 {
