@@ -19,6 +19,9 @@ static const cli_opt cli_analyze_opts[] = {
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},
     {"input-format", 0, "csv|json", "format of the input when its name does not say"},
+    {"from", 0, "ncu|torch-trace",
+     "read measurements made by a profiler: an Nsight Compute CSV or a PyTorch profiler trace "
+     "(detected without this option when the file's header says)"},
     CLI_NETWORK_OPT,
     CLI_ADVICE_OPTS,
     {"wall", 0, "SECONDS",
@@ -27,6 +30,35 @@ static const cli_opt cli_analyze_opts[] = {
     {0, 0, 0, 0},
 };
 CLI_OPTS_FIT(cli_analyze_opts);
+
+/* The hierarchical roofline of a profile: one result per memory level collected (L1, L2, DRAM),
+ * each kernel's point at that level's intensity, for the chart's series; *n = 0 when the profile
+ * has bytes at no level (a PyTorch trace). */
+static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format from,
+                                 const rf_machine *m, size_t ci, size_t bi, rf_result *out[3],
+                                 size_t *n)
+{
+    static const struct {
+        rf_prof_level level;
+        const char *title;
+    } levels[] = {{RF_PROF_LEVEL_L1, "L1"}, {RF_PROF_LEVEL_L2, "L2"}, {RF_PROF_LEVEL_DRAM, "DRAM"}};
+    rf_status st = RF_OK;
+    *n = 0;
+    for (size_t i = 0; i < 3 && st == RF_OK; i++) {
+        rf_analysis *an = NULL;
+        size_t rows = 0;
+        if ((st = rf_analysis_new(ctx, m, ci, bi, RF_SORT_INPUT, 0, &an)) == RF_OK)
+            st = rf_prof_analyze_file_level(ctx, path, from, levels[i].level, an, &rows);
+        if (st == RF_OK && rows) st = rf_analysis_finish(an, levels[i].title, &out[(*n)++]);
+        rf_analysis_free(an);
+    }
+    if (st == RF_OK && *n == 1) { /* one level only: the ordinary chart says the same */
+        rf_result_free(out[0]);
+        out[0] = NULL;
+        *n = 0;
+    }
+    return st;
+}
 
 static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {
@@ -48,6 +80,8 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         infmt = RF_OPS_JSON;
     else if (inf)
         return cli_usage_error(cmd, "unknown input format '%s' (csv or json)", inf);
+    rf_prof_format from = RF_PROF_AUTO;
+    int prof = 0;
     const char *plot = cli_get(&a, "plot");
     if (plot && cli_plot_check(cmd->name, plot)) return EXIT_USAGE;
     cli_advice adv;
@@ -61,8 +95,16 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     rf_result *r = NULL;
     rf_advice_list *al = NULL;
     rf_advice_stream *as = NULL;
-    size_t ci, bi;
+    size_t ci, bi, n_lv = 0;
+    rf_result *lv[3] = {NULL, NULL, NULL};
     rf_status st = RF_OK;
+    if (cli_get(&a, "from")) {
+        if ((st = rf_prof_format_parse(ctx, cli_get(&a, "from"), &from)) != RF_OK) goto fail;
+        prof = 1;
+    } else if (!inf) {
+        if ((st = rf_prof_detect_file(ctx, a.pos[0], &from)) != RF_OK) goto fail;
+        prof = from != RF_PROF_AUTO;
+    }
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     size_t ni;
@@ -78,17 +120,27 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
     if (!adv.off && ((st = rf_advice_stream_new(ctx, m, ci, bi, ni, &adv.o, &as)) != RF_OK ||
                      (st = rf_analysis_set_observer(an, rf_advice_stream_row, as)) != RF_OK))
         goto fail;
-    if ((st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an)) != RF_OK) goto fail;
+    if (prof)
+        st = rf_prof_analyze_file(ctx, a.pos[0], from, an);
+    else
+        st = rf_ops_analyze_file(ctx, a.pos[0], infmt, an);
+    if (st != RF_OK) goto fail;
     if ((st = rf_analysis_finish(an, a.pos[0], &r)) != RF_OK) goto fail;
     if (as && (st = rf_advice_stream_finish(as, &al)) != RF_OK) goto fail;
     if (!plot || strcmp(plot, "-") != 0)
         rc = cli_print_result(ctx, r, m, format, cli_get(&a, "chart") != NULL,
                               !cli_get(&a, "no-summary"), al);
-    if (plot && rc == EXIT_OK) rc = cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
+    if (plot && rc == EXIT_OK && prof) {
+        if ((st = cli_prof_levels(ctx, a.pos[0], from, m, ci, bi, lv, &n_lv)) != RF_OK) goto fail;
+    }
+    if (plot && rc == EXIT_OK)
+        rc = n_lv ? cli_plot(ctx, (const rf_result *const *)lv, n_lv, m, plot)
+                  : cli_plot(ctx, (const rf_result *const *)&r, 1, m, plot);
     goto out;
 fail:
     rc = st == RF_USAGE && !rf_ctx_errmsg(ctx)[0] ? EXIT_USAGE : cli_fail(ctx, st);
 out:
+    for (size_t i = 0; i < n_lv; i++) rf_result_free(lv[i]);
     rf_advice_free(al);
     rf_advice_stream_free(as);
     rf_result_free(r);
@@ -100,7 +152,7 @@ out:
 
 const cli_cmd cmd_analyze = {
     "analyze",
-    "analyze [OPTIONS] OPS.csv|OPS.json|-",
+    "analyze [OPTIONS] OPS.csv|OPS.json|NCU.csv|TRACE.json|-",
     "roofline of a list of operations (name, FLOPs, bytes)",
     "Reads operations from a CSV file (header name,flops,bytes; memory_bytes is accepted for "
     "bytes) or a JSON array of objects with the same keys ('-' reads standard input), and prints "
@@ -108,7 +160,11 @@ const cli_cmd cmd_analyze = {
     "on the machine, then the totals and the share of time per bound. An optional time column "
     "(seconds per pass; JSON key time_s) adds the measured figures: achieved FLOP/s and B/s, "
     "utilization of the roof, measured/estimated time, points above their roof with the likely "
-    "reason, and the rows ranked by time lost to the roof.",
+    "reason, and the rows ranked by time lost to the roof. With --from ncu (an `ncu --csv` file, "
+    "long or --page raw form, NERSC's hierarchical-roofline metrics) or --from torch-trace (a "
+    "PyTorch profiler export_chrome_trace with with_flops=True), each kernel or op becomes one "
+    "measured row, its launches summed (xN in the detail), its FLOPs of every precision against "
+    "its DRAM bytes, and the detail names its L1, L2 and DRAM intensities.",
     cli_analyze_opts,
     cli_analyze,
 };

@@ -16,6 +16,7 @@
 #include "probe.h"
 #include "opencl.h"
 #include "ops.h"
+#include "prof.h"
 #include "report.h"
 #include "dtype.h"
 #include "graph.h"

@@ -1,0 +1,88 @@
+#!/bin/sh
+# prof.sh — `analyze --from ncu|torch-trace` (issue 30 item 1): real Nsight Compute CSV shapes and
+# PyTorch traces (tests/data/prof/README.md names their sources) give measured rows with launches
+# summed and the L1/L2/DRAM intensities; the format is detected without --from; hostile and
+# truncated files give one line naming the file and exit 2.
+. "$(dirname "$0")/lib.sh"
+D="$SRC/tests/data/prof"
+H="--hw a100-sxm4-80gb"
+
+# has FILE "text": the output holds the text.
+has() {
+    if grep -qF -- "$2" "$1"; then PASSES=$((PASSES + 1)); else
+        echo "FAIL: output lacks '$2':"
+        cat "$1"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+# ncu, long form: 2 * 8,589,934,592 FFMA = 17.2 GFLOP against 25.17 MB of DRAM; L1 1.61 GB.
+expect 0 "" -- analyze $H --from ncu "$D/ncu_long_sgemm.csv"
+has "$TMP/out" "sgemm_128x64_nn  kernel  x1 L1 AI 10.7 L2 AI 42.7 DRAM AI 683  17.2G  25.2M"
+has "$TMP/out" "1.1 ms"
+# Detected without --from, same rows; JSON carries them.
+expect 0 "" -- analyze $H --json "$D/ncu_long_sgemm.csv"
+has "$TMP/out" '"name": "sgemm_128x64_nn"'
+has "$TMP/out" '"flops": 17179869184'
+
+# Repeated launches aggregate; --page raw wide form with a units row; thousands separators.
+printf '"ID","Kernel Name","dram__bytes.sum","gpu__time_duration.sum","sm__sass_thread_inst_executed_op_dfma_pred_on.sum","sm__inst_executed_pipe_tensor.sum"\n"","","Mbyte","usecond","inst","inst"\n"0","k","1.5","10","1,000,000","0"\n"1","k","1.5","10","1,000,000","1,000"\n"2","j","0.5","2","0","0"\n' >"$TMP/wide.csv"
+expect 0 "" -- analyze $H --from ncu "$TMP/wide.csv"
+has "$TMP/out" "k     kernel  x2 DRAM AI 1.5 tensor 11%  4.51M     3M"
+has "$TMP/out" "20 us"
+# Long form: launches counted by ID, ==PROF== lines skipped, nsecond and Kbyte.
+printf '==PROF== Connected to process 1\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","gpu__time_duration.sum","nsecond","1,500"\n"0","a","dram__bytes.sum","Kbyte","4"\n==PROF== Profiling "a" - 1\n"1","a","gpu__time_duration.sum","nsecond","500"\n"1","a","dram__bytes.sum","Kbyte","4"\n"1","a","sm__sass_thread_inst_executed_op_fadd_pred_on.sum","inst","8000"\n' >"$TMP/long.csv"
+expect 0 "" -- analyze $H "$TMP/long.csv"
+has "$TMP/out" "a     kernel  x2 DRAM AI 1     8k     8k"
+has "$TMP/out" "2 us"
+
+# PyTorch: a trace made here (CPU ops with flops) and an H100 trace excerpt (GPU kernels).
+expect 0 "" -- analyze $H --from torch-trace "$D/torch_cpu_trace.json"
+has "$TMP/out" "aten::addmm   op  x6     75.5M"
+has "$TMP/out" "aten::conv2d  op  x3     28.3M"
+expect 0 "" -- analyze $H "$D/torch_h100_excerpt.json"
+has "$TMP/out" "void cutlass_addmm"
+has "$TMP/out" "251 us"
+# A kernel takes the FLOPs of the op that launched it (External id), shared between its kernels.
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","dur":9,"args":{"External id":7,"flops":2000000}},{"ph":"X","cat":"kernel","name":"gemm_k","dur":4,"args":{"External id":7}},{"ph":"X","cat":"kernel","name":"gemm_k","dur":6,"args":{"External id":7}}]}' >"$TMP/gpu.json"
+expect 0 "" -- analyze $H "$TMP/gpu.json"
+has "$TMP/out" "gemm_k  kernel  x2        2M"
+has "$TMP/out" "10 us"
+
+# The hierarchical chart: a series per level collected (L1, L2, DRAM), each kernel a point in each.
+expect 0 "" -- analyze $H "$D/ncu_long_sgemm.csv" --plot "$TMP/h.svg"
+for lv in L1 L2 DRAM; do has "$TMP/h.svg" ">$lv<"; done
+expect 0 "" -- analyze $H "$D/torch_cpu_trace.json" --plot "$TMP/t.svg"
+if grep -qF ">L2<" "$TMP/t.svg"; then
+    echo "FAIL: a trace without bytes drew level series"
+    FAILS=$((FAILS + 1))
+fi
+
+# Hostile and truncated files: one line naming the file, exit 2.
+P="--peak-flops 1T --peak-bw 100G"
+head -c 300 "$D/ncu_long_sgemm.csv" >"$TMP/cut.csv"
+expect 2 "cut.csv: line 4: unterminated quote" -- analyze $P --from ncu "$TMP/cut.csv"
+head -c 2000 "$D/torch_cpu_trace.json" >"$TMP/cut.json"
+expect 2 "cut.json: " -- analyze $P --from torch-trace "$TMP/cut.json"
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","dram__bytes.sum","furlong","4"\n' >"$TMP/unit.csv"
+expect 2 "unit.csv: line 2: unknown unit \"furlong\" for dram__bytes.sum" -- analyze $P "$TMP/unit.csv"
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","dram__bytes.sum","byte","1e999"\n' >"$TMP/big.csv"
+expect 2 "big.csv: line 2: value" -- analyze $P "$TMP/big.csv"
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","dram__bytes.sum","byte","NaN"\n' >"$TMP/nan.csv"
+expect 2 "nan.csv: line 2: value \"NaN\"" -- analyze $P "$TMP/nan.csv"
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","other.metric","","4"\n' >"$TMP/none.csv"
+expect 2 "none.csv: no kernel with a known metric" -- analyze $P "$TMP/none.csv"
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a"\n' >"$TMP/short.csv"
+expect 2 "short.csv: line 2: 2 fields" -- analyze $P "$TMP/short.csv"
+printf '"ID","Metric Name"\n' >"$TMP/noname.csv"
+expect 2 "noname.csv: line 1: the header has no \"Kernel Name\" column" -- analyze $P --from ncu "$TMP/noname.csv"
+printf '{"traceEvents": 3}' >"$TMP/notarr.json"
+expect 2 "notarr.json: not a PyTorch trace" -- analyze $P --from torch-trace "$TMP/notarr.json"
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"x","dur":"5","args":{"flops":1}}]}' >"$TMP/dur.json"
+expect 2 "dur.json: traceEvents[0]: \"dur\" is not a finite number" -- analyze $P "$TMP/dur.json"
+printf '{"traceEvents":[%s1]}' "$(head -c 400 /dev/zero | tr '\0' '[')" >"$TMP/deep.json"
+expect 2 "deep.json: " -- analyze $P --from torch-trace "$TMP/deep.json"
+printf 'a\000b' >"$TMP/nul.csv"
+expect 2 "nul.csv: NUL byte" -- analyze $P --from ncu "$TMP/nul.csv"
+expect 2 "unknown profile format 'nvprof'" -- analyze $P --from nvprof "$TMP/nul.csv"
+finish
