@@ -94,8 +94,10 @@ static void rf__llm_exec_free(rf__llm_exec *lx)
         for (size_t i = 0; i < lx->model->n_w; i++) {
             rf__free(ctx, lx->weights[i].vec);
             rf__free(ctx, lx->weights[i].synth);
+            rf__free(ctx, lx->weights[i].packed_mem);
         }
     rf__free(ctx, lx->weights);
+    rf__free(ctx, lx->qg_act);
     rf__qmatmul_free(ctx, lx->matmul);
 }
 
