@@ -77,8 +77,8 @@ typedef struct rf__exec_weight {
     const uint8_t *data; /* rows x row_bytes: the mapped file, or synth */
     size_t row_bytes;
     uint64_t rows, cols;
-    float *vec;     /* vectors (norms, biases): an F32 copy of n = rows x cols values */
-    uint8_t *synth; /* substitute data (owned), or NULL */
+    float *vec;         /* vectors (norms, biases): an F32 copy of n = rows x cols values */
+    uint8_t *synth;     /* substitute data (owned), or NULL */
     rf__qgemm_w packed; /* prefill's repacked copy (qgemm.h), made at the first product; */
     void *packed_mem;   /* its allocation (packed.data 64-byte aligned inside), or NULL */
 } rf__exec_weight;
