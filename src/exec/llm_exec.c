@@ -94,8 +94,10 @@ static void rf__llm_exec_free(rf__llm_exec *lx)
         for (size_t i = 0; i < lx->model->n_w; i++) {
             rf__free(ctx, lx->weights[i].vec);
             rf__free(ctx, lx->weights[i].synth);
+            rf__free(ctx, lx->weights[i].packed_mem);
         }
     rf__free(ctx, lx->weights);
+    rf__free(ctx, lx->qg_act);
     rf__qmatmul_free(ctx, lx->matmul);
 }
 
@@ -259,9 +261,14 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  "what-if weight type are not applied); products with quantized weights take "
                  "the activations rounded to 8 bits per block, as llama.cpp does. %s Synthetic "
                  "token ids.",
-                 B * S >= 8 ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
-                              "sgemm."
-                            : "Prefill: integer dot products per row, as in decode.");
+                 B * S < 8 ? "Prefill: integer dot products per row, as in decode."
+                 : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
+                     ? "Prefill: Q8_0, Q4_0, Q4_K and Q6_K weights repacked (at the first, "
+                       "warm-up pass) and multiplied as integers against 8-bit activation "
+                       "rows with AVX-512 VNNI; other types dequantised to F32 in chunks, "
+                       "then OpenBLAS sgemm."
+                     : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
+                       "sgemm.");
     }
     rf__llm_exec_free(&lx);
     if (st != RF_OK) {

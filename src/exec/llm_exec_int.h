@@ -24,6 +24,7 @@
 #ifndef RF_LLM_EXEC_INT_H
 #define RF_LLM_EXEC_INT_H
 
+#include "exec/qgemm.h"
 #include "exec/qkernels.h"
 #include "llm/llm_int.h"
 #include "roofline/exec_llm.h"
@@ -76,8 +77,10 @@ typedef struct rf__exec_weight {
     const uint8_t *data; /* rows x row_bytes: the mapped file, or synth */
     size_t row_bytes;
     uint64_t rows, cols;
-    float *vec;     /* vectors (norms, biases): an F32 copy of n = rows x cols values */
-    uint8_t *synth; /* substitute data (owned), or NULL */
+    float *vec;         /* vectors (norms, biases): an F32 copy of n = rows x cols values */
+    uint8_t *synth;     /* substitute data (owned), or NULL */
+    rf__qgemm_w packed; /* prefill's repacked copy (qgemm.h), made at the first product; */
+    void *packed_mem;   /* its allocation (packed.data 64-byte aligned inside), or NULL */
 } rf__exec_weight;
 
 typedef struct rf__llm_exec {
@@ -100,6 +103,8 @@ typedef struct rf__llm_exec {
     float *rope_cs;           /* [Tmax, D/2] cos, sin interleaved */
     float *k_cache, *v_cache; /* [n_layer, B, Tmax, Hkv x D] */
     double mem_bytes;
+    void *qg_act; /* prefill's quantised activation rows (rf__qgemm_run scratch) */
+    size_t qg_act_cap;
     /* timing of the pass under way */
     double (*clock)(void *);
     void *clock_user;

@@ -15,14 +15,51 @@ static void rf__step_done(rf__llm_exec *lx, int k)
     lx->t_last = t;
 }
 
+/* Many rows on an AVX-512 VNNI CPU: the quantised types through the packed VNNI GEMM (qgemm.h),
+ * packed at their first product (the harness's warm-up pass), the activation scratch grown as
+ * needed; 0 when the product goes the other way. */
+#define RF__QGEMM_MIN_ROWS 8
+static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, const float *x,
+                                  uint64_t n, uint64_t in, float *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul);
+    *done = 0;
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || !rf__qgemm_supported(cw->id) ||
+        cw->cols != in)
+        return RF_OK;
+    rf__exec_weight *w = &lx->weights[cw - lx->weights];
+    if (!w->packed_mem) {
+        size_t bytes = rf__qgemm_bytes(w->id, w->rows, w->cols);
+        w->packed_mem = rf__malloc(lx->ctx, bytes + 64);
+        if (!w->packed_mem) return RF_NOMEM_ERR(lx->ctx);
+        uint8_t *d = (uint8_t *)w->packed_mem + (64 - (uintptr_t)w->packed_mem % 64) % 64;
+        rf__qgemm_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
+        lx->mem_bytes += (double)bytes;
+    }
+    size_t need = rf__qgemm_act_bytes(n, in, w->packed.blk) + 64;
+    if (need > lx->qg_act_cap) {
+        void *p = rf__realloc(lx->ctx, lx->qg_act, need);
+        if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->qg_act = p;
+        lx->qg_act_cap = need;
+    }
+    uint8_t *act = (uint8_t *)lx->qg_act + (64 - (uintptr_t)lx->qg_act % 64) % 64;
+    rf__qgemm_run(lx->matmul, isa, &w->packed, x, n, act, y);
+    *done = 1;
+    return RF_OK;
+}
+
 /* y [n, rows of w] = x [n, cols of w] . W^T (+ bias). */
 static rf_status rf__linear(rf__llm_exec *lx, int64_t blk, int role, int bias_role, const float *x,
                             uint64_t n, uint64_t in, uint64_t out, float *y)
 {
     const rf__exec_weight *w = rf__llm_exec_weight(lx, blk, role),
                           *b = bias_role >= 0 ? rf__llm_exec_weight(lx, blk, bias_role) : NULL;
-    RF_TRY(
-        rf__qmatmul_run(lx->ctx, lx->matmul, w->id, w->data, w->row_bytes, w->rows, in, x, n, y));
+    int done;
+    RF_TRY(rf__linear_qgemm(lx, w, x, n, in, y, &done));
+    if (!done)
+        RF_TRY(rf__qmatmul_run(lx->ctx, lx->matmul, w->id, w->data, w->row_bytes, w->rows, in, x, n,
+                               y));
     (void)out;
     if (b && b->vec)
         for (uint64_t r = 0; r < n; r++) rf__llm_add(y + r * w->rows, b->vec, w->rows);

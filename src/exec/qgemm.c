@@ -1,0 +1,219 @@
+/* qgemm.c — the portable half of the prefill products on quantised weights (qgemm.h): the repack
+ * of each type's blocks into unsigned quants with a scale and an offset per block, the activation
+ * quantiser, the reference kernel and the threaded driver. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/qgemm.h"
+
+int rf__qgemm_blk(int id)
+{
+    switch (id) {
+    case RF__WEIGHT_Q8_0:
+    case RF__WEIGHT_Q4_0:
+    case RF__WEIGHT_Q4_K: return 32;
+    case RF__WEIGHT_Q6_K: return 16;
+    default: return 0;
+    }
+}
+
+int rf__qgemm_supported(int id)
+{
+    return rf__qgemm_blk(id) != 0;
+}
+
+static size_t rf__block_bytes(int blk)
+{
+    return (size_t)RF__QGEMM_ROWS * (size_t)blk + 2 * RF__QGEMM_ROWS * sizeof(float);
+}
+
+size_t rf__qgemm_bytes(int id, uint64_t N, uint64_t K)
+{
+    int blk = rf__qgemm_blk(id);
+    if (!blk) return 0;
+    uint64_t groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
+    return (size_t)(groups * (K / (uint64_t)blk)) * rf__block_bytes(blk);
+}
+
+static uint16_t rf__u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Block j (blk values) of a row of type id as w = a . q + b with q unsigned. */
+static void rf__block_qab(int id, const uint8_t *row, uint64_t j, uint8_t *q, float *a, float *b)
+{
+    switch (id) {
+    case RF__WEIGHT_Q8_0: {
+        const uint8_t *p = row + 34 * j;
+        float d = rf__f16_to_f32(rf__u16(p));
+        for (int i = 0; i < 32; i++) q[i] = (uint8_t)((int)(int8_t)p[2 + i] + 128);
+        *a = d;
+        *b = -128.0f * d;
+        break;
+    }
+    case RF__WEIGHT_Q4_0: {
+        const uint8_t *p = row + 18 * j;
+        float d = rf__f16_to_f32(rf__u16(p));
+        for (int i = 0; i < 16; i++) {
+            q[i] = p[2 + i] & 0xf;
+            q[i + 16] = p[2 + i] >> 4;
+        }
+        *a = d;
+        *b = -8.0f * d;
+        break;
+    }
+    case RF__WEIGHT_Q4_K: { /* sub-block j % 8 of super-block j / 8 */
+        const uint8_t *p = row + 144 * (j / 8);
+        int sb = (int)(j % 8), sc, mn;
+        float d = rf__f16_to_f32(rf__u16(p)), dmin = rf__f16_to_f32(rf__u16(p + 2));
+        rf__q4_k_scale_min(p + 4, sb, &sc, &mn);
+        const uint8_t *qs = p + 16 + 32 * (sb / 2);
+        for (int i = 0; i < 32; i++) q[i] = sb % 2 ? qs[i] >> 4 : qs[i] & 0xf;
+        *a = d * (float)sc;
+        *b = -dmin * (float)mn;
+        break;
+    }
+    case RF__WEIGHT_Q6_K: { /* 16 values: super-block j / 16, values 16 (j % 16) .. */
+        const uint8_t *p = row + 210 * (j / 16);
+        int e0 = (int)(j % 16) * 16, n = e0 / 128, c = (e0 % 128) / 32, l0 = e0 % 32;
+        const uint8_t *ql = p + 64 * n, *qh = p + 128 + 32 * n;
+        float d = rf__f16_to_f32(rf__u16(p + 208));
+        int8_t sc = (int8_t)p[192 + e0 / 16];
+        for (int i = 0; i < 16; i++) {
+            int l = l0 + i, lo = c % 2 ? ql[l + 32] : ql[l];
+            lo = c >= 2 ? lo >> 4 : lo & 0xf;
+            q[i] = (uint8_t)(lo | ((qh[l] >> (2 * c)) & 3) << 4);
+        }
+        *a = d * (float)sc;
+        *b = -32.0f * d * (float)sc;
+        break;
+    }
+    default: memset(q, 0, 32); *a = *b = 0;
+    }
+}
+
+void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K, uint8_t *data,
+                    rf__qgemm_w *out)
+{
+    int blk = rf__qgemm_blk(id);
+    out->blk = blk;
+    out->N = N;
+    out->K = K;
+    out->groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
+    out->block_bytes = rf__block_bytes(blk);
+    out->data = data;
+    uint64_t nb = K / (uint64_t)blk;
+    uint8_t q[32];
+    for (uint64_t g = 0; g < out->groups; g++)
+        for (uint64_t j = 0; j < nb; j++) {
+            uint8_t *o = data + (size_t)(g * nb + j) * out->block_bytes;
+            float *av = (float *)(void *)(o + RF__QGEMM_ROWS * blk), *bv = av + RF__QGEMM_ROWS;
+            for (unsigned r = 0; r < RF__QGEMM_ROWS; r++) {
+                uint64_t row = g * RF__QGEMM_ROWS + r;
+                if (row >= N) {
+                    memset(q, 0, sizeof q);
+                    av[r] = bv[r] = 0;
+                } else {
+                    rf__block_qab(id, (const uint8_t *)w + row * row_bytes, j, q, &av[r], &bv[r]);
+                }
+                /* [blk / 4][16 rows][4 values] */
+                for (int t = 0; t < blk / 4; t++)
+                    memcpy(o + (t * RF__QGEMM_ROWS + r) * 4, q + 4 * t, 4);
+            }
+        }
+}
+
+size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk)
+{
+    size_t q = (size_t)(S * K + 63) / 64 * 64;
+    return q + 2 * (size_t)(S * (K / (uint64_t)blk)) * sizeof(float);
+}
+
+void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
+                        rf__qgemm_act *a)
+{
+    uint64_t nb = K / (uint64_t)blk;
+    a->q = buf;
+    a->d = (float *)(void *)((uint8_t *)buf + (S * K + 63) / 64 * 64);
+    a->s = a->d + S * nb;
+    a->S = S;
+    a->K = K;
+    a->blk = blk;
+    for (uint64_t s = 0; s < S; s++)
+        for (uint64_t j = 0; j < nb; j++) {
+            const float *xb = x + s * K + j * (uint64_t)blk;
+            int8_t *qb = a->q + s * K + j * (uint64_t)blk;
+            float amax = 0, sum = 0;
+            for (int i = 0; i < blk; i++) {
+                amax = fabsf(xb[i]) > amax ? fabsf(xb[i]) : amax;
+                sum += xb[i];
+            }
+            float is = amax > 0 ? 127.0f / amax : 0.0f;
+            for (int i = 0; i < blk; i++) {
+                float v = nearbyintf(xb[i] * is);
+                qb[i] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
+            }
+            a->d[s * nb + j] = amax / 127.0f;
+            a->s[s * nb + j] = sum;
+        }
+}
+
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
+                          unsigned ms, unsigned nr, float *y, size_t ldy)
+{
+    uint64_t nb = w->K / (uint64_t)w->blk;
+    int blk = w->blk;
+    for (unsigned s = 0; s < ms; s++)
+        for (unsigned r = 0; r < nr; r++) {
+            float acc = 0;
+            for (uint64_t j = 0; j < nb; j++) {
+                const uint8_t *o = w->data + (size_t)(g * nb + j) * w->block_bytes;
+                const float *av = (const float *)(const void *)(o + RF__QGEMM_ROWS * blk);
+                const int8_t *xq = a->q + (s0 + s) * w->K + j * (uint64_t)blk;
+                int32_t dot = 0;
+                for (int i = 0; i < blk; i++)
+                    dot += (int32_t)o[((i / 4) * RF__QGEMM_ROWS + r) * 4 + i % 4] * xq[i];
+                acc += av[r] * a->d[(s0 + s) * nb + j] * (float)dot +
+                       av[RF__QGEMM_ROWS + r] * a->s[(s0 + s) * nb + j];
+            }
+            y[s * ldy + r] = acc;
+        }
+}
+
+rf__qgemm_kernel_fn rf__qgemm_kernel(int isa)
+{
+    rf__qgemm_kernel_fn f = isa >= RF__KERNEL_AVX512 ? rf__qgemm_kernel_avx512() : NULL;
+    return f ? f : rf__qgemm_kernel_ref;
+}
+
+typedef struct rf__qgemm_job {
+    const rf__qgemm_w *w;
+    const rf__qgemm_act *a;
+    rf__qgemm_kernel_fn kern;
+    float *y;
+} rf__qgemm_job;
+
+static void rf__qgemm_part(void *arg, unsigned p, unsigned np)
+{
+    const rf__qgemm_job *j = arg;
+    const rf__qgemm_w *w = j->w;
+    uint64_t g0 = w->groups * p / np, g1 = w->groups * (p + 1) / np;
+    for (uint64_t g = g0; g < g1; g++) {
+        uint64_t r0 = g * RF__QGEMM_ROWS;
+        unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
+        for (uint64_t s0 = 0; s0 < j->a->S; s0 += RF__QGEMM_MR) {
+            unsigned ms = (unsigned)(j->a->S - s0 < RF__QGEMM_MR ? j->a->S - s0 : RF__QGEMM_MR);
+            j->kern(w, g, j->a, s0, ms, nr, j->y + s0 * w->N + r0, (size_t)w->N);
+        }
+    }
+}
+
+void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
+                   void *act, float *y)
+{
+    rf__qgemm_act a;
+    rf__qgemm_quantize(x, S, w->K, w->blk, act, &a);
+    rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), y};
+    rf__qmatmul_parallel(q, rf__qgemm_part, &j);
+}

@@ -1,0 +1,70 @@
+/* qgemm.h — prefill matrix products on quantised weights (qgemm.c, qgemm_avx512.c): a weight
+ * matrix of Q8_0, Q4_0, Q4_K or Q6_K is repacked once into groups of 16 rows whose blocks hold
+ * unsigned 8-bit quants interleaved 4 bytes per row (one zmm = 4 values of each of 16 rows) with
+ * the block's F32 scale and offset per row (w = a . q + b, exact for every one of these types);
+ * the activation rows are quantised to int8 per block (scale = max |x| / 127) with each block's
+ * exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with VNNI (vpdpbusd:
+ * u8 weights x s8 activations) or a portable reference. The result differs from the F32 product
+ * only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per block.
+ * Calls go qgemm.c -> qgemm_avx512.c. Never installed. */
+#ifndef RF_EXEC_QGEMM_H
+#define RF_EXEC_QGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/qkernels.h"
+
+#define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
+#define RF__QGEMM_MR 8    /* activation rows per kernel call */
+
+/* A packed weight matrix. */
+typedef struct rf__qgemm_w {
+    int blk;            /* values per block: 32, or 16 (Q6_K: one scale per 16) */
+    uint64_t N, K;      /* rows (output width), columns (input width) */
+    uint64_t groups;    /* ceil(N / 16); the last group's missing rows are zero */
+    size_t block_bytes; /* 16 x blk quants, then 16 scales a and 16 offsets b (F32) */
+    uint8_t *data;      /* groups x (K / blk) blocks */
+} rf__qgemm_w;
+
+/* 1 when type id has a packed form. */
+int rf__qgemm_supported(int id);
+/* Block length of type id's packed form (0 when none). */
+int rf__qgemm_blk(int id);
+/* Bytes of the packed form of N x K. */
+size_t rf__qgemm_bytes(int id, uint64_t N, uint64_t K);
+/* Pack N rows (row_bytes apart) of K values of type id into out->data (rf__qgemm_bytes long,
+ * 64-byte aligned); fills the other fields. */
+void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K, uint8_t *data,
+                    rf__qgemm_w *out);
+
+/* Activation rows quantised for a packed matrix of block blk: S rows of K int8, and per row and
+ * block the scale and the exact sum of x. */
+typedef struct rf__qgemm_act {
+    int8_t *q;    /* S x K */
+    float *d, *s; /* S x (K / blk) */
+    uint64_t S, K;
+    int blk;
+} rf__qgemm_act;
+size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk);
+/* Quantise x [S, K] into buf (rf__qgemm_act_bytes long, 64-byte aligned) described by a. */
+void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
+                        rf__qgemm_act *a);
+
+/* The kernel: y[s * ldy + r] for s < ms (<= RF__QGEMM_MR) activation rows from s0, r < nr rows
+ * of group g. */
+typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a,
+                                    uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy);
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
+                          unsigned ms, unsigned nr, float *y, size_t ldy);
+/* The AVX-512 VNNI kernel, or NULL when this build has none. */
+rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void);
+/* The kernel for `isa` (the reference below AVX-512). */
+rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
+
+/* y [S, N] = x . W^T, the team splitting the row groups (rf__qmatmul_parallel); act is scratch
+ * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. */
+void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
+                   void *act, float *y);
+
+#endif
