@@ -36,6 +36,10 @@ typedef struct rf_exec_layer {
     char reason[RF_TEXT_MAX];
     double median_s, min_s, max_s; /**< per pass, seconds (0 when not measured) */
     char kernel[RF_NAME_MAX];      /**< "onednn:convolution", "c:gather", "c:view", ... */
+    int32_t fused_into; /**< -1: ran as its own step(s); else the index of the layer whose oneDNN
+                             kernel computed it as a post-op (kernel "onednn:post-op"): its times
+                             are its share of that kernel's, split by FLOPs (a conv's count, one
+                             per element for the element-wise op) */
 } rf_exec_layer;
 
 /** A layer the executor added: a oneDNN reorder between two layouts. */

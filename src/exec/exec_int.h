@@ -144,6 +144,9 @@ typedef struct rf__xlayer {
     int measured;
     char reason[RF_TEXT_MAX];
     char kernel[RF_NAME_MAX];
+    int32_t fused_into; /* -1: runs its own steps; else the layer whose kernel computes it as a
+                           oneDNN post-op (run.c gives it a share of that kernel's time) */
+    double work;        /* FLOPs of the layer's part of a fused kernel (the share's weight) */
 } rf__xlayer;
 
 struct rf__xplan {
@@ -159,6 +162,8 @@ struct rf__xplan {
     rf__xextra_layer *extra;
     size_t n_extra, cap_extra;
     rf__xlayer *layers; /* g->n_layers */
+    uint32_t *consumer; /* per graph tensor: the one layer reading it (once), or RF__XNONE
+                           when none or several do (fusion needs a single reader) */
     size_t scratch_bytes;
     void (*omp_set)(int);           /* omp_set_num_threads, when the runtime has one (run.c) */
     float qscratch[5][RF__XQ_MAXV]; /* op_qlinear.c: scales and zero points read at planning */
@@ -281,6 +286,19 @@ int rf__xop_llm_is_expert(const rf__xplan *p, uint32_t li);
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li);
 rf_status rf__xop_matmul(rf__xplan *p, uint32_t li);
 rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li);
+/* Post-op fusion (op_dnnl.c): the element-wise layers that follow tensor Y alone (Relu, Clip,
+ * HardSigmoid, ..., Add/Mul/... of a residual, a per-channel or a scalar operand), appended to
+ * po as oneDNN post-ops, at most max of them: their indices in fused[], the binary post-ops'
+ * operands in args[*n_args] (up to max), the tensor the last one writes in *y_out (Y when
+ * none). Returns the count. */
+uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out);
+/* The binary post-ops' operands in the layout their args say (a plain copy when needed). */
+rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n);
+/* After the fused kernel of layer li was added: the layers fused[] are marked measured as part
+ * of it, their outputs (and li's own, Y) made views of y_out. work: li's FLOPs per pass. */
+void rf__xfuse_commit(rf__xplan *p, uint32_t li, uint32_t Y, const uint32_t *fused, uint32_t n,
+                      uint32_t y_out, double work);
 rf_status rf__xop_binary(rf__xplan *p, uint32_t li);
 rf_status rf__xop_pow(rf__xplan *p, uint32_t li);
 rf_status rf__xop_matmul_any(rf__xplan *p, uint32_t li);

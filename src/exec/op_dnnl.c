@@ -238,3 +238,128 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     rf__xlayer_measured(p, li, "onednn:binary");
     return rf__xstep_add_prim(p, li, -1, pd, args, 3);
 }
+
+/* ---- post-op fusion: element-wise layers run inside the kernel of the layer before them ---- */
+
+/* Element-wise ops oneDNN applies as eltwise post-ops with the same result as the layer alone
+ * (elt_alg's algorithms; HardSigmoid as linear then clip). */
+static int fusable_unary(const char *op)
+{
+    static const char *const ok[] = {"Relu", "Clip",       "Sigmoid", "HardSwish", "LeakyRelu",
+                                     "Tanh", "Elu",        "Gelu",    "Softplus",  "Mish",
+                                     "Exp",  "Abs",        "Sqrt",    "Swish",     "SiLU",
+                                     "Silu", "Reciprocal", "Neg",     NULL};
+    for (const char *const *n = ok; *n; n++)
+        if (!strcmp(op, *n)) return 1;
+    return 0;
+}
+
+/* Binary layer l reading t (at input k) and `other` as a binary post-op: other is full-size
+ * (a residual, read in its own layout), per channel or a scalar (read as a plain [1,C,1,..]).
+ * Sub and Div only with t first. Appends to po, fills *a; 1 when it did. */
+static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_ops_t po,
+                       rf__xprim_arg *a)
+{
+    dnnl_alg_kind_t alg;
+    int commutes;
+    if (l->n_inputs != 2 || !bin_alg(l->op_type, &alg, &commutes) || alg == dnnl_binary_eq ||
+        alg == dnnl_binary_gt || alg == dnnl_binary_lt || alg == dnnl_binary_ge ||
+        alg == dnnl_binary_le || l->inputs[0] == l->inputs[1])
+        return 0;
+    int k = l->inputs[0] == t ? 0 : 1;
+    uint32_t o = l->inputs[1 - k];
+    if ((k && !commutes) || o == RF_GRAPH_NO_TENSOR || !p->t[o].ready) return 0;
+    const rf__xtensor *x = &p->t[t], *ot = &p->t[o];
+    uint32_t R = x->rank;
+    if (R < 2 || ot->rank > R || !rf__xbroadcasts_to(ot, R, x->dims)) return 0;
+    int64_t od[RF_GRAPH_MAX_RANK];
+    padded(ot, R, od);
+    int full = !memcmp(od, x->dims, R * sizeof *od), chan = 1;
+    for (uint32_t i = 0; i < R; i++) chan &= i == 1 || od[i] == 1;
+    dnnl_memory_desc_t md, plain;
+    rf__xdesc_plain(&plain, R, od);
+    if (full && ot->rank == R)
+        md = ot->md; /* a residual: in whatever layout it has */
+    else if (chan)
+        md = plain;
+    else
+        return 0;
+    int idx = dnnl_post_ops_len(po);
+    if (dnnl_post_ops_append_binary(po, alg, &md) != dnnl_success) return 0;
+    *a = (rf__xprim_arg){DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1, o, md, NULL};
+    return 1;
+}
+
+uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out)
+{
+    const rf_graph *g = p->g;
+    uint32_t n = 0, t = Y;
+    *n_args = 0;
+    while (n < max && t < g->n_tensors && p->consumer[t] != RF__XNONE) {
+        uint32_t e = p->consumer[t];
+        const rf_layer *l = &g->layers[e];
+        if (l->n_outputs != 1 || !l->n_inputs) break;
+        uint32_t o = l->outputs[0];
+        const rf__xtensor *x = &p->t[t], *y = &p->t[o];
+        int same = rf__shape_full(&g->tensors[o]) && y->rank == x->rank && !y->ready;
+        for (uint32_t k = 0; same && k < x->rank; k++) same = y->dims[k] == x->dims[k];
+        if (!same) break;
+        dnnl_alg_kind_t alg;
+        float a, b;
+        if (!strcmp(l->op_type, "HardSigmoid") && l->inputs[0] == t) {
+            const rf_attr *al = rf_layer_attr(l, "alpha"), *be = rf_layer_attr(l, "beta");
+            a = al && al->type == RF_ATTR_FLOAT ? (float)al->f : 0.2f;
+            b = be && be->type == RF_ATTR_FLOAT ? (float)be->f : 0.5f;
+            if (dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, a, b) != dnnl_success ||
+                dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, 0.0f, 1.0f) !=
+                    dnnl_success)
+                break;
+        } else if (fusable_unary(l->op_type) && l->inputs[0] == t) {
+            int ready = 1; /* Clip's bounds: known by now */
+            for (uint32_t k = 1; k < l->n_inputs; k++)
+                ready &= l->inputs[k] == RF_GRAPH_NO_TENSOR || p->t[l->inputs[k]].ready;
+            if (!ready || !elt_alg(p, l, &alg, &a, &b) ||
+                dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) != dnnl_success)
+                break;
+        } else if (fuse_binary(p, l, t, po, &args[*n_args])) {
+            ++*n_args;
+        } else {
+            break;
+        }
+        fused[n++] = e;
+        t = o;
+    }
+    *y_out = t;
+    return n;
+}
+
+rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) { /* per-channel operands are read as plain bytes */
+        dnnl_memory_desc_t own = p->t[args[k].t].md;
+        if (!dnnl_memory_desc_equal(&own, &args[k].md))
+            RF_TRY(rf__xtensor_plain(p, li, args[k].t, &args[k].t));
+    }
+    return RF_OK;
+}
+
+void rf__xfuse_commit(rf__xplan *p, uint32_t li, uint32_t Y, const uint32_t *fused, uint32_t n,
+                      uint32_t y_out, double work)
+{
+    p->layers[li].work = work > 0 ? work : 1;
+    if (!n) return;
+    const dnnl_memory_desc_t md = p->t[y_out].md;
+    uint32_t t = Y;
+    for (uint32_t k = 0; k < n; k++) { /* every tensor of the chain is the kernel's output */
+        uint32_t e = fused[k];
+        if (t != y_out) {
+            rf__xtensor_define(p, t, &md);
+            p->t[t].alias = y_out;
+        }
+        p->layers[e].fused_into = (int32_t)li;
+        p->layers[e].work = (double)rf__xtensor_elems(&p->t[y_out]); /* one op per element */
+        rf__xlayer_measured(p, e, "onednn:post-op");
+        t = p->g->layers[e].outputs[0];
+    }
+}

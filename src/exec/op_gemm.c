@@ -33,11 +33,21 @@ static void spatial_attr(const rf_layer *l, const char *name, int sp, int64_t de
     for (int i = 0; i < sp; i++) v[i] = n == sp ? tmp[i] : def;
 }
 
+/* A (de)convolution's fusion: the layers run as its post-ops and their operands. */
+#define RF__XFUSE_MAX 4
+typedef struct rf__xfused {
+    uint32_t layer[RF__XFUSE_MAX], n;
+    rf__xprim_arg arg[RF__XFUSE_MAX]; /* binary post-ops' operands */
+    uint32_t n_arg, y;                /* y: the tensor the kernel writes */
+} rf__xfused;
+
 /* The step of a (de)convolution primitive `pd`: X reordered to what it picked, the plain weight
- * W (seen as `wplain`) packed once, the bias B plain (may be absent), Y defined in its layout. */
+ * W (seen as `wplain`) packed once, the bias B plain (may be absent), Y defined in its layout;
+ * with f (not NULL), the kernel writes f->y and reads the binary post-ops' operands. */
 static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, uint32_t X,
                            uint32_t W, const dnnl_memory_desc_t *wplain, uint32_t B,
-                           const dnnl_memory_desc_t *bm, uint32_t Y, const char *kernel)
+                           const dnnl_memory_desc_t *bm, uint32_t Y, const char *kernel,
+                           rf__xfused *f)
 {
     dnnl_memory_desc_t xm = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -46,17 +56,55 @@ static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, 
     rf_status st0 = rf__xtensor_convert(p, li, X, NULL, &xm, &xu);
     if (st0 == RF_OK) st0 = rf__xtensor_convert(p, li, W, wplain, &wm, &wu);
     if (st0 == RF_OK && B != RF_GRAPH_NO_TENSOR) st0 = rf__xtensor_plain(p, li, B, &bu);
+    if (st0 == RF_OK && f) st0 = rf__xfuse_operands(p, li, f->arg, f->n_arg);
     if (st0 != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st0;
     }
-    rf__xtensor_define(p, Y, &ym);
-    rf__xprim_arg a[4] = {{DNNL_ARG_SRC, xu, xm, NULL},
-                          {DNNL_ARG_WEIGHTS, wu, wm, NULL},
-                          {DNNL_ARG_DST, Y, ym, NULL},
-                          {DNNL_ARG_BIAS, bu, *bm, NULL}};
+    uint32_t Yw = f ? f->y : Y; /* with post-ops: the last fused layer's output */
+    rf__xtensor_define(p, Yw, &ym);
+    rf__xprim_arg a[4 + RF__XFUSE_MAX] = {{DNNL_ARG_SRC, xu, xm, NULL},
+                                          {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                                          {DNNL_ARG_DST, Yw, ym, NULL},
+                                          {DNNL_ARG_BIAS, bu, *bm, NULL}};
+    uint32_t n = B != RF_GRAPH_NO_TENSOR ? 4 : 3;
+    for (uint32_t k = 0; f && k < f->n_arg; k++) a[n++] = f->arg[k];
     rf__xlayer_measured(p, li, kernel);
-    return rf__xstep_add_prim(p, li, -1, pd, a, B != RF_GRAPH_NO_TENSOR ? 4 : 3);
+    return rf__xstep_add_prim(p, li, -1, pd, a, n);
+}
+
+/* The primitive descriptor of (de)convolution desc of layer li with the element-wise layers that
+ * follow its output Y fused in as post-ops (*f); without them when oneDNN refuses the post-ops.
+ * 1 on success, 0: no primitive. */
+static int fused_desc(rf__xplan *p, const void *desc, uint32_t Y, dnnl_primitive_desc_t *pd,
+                      rf__xfused *f)
+{
+    dnnl_post_ops_t po = NULL;
+    dnnl_primitive_attr_t at = NULL;
+    f->n = f->n_arg = 0;
+    f->y = Y;
+    *pd = NULL;
+    if (dnnl_post_ops_create(&po) == dnnl_success &&
+        (f->n = rf__xfuse_chain(p, Y, po, f->layer, f->arg, &f->n_arg, RF__XFUSE_MAX, &f->y)) > 0 &&
+        (dnnl_primitive_attr_clone(&at, p->attr) != dnnl_success ||
+         dnnl_primitive_attr_set_post_ops(at, po) != dnnl_success ||
+         dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) != dnnl_success)) {
+        *pd = NULL;
+        f->n = f->n_arg = 0;
+        f->y = Y;
+    }
+    if (po) dnnl_post_ops_destroy(po);
+    if (at) dnnl_primitive_attr_destroy(at);
+    return *pd ? 1 : rf__xprim_desc(p, desc, pd);
+}
+
+/* FLOPs of a (de)convolution per pass, 2 per multiply-add (docs/cost-model.md "Conv"): each
+ * element of `big` (a conv's output, a deconv's input) meets w's elements / w->dims[0] weights.
+ * The weight of its share of a fused kernel's time. */
+static double conv_work(const rf__xtensor *big, const rf__xtensor *w)
+{
+    return 2.0 * (double)rf__xtensor_elems(big) * (double)rf__xtensor_elems(w) /
+           (double)(w->dims[0] > 0 ? w->dims[0] : 1);
 }
 
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li)
@@ -122,16 +170,19 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     rf__xdesc_plain(&wplain, (uint32_t)wr, wdims);
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd;
+    rf__xfused f;
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
         (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
-              : !rf__xprim_desc(p, &cd, &pd))) {
+              : !fused_desc(p, &cd, Y, &pd, &f))) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no %sconvolution for these parameters",
                               xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
     }
-    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel);
+    RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel, attr ? NULL : &f));
+    if (!attr) rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(y, w));
+    return RF_OK;
 }
 
 /* ConvTranspose as oneDNN deconvolution. ONNX's weight is (C_in, C_out/group, k...): oneDNN's
@@ -198,14 +249,17 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
     rf__xdesc_plain(&bm, 1, (const int64_t[]){y->dims[1]});
     dnnl_deconvolution_desc_t cd;
     dnnl_primitive_desc_t pd;
+    rf__xfused f;
     if (dnnl_dilated_deconvolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !rf__xprim_desc(p, &cd, &pd)) {
+        !fused_desc(p, &cd, Y, &pd, &f)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }
-    return conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution");
+    RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution", &f));
+    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(x, w));
+    return RF_OK;
 }
 
 /* Strided 2-D (or batched) view of a plain tensor's bytes: dims d[n], element strides s[n]. */

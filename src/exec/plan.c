@@ -176,11 +176,34 @@ static rf_status graph_tensors(rf__xplan *p)
     return RF_OK;
 }
 
+/* Who reads each graph tensor: one layer reading it once (p->consumer), else RF__XNONE. A
+ * graph output has an outside reader: RF__XNONE too. */
+static void consumers(rf__xplan *p)
+{
+    const rf_graph *g = p->g;
+    const uint32_t several = RF__XNONE - 1;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        p->consumer[t] = g->tensors[t].flags & RF_TENSOR_OUTPUT ? several : RF__XNONE;
+    for (uint32_t li = 0; li < g->n_layers; li++) {
+        p->layers[li].fused_into = -1;
+        const rf_layer *l = &g->layers[li];
+        for (uint32_t i = 0; i < l->n_inputs; i++) {
+            uint32_t t = l->inputs[i];
+            if (t == RF_GRAPH_NO_TENSOR || t >= g->n_tensors) continue;
+            p->consumer[t] = p->consumer[t] == RF__XNONE ? li : several;
+        }
+    }
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        if (p->consumer[t] == several) p->consumer[t] = RF__XNONE;
+}
+
 rf_status rf__xplan_build(rf__xplan *p);
 rf_status rf__xplan_build(rf__xplan *p)
 {
     RF_TRY(graph_tensors(p));
+    consumers(p);
     for (uint32_t li = 0; li < p->g->n_layers; li++) {
+        if (p->layers[li].fused_into >= 0) continue; /* computed by an earlier layer's kernel */
         if (layer_ready(p, li)) RF_TRY(dispatch(p, li));
         RF_TRY(settle(p, li));
     }

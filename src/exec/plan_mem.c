@@ -227,7 +227,8 @@ rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
     p->ctx = ctx;
     p->g = g;
     p->layers = rf__calloc(ctx, g->n_layers ? g->n_layers : 1, sizeof *p->layers);
-    if (!p->layers) {
+    p->consumer = rf__calloc(ctx, g->n_tensors ? g->n_tensors : 1, sizeof *p->consumer);
+    if (!p->layers || !p->consumer) {
         st = RF_NOMEM_ERR(ctx);
         goto fail;
     }
@@ -268,6 +269,7 @@ void rf__xplan_free(rf__xplan *p)
     rf__free(p->ctx, p->t);
     rf__free(p->ctx, p->extra);
     rf__free(p->ctx, p->layers);
+    rf__free(p->ctx, p->consumer);
     rf__free(p->ctx, p->arena_raw);
     rf__free(p->ctx, p->scratch_raw);
     if (p->attr) dnnl_primitive_attr_destroy(p->attr);

@@ -120,6 +120,37 @@ static rf_status group_steps(rf__xplan *p, size_t L, size_t E, size_t **start, s
     return RF_OK;
 }
 
+/* A fused kernel's times split between the layer that owns it and the layers fused into it, by
+ * their work (FLOPs): the rows still add up to the kernel's time. O(layers). */
+static rf_status fused_shares(const rf__xplan *p, rf_exec_result *r)
+{
+    uint32_t L = r->n_layers;
+    double *tot = rf__calloc(p->ctx, L ? L : 1, sizeof *tot);
+    if (!tot) return RF_NOMEM_ERR(p->ctx);
+    for (uint32_t e = 0; e < L; e++) {
+        int32_t h = p->layers[e].fused_into;
+        if (h >= 0 && (uint32_t)h < L) tot[h] += p->layers[e].work;
+    }
+    for (uint32_t h = 0; h < L; h++)
+        if (tot[h] > 0) tot[h] += p->layers[h].work;
+    for (uint32_t e = 0; e < L; e++) { /* hosts come before their fused layers: not yet scaled */
+        int32_t h = p->layers[e].fused_into;
+        if (h < 0 || (uint32_t)h >= L || !(tot[h] > 0)) continue;
+        double f = p->layers[e].work / tot[h];
+        const rf_exec_layer *H = &r->layers[h];
+        r->layers[e].median_s = H->median_s * f;
+        r->layers[e].min_s = H->min_s * f;
+        r->layers[e].max_s = H->max_s * f;
+    }
+    for (uint32_t h = 0; h < L; h++) {
+        if (!(tot[h] > 0)) continue;
+        double f = p->layers[h].work / tot[h];
+        r->layers[h].median_s *= f, r->layers[h].min_s *= f, r->layers[h].max_s *= f;
+    }
+    rf__free(p->ctx, tot);
+    return RF_OK;
+}
+
 /* Per layer and per extra layer, the median, min and max over the passes of the sum of its steps'
  * times; O(passes x steps). */
 static rf_status summarise(rf__xplan *p, rf_exec_result *r, const double *step_s, double *wall)
@@ -140,6 +171,7 @@ static rf_status summarise(rf__xplan *p, rf_exec_result *r, const double *step_s
         else
             stats(v, r->runs, &r->extra[o - L].median_s, &mn, &mx);
     }
+    if (st == RF_OK) st = fused_shares(p, r);
     double mx;
     if (st == RF_OK) stats(wall, r->runs, &r->wall_median_s, &r->wall_min_s, &mx);
     rf__free(p->ctx, v);
@@ -164,6 +196,7 @@ static rf_status result_new(rf__xplan *p, rf_exec_result **out)
         L->measured = p->layers[li].measured;
         rf__strlcpy(L->reason, p->layers[li].reason, sizeof L->reason);
         rf__strlcpy(L->kernel, p->layers[li].kernel, sizeof L->kernel);
+        L->fused_into = p->layers[li].fused_into;
     }
     r->n_extra = p->n_extra;
     for (size_t e = 0; e < p->n_extra; e++) {

@@ -109,7 +109,7 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
 {
     const rf_graph *g = p->graph;
     const rf_exec_result *x = p->exec;
-    char shape[128];
+    char shape[128 + RF_NAME_MAX];
     for (uint32_t i = 0; i < g->n_layers && i < p->cost->n_layers; i++) {
         const rf_layer *l = &g->layers[i];
         const rf_layer_cost *c = &p->cost->layers[i];
@@ -118,6 +118,10 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
         if (c->known && c->flops == 0 && c->bytes == 0) continue; /* metadata: not listed */
         double f = c->known ? c->flops : 0, b = c->known ? c->bytes : 0;
         rf__out_shape(g, l, shape, sizeof shape);
+        if (e && e->measured && e->fused_into >= 0 && (uint32_t)e->fused_into < g->n_layers) {
+            size_t n = strlen(shape); /* the row keeps its share; the note says whose kernel */
+            snprintf(shape + n, sizeof shape - n, " fused into %s", g->layers[e->fused_into].name);
+        }
         if (e && e->measured && e->median_s > 0) {
             rf_measured m = {e->median_s, e->min_s, e->max_s, x->runs};
             RF_TRY(rf_analysis_add_measured(an, l->name, strlen(l->name), l->op_type, shape, 1, f,

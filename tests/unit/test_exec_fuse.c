@@ -1,0 +1,117 @@
+/* test_exec_fuse.c — element-wise layers fused into the convolution before them as oneDNN
+ * post-ops: the fused result equals the unfused one (the same graph with the intermediate
+ * tensors made graph outputs, which keeps every layer on its own step), each fused layer is
+ * reported with its host and a share of the host kernel's time, and a chain of convolutions
+ * runs in one layout (no reorder between them). */
+#include "exec_tg.h"
+
+/* x -> Conv(w1, b1) -> Relu -> Conv(w2) -> HardSwish -> Sigmoid -> y; `keep` makes the
+ * intermediates graph outputs (read outside: nothing fuses). Tensor order is the same either
+ * way, so the synthetic values are too. Layer indices in li[5]. */
+static tg chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 16, 10, 10));
+    uint32_t w1 = tens(&t, "w1", RF_TENSOR_WEIGHT, D(32, 16, 3, 3));
+    uint32_t b1 = tens(&t, "b1", RF_TENSOR_WEIGHT, D(32));
+    uint32_t w2 = tens(&t, "w2", RF_TENSOR_WEIGHT, D(16, 32, 1, 1));
+    uint32_t c1 = tens(&t, "c1", mid, D(1, 32, 10, 10)), r1 = tens(&t, "r1", mid, D(1, 32, 10, 10));
+    uint32_t c2 = tens(&t, "c2", mid, D(1, 16, 10, 10)), h2 = tens(&t, "h2", mid, D(1, 16, 10, 10));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 16, 10, 10));
+    li[0] = lay(&t, "Conv", IN(x, w1, b1), c1);
+    ints(&t, li[0], "pads", D(1, 1, 1, 1));
+    li[1] = lay(&t, "Relu", IN(c1), r1);
+    li[2] = lay(&t, "Conv", IN(r1, w2), c2);
+    li[3] = lay(&t, "HardSwish", IN(c2), h2);
+    li[4] = lay(&t, "Sigmoid", IN(h2), *y);
+    return t;
+}
+
+RF_TEST(fused_equals_unfused)
+{
+    uint32_t y, yu, li[5], lu[5];
+    tg f = chain(0, &y, li), u = chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        RF_EXPECT_INT(f.p->layers[li[1]].fused_into, (int)li[0]);
+        RF_EXPECT_INT(f.p->layers[li[3]].fused_into, (int)li[2]);
+        RF_EXPECT_INT(f.p->layers[li[4]].fused_into, (int)li[2]);
+        expect_measured(&f, li[1], "onednn:post-op");
+        expect_measured(&f, li[4], "onednn:post-op");
+        for (int k = 0; k < 5; k++) RF_EXPECT_INT(u.p->layers[lu[k]].fused_into, -1);
+        expect_measured(&u, lu[1], "onednn:eltwise");
+        size_t steps_f = 0, steps_u = 0; /* fewer steps run when fused */
+        for (size_t s = 0; s < f.p->n_steps; s++) steps_f += f.p->steps[s].extra != RF__XOWNER;
+        for (size_t s = 0; s < u.p->n_steps; s++) steps_u += u.p->steps[s].extra != RF__XOWNER;
+        RF_EXPECT(steps_f + 3 <= steps_u);
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("fused vs unfused", a, b, n);
+        double sum = 0;
+        for (uint64_t i = 0; i < n; i++) sum += fabs((double)b[i] - 0.5);
+        RF_EXPECT(sum > 0.01 * (double)n); /* not a constant sigmoid: the test can fail */
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
+}
+
+/* A fused layer's row: measured, "fused into" its host, and host + fused shares add up to the
+ * kernel's time (the fake clock makes every step 1 s). */
+RF_TEST(fused_rows_share_the_kernel_time)
+{
+    uint32_t y, li[5];
+    tg t = chain(0, &y, li);
+    rf_exec_opts o = {1, 1, 3, fake_clock, NULL, 0};
+    rf_exec_result *r = NULL;
+    rf_status st = rf_exec_run(t.ctx, t.g, &o, &r);
+    if (st != RF_OK) fprintf(stderr, "%s\n", rf_ctx_errmsg(t.ctx));
+    RF_REQUIRE(st == RF_OK && r);
+    RF_EXPECT_INT(r->layers[li[0]].fused_into, -1);
+    RF_EXPECT_INT(r->layers[li[1]].fused_into, (int)li[0]);
+    RF_EXPECT_INT(r->layers[li[4]].fused_into, (int)li[2]);
+    RF_EXPECT_INT(r->layers[li[4]].measured, 1);
+    double h1 = r->layers[li[0]].median_s + r->layers[li[1]].median_s;
+    double h2 = r->layers[li[2]].median_s + r->layers[li[3]].median_s + r->layers[li[4]].median_s;
+    RF_EXPECT_NEAR(h1, 1.0, 1e-9);
+    RF_EXPECT_NEAR(h2, 1.0, 1e-9);
+    RF_EXPECT(r->layers[li[1]].median_s > 0 && r->layers[li[1]].median_s < 0.05);
+    RF_EXPECT(r->layers[li[0]].median_s > 0.95);
+    rf_exec_result_free(r);
+    tg_free(&t);
+}
+
+/* Conv -> Relu -> Conv -> Clip -> Conv -> y: one blocked layout through the chain. The only
+ * reorders are the input's into the first conv's layout; none between the convs. */
+RF_TEST(conv_chain_has_no_inner_reorders)
+{
+    tg t = tg_new();
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 16, 12, 12));
+    uint32_t w[3], a[5], li[5];
+    char nm[8];
+    for (int k = 0; k < 3; k++) {
+        snprintf(nm, sizeof nm, "w%d", k);
+        w[k] = tens(&t, nm, RF_TENSOR_WEIGHT, D(16, 16, 3, 3));
+    }
+    for (int k = 0; k < 5; k++) {
+        snprintf(nm, sizeof nm, "a%d", k);
+        a[k] = tens(&t, nm, k == 4 ? RF_TENSOR_OUTPUT : 0, D(1, 16, 12, 12));
+    }
+    li[0] = lay(&t, "Conv", IN(x, w[0]), a[0]);
+    li[1] = lay(&t, "Relu", IN(a[0]), a[1]);
+    li[2] = lay(&t, "Conv", IN(a[1], w[1]), a[2]);
+    li[3] = lay(&t, "Clip", IN(a[2]), a[3]);
+    rf_graph_set_attr_float(t.ctx, t.g, li[3], "min", 0.0);
+    rf_graph_set_attr_float(t.ctx, t.g, li[3], "max", 6.0);
+    li[4] = lay(&t, "Conv", IN(a[3], w[2]), a[4]);
+    for (int k = 0; k < 5; k += 2) ints(&t, li[k], "pads", D(1, 1, 1, 1));
+    if (run(&t)) {
+        for (int k = 0; k < 5; k += 2) expect_measured(&t, li[k], "onednn:convolution");
+        RF_EXPECT_INT(t.p->layers[li[3]].fused_into, (int)li[2]);
+        for (size_t e = 0; e < t.p->n_extra; e++) {
+            RF_EXPECT_STR(t.p->extra[e].name, "reorder:x");
+            RF_EXPECT_INT(t.p->extra[e].before_layer, li[0]);
+        }
+    }
+    tg_free(&t);
+}
