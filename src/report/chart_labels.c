@@ -13,6 +13,29 @@
 #define RF__LABEL_GAP 3.0  /* pixels between a label and its own roof */
 #define RF__LABEL_STEP 4.0 /* pixels between candidate positions along a roof */
 #define RF__LABEL_PAD 4.0  /* pixels added to the estimated text width */
+
+/* Liang-Barsky: the part [t0, t1] of the segment (x0,y0)+t(dx,dy) inside the box; 0 if none. */
+int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi, double ylo,
+                     double yhi, double *t0, double *t1)
+{
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x0 - xlo, xhi - x0, y0 - ylo, yhi - y0};
+    *t0 = 0, *t1 = 1;
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0) return 0;
+            continue;
+        }
+        double t = q[k] / p[k];
+        if (p[k] < 0)
+            *t0 = fmax(*t0, t);
+        else
+            *t1 = fmin(*t1, t);
+        if (*t0 > *t1) return 0;
+    }
+    return 1;
+}
+
 /* Candidate positions per label at most. A crowded chart (hundreds of roofs) cannot label them
  * all anyway: past RF__LABEL_CROWD roofs each label gets its share of a fixed search, so the whole
  * layout stays linear in the roofs (the labels not placed go to the legend). */

@@ -346,27 +346,6 @@ static void rf__layout_y(rf__chart *c)
 
 /* ---- roof segments --------------------------------------------------------------------------- */
 
-int rf__clip_segment(double x0, double y0, double dx, double dy, double xlo, double xhi, double ylo,
-                     double yhi, double *t0, double *t1)
-{
-    const double p[4] = {-dx, dx, -dy, dy};
-    const double q[4] = {x0 - xlo, xhi - x0, y0 - ylo, yhi - y0};
-    *t0 = 0, *t1 = 1;
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0) return 0;
-            continue;
-        }
-        double t = q[k] / p[k];
-        if (p[k] < 0)
-            *t0 = fmax(*t0, t);
-        else
-            *t1 = fmin(*t1, t);
-        if (*t0 > *t1) return 0;
-    }
-    return 1;
-}
-
 /* Clip the segment of `ro` to the axes; clears `visible` when nothing (or a point) is left. */
 static void rf__clip(const rf__chart *c, rf__chart_roof *ro)
 {
