@@ -142,3 +142,12 @@ size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx)
     }
     return n;
 }
+
+rf_status rf__write_machine_line(rf_writer *w, const char *lead, const char *desc, const char *name,
+                                 rf_provenance prov)
+{
+    const char *p = rf_provenance_name(prov);
+    int same = strcmp(name, p) == 0;
+    return rf_writef(w, "%smachine  %s [%s%s%s]\n", lead, desc, name, same ? "" : ", ",
+                     same ? "" : p);
+}

@@ -106,8 +106,7 @@ static rf_status rf__header(rf_writer *w, const rf_llm_result *r)
         rf_si_format_compact(a, sizeof a, r->ceilings.model_bytes, ""), r->ceilings.bits_per_weight,
         o->weights ? " under the what-if type " : " (from the file)",
         o->weights ? rf_dtype_name(o->weights) : ""));
-    RF_TRY(rf_writef(w, "machine  %s [%s, %s]\n", m->description, m->name,
-                     rf_provenance_name(m->provenance)));
+    RF_TRY(rf__write_machine_line(w, "", m->description, m->name, m->provenance));
     RF_TRY(rf_writef(
         w, "roof     %s %sFLOP/s, %s %sB/s, ridge %.3g FLOP/B\n", m->ceilings[r->compute].name,
         rf_si_format_compact(a, sizeof a, r->roof.peak_flops_per_s, ""),

@@ -47,9 +47,7 @@ rf_status rf_report_llm_weights(rf_ctx *ctx, const rf_llm_weights *wr, const cha
                 rf_writef(w, " %s %sB (%s params)", rf_dtype_name((rf_dtype)t),
                           rf_si_format_compact(a, sizeof a, (double)wr->bytes_by_dtype[t], ""),
                           rf_si_format_compact(b, sizeof b, (double)wr->params_by_dtype[t], "")));
-    const char *prov = rf_provenance_name(m->provenance); /* "[measured]", not twice */
-    RF_TRY(rf_writef(w, "\nmachine  %s [%s%s%s]\n", m->description, m->name,
-                     strcmp(m->name, prov) ? ", " : "", strcmp(m->name, prov) ? prov : ""));
+    RF_TRY(rf__write_machine_line(w, "\n", m->description, m->name, m->provenance));
     double tps = wr->bytes ? bw->value / (double)wr->bytes : 0;
     char line[512];
     snprintf(line, sizeof line,

@@ -62,4 +62,9 @@ rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w);
  * roof with the reason, the rows losing the most time to their roof. */
 rf_status rf__table_measured(const rf_result *r, rf_writer *w);
 
+/* "machine  DESC [NAME, PROVENANCE]\n", the provenance left out when it is the name itself
+ * ("[measured]", not "[measured, measured]"). */
+rf_status rf__write_machine_line(rf_writer *w, const char *lead, const char *desc, const char *name,
+                                 rf_provenance prov);
+
 #endif

@@ -84,10 +84,9 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
     const rf_totals *t = &r->totals;
     RF_TRY(rf_writef(w, "%s%s%llu operation%s\n", r->title, r->title[0] ? ": " : "",
                      (unsigned long long)t->count, t->count == 1 ? "" : "s"));
-    const char *prov = rf_provenance_name(r->provenance); /* "[measured]", not twice */
-    RF_TRY(rf_writef(w, "machine  %s [%s%s%s]\n",
-                     r->machine_description[0] ? r->machine_description : r->machine, r->machine,
-                     strcmp(r->machine, prov) ? ", " : "", strcmp(r->machine, prov) ? prov : ""));
+    RF_TRY(rf__write_machine_line(w, "",
+                                  r->machine_description[0] ? r->machine_description : r->machine,
+                                  r->machine, r->provenance));
     rf_si_format(a, sizeof a, r->roof.peak_flops_per_s, 3, "FLOP/s");
     rf_si_format(b, sizeof b, r->roof.bw_bytes_per_s, 3, "B/s");
     RF_TRY(rf_writef(w, "roof     %s %s, %s %s, ridge %.3g FLOP/B\n", r->compute.name, a,
