@@ -122,17 +122,6 @@ rf_status rf__ocl_add(rf__ocl_run *run, const char *name, rf_ceiling_kind kind, 
     return rf_machine_add(run->ctx, run->rep->machine, &c);
 }
 
-static double rf__ocl_loadavg(void)
-{
-    double l = -1;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1;
-        fclose(f);
-    }
-    return l;
-}
-
 /* Lower-case letters, digits and '-' from the device's name: the machine's name. */
 static void rf__ocl_machine_name(const rf_ocl_device *d, char *buf, size_t size)
 {
@@ -231,7 +220,7 @@ rf_status rf_ocl_run(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *o
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    r->load_before = rf__ocl_loadavg();
+    r->load_before = rf__loadavg();
     rf__cpu_times c0 = rf__cpu_times_now();
     rf_status st = rf_machine_new(ctx, "opencl", &r->machine);
     if (st == RF_OK) st = rf__ocl_open(&run);

@@ -39,7 +39,7 @@ static double rf__kernel_clock_ghz(void)
     return lo;
 }
 
-static double rf__loadavg(void)
+double rf__loadavg(void)
 {
     double l = -1;
     FILE *f = fopen("/proc/loadavg", "r");

@@ -238,4 +238,7 @@ rf_status rf__probe_gemm(rf__probe_run *run);
 rf_status rf__probe_add(rf__probe_run *run, const char *name, rf_ceiling_kind kind,
                         const rf__stats *s, unsigned threads, const char *source, const char *note);
 
+/* The 1-minute load average (/proc/loadavg), or -1 when it cannot be read. */
+double rf__loadavg(void);
+
 #endif
