@@ -2,7 +2,9 @@
  * ID, Kernel Name, Metric Name, Metric Unit, Metric Value, with any other columns) and `--page
  * raw`'s wide form (one row per launch, a column per metric, a row of units under the header).
  * Reads NERSC's hierarchical-roofline set: FLOPs from the {d,f,h}{add,mul,fma} SASS counters (an
- * FMA counts 2) and the tensor pipe, bytes from dram/lts/l1tex, time from gpu__time_duration.
+ * FMA counts 2) and the tensor pipe, bytes from dram/lts/l1tex, time from gpu__time_duration or,
+ * when a launch has none, sm__cycles_elapsed.avg over sm__cycles_elapsed.avg.per_second (the NERSC
+ * scripts collect only those two).
  * Lines starting "==" (==PROF==, ==WARNING==) are ncu's log and are skipped. Never keeps a row. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,8 +15,8 @@
 #define NCU_MAX_FIELDS 65536 /* columns of one record */
 #define NCU_TENSOR_FLOPS 512 /* FLOP per tensor-pipe warp instruction (NERSC, V100 HMMA) */
 
-enum { M_FP64, M_FP32, M_FP16, M_TENSOR, M_DRAM, M_L2, M_L1, M_TIME };
-enum { U_COUNT, U_BYTES, U_TIME };
+enum { M_FP64, M_FP32, M_FP16, M_TENSOR, M_DRAM, M_L2, M_L1, M_TIME, M_CYCLES, M_RATE };
+enum { U_COUNT, U_BYTES, U_TIME, U_CYCLES, U_RATE };
 
 /* The metrics read, what each adds to and by how much per unit counted. */
 static const struct {
@@ -36,6 +38,8 @@ static const struct {
     {"lts__t_bytes.sum", M_L2, 1},
     {"l1tex__t_bytes.sum", M_L1, 1},
     {"gpu__time_duration.sum", M_TIME, 1},
+    {"sm__cycles_elapsed.avg", M_CYCLES, 1},
+    {"sm__cycles_elapsed.avg.per_second", M_RATE, 1},
 };
 #define NCU_N_METRICS (sizeof ncu_metrics / sizeof *ncu_metrics)
 
@@ -59,6 +63,8 @@ typedef struct ncu {
     size_t n_cols;
     char prev_id[64]; /* long form: the launch of the previous row */
     rf_prof_kernel *prev_k;
+    double cycles, rate; /* the current launch's elapsed SM cycles and clock, 0 until read */
+    int timed;           /* the current launch has gpu__time_duration */
 } ncu;
 
 static rf_status ncu_err(ncu *c, rf_status st, size_t off, const char *fmt, ...) RF__PRINTF(4, 5);
@@ -177,13 +183,41 @@ static double ncu_unit_scale(const ncu_field *u, int kind)
         const char *name;
         int kind;
         double scale;
-    } units[] = {{"", U_COUNT, 1},          {"inst", U_COUNT, 1},      {"Kinst", U_COUNT, 1e3},
-                 {"Minst", U_COUNT, 1e6},   {"Ginst", U_COUNT, 1e9},   {"byte", U_BYTES, 1},
-                 {"Kbyte", U_BYTES, 1e3},   {"Mbyte", U_BYTES, 1e6},   {"Gbyte", U_BYTES, 1e9},
-                 {"Tbyte", U_BYTES, 1e12},  {"nsecond", U_TIME, 1e-9}, {"usecond", U_TIME, 1e-6},
-                 {"msecond", U_TIME, 1e-3}, {"second", U_TIME, 1},     {"ns", U_TIME, 1e-9},
-                 {"us", U_TIME, 1e-6},      {"ms", U_TIME, 1e-3},      {"s", U_TIME, 1}};
-    int want = kind == M_TIME ? U_TIME : kind >= M_DRAM ? U_BYTES : U_COUNT;
+    } units[] = {{"", U_COUNT, 1},
+                 {"inst", U_COUNT, 1},
+                 {"Kinst", U_COUNT, 1e3},
+                 {"Minst", U_COUNT, 1e6},
+                 {"Ginst", U_COUNT, 1e9},
+                 {"byte", U_BYTES, 1},
+                 {"Kbyte", U_BYTES, 1e3},
+                 {"Mbyte", U_BYTES, 1e6},
+                 {"Gbyte", U_BYTES, 1e9},
+                 {"Tbyte", U_BYTES, 1e12},
+                 {"nsecond", U_TIME, 1e-9},
+                 {"usecond", U_TIME, 1e-6},
+                 {"msecond", U_TIME, 1e-3},
+                 {"second", U_TIME, 1},
+                 {"ns", U_TIME, 1e-9},
+                 {"us", U_TIME, 1e-6},
+                 {"ms", U_TIME, 1e-3},
+                 {"s", U_TIME, 1},
+                 {"cycle", U_CYCLES, 1},
+                 {"Kcycle", U_CYCLES, 1e3},
+                 {"Mcycle", U_CYCLES, 1e6},
+                 {"Gcycle", U_CYCLES, 1e9},
+                 {"cycle/second", U_RATE, 1},
+                 {"cycle/msecond", U_RATE, 1e3},
+                 {"cycle/usecond", U_RATE, 1e6},
+                 {"cycle/nsecond", U_RATE, 1e9},
+                 {"hz", U_RATE, 1},
+                 {"Khz", U_RATE, 1e3},
+                 {"Mhz", U_RATE, 1e6},
+                 {"Ghz", U_RATE, 1e9}};
+    int want = kind == M_TIME     ? U_TIME
+               : kind == M_CYCLES ? U_CYCLES
+               : kind == M_RATE   ? U_RATE
+               : kind >= M_DRAM   ? U_BYTES
+                                  : U_COUNT;
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         if (units[i].kind == want && ncu_is(u, units[i].name)) return units[i].scale;
     return 0;
@@ -213,9 +247,25 @@ static rf_status ncu_value(ncu *c, const ncu_field *f, double *out, int *has)
     return RF_OK;
 }
 
+/* A launch ends: time from its cycles when it had no gpu__time_duration. */
+static void ncu_launch_end(ncu *c, rf_prof_kernel *k)
+{
+    if (k && !c->timed && c->cycles > 0 && c->rate > 0) k->time_s += c->cycles / c->rate;
+    c->cycles = c->rate = 0;
+    c->timed = 0;
+}
+
 static rf_status ncu_add(ncu *c, rf_prof_kernel *k, int metric, double v, const ncu_field *at)
 {
     v *= ncu_metrics[metric].per;
+    int kind = ncu_metrics[metric].kind;
+    if (kind == M_CYCLES || kind == M_RATE) {
+        if (!(v <= 1e300))
+            return ncu_err(c, RF_RANGE, at->off, "%s is out of range", ncu_metrics[metric].name);
+        *(kind == M_CYCLES ? &c->cycles : &c->rate) = v;
+        return RF_OK;
+    }
+    if (kind == M_TIME) c->timed = 1;
     double *dst[] = {&k->flops_fp64, &k->flops_fp32, &k->flops_fp16, &k->flops_tensor,
                      &k->bytes_dram, &k->bytes_l2,   &k->bytes_l1,   &k->time_s};
     double sum = *dst[ncu_metrics[metric].kind] + v;
@@ -264,7 +314,10 @@ static rf_status ncu_long_row(ncu *c)
         id[n] = '\0';
     }
     if (k != c->prev_k || strcmp(id, c->prev_id) != 0 || c->col_id < 0) {
-        if (c->col_id >= 0 || k != c->prev_k) k->count++;
+        if (c->col_id >= 0 || k != c->prev_k) {
+            ncu_launch_end(c, c->prev_k);
+            k->count++;
+        }
         c->prev_k = k;
         memcpy(c->prev_id, id, sizeof id);
     }
@@ -303,6 +356,7 @@ static rf_status ncu_wide_row(ncu *c)
     rf_prof_kernel *k;
     RF_TRY(ncu_kernel(c, (size_t)c->col_name, &k));
     k->count++;
+    ncu_launch_end(c, NULL);
     for (size_t i = 0; i < c->n_cols; i++) {
         int m = c->wide_metric[i];
         double v;
@@ -311,6 +365,7 @@ static rf_status ncu_wide_row(ncu *c)
         RF_TRY(ncu_value(c, &c->f[i], &v, &has));
         if (has) RF_TRY(ncu_add(c, k, m, v * c->wide_scale[i], &c->f[i]));
     }
+    ncu_launch_end(c, k);
     return RF_OK;
 }
 
@@ -359,6 +414,7 @@ static rf_status ncu_parse(ncu *c)
         RF_TRY(ncu_record(c));
         RF_TRY(c->col_metric >= 0 ? ncu_long_row(c) : ncu_wide_row(c));
     }
+    ncu_launch_end(c, c->prev_k);
     return RF_OK;
 }
 

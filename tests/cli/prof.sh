@@ -25,11 +25,33 @@ expect 0 "" -- analyze $H --json "$D/ncu_long_sgemm.csv"
 has "$TMP/out" '"name": "sgemm_128x64_nn"'
 has "$TMP/out" '"flops": 17179869184'
 
+# Real ncu outputs (A100, NERSC's metric set, no gpu__time_duration: time is sm__cycles_elapsed.avg
+# over .avg.per_second per launch). Expected figures computed by hand from the CSV's own values:
+# sgemm 32x32 x2: FFMA 2 x 4,194,304 x 2 launches + FADD/FMUL = 17,694,720 FLOP, 606,848 DRAM
+# bytes, 9,583.22 / 998,252,314.81 + 9,687.43 / 1,002,424,040.35 s = 19.26 us; L1 AI 8.71.
+expect 0 "" -- analyze $H --json "$D/ncu_bert_torch_a100.csv"
+has "$TMP/out" '"name": "ampere_sgemm_32x32_sliced1x4_tn", "op": "kernel", "shape": "x2 L1 AI 8.71 L2 AI 4.45 DRAM AI 29.2", "index": 0, "flops": 17694720, "bytes": 606848'
+has "$TMP/out" '"measured": {"time_s": 1.9264'
+has "$TMP/out" '"flops": 17039360, "bytes": 82176'
+# A tensor-core GEMM: 6,144 tensor-pipe instructions x 512 + 2 x 49,152 FFMA = 3,244,032... plus
+# FADD/FMUL: 3,342,336 FLOP, 94% of it on the tensor pipe; 7.74 us from its cycles.
+expect 0 "" -- analyze $H --json "$D/ncu_bert_flashattn_a100.csv"
+has "$TMP/out" 'DRAM AI 8.04 tensor 94%", "index": 0, "flops": 3342336, "bytes": 415488'
+has "$TMP/out" '"measured": {"time_s": 7.744'
+expect 0 "" -- analyze $H "$D/ncu_bert_flashattn_a100.csv" --plot "$TMP/real.svg"
+for lv in L1 L2 DRAM; do has "$TMP/real.svg" ">$lv<"; done
+
 # Repeated launches aggregate; --page raw wide form with a units row; thousands separators.
 printf '"ID","Kernel Name","dram__bytes.sum","gpu__time_duration.sum","sm__sass_thread_inst_executed_op_dfma_pred_on.sum","sm__inst_executed_pipe_tensor.sum"\n"","","Mbyte","usecond","inst","inst"\n"0","k","1.5","10","1,000,000","0"\n"1","k","1.5","10","1,000,000","1,000"\n"2","j","0.5","2","0","0"\n' >"$TMP/wide.csv"
 expect 0 "" -- analyze $H --from ncu "$TMP/wide.csv"
 has "$TMP/out" "k     kernel  x2 DRAM AI 1.5 tensor 11%  4.51M     3M"
 has "$TMP/out" "20 us"
+# Wide form timed by cycles (cycle / cycle/nsecond = 2,000 / 1.25 GHz = 1.6 us a launch), and a
+# launch with gpu__time_duration keeps it (3 us), the cycles not added on top.
+printf '"ID","Kernel Name","sm__cycles_elapsed.avg","sm__cycles_elapsed.avg.per_second","gpu__time_duration.sum","dram__bytes.sum"\n"","","cycle","cycle/nsecond","usecond","byte"\n"0","c","2,000","1.25","","100"\n"1","c","2,000","1.25","","100"\n"2","d","2,000","1.25","3","100"\n' >"$TMP/cyc.csv"
+expect 0 "" -- analyze $H --json "$TMP/cyc.csv"
+has "$TMP/out" '"measured": {"time_s": 3.2'
+has "$TMP/out" '"measured": {"time_s": 3e-06'
 # Long form: launches counted by ID, ==PROF== lines skipped, nsecond and Kbyte.
 printf '==PROF== Connected to process 1\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","gpu__time_duration.sum","nsecond","1,500"\n"0","a","dram__bytes.sum","Kbyte","4"\n==PROF== Profiling "a" - 1\n"1","a","gpu__time_duration.sum","nsecond","500"\n"1","a","dram__bytes.sum","Kbyte","4"\n"1","a","sm__sass_thread_inst_executed_op_fadd_pred_on.sum","inst","8000"\n' >"$TMP/long.csv"
 expect 0 "" -- analyze $H "$TMP/long.csv"
