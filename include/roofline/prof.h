@@ -30,7 +30,9 @@ typedef struct rf_prof_kernel {
     double flops_other;  /**< FLOP of unknown precision (PyTorch's args.flops) */
     double bytes_l1, bytes_l2, bytes_dram; /**< byte moved at L1/TEX, L2 (LTS), DRAM/HBM */
     double time_s;                         /**< second, summed over the launches; 0: not timed */
-    int gpu_kernel; /**< 1: a GPU kernel (ncu; a trace's kernel events), 0: a framework op */
+    double bytes_inputs; /**< PyTorch: bytes of the op's input tensors ("Input Dims" x "Input
+                              type", record_shapes=True); outputs are not recorded. ncu: 0 */
+    int gpu_kernel;      /**< 1: a GPU kernel (ncu; a trace's kernel events), 0: a framework op */
 } rf_prof_kernel;
 
 /** Called once per kernel, in order of first appearance; non-OK stops the parse. */

@@ -198,13 +198,17 @@ rf_status rf_prof_format_parse(rf_ctx *ctx, const char *text, rf_prof_format *ou
     return RF_OK;
 }
 
-/* One measured row per kernel: all FLOPs, DRAM bytes (else L2, else L1), the summed time; the
+/* One measured row per kernel: all FLOPs, DRAM bytes (else L2, else L1, else a trace op's input
+ * tensors), the summed time; the
  * detail carries the launch count and the intensity at each level collected. */
 static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k, rf_prof_level level,
                           size_t *n_rows)
 {
     double flops = k->flops_fp64 + k->flops_fp32 + k->flops_fp16 + k->flops_tensor + k->flops_other;
-    double bytes = k->bytes_dram > 0 ? k->bytes_dram : k->bytes_l2 > 0 ? k->bytes_l2 : k->bytes_l1;
+    double bytes = k->bytes_dram > 0 ? k->bytes_dram
+                   : k->bytes_l2 > 0 ? k->bytes_l2
+                   : k->bytes_l1 > 0 ? k->bytes_l1
+                                     : k->bytes_inputs;
     if (level != RF_PROF_LEVEL_AUTO) {
         bytes = level == RF_PROF_LEVEL_L1   ? k->bytes_l1
                 : level == RF_PROF_LEVEL_L2 ? k->bytes_l2
@@ -219,8 +223,11 @@ static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k, rf_prof_leve
     const struct {
         const char *name;
         double bytes;
-    } lv[] = {{"L1", k->bytes_l1}, {"L2", k->bytes_l2}, {"DRAM", k->bytes_dram}};
-    for (size_t i = 0; i < 3; i++)
+    } lv[] = {{"L1", k->bytes_l1},
+              {"L2", k->bytes_l2},
+              {"DRAM", k->bytes_dram},
+              {"inputs", k->bytes_dram > 0 ? 0 : k->bytes_inputs}};
+    for (size_t i = 0; i < 4; i++)
         if (lv[i].bytes > 0 && flops > 0)
             rf__appendf(detail, sizeof detail, &len, " %s AI %.3g", lv[i].name,
                         flops / lv[i].bytes);

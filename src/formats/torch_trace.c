@@ -4,8 +4,9 @@
  * carry "args": {"flops": N} with with_flops=True; kernel and gpu_op events are GPU kernels, tied
  * to the op that launched them by "External id". With kernels in the trace the rows are the
  * kernels, each given its op's FLOPs (shared among the op's kernels); without, the ops that have
- * FLOPs. "dur" is in microseconds. The document is bounded by core/json_scan.h before jansson
- * builds it; never hand-decodes JSON values. */
+ * FLOPs. "dur" is in microseconds. Bytes: the op's input tensors from "Input Dims" and "Input
+ * type" (record_shapes=True), shared among its kernels like the FLOPs. The document is bounded by
+ * core/json_scan.h before jansson builds it; never hand-decodes JSON values. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +61,55 @@ static int torch_kind(json_t *e)
     return EV_OTHER;
 }
 
+/* Bytes of one element of a tensor of `type` as the profiler names it; 0 when not a tensor. */
+static double torch_elem_size(const char *type)
+{
+    static const struct {
+        const char *name;
+        double size;
+    } t[] = {{"float", 4},
+             {"double", 8},
+             {"c10::Half", 2},
+             {"c10::BFloat16", 2},
+             {"long int", 8},
+             {"int", 4},
+             {"short int", 2},
+             {"signed char", 1},
+             {"unsigned char", 1},
+             {"bool", 1},
+             {"c10::complex<float>", 8},
+             {"c10::complex<double>", 16},
+             {"c10::Float8_e4m3fn", 1},
+             {"c10::Float8_e5m2", 1}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (strcmp(type, t[i].name) == 0) return t[i].size;
+    return 0;
+}
+
+/* The bytes of an op's input tensors; 0 without shapes; -1 when a dimension is not a count. */
+static double torch_input_bytes(json_t *e)
+{
+    json_t *args = json_object_get(e, "args");
+    json_t *dims = json_is_object(args) ? json_object_get(args, "Input Dims") : NULL;
+    json_t *types = json_is_object(args) ? json_object_get(args, "Input type") : NULL;
+    if (!json_is_array(dims) || !json_is_array(types)) return 0;
+    double sum = 0;
+    for (size_t i = 0; i < json_array_size(dims) && i < json_array_size(types); i++) {
+        json_t *ty = json_array_get(types, i), *d = json_array_get(dims, i);
+        double n = json_is_string(ty) ? torch_elem_size(json_string_value(ty)) : 0;
+        if (n == 0 || !json_is_array(d)) continue;
+        for (size_t j = 0; j < json_array_size(d); j++) {
+            json_t *v = json_array_get(d, j);
+            double x = json_is_number(v) ? json_number_value(v) : -1;
+            if (!(x >= 0 && x <= 1e15 && x == floor(x))) return -1;
+            n *= x;
+        }
+        sum += n;
+        if (!(sum <= 1e300)) return -1;
+    }
+    return sum;
+}
+
 /* The "External id" of an event as a key ("" when it has none). */
 static const char *torch_ext(json_t *e, char *buf, size_t cap)
 {
@@ -75,10 +125,11 @@ static const char *torch_ext(json_t *e, char *buf, size_t cap)
     return buf;
 }
 
-/* Pass 1: the FLOPs of each op by External id into `flops` (an object used as a hash), how many
+/* Pass 1: the FLOPs and input bytes of each op by External id into `flops` and `bytes` (objects
+ * used as hashes), how many
  * kernels each id launched into `launches`, and whether the trace has kernels. */
-static rf_status torch_index(rf_ctx *ctx, json_t *events, json_t *flops, json_t *launches,
-                             int *has_kernels)
+static rf_status torch_index(rf_ctx *ctx, json_t *events, json_t *flops, json_t *bytes,
+                             json_t *launches, int *has_kernels)
 {
     char key[64];
     for (size_t i = 0; i < json_array_size(events); i++) {
@@ -94,9 +145,19 @@ static rf_status torch_index(rf_ctx *ctx, json_t *events, json_t *flops, json_t 
             json_t *n = json_object_get(launches, key);
             if (json_object_set_new(launches, key, json_integer(n ? json_integer_value(n) + 1 : 1)))
                 return RF_NOMEM_ERR(ctx);
-        } else if (torch_number(json_object_get(e, "args"), "flops", &f) > 0 && f > 0) {
+        } else {
             json_t *n = json_object_get(flops, key);
-            if (json_object_set_new(flops, key, json_real(n ? json_real_value(n) + f : f)))
+            if (torch_number(json_object_get(e, "args"), "flops", &f) > 0 && f > 0 &&
+                json_object_set_new(flops, key, json_real(n ? json_real_value(n) + f : f)))
+                return RF_NOMEM_ERR(ctx);
+            double b = torch_input_bytes(e);
+            if (b < 0)
+                return rf__error(ctx, RF_FORMAT, -1,
+                                 "traceEvents[%zu]: \"Input Dims\" holds a value that is not a "
+                                 "dimension",
+                                 i);
+            n = json_object_get(bytes, key);
+            if (b > 0 && json_object_set_new(bytes, key, json_real(n ? json_real_value(n) + b : b)))
                 return RF_NOMEM_ERR(ctx);
         }
     }
@@ -105,11 +166,11 @@ static rf_status torch_index(rf_ctx *ctx, json_t *events, json_t *flops, json_t 
 
 /* Pass 2, one event: a row when it is a kernel (with kernels) or an op with FLOPs (without). */
 static rf_status torch_event(rf_ctx *ctx, rf__prof_table *t, json_t *e, size_t i, int kernels,
-                             json_t *flops, json_t *launches)
+                             json_t *flops, json_t *bytes, json_t *launches)
 {
     int kind = torch_kind(e);
     if (kind == EV_OTHER || (kind == EV_KERNEL) != (kernels != 0)) return RF_OK;
-    double f = 0, dur = 0;
+    double f = 0, dur = 0, b = 0;
     int hf = torch_number(json_object_get(e, "args"), "flops", &f);
     int hd = torch_number(e, "dur", &dur);
     if (hf < 0 || hd < 0)
@@ -118,10 +179,16 @@ static rf_status torch_event(rf_ctx *ctx, rf__prof_table *t, json_t *e, size_t i
     if (kind == EV_KERNEL) {
         char key[64];
         json_t *of = json_object_get(flops, torch_ext(e, key, sizeof key));
+        json_t *ob = json_object_get(bytes, key);
         json_t *n = json_object_get(launches, key);
         f = of && n ? json_real_value(of) / (double)json_integer_value(n) : 0;
+        b = ob && n ? json_real_value(ob) / (double)json_integer_value(n) : 0;
     } else if (!(f > 0)) {
         return RF_OK; /* an op without a FLOP count: not a roofline point */
+    } else if ((b = torch_input_bytes(e)) < 0) {
+        return rf__error(ctx, RF_FORMAT, -1,
+                         "traceEvents[%zu]: \"Input Dims\" holds a value that is not a dimension",
+                         i);
     }
     json_t *name = json_object_get(e, "name");
     if (!json_is_string(name) || json_string_length(name) == 0)
@@ -136,20 +203,23 @@ static rf_status torch_event(rf_ctx *ctx, rf__prof_table *t, json_t *e, size_t i
     k->count++;
     k->flops_other += f;
     k->time_s += dur * 1e-6;
-    if (!(k->flops_other <= 1e300) || !(k->time_s <= 1e300))
+    k->bytes_inputs += b;
+    if (!(k->flops_other <= 1e300) || !(k->time_s <= 1e300) || !(k->bytes_inputs <= 1e300))
         return rf__error(ctx, RF_RANGE, -1, "traceEvents[%zu]: the sums are out of range", i);
     return RF_OK;
 }
 
 static rf_status torch_events(rf_ctx *ctx, json_t *events, rf__prof_table *t)
 {
-    json_t *flops = json_object(), *launches = json_object();
+    json_t *flops = json_object(), *bytes = json_object(), *launches = json_object();
     int kernels = 0;
-    rf_status st =
-        flops && launches ? torch_index(ctx, events, flops, launches, &kernels) : RF_NOMEM_ERR(ctx);
+    rf_status st = flops && bytes && launches
+                       ? torch_index(ctx, events, flops, bytes, launches, &kernels)
+                       : RF_NOMEM_ERR(ctx);
     for (size_t i = 0; st == RF_OK && i < json_array_size(events); i++)
-        st = torch_event(ctx, t, json_array_get(events, i), i, kernels, flops, launches);
+        st = torch_event(ctx, t, json_array_get(events, i), i, kernels, flops, bytes, launches);
     json_decref(flops);
+    json_decref(bytes);
     json_decref(launches);
     return st;
 }

@@ -60,8 +60,18 @@ has "$TMP/out" "2 us"
 
 # PyTorch: a trace made here (CPU ops with flops) and an H100 trace excerpt (GPU kernels).
 expect 0 "" -- analyze $H --from torch-trace "$D/torch_cpu_trace.json"
-has "$TMP/out" "aten::addmm   op  x6     75.5M"
-has "$TMP/out" "aten::conv2d  op  x3     28.3M"
+has "$TMP/out" "aten::addmm   op  x6 inputs AI 25.5  75.5M  2.96M"
+has "$TMP/out" "aten::conv2d  op  x3 inputs AI 69.5  28.3M   407k"
+# bmm's bytes are its two inputs, [8, 64, 32] and [8, 32, 64] float: 131,072 B a call, 3 calls.
+expect 0 "" -- analyze $H --json --from torch-trace "$D/torch_cpu_trace.json"
+has "$TMP/out" '"flops": 6291456, "bytes": 393216'
+# A kernel takes its op's input bytes (Input Dims x Input type): addmm's [1000], [1, 2048],
+# [2048, 1000] and [1, 1000] floats are 8,208,192 B; the convolution's input and weight 639,744 B.
+expect 0 "" -- analyze $H --json "$D/torch_h100_excerpt.json"
+has "$TMP/out" '"name": "void cutlass_addmm", "op": "kernel", "shape": "x1", "index": 0, "flops": 0, "bytes": 8208192'
+has "$TMP/out" '"bytes": 639744'
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","dur":9,"args":{"flops":8,"Input Dims":[[2,-3]],"Input type":["float"]}}]}' >"$TMP/negdim.json"
+expect 2 "Input Dims" -- analyze $H "$TMP/negdim.json"
 expect 0 "" -- analyze $H "$D/torch_h100_excerpt.json"
 has "$TMP/out" "void cutlass_addmm"
 has "$TMP/out" "251 us"

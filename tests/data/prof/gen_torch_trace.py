@@ -24,7 +24,9 @@ out = sys.argv[1] if len(sys.argv) > 1 else "torch_cpu_trace.json"
 prof.export_chrome_trace(out)
 # Debian's python3-torch is built without Kineto, so export_chrome_trace takes the legacy path
 # (a bare array, "args": {}). Kineto's exporter writes "cat": "cpu_op" and the op's FLOP count in
-# "args": {"flops": N}; add those from the same events, in the order the exporter wrote them.
+# "args": {"flops": N}, and with record_shapes=True "Input Dims" and "Input type"; add those from
+# the same events, in the order the exporter wrote them. The legacy events keep shapes but not
+# dtypes: every tensor here is float32, so a shaped input is written as "float".
 if not torch.autograd.kineto_available():
     import json
 
@@ -37,5 +39,8 @@ if not torch.autograd.kineto_available():
         entry["cat"] = "cpu_op"
         if evt.flops:
             entry["args"]["flops"] = evt.flops
+        if evt.input_shapes:
+            entry["args"]["Input Dims"] = [list(d) for d in evt.input_shapes]
+            entry["args"]["Input type"] = ["float" if d else "" for d in evt.input_shapes]
     with open(out, "w") as f:
         json.dump({"schemaVersion": 1, "traceEvents": trace}, f, indent=0)
