@@ -32,7 +32,8 @@ static const cli_opt cli_analyze_opts[] = {
 CLI_OPTS_FIT(cli_analyze_opts);
 
 /* The hierarchical roofline of a profile: one result per memory level collected (L1, L2, DRAM),
- * each kernel's point at that level's intensity, for the chart's series; *n = 0 when the profile
+ * each kernel's point at that level's intensity against that level's roof (the machine's "L1" or
+ * "L2" ceiling; the analysis roof when it has none), for the chart's series; *n = 0 when the profile
  * has bytes at no level (a PyTorch trace). */
 static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format from,
                                  const rf_machine *m, size_t ci, size_t bi, rf_result *out[3],
@@ -41,13 +42,18 @@ static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format f
     static const struct {
         rf_prof_level level;
         const char *title;
-    } levels[] = {{RF_PROF_LEVEL_L1, "L1"}, {RF_PROF_LEVEL_L2, "L2"}, {RF_PROF_LEVEL_DRAM, "DRAM"}};
+    } levels[] = {/* DRAM first: the chart draws the first series' roof as the analysis roof */
+                  {RF_PROF_LEVEL_DRAM, "DRAM"},
+                  {RF_PROF_LEVEL_L2, "L2"},
+                  {RF_PROF_LEVEL_L1, "L1"}};
     rf_status st = RF_OK;
     *n = 0;
     for (size_t i = 0; i < 3 && st == RF_OK; i++) {
         rf_analysis *an = NULL;
         size_t rows = 0;
-        if ((st = rf_analysis_new(ctx, m, ci, bi, RF_SORT_INPUT, 0, &an)) == RF_OK)
+        size_t b = rf_machine_find_prefix(m, RF_CEILING_BANDWIDTH, levels[i].title);
+        if (b == SIZE_MAX || levels[i].level == RF_PROF_LEVEL_DRAM) b = bi; /* the analysis roof */
+        if ((st = rf_analysis_new(ctx, m, ci, b, RF_SORT_INPUT, 0, &an)) == RF_OK)
             st = rf_prof_analyze_file_level(ctx, path, from, levels[i].level, an, &rows);
         if (st == RF_OK && rows) st = rf_analysis_finish(an, levels[i].title, &out[(*n)++]);
         rf_analysis_free(an);

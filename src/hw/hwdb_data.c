@@ -57,20 +57,37 @@ static const rf__hwc v100_sxm2_32gb[] = {
         C_("fp16.tensor", 312e12, SRC_A100, SPARSE_NOTE("624 TFLOPS")),                            \
         C_("int8.tensor", 624e12, SRC_A100, SPARSE_NOTE("1,248 TOPS") "; OP/s")
 
+/* On-chip levels, the same on every A100 (108 SMs, 1410 MHz boost): L2 5120 byte/clk, L1/shared
+ * 128 byte/clk per SM. Table 3 of the source lists the full GA100 (128 SMs) at 7,219 GB/s L2
+ * and 23,101 GB/s shared memory: the same per-clock figures. */
+#define SRC_A100_CACHE                                                                             \
+    "Hardware features of different Nvidia GPU architectures, Table 3 (PMC10448217); "             \
+    "NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 1410 MHz)"
+#define A100_CACHES                                                                                \
+    {"L1", RF_CEILING_BANDWIDTH, 128.0 * 108 * 1410e6, SRC_A100_CACHE,                             \
+     "derived: 128 byte/clk per SM x 108 SMs x 1410 MHz"},                                         \
+    {                                                                                              \
+        "L2", RF_CEILING_BANDWIDTH, 5120.0 * 1410e6, SRC_A100_CACHE,                               \
+            "derived: 5120 byte/clk x 1410 MHz"                                                    \
+    }
 static const rf__hwc a100_sxm4_40gb[] = {
     A100_COMPUTE,
+    A100_CACHES,
     DRAM_(1555e9, SRC_A100, "HBM2, 40 GB (A100 40GB SXM column)"),
 };
 static const rf__hwc a100_sxm4_80gb[] = {
     A100_COMPUTE,
+    A100_CACHES,
     DRAM_(2039e9, SRC_A100, "HBM2e, 80 GB (A100 80GB SXM column)"),
 };
 static const rf__hwc a100_pcie_40gb[] = {
     A100_COMPUTE,
+    A100_CACHES,
     DRAM_(1555e9, SRC_A100, "HBM2, 40 GB (A100 40GB PCIe column)"),
 };
 static const rf__hwc a100_pcie_80gb[] = {
     A100_COMPUTE,
+    A100_CACHES,
     DRAM_(1935e9, SRC_A100, "HBM2e, 80 GB (A100 80GB PCIe column)"),
 };
 
