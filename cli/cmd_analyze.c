@@ -33,8 +33,8 @@ CLI_OPTS_FIT(cli_analyze_opts);
 
 /* The hierarchical roofline of a profile: one result per memory level collected (L1, L2, DRAM),
  * each kernel's point at that level's intensity against that level's roof (the machine's "L1" or
- * "L2" ceiling; the analysis roof when it has none), for the chart's series; *n = 0 when the profile
- * has bytes at no level (a PyTorch trace). */
+ * "L2" ceiling; the analysis roof when it has none), for the chart's series; *n = 0 when the
+ * profile has bytes at no level (a PyTorch trace). */
 static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format from,
                                  const rf_machine *m, size_t ci, size_t bi, rf_result *out[3],
                                  size_t *n)
