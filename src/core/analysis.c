@@ -26,7 +26,8 @@ struct rf_analysis {
     uint64_t n_undefined_logged;
     rf__level levels[RF__LEVELS_MAX]; /* bandwidth ceilings with a capacity, for rf_achieved */
     size_t n_levels;
-    int provisional; /* the roof (either ceiling) is provisional */
+    int provisional;    /* the roof (either ceiling) is provisional */
+    double tensor_peak; /* the machine's fp16/bf16 matrix-unit ceiling, FLOP/s; 0 without one */
     rf_row_observer observer;
     void *observer_user;
 };
@@ -106,6 +107,9 @@ rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size
         l->bytes_per_s = c->value;
         l->capacity_bytes = c->capacity_bytes;
     }
+    size_t t = rf_machine_find_prefix(m, RF_CEILING_COMPUTE, "fp16.tensor|bf16.tensor");
+    if (t != SIZE_MAX && m->ceilings[t].value > roof.peak_flops_per_s)
+        a->tensor_peak = m->ceilings[t].value;
     *out = a;
     return RF_OK;
 }
@@ -220,16 +224,18 @@ rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name
     return rf_analysis_add_net(a, name, name_len, op, detail, quiet, flops, bytes, 0, m);
 }
 
-rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len, const char *op,
-                              const char *detail, int quiet, double flops, double bytes,
-                              double net_bytes, const rf_measured *m)
+/* One row under `roof` (the analysis roof, or its copy with a row's own compute peak). */
+static rf_status rf__analysis_add_row(rf_analysis *a, const rf_roof *roof, const char *name,
+                                      size_t name_len, const char *op, const char *detail,
+                                      int quiet, double flops, double bytes, double net_bytes,
+                                      const rf_measured *m)
 {
     if (!a) return RF_USAGE; /* no context to hold a message */
     rf_row row;
     rf_achieved ach; /* on the stack until the row is kept (the heap compares by it) */
     memset(&row, 0, sizeof row);
-    rf_status est = rf_roof_eval_net(a->ctx, &a->head.roof, a->head.network.value, flops, bytes,
-                                     net_bytes, &row.e);
+    rf_status est =
+        rf_roof_eval_net(a->ctx, roof, a->head.network.value, flops, bytes, net_bytes, &row.e);
     if (est != RF_OK) { /* the row's name in front of the reason */
         char why[512];
         rf__strlcpy(why, rf_ctx_errmsg(a->ctx), sizeof why);
@@ -254,7 +260,7 @@ rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
         snprintf(what, sizeof what, "operation '%.*s'", (int)(name_len > 200 ? 200 : name_len),
                  name);
         RF_TRY(rf__measured_check(a->ctx, m, what, &ok));
-        rf__achieved_eval(&row.e, &a->head.roof, a->provisional, a->levels, a->n_levels, &ok, &ach);
+        rf__achieved_eval(&row.e, roof, a->provisional, a->levels, a->n_levels, &ok, &ach);
         row.measured = &ach;
     }
     row.index = a->next_index++;
@@ -296,6 +302,28 @@ rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
     a->rows[a->n++] = row;
     if (a->top) rf__heap_sift_up(a, a->n - 1);
     return RF_OK;
+}
+
+rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                              const char *detail, int quiet, double flops, double bytes,
+                              double net_bytes, const rf_measured *m)
+{
+    if (!a) return RF_USAGE; /* no context to hold a message */
+    return rf__analysis_add_row(a, &a->head.roof, name, name_len, op, detail, quiet, flops, bytes,
+                                net_bytes, m);
+}
+
+rf_status rf__analysis_add_tensor(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                                  const char *detail, int quiet, double flops, double tensor_flops,
+                                  double bytes, const rf_measured *m)
+{
+    if (!a) return RF_USAGE;
+    rf_roof roof = a->head.roof;
+    double p0 = roof.peak_flops_per_s;
+    if (a->tensor_peak > 0 && tensor_flops > 0 && flops > 0 && tensor_flops <= flops)
+        roof.peak_flops_per_s =
+            flops / (tensor_flops / a->tensor_peak + (flops - tensor_flops) / p0);
+    return rf__analysis_add_row(a, &roof, name, name_len, op, detail, quiet, flops, bytes, 0, m);
 }
 
 /* Heap sort in place (qsort would need the sort key in a global): repeatedly moves the

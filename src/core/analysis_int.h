@@ -25,6 +25,14 @@ void rf__achieved_eval(const rf_eval *e, const rf_roof *roof, int provisional,
                        const rf__level *levels, size_t n_levels, const rf_measured *m,
                        rf_achieved *out);
 
+/* rf_analysis_add_measured for a row of which `tensor_flops` (<= flops) ran on matrix units: its
+ * compute peak mixes the analysis roof's peak with the machine's fp16/bf16 tensor ceiling by
+ * share of the FLOPs (time = tensor / tensor peak + rest / roof peak); the plain roof when the
+ * machine has no tensor ceiling above it. */
+rf_status rf__analysis_add_tensor(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                                  const char *detail, int quiet, double flops, double tensor_flops,
+                                  double bytes, const rf_measured *m);
+
 /* Add a measured row to the measured totals (nothing when `a` is NULL). */
 void rf__achieved_totals_add(rf_totals *t, const rf_eval *e, const rf_achieved *a);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/analysis_int.h"
 #include "formats/prof_int.h"
 
 #define RF__PROF_MAX_FILE_BYTES ((uint64_t)4 << 30) /* 4 GiB */
@@ -234,9 +235,9 @@ static rf_status prof_add(rf_analysis *an, const rf_prof_kernel *k, rf_prof_leve
     if (k->flops_tensor > 0 && flops > 0)
         rf__appendf(detail, sizeof detail, &len, " tensor %.0f%%", 100 * k->flops_tensor / flops);
     rf_measured m = {k->time_s, 0, 0, k->count > UINT32_MAX ? UINT32_MAX : (uint32_t)k->count};
-    return rf_analysis_add_measured(an, k->name, strlen(k->name), k->gpu_kernel ? "kernel" : "op",
-                                    detail, level != RF_PROF_LEVEL_AUTO, flops, bytes,
-                                    k->time_s > 0 ? &m : NULL);
+    return rf__analysis_add_tensor(an, k->name, strlen(k->name), k->gpu_kernel ? "kernel" : "op",
+                                   detail, level != RF_PROF_LEVEL_AUTO, flops, k->flops_tensor,
+                                   bytes, k->time_s > 0 ? &m : NULL);
 }
 
 rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt, rf_analysis *an)

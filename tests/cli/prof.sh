@@ -38,6 +38,11 @@ has "$TMP/out" '"flops": 17039360, "bytes": 82176'
 expect 0 "" -- analyze $H --json "$D/ncu_bert_flashattn_a100.csv"
 has "$TMP/out" 'DRAM AI 8.04 tensor 94%", "index": 0, "flops": 3342336, "bytes": 415488'
 has "$TMP/out" '"measured": {"time_s": 7.744'
+# Tensor work against the tensor roof: FlashAttention's loop has 2,048 tensor instructions (x 512 =
+# 1,048,576 FLOP) of 1,355,776, so its peak mixes fp16.tensor 312T and fp32 19.5T by share:
+# 1,355,776 / (1,048,576 / 312e12 + 307,200 / 19.5e12) = 70.9T, above AI 21.93 x 2.039 TB/s =
+# 44.71T: memory-bound at 44.71T, efficiency 44.71 / 70.9 = 63.0% (fp32 alone: compute, 19.5T).
+has "$TMP/out" '"ai": 21.9296066252588, "attainable_flops_per_s": 44714467908902.69, "bound": "memory", "efficiency": 0.6304'
 expect 0 "" -- analyze $H "$D/ncu_bert_flashattn_a100.csv" --plot "$TMP/real.svg"
 for lv in L1 L2 DRAM; do has "$TMP/real.svg" ">$lv<"; done
 
