@@ -19,7 +19,14 @@ rf_status rf__shape_compare(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 
 rf_status rf__shape_bool1(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
-    return rf__like(ctx, g, l, 0, RF_DTYPE_BOOL);
+    RF_TRY(rf__like(ctx, g, l, 0, RF_DTYPE_BOOL));
+    const int64_t *v; /* Not of known values (an If's condition built from a shape test) */
+    int n = rf__vals(g, l, 0, &v);
+    if (n < 1 || n > RF_GRAPH_MAX_VALUES || strcmp(l->op_type, "Not") != 0 || !l->n_outputs)
+        return RF_OK;
+    int64_t out[RF_GRAPH_MAX_VALUES];
+    for (int i = 0; i < n; i++) out[i] = v[i] == 0;
+    return rf_graph_set_values(ctx, g, l->outputs[0], out, (uint32_t)n);
 }
 
 /* TopK: values (the input's type) and indices (int64), the axis cut to K (input 1, or the

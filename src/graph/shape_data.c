@@ -121,6 +121,39 @@ static rf_status rf__gather(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
 }
 
 /* Slice (opset >= 10: starts, ends, axes, steps as inputs; earlier: attributes). */
+/* The values of a small tensor x (all known, row-major) moved into y: output index (i_0..i_r-1)
+ * reads input axis perm[k] (identity when perm is NULL) at first[k] + i_k * stride[k]. Used by
+ * Slice (any rank, negative steps) and Transpose so that constants such as Pad's pads, built by
+ * reshaping and reversing a vector, keep their values. Nothing when x's values are not known. */
+static rf_status rf__permute_values(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x,
+                                    const rf__shp *y, const int64_t *first, const int64_t *stride,
+                                    const int64_t *perm)
+{
+    const int64_t *xv;
+    int nx = rf__vals(g, l, 0, &xv);
+    int64_t total = 1, ny = 1, xs[RF_GRAPH_MAX_RANK];
+    for (uint32_t a = x->rank; a-- > 0;) {
+        xs[a] = total; /* row-major strides of x */
+        if (x->d[a] < 0 || x->d[a] > RF__MAXV || (total *= x->d[a]) > RF__MAXV) return RF_OK;
+    }
+    for (uint32_t a = 0; a < y->rank; a++)
+        if (y->d[a] < 0 || y->d[a] > RF__MAXV || (ny *= y->d[a]) > RF__MAXV) return RF_OK;
+    if (nx < 0 || nx != total || y->rank != x->rank) return RF_OK;
+    int64_t out[RF__MAXV];
+    for (int64_t o = 0; o < ny; o++) {
+        int64_t rem = o, at = 0;
+        for (uint32_t k = y->rank; k-- > 0;) {
+            int64_t i = rem % y->d[k], src = perm ? perm[k] : (int64_t)k;
+            rem /= y->d[k];
+            int64_t pos = first[k] + i * stride[k];
+            if (pos < 0 || pos >= x->d[src]) return RF_OK;
+            at += pos * xs[src];
+        }
+        out[o] = xv[at];
+    }
+    return rf__put_values(ctx, g, l, out, (uint32_t)ny);
+}
+
 static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
 {
     int64_t st[RF__MAXV], en[RF__MAXV], ax[RF__MAXV], sp[RF__MAXV];
@@ -140,7 +173,8 @@ static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
     }
     if (m != n || (k >= 0 && k != n) || (s >= 0 && s != n)) return RF_OK;
     rf__shp y = *x;
-    int64_t first = 0, stride = 1; /* of a 1-D slice, for its values */
+    int64_t first[RF_GRAPH_MAX_RANK], stride[RF_GRAPH_MAX_RANK]; /* per axis, for the values */
+    for (uint32_t a = 0; a < x->rank; a++) first[a] = 0, stride[a] = 1;
     for (int i = 0; i < n; i++) {
         int64_t a = k >= 0 ? rf__axis(ax[i], x->rank) : i, step = s >= 0 ? sp[i] : 1;
         if (a < 0 || a >= (int64_t)x->rank || step == 0) return RF_OK;
@@ -159,19 +193,10 @@ static rf_status rf__slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf
             int64_t span = b - e; /* both in [-1, dim-1]: at most dim */
             y.d[a] = span <= 0 ? 0 : step == INT64_MIN ? 1 : (span - 1) / -step + 1;
         }
-        if (x->rank == 1) first = b, stride = step;
+        first[a] = b, stride[a] = step;
     }
     RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
-    const int64_t *xv;
-    int nx = rf__vals(g, l, 0, &xv); /* a slice of a shape vector: its values */
-    if (x->rank != 1 || nx != x->d[0] || n != 1 || y.d[0] > RF__MAXV) return RF_OK;
-    int64_t out[RF__MAXV];
-    for (int64_t i = 0; i < y.d[0]; i++) {
-        int64_t at = first + i * stride;
-        if (at < 0 || at >= nx) return RF_OK;
-        out[i] = xv[at];
-    }
-    return rf__put_values(ctx, g, l, out, (uint32_t)y.d[0]);
+    return rf__permute_values(ctx, g, l, x, &y, first, stride, NULL);
 }
 
 static rf_status rf__concat(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
@@ -260,15 +285,19 @@ static rf_status rf__reduce(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const r
 
 static rf_status rf__transpose(rf_ctx *ctx, rf_graph *g, const rf_layer *l, const rf__shp *x)
 {
-    int64_t p[RF_GRAPH_MAX_RANK];
+    int64_t p[RF_GRAPH_MAX_RANK], perm[RF_GRAPH_MAX_RANK];
     int n = rf__attr_ints(l, "perm", p, RF_GRAPH_MAX_RANK);
     rf__shp y = *x;
     for (uint32_t i = 0; i < x->rank; i++) {
         int64_t k = n < 0 ? (int64_t)(x->rank - 1 - i) : p[i];
         if ((n >= 0 && n != (int)x->rank) || k < 0 || k >= (int64_t)x->rank) return RF_OK;
         y.d[i] = x->d[k];
+        perm[i] = k;
     }
-    return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
+    RF_TRY(rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0)));
+    int64_t first[RF_GRAPH_MAX_RANK] = {0}, stride[RF_GRAPH_MAX_RANK];
+    for (uint32_t i = 0; i < x->rank; i++) stride[i] = 1;
+    return rf__permute_values(ctx, g, l, x, &y, first, stride, perm); /* a small constant */
 }
 
 /* Expand: broadcast of the input with the shape in input 1; Resize: sizes (input 3) or
