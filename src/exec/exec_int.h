@@ -315,6 +315,7 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li); /* LSTM, GRU (op_rnn.c) */
 /* Plain C ops (op_c.c, op_c_data.c): views, Gather, Slice, Pad, Where, Expand, Split, Shape,
  * unary and n-ary elementwise fallbacks. */
 rf_status rf__xop_view(rf__xplan *p, uint32_t li);
+rf_status rf__xop_if_select(rf__xplan *p, uint32_t li);
 rf_status rf__xop_data(rf__xplan *p, uint32_t li);
 rf_status rf__xop_cbinary(rf__xplan *p, uint32_t li, int op);
 rf_status rf__xop_cunary(rf__xplan *p, uint32_t li);

@@ -402,6 +402,29 @@ rf_status rf__xop_view(rf__xplan *p, uint32_t li)
     }
 }
 
+/* rf_IfSelect (an If whose branches were both inlined): a view of the branch output the
+ * condition's inferred value takes. The layers of the other branch still run. */
+rf_status rf__xop_if_select(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf_tensor *c = l->n_inputs == 3 && l->inputs[0] != RF_GRAPH_NO_TENSOR
+                             ? &p->g->tensors[l->inputs[0]]
+                             : NULL;
+    if (!c || !c->values || c->n_values < 1 || l->n_outputs != 1) {
+        rf__xlayer_unmeasured(p, li, "an If whose condition is known only when it runs");
+        return RF_OK;
+    }
+    uint32_t xu, Y = l->outputs[0];
+    RF_TRY(rf__xtensor_plain(p, li, l->inputs[c->values[0] ? 1 : 2], &xu));
+    dnnl_memory_desc_t md;
+    rf__xdesc_plain(&md, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &md);
+    p->t[Y].alias = xu;
+    uint32_t io[2] = {xu, Y};
+    rf__xlayer_measured(p, li, "c:view");
+    return rf__xstep_add_kernel(p, li, NULL, io, 2, 1, NULL);
+}
+
 /* Gather, Slice, Split, Expand, Pad, Tile, Shape, Size: C kernels that copy or describe data. */
 rf_status rf__xop_data(rf__xplan *p, uint32_t li)
 {

@@ -202,10 +202,19 @@ rf_status rf__xplan_build(rf__xplan *p)
 {
     RF_TRY(graph_tensors(p));
     consumers(p);
-    for (uint32_t li = 0; li < p->g->n_layers; li++) {
+    uint8_t *dropped = rf__calloc(p->ctx, (size_t)p->g->n_layers + 1, 1);
+    if (!dropped) return RF_NOMEM_ERR(p->ctx);
+    rf__if_dropped_mask(p->g, dropped); /* the If branches not taken: not run */
+    rf_status st = RF_OK;
+    for (uint32_t li = 0; st == RF_OK && li < p->g->n_layers; li++) {
         if (p->layers[li].fused_into >= 0) continue; /* computed by an earlier layer's kernel */
-        if (layer_ready(p, li)) RF_TRY(dispatch(p, li));
-        RF_TRY(settle(p, li));
+        if (dropped[li]) {
+            rf__xlayer_unmeasured(p, li, "on the branch of an If not taken");
+        } else if (layer_ready(p, li)) {
+            st = dispatch(p, li);
+        }
+        if (st == RF_OK) st = settle(p, li);
     }
-    return RF_OK;
+    rf__free(p->ctx, dropped);
+    return st;
 }

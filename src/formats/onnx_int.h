@@ -75,6 +75,7 @@ typedef struct rf__onnx {
     size_t opsets;      /* opset_import entries */
     int depth;          /* subgraphs being inlined (If / Loop / Scan) */
     uint32_t if_groups; /* If nodes whose condition is unknown: both branches inlined */
+    const void *scope;  /* the rf__scope of the subgraph being inlined (onnx_node.c); NULL: none */
     /* external data that cannot be read: counts, the first tensor and file of each kind */
     size_t ext_missing, ext_outside;
     char ext_missing_first[160], ext_missing_file[160], ext_outside_first[160];

@@ -181,10 +181,12 @@ static rf_status rf__build(rf__onnx *o, const Onnx__NodeProto *nd, size_t idx)
 
 /* ---- control flow ---------------------------------------------------------------------------
  * A subgraph's own names (its inputs, initializers and node outputs) become PREFIX/name, unless
- * `bind` maps them to an outer tensor; every other name is the outer scope's. */
+ * `bind` maps them to an outer tensor; every other name is the enclosing scope's, as that scope
+ * maps it (a subgraph nested in an inlined subgraph reads its parent's renamed outputs). */
 typedef struct rf__scope {
     const char **from, **to;
     size_t n, cap;
+    const struct rf__scope *parent; /* the enclosing subgraph's: its names as this one sees them */
 } rf__scope;
 
 static rf_status rf__scope_add(rf__onnx *o, rf__scope *s, const char *from, const char *to)
@@ -213,8 +215,9 @@ static rf_status rf__scope_add(rf__onnx *o, rf__scope *s, const char *from, cons
 
 static const char *rf__scope_map(const rf__scope *s, const char *name)
 {
-    for (size_t i = 0; name && *name && i < s->n; i++)
-        if (strcmp(s->from[i], name) == 0) return s->to[i];
+    for (; s; s = s->parent)
+        for (size_t i = 0; name && *name && i < s->n; i++)
+            if (strcmp(s->from[i], name) == 0) return s->to[i];
     return name;
 }
 
@@ -313,6 +316,9 @@ static rf_status rf__inline(rf__onnx *o, const Onnx__GraphProto *sg, const char 
             RF_TRY(rf_graph_set_values(o->ctx, o->g, ti, t->int64_data, (uint32_t)t->n_int64_data));
     }
     o->depth++;
+    const void *outer = o->scope;
+    scope->parent = outer;
+    o->scope = scope;
     rf_status st = RF_OK;
     for (size_t i = 0; i < sg->n_node && st == RF_OK; i++) {
         const Onnx__NodeProto *src = sg->node[i];
@@ -352,12 +358,39 @@ static rf_status rf__inline(rf__onnx *o, const Onnx__GraphProto *sg, const char 
         rf__free(o->ctx, out);
     }
     o->depth--;
+    o->scope = outer;
     return st;
 }
 
+/* Prepend "G:b" (If group G, branch b: 0 then, 1 else) to the rf_if_path of layers [from, n): the
+ * Ifs a layer sits in, outermost first ("1:1/3:0"), for the cost model to drop a branch with all
+ * it nests. */
+static rf_status rf__if_tag(rf__onnx *o, uint32_t from, int64_t group, int b)
+{
+    for (uint32_t li = from; li < o->g->n_layers; li++) {
+        rf_layer *l = &o->g->layers[li];
+        rf_attr *a = NULL;
+        for (uint32_t k = 0; k < l->n_attrs && !a; k++)
+            if (strcmp(l->attrs[k].name, "rf_if_path") == 0) a = &l->attrs[k];
+        char path[512];
+        int n = snprintf(path, sizeof path, "%lld:%d%s%s", (long long)group, b, a ? "/" : "",
+                         a && a->s ? a->s : "");
+        RF_CHECK(o->ctx, n > 0 && (size_t)n < sizeof path, RF_UNSUPPORTED,
+                 "%s: If nodes nested too deeply", o->what);
+        if (!a) {
+            RF_TRY(rf_graph_set_attr_string(o->ctx, o->g, li, "rf_if_path", path, (size_t)n));
+        } else if (!(a->s = rf_graph_strdup(o->ctx, o->g, path, (size_t)n))) {
+            return rf_ctx_error_status(o->ctx);
+        }
+    }
+    return RF_OK;
+}
+
 /* If: the branch its condition selects when the condition is known (a constant); else both,
- * tagged rf_if_group / rf_if_branch for the cost model to count the larger. The If's outputs are
- * Identity layers from the (then) branch's outputs. */
+ * their layers tagged rf_if_path (rf__if_tag), and each output an rf_IfSelect (condition, then,
+ * else) tagged rf_if_select = the group and rf_if_node = the If's name: the cost model keeps the
+ * branch the inferred condition takes, or the larger when it stays unknown. A known condition's
+ * outputs are Identity layers. */
 static rf_status rf__if(rf__onnx *o, const Onnx__NodeProto *nd, const char *nm)
 {
     const Onnx__GraphProto *br[2] = {rf__graph_attr(nd, "then_branch"),
@@ -376,15 +409,9 @@ static rf_status rf__if(rf__onnx *o, const Onnx__NodeProto *nd, const char *nm)
         rf__scope sc = {0};
         char prefix[512];
         snprintf(prefix, sizeof prefix, "%s/%s", nm, b ? "else" : "then");
-        rf_status st = rf__inline(o, br[b], prefix, &sc, 1, known ? NULL : "rf_if_group", group,
-                                  known ? NULL : "rf_if_node", nm);
-        if (st == RF_OK && !known) { /* which branch each layer is on */
-            for (uint32_t li = 0; li < o->g->n_layers; li++) {
-                const rf_attr *gr = rf_layer_attr(&o->g->layers[li], "rf_if_group");
-                if (gr && gr->i == group && !rf_layer_attr(&o->g->layers[li], "rf_if_branch"))
-                    st = rf_graph_set_attr_int(o->ctx, o->g, li, "rf_if_branch", b);
-            }
-        }
+        uint32_t before = o->g->n_layers;
+        rf_status st = rf__inline(o, br[b], prefix, &sc, 1, NULL, 0, NULL, NULL);
+        if (st == RF_OK && !known) st = rf__if_tag(o, before, group, b);
         for (size_t k = 0; st == RF_OK && k < br[b]->n_output && k < 64; k++)
             out_branch[b][n_out[b]++] = rf__scope_map(&sc, br[b]->output[k]->name);
         rf__scope_free(o, &sc);
@@ -394,7 +421,22 @@ static rf_status rf__if(rf__onnx *o, const Onnx__NodeProto *nd, const char *nm)
     for (size_t k = 0; k < nd->n_output && k < n_out[b]; k++) {
         char ln[512];
         snprintf(ln, sizeof ln, "%s/out_%zu", nm, k);
-        RF_TRY(rf__link(o, ln, "Identity", out_branch[b][k], nd->output[k], NULL, 0));
+        if (known || k >= n_out[1] || !*out_branch[0][k] || !*out_branch[1][k]) {
+            RF_TRY(rf__link(o, ln, "Identity", out_branch[b][k], nd->output[k], NULL, 0));
+            continue;
+        }
+        /* Both branches: a select that shape inference resolves once the condition's value is
+         * known (a shape test, say); the cost model then drops the branch not taken. */
+        uint32_t in[3], to, li;
+        RF_TRY(rf__tensor_for(o, nd->input[0], &in[0]));
+        RF_TRY(rf__tensor_for(o, out_branch[0][k], &in[1]));
+        RF_TRY(rf__tensor_for(o, out_branch[1][k], &in[2]));
+        RF_TRY(rf__tensor_for(o, nd->output[k], &to));
+        RF_CHECK(o->ctx, o->g->tensors[to].producer < 0, RF_FORMAT,
+                 "%s: output '%.200s' is already produced elsewhere", o->what, nd->output[k]);
+        RF_TRY(rf_graph_add_layer(o->ctx, o->g, ln, "rf_IfSelect", in, 3, &to, 1, &li));
+        RF_TRY(rf_graph_set_attr_int(o->ctx, o->g, li, "rf_if_select", group));
+        RF_TRY(rf_graph_set_attr_string(o->ctx, o->g, li, "rf_if_node", nm, strlen(nm)));
     }
     return RF_OK;
 }

@@ -3,6 +3,7 @@
  * metadata ops move nothing; Gather reads only the rows it gathers), times the layer's repeat
  * count, with totals and the list of unknown op types (one warning). Never parses, never prints. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph_int.h"
@@ -118,34 +119,90 @@ static const char *rf__qualified(const rf_layer *l, char *buf, size_t cap)
     return buf;
 }
 
-/* If nodes whose condition is unknown (onnx_node.c inlined both branches, tagged rf_if_group and
- * rf_if_branch): the larger branch (by FLOPs, then bytes) is counted; the other's layers become
- * cost-free (listed nowhere, out of the totals), and one warning shows both. */
-static void rf__if_groups(rf_ctx *ctx, const rf_graph *g, rf_cost *c)
+/* The branch If group `grp` takes (0 then, 1 else) when shape inference found its condition's
+ * value (the condition input of its rf_IfSelect outputs), with the If's name in *node; -1 when it
+ * did not. */
+static int rf__if_taken(const rf_graph *g, int64_t grp, const char **node)
 {
-    for (int64_t grp = 1;; grp++) {
+    int taken = -1;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_layer *l = &g->layers[i];
+        const rf_attr *a = rf_layer_attr(l, "rf_if_select");
+        const int64_t *c;
+        if (!a || a->i != grp || l->n_inputs != 3) continue;
+        const rf_attr *n = rf_layer_attr(l, "rf_if_node");
+        if (n && n->type == RF_ATTR_STRING) *node = n->s;
+        if (rf__vals(g, l, 0, &c) >= 1) taken = c[0] == 0;
+    }
+    return taken;
+}
+
+/* The branch of If group `grp` a layer's rf_if_path ("1:0/3:1") puts it on; -1: not in it. */
+static int rf__if_branch(const rf_layer *l, int64_t grp)
+{
+    const rf_attr *a = rf_layer_attr(l, "rf_if_path");
+    if (!a || a->type != RF_ATTR_STRING || !a->s) return -1;
+    for (const char *p = a->s; *p;) {
+        char *end;
+        long long gid = strtoll(p, &end, 10);
+        if (*end != ':') return -1;
+        int br = end[1] == '1';
+        if (gid == grp) return br;
+        p = strchr(end, '/');
+        if (!p) return -1;
+        p++;
+    }
+    return -1;
+}
+
+void rf__if_dropped_mask(const rf_graph *g, uint8_t *mask)
+{
+    int64_t max_grp = 0;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_select");
+        if (a && a->i > max_grp) max_grp = a->i;
+    }
+    for (int64_t grp = 1; grp <= max_grp; grp++) {
+        const char *node = NULL;
+        int taken = rf__if_taken(g, grp, &node);
+        for (uint32_t i = 0; taken >= 0 && i < g->n_layers; i++)
+            if (rf__if_branch(&g->layers[i], grp) == !taken) mask[i] = 1;
+    }
+}
+
+/* If nodes whose condition was unknown when read (onnx_node.c inlined both branches, each layer
+ * tagged with the Ifs it sits in): the branch the inferred condition takes, or else the larger
+ * (by FLOPs, then bytes) with one warning showing both; the other's layers, nested Ifs included,
+ * become cost-free (listed nowhere, out of the totals). Outer Ifs first (lower group numbers). */
+static void rf__if_groups(rf_ctx *ctx, const rf_graph *g, rf_cost *c, uint8_t *dropped)
+{
+    int64_t max_grp = 0;
+    for (uint32_t i = 0; i < g->n_layers; i++) {
+        const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_select");
+        if (a && a->i > max_grp) max_grp = a->i;
+        const rf_attr *p = rf_layer_attr(&g->layers[i], "rf_if_path");
+        if (p && p->type == RF_ATTR_STRING && p->s && strtoll(p->s, NULL, 10) > max_grp)
+            max_grp = strtoll(p->s, NULL, 10);
+    }
+    for (int64_t grp = 1; grp <= max_grp; grp++) {
         double f[2] = {0, 0}, b[2] = {0, 0};
         const char *node = NULL;
-        int seen = 0;
+        int live = 0;
         for (uint32_t i = 0; i < g->n_layers && i < c->n_layers; i++) {
-            const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_group");
-            if (!a || a->i != grp) continue;
-            int br = rf_layer_attr_int(&g->layers[i], "rf_if_branch", 0) != 0;
-            const rf_attr *n = rf_layer_attr(&g->layers[i], "rf_if_node");
-            if (n && n->type == RF_ATTR_STRING) node = n->s;
-            seen = 1;
+            int br = rf__if_branch(&g->layers[i], grp);
+            if (br < 0 || dropped[i]) continue;
+            live = 1;
             if (!c->layers[i].known) continue;
             f[br] += c->layers[i].flops;
             b[br] += c->layers[i].bytes;
         }
-        if (!seen) return;
+        if (!live) continue; /* inside a branch already dropped, or empty */
         int drop = f[1] > f[0] || (f[1] == f[0] && b[1] > b[0]) ? 0 : 1;
+        int taken = rf__if_taken(g, grp, &node); /* known once shapes were inferred */
+        if (taken >= 0) drop = !taken;
         for (uint32_t i = 0; i < g->n_layers && i < c->n_layers; i++) {
-            const rf_attr *a = rf_layer_attr(&g->layers[i], "rf_if_group");
             rf_layer_cost *lc = &c->layers[i];
-            if (!a || a->i != grp ||
-                (rf_layer_attr_int(&g->layers[i], "rf_if_branch", 0) != 0) != drop)
-                continue;
+            if (rf__if_branch(&g->layers[i], grp) != drop || dropped[i]) continue;
             if (lc->known) {
                 c->flops -= lc->flops;
                 c->bytes -= lc->bytes;
@@ -163,8 +220,13 @@ static void rf__if_groups(rf_ctx *ctx, const rf_graph *g, rf_cost *c)
             }
             memset(lc, 0, sizeof *lc);
             lc->known = 1;
-            rf__strlcpy(lc->reason, "the smaller branch of an If: not counted", sizeof lc->reason);
+            dropped[i] = 1;
+            rf__strlcpy(lc->reason,
+                        taken >= 0 ? "the branch of an If not taken: not counted"
+                                   : "the smaller branch of an If: not counted",
+                        sizeof lc->reason);
         }
+        if (taken >= 0) continue; /* decided: nothing to warn about */
         char fa[32], fb[32];
         rf__log(ctx, RF_LOG_WARN,
                 "If '%s': its condition is not known: both branches costed (then %s, else %s "
@@ -273,7 +335,13 @@ rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out)
         c->kv_write_bytes += lc->kv_write_bytes;
         c->matmul_conv_flops += mm;
     }
-    rf__if_groups(ctx, g, c);
+    uint8_t *dropped = rf__calloc(ctx, (size_t)g->n_layers + 1, 1);
+    if (!dropped) {
+        rf_cost_free(c);
+        return RF_NOMEM_ERR(ctx);
+    }
+    rf__if_groups(ctx, g, c, dropped);
+    rf__free(ctx, dropped);
     if (c->n_unknown) rf__warn_unknown(ctx, g, c);
     *out = c;
     return RF_OK;

@@ -228,6 +228,11 @@ const rf__op_row *rf__op_find(const char *op_type, const char *domain);
  * domain, a subgraph op that was not inlined) or whose type has no row (then its kind's rules
  * apply, rf__kind_shape / rf__kind_cost). */
 const rf__op_row *rf__op_of(const rf_layer *l);
+
+/* mask[i] = 1 for each layer on the branch of an If that shape inference decided against (both
+ * branches were inlined; the condition's value became known): the cost model drops them and the
+ * executor does not run them. mask has g->n_layers entries, zeroed by the caller. */
+void rf__if_dropped_mask(const rf_graph *g, uint8_t *mask);
 const rf__op_row *rf__op_row_at(rf__op_id id);
 rf__shape_rule rf__kind_shape(rf_op_kind k);
 rf__cost_rule rf__kind_cost(rf_op_kind k);

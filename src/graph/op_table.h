@@ -252,6 +252,7 @@
     X(RF_VIEW,                 "View",                    RF,    METADATA,       none,          zero,       DATA,     view,       NULL) \
     X(WHERE,                   "Where",                   ONNX,  ELEMENTWISE,    broadcast,     nary,       NARY,     binary,     NULL) \
     X(XOR,                     "Xor",                     ONNX,  ELEMENTWISE,    compare,       nary,       LOGIC,    binary,     NULL) \
+    X(RF_IF_SELECT,            "rf_IfSelect",             RF,    METADATA,       if_select,     zero,       CONTROL,  if_select,  NULL) \
     X(RF_SCAN_SLICE,           "rf_ScanSlice",            RF,    METADATA,       scan_slice,    zero,       CONTROL,  none,       "a view the loop inliner adds") \
     X(RF_STACK_TRIPS,          "rf_StackTrips",           RF,    METADATA,       stack_trips,   zero,       CONTROL,  none,       "a view the loop inliner adds")
 

@@ -54,6 +54,21 @@ rf_status rf__shape_stack_trips(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
     return rf__set(ctx, g, l, 0, &y, rf__dt(g, l, 0));
 }
 
+/* An If whose both branches were inlined (onnx_node.c): (condition, then, else) -> the branch the
+ * condition's value takes, shape and known values alike; the then branch while it is unknown. */
+rf_status rf__shape_if_select(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
+{
+    const int64_t *c;
+    if (l->n_inputs != 3 || l->n_outputs != 1) return RF_OK;
+    uint32_t pick = rf__vals(g, l, 0, &c) >= 1 ? (c[0] ? 1 : 2) : 1;
+    rf__shp x;
+    if (!rf__get(g, l, pick, &x)) return RF_OK;
+    RF_TRY(rf__set(ctx, g, l, 0, &x, rf__dt(g, l, pick)));
+    const int64_t *v;
+    int n = rf__vals(g, l, pick, &v);
+    return n >= 0 ? rf_graph_set_values(ctx, g, l->outputs[0], v, (uint32_t)n) : RF_OK;
+}
+
 rf_status rf__shape_scan_slice(rf_ctx *ctx, rf_graph *g, const rf_layer *l)
 {
     rf__shp x, y;
