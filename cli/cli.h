@@ -35,6 +35,8 @@ typedef struct cli_args {
     const char *value[CLI_MAX_OPTS]; /* NULL when not given; "" for a flag that was given */
     const char *pos[CLI_MAX_POS];
     size_t n_pos;
+    char joined[4096]; /* a list option ("NAME=DIMS[,...]") given twice: the values, comma-joined */
+    size_t n_joined;
 } cli_args;
 
 /* A subcommand. */

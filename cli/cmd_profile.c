@@ -12,6 +12,8 @@ static const cli_opt cli_profile_opts[] = {
     {"seq", 0, "N", "sequence length: axis 1 of every rank-2/3 model input"},
     {"input", 'i', "NAME=DIMS[,...]", "input shape, e.g. input=1x3x512x512 (several: comma)"},
     {"dim", 'd', "SYM=N[,...]", "value of a symbolic dimension, e.g. batch=8"},
+    {"value", 0, "NAME=N[,...]",
+     "value of an integer scalar input that an If or a shape reads, e.g. sr=16000"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
     {"top", 'n', "N", "list the N slowest layers (default: 5; 0: none)"},
     {"measure", 'm', NULL,
@@ -102,6 +104,7 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     if (!ctx) return EXIT_INTERNAL;
     int rc = cli_bindings(cmd, ctx, "input", cli_get(a, "input"), 0, b, 16, &nb);
     if (!rc) rc = cli_bindings(cmd, ctx, "dim", cli_get(a, "dim"), 1, b, 32, &nb);
+    if (!rc) rc = cli_bindings(cmd, ctx, "value", cli_get(a, "value"), 2, b, 32, &nb);
     for (size_t i = 0; !rc && i < nb; i++) b2[nb2++] = b[i];
     if (!rc) rc = cli_bindings(cmd, ctx, "compare", cli_get(a, "compare"), 0, b2, 32, &nb2);
     if (rc) {

@@ -142,8 +142,20 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
             o = s[2] ? NULL : cli_find_short(cmd, s[1], &idx);
             if (!o) return cli_usage_error(cmd, "unknown option '%s'", s);
         }
+        const char *before = out->value[idx];
         int rc = cli_take_value(cmd, o, inline_val, argc, argv, &i, &out->value[idx]);
         if (rc) return rc;
+        if (before && o->arg && strstr(o->arg, "[,...]")) { /* --input a=1 --input b=2: both */
+            size_t na = strlen(before), nb = strlen(out->value[idx]);
+            if (out->n_joined + na + nb + 2 > sizeof out->joined)
+                return cli_usage_error(cmd, "--%s given too many times", o->name);
+            char *j = out->joined + out->n_joined;
+            memcpy(j, before, na);
+            j[na] = ',';
+            memcpy(j + na + 1, out->value[idx], nb + 1);
+            out->value[idx] = j;
+            out->n_joined += na + nb + 2;
+        }
     }
     return EXIT_OK;
 }

@@ -17,10 +17,11 @@ extern "C" {
  *  `--input NAME=1x3x512x512` (name + dims) or `--dim batch=8` (symbol + one value). */
 typedef struct rf_shape_binding {
     char name[256]; /**< input tensor name, or dim symbol */
-    int is_dim;     /**< 1 for a symbol binding */
+    int is_dim;     /**< 1 for a symbol binding; 2 for an input's value (`--value NAME=N`) */
     uint32_t rank;  /**< input bindings */
     int64_t dims[RF_GRAPH_MAX_RANK];
-    int64_t value; /**< symbol bindings */
+    int64_t value; /**< symbol bindings; an input's value (is_dim 2: the integer scalar an If
+                        condition or a shape computation reads, e.g. a sample rate) */
 } rf_shape_binding;
 
 /** Parse "NAME=1x3x224x224" (is_dim 0; dims >= 1, "x"-separated) or "SYMBOL=8" (is_dim 1) into

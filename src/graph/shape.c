@@ -8,6 +8,21 @@
 rf_status rf_shape_binding_parse(rf_ctx *ctx, const char *text, int is_dim, rf_shape_binding *b)
 {
     memset(b, 0, sizeof *b);
+    if (is_dim == 2) { /* --value NAME=N: an integer scalar input's value */
+        const char *eq = text ? strrchr(text, '=') : NULL;
+        RF_CHECK(ctx, eq && eq != text && (size_t)(eq - text) < sizeof b->name, RF_USAGE,
+                 "--value '%.100s': expected NAME=INTEGER", text ? text : "");
+        memcpy(b->name, text, (size_t)(eq - text));
+        b->is_dim = 2;
+        const char *p = eq + 1 + (eq[1] == '-');
+        int64_t v = 0;
+        const char *start = p;
+        while (*p >= '0' && *p <= '9' && v <= (INT64_MAX - 9) / 10) v = v * 10 + (*p++ - '0');
+        RF_CHECK(ctx, p != start && *p == '\0', RF_USAGE,
+                 "--value '%.100s': the value must be an integer", text);
+        b->value = eq[1] == '-' ? -v : v;
+        return RF_OK;
+    }
     const char *eq = text ? strrchr(text, '=') : NULL;
     RF_CHECK(ctx, eq && eq != text && (size_t)(eq - text) < sizeof b->name, RF_USAGE,
              "%s '%.100s': expected NAME=%s", is_dim ? "--dim" : "--input", text ? text : "",
@@ -67,10 +82,21 @@ static rf_status rf__bind_input(rf_ctx *ctx, rf_graph *g, const rf_shape_binding
             if (g->tensors[i].flags & RF_TENSOR_INPUT)
                 rf__appendf(names, sizeof names, &len, "%s'%s'", len ? ", " : "",
                             g->tensors[i].name);
-        return rf__error(ctx, RF_USAGE, -1, "--input: the model has no input '%.100s' (inputs: %s)",
-                         b->name, len ? names : "none");
+        return rf__error(ctx, RF_USAGE, -1, "--%s: the model has no input '%.100s' (inputs: %s)",
+                         b->is_dim == 2 ? "value" : "input", b->name, len ? names : "none");
     }
     const rf_tensor *t = &g->tensors[ti];
+    if (b->is_dim == 2) { /* a value: the input keeps its declared one-element shape */
+        uint64_t n = 1;
+        for (uint32_t d = 0; t->shape_known && d < t->rank; d++)
+            n *= t->dims[d] > 0 ? (uint64_t)t->dims[d] : 2;
+        RF_CHECK(ctx, n == 1, RF_USAGE,
+                 "--value %.100s: input '%.100s' is not a scalar (rank %u); --value gives one "
+                 "number",
+                 b->name, b->name, t->rank);
+        if (!t->shape_known) RF_TRY(rf_graph_set_shape(ctx, g, ti, 0, b->dims));
+        return rf_graph_set_values(ctx, g, ti, &b->value, 1);
+    }
     RF_CHECK(ctx, !t->shape_known || t->rank == b->rank, RF_USAGE,
              "input '%.100s' has rank %u, --input gives %u", b->name, t->rank, b->rank);
     return rf_graph_set_shape(ctx, g, ti, b->rank, b->dims);
@@ -110,9 +136,9 @@ rf_status rf__shape_overflow(rf_ctx *ctx, const rf_layer *l, const char *what)
 rf_status rf_graph_infer_shapes(rf_ctx *ctx, rf_graph *g, const rf_shape_binding *b, size_t n)
 {
     int any_input = 0;
-    for (size_t i = 0; i < n; i++) any_input |= !b[i].is_dim;
+    for (size_t i = 0; i < n; i++) any_input |= b[i].is_dim != 1;
     for (size_t i = 0; i < n; i++) {
-        if (b[i].is_dim) {
+        if (b[i].is_dim == 1) {
             int used = 0;
             rf__bind_dim(g, &b[i], &used);
             if (!used)

@@ -43,8 +43,8 @@ static int rf__bound(const rf_tensor *t, uint32_t d, const rf_model_opts *o)
 {
     for (size_t i = 0; i < o->n_bindings; i++) {
         const rf_shape_binding *b = &o->bindings[i];
-        if (!b->is_dim && strcmp(b->name, t->name) == 0) return 1;
-        if (b->is_dim && t->dim_names[d] && strcmp(b->name, t->dim_names[d]) == 0) return 1;
+        if (b->is_dim != 1 && strcmp(b->name, t->name) == 0) return 1;
+        if (b->is_dim == 1 && t->dim_names[d] && strcmp(b->name, t->dim_names[d]) == 0) return 1;
     }
     return 0;
 }

@@ -9,7 +9,7 @@
 #include "roofline/exec.h"
 #include "roofline/model.h"
 
-/* "PATH (FORMAT, opset N) input=1x3x224x224 ..." */
+/* "PATH (FORMAT, opset N) input=1x3x224x224 sr=16000 ..." */
 static void rf__title(const rf_graph *g, const char *path, char *title, size_t cap)
 {
     size_t tl =
@@ -22,6 +22,10 @@ static void rf__title(const rf_graph *g, const char *path, char *title, size_t c
         if (!(t->flags & RF_TENSOR_INPUT) || (t->flags & RF_TENSOR_WEIGHT) || !t->shape_known)
             continue;
         tl += (size_t)snprintf(title + tl, cap - tl, " %s=", t->name);
+        if (t->rank == 0 && tl < cap) /* a scalar: its value (--value), else "scalar" */
+            tl += t->values && t->n_values == 1
+                      ? (size_t)snprintf(title + tl, cap - tl, "%lld", (long long)t->values[0])
+                      : (size_t)snprintf(title + tl, cap - tl, "scalar");
         for (uint32_t d = 0; d < t->rank && tl < cap; d++)
             tl +=
                 (size_t)snprintf(title + tl, cap - tl, d ? "x%lld" : "%lld", (long long)t->dims[d]);
