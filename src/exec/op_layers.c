@@ -282,6 +282,11 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
                               (unsigned long long)ny);
         return RF_OK;
     }
+    /* Every reduced axis of size 1: Mean, Sum, Max, Min and Prod are the input itself, which
+     * oneDNN refuses to "reduce" (its source and destination would be equal). */
+    if (ny == rf__xtensor_elems(x) && !logsum && m < sizeof map / sizeof map[0] && map[m].p == 0 &&
+        map[m].alg != dnnl_reduction_norm_lp_power_p_sum)
+        return rf__xop_view(p, li);
     dnnl_memory_desc_t xm, ym;
     rf__xdesc_plain(&xm, x->rank, x->dims);
     md_of(&ym, (int)r, yd);
