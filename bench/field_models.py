@@ -44,10 +44,12 @@ def graph_inputs(m):
 
 def spec(path, settings):
     m = load(path)
-    named, dims = {}, {}
+    named, dims, values = {}, {}, {}
     for s in settings.split():
         k, v = s.rsplit("=", 1)
-        if "x" in v or k in {i.name for i in graph_inputs(m)}:
+        if k.endswith(":"):  # NAME:=V, the value of an integer scalar input (--value)
+            values[k[:-1]] = int(v)
+        elif "x" in v or k in {i.name for i in graph_inputs(m)}:
             named[k] = [int(d) for d in v.split("x")]
         else:
             dims[k] = int(v)
@@ -66,6 +68,8 @@ def spec(path, settings):
                 else:
                     d.append(dims.get(x.dim_param, 1))
         out[i.name] = {"dims": d, "type": ONNX_TO_ORT[tt.elem_type]}
+        if i.name in values:
+            out[i.name]["value"] = values[i.name]
     print(json.dumps(out))
 
 

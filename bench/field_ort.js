@@ -2,7 +2,8 @@
 //   node field_ort.js shapes MODEL FEEDS_JSON          one run; prints {output: dims} as JSON
 //   node field_ort.js time MODEL FEEDS_JSON THREADS RUNS
 //       2 warm-up runs, RUNS timed runs; prints "ort_median_s=... ort_min_s=..."
-// FEEDS_JSON: {"x": {"dims": [1,3,64,64], "type": "float32"}} (bench/field_models.py spec);
+// FEEDS_JSON: {"x": {"dims": [1,3,64,64], "type": "float32"}} (bench/field_models.py spec; an
+// entry with "value" is filled with it, e.g. a sample rate);
 // inputs are random in [-1, 1) (integers: 0..3).
 const path = require('path');
 const ort = require(path.join(__dirname, '.ort', 'node_modules', 'onnxruntime-node'));
@@ -14,7 +15,7 @@ const ARRAYS = {
 
 function feedsOf(spec) {
     const feeds = {};
-    for (const [name, { dims, type }] of Object.entries(spec)) {
+    for (const [name, { dims, type, value }] of Object.entries(spec)) {
         const n = dims.reduce((a, b) => a * b, 1);
         if (type === 'float16') throw new Error(`input '${name}': float16 feeds not handled`);
         const A = ARRAYS[type];
@@ -24,6 +25,7 @@ function feedsOf(spec) {
             const r = Math.random();
             data[i] = type === 'int64' ? BigInt(Math.floor(r * 4)) :
                 type.startsWith('float') ? r * 2 - 1 : Math.floor(r * 4);
+            if (value !== undefined) data[i] = type === 'int64' ? BigInt(value) : value;
         }
         feeds[name] = new ort.Tensor(type, data, dims);
     }

@@ -74,4 +74,31 @@ check "rnn: the state at batch 1" grep -q "x=1x64 h=2x1x64" "$TMP/out"
 expect 0 "" -- profile $HW --allow-undefined "$D/field_resize_runtime.onnx"
 check "undefined: reason per op type" grep -qF "op types: Resize x1: output shape unknown; Conv x1: input shape unknown (from Resize 'resize': scales and sizes not constant)" "$TMP/err"
 
+# silero-vad style Ifs: the sample-rate switch decided by --value, the nested shape tests by shape
+# inference. sr=16000: pads [0,4,0,4] built the torch way (Slice step -1, Transpose), Conv
+# 8x1x8 stride 8 on 1x1x72 = 1x8x9, 2*8*8*9 = 1152 FLOP; the inner If on Not(Equal(Size(Shape),2))
+# takes its then branch: MatMul of the parent branch's Gather (two scopes up) 1x1x8 by 8x4, 64.
+expect 0 "" -- profile $HW --input input=1x64 --value sr=16000 --format json "$D/field_silero_if.onnx"
+check "silero: then conv from reversed pads" grep -q '"name": "if_sr/then/then_conv", "op": "Conv", "shape": "1x8x9", "index": [0-9]*, "flops": 1152' "$TMP/out"
+check "silero: nested If reads its parent's tensor" grep -q '"name": "if_sr/then/if_b/then/state_proj", "op": "MatMul", "shape": "1x1x4", "index": [0-9]*, "flops": 64' "$TMP/out"
+check "silero: else branch dropped" sh -c "! grep -q else_conv '$TMP/out'"
+check "silero: decided Ifs do not warn" test ! -s "$TMP/err"
+# sr=8000: the else branch, Conv 8x1x4 stride 4 on 1x1x64 = 1x8x16, 1024 FLOP
+expect 0 "" -- profile $HW --input input=1x64 --value sr=8000 --format json "$D/field_silero_if.onnx"
+check "silero: sr=8000 takes else" grep -q '"name": "if_sr/else/else_conv", "op": "Conv", "shape": "1x8x16", "index": [0-9]*, "flops": 1024' "$TMP/out"
+# without --value the larger branch, said once; the title shows the scalar
+expect 0 "" -- profile $HW --input input=1x64 "$D/field_silero_if.onnx"
+check "silero: unknown sr warns" grep -q "If 'if_sr': its condition is not known" "$TMP/err"
+check "silero: title names the scalar" grep -q "input=1x64 state=2x1x8 sr=scalar" "$TMP/out"
+# measured: the executor runs the branches taken (IfSelect a view of them), nothing else; a
+# ReduceMean-free model, so every layer runs
+expect 0 "" -- profile --hw "$SRC/tests/golden/data/machine.json" --measure --threads 1 --repeat 3 --input input=1x64 --value sr=16000 "$D/field_silero_if.onnx"
+check "silero: every layer measured" grep -q "^measured: 13 of 13 layers on this CPU" "$TMP/out"
+# --input given twice accumulates; --value refuses a non-scalar and a non-integer
+expect 0 "" -- profile $HW --input input=1x64 --input state=2x1x8 --value sr=16000 "$D/field_silero_if.onnx"
+check "repeated --input: both kept" grep -q "input=1x64 state=2x1x8 sr=16000" "$TMP/out"
+expect 2 "--value input: input 'input' is not a scalar" -- profile $HW --value input=3 "$D/field_silero_if.onnx"
+expect 2 "--value 'sr=16k': the value must be an integer" -- profile $HW --value sr=16k "$D/field_silero_if.onnx"
+expect 2 "--value: the model has no input 'rate'" -- profile $HW --input input=1x64 --value rate=1 "$D/field_silero_if.onnx"
+
 finish

@@ -10,6 +10,11 @@ field_resize_runtime.onnx: a Resize whose scales are a graph input (known only a
   then a Conv: both undefined, the warning saying where the Conv's input shape was lost.
 field_rnn_batch.onnx: a recurrent state [2, batch, 64] (batch not the first axis) and x
   [batch, 64].
+field_silero_if.onnx: silero-vad style (torch.onnx of a module with a sample-rate switch): an If
+  on Equal(sr, 16000), sr an int64 scalar input; its then branch builds reflect pads the torch
+  way (ConstantOfShape, Concat, Reshape [-1, 2], Slice with step -1, Transpose, Reshape [-1]),
+  and holds two nested Ifs decided by shape tests (Equal of a Gather of a Shape; Not of Equal of a
+  Size), one of which reads a tensor its parent branch made (outer scope two levels up).
 
     python3 tests/data/onnx/gen_field.py tests/data/onnx
 """
@@ -93,10 +98,86 @@ def resize_runtime():
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def silero_if():
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, "n"])
+    st = helper.make_tensor_value_info("state", TensorProto.FLOAT, [2, 1, 8])
+    sr = helper.make_tensor_value_info("sr", TensorProto.INT64, [])
+    y = helper.make_empty_tensor_value_info("y")
+    s_out = helper.make_empty_tensor_value_info("s")
+    i64 = lambda v: np.array(v, np.int64)
+    ab = helper.make_graph([
+        helper.make_node("Squeeze", ["conv", "ax_last"], ["a_then"], name="sq")], "a_then", [],
+        [helper.make_empty_tensor_value_info("a_then")])
+    ae = helper.make_graph([helper.make_node("Identity", ["conv"], ["a_else"], name="id_a")],
+                           "a_else", [], [helper.make_empty_tensor_value_info("a_else")])
+    bt = helper.make_graph([
+        const("ax0", i64([0])),
+        helper.make_node("Unsqueeze", ["st0", "ax0"], ["st0u"], name="unsq_state"),
+        helper.make_node("MatMul", ["st0u", "w2"], ["b_then"], name="state_proj")], "b_then", [],
+        [helper.make_empty_tensor_value_info("b_then")])
+    be = helper.make_graph([helper.make_node("Identity", ["st0"], ["b_else"], name="id_b")],
+                           "b_else", [], [helper.make_empty_tensor_value_info("b_else")])
+    then = helper.make_graph([
+        const("c4", i64([4, 4])), const("two", i64([2])),
+        helper.make_node("ConstantOfShape", ["two"], ["zeros"], name="zeros",
+                         value=numpy_helper.from_array(i64([0]))),
+        helper.make_node("Concat", ["c4", "zeros"], ["cat"], axis=0, name="cat"),
+        const("m12", i64([-1, 2])),
+        helper.make_node("Reshape", ["cat", "m12"], ["pairs"], name="pairs"),
+        const("s_st", i64([-1])), const("s_en", i64([-(2**63) + 1])), const("s_ax", i64([0])),
+        const("s_sp", i64([-1])),
+        helper.make_node("Slice", ["pairs", "s_st", "s_en", "s_ax", "s_sp"], ["rev"], name="rev"),
+        helper.make_node("Transpose", ["rev"], ["tr"], perm=[1, 0], name="tr"),
+        const("m1", i64([-1])),
+        helper.make_node("Reshape", ["tr", "m1"], ["flat"], name="flat"),
+        helper.make_node("Cast", ["flat"], ["pads"], to=TensorProto.INT64, name="pads"),
+        helper.make_node("Pad", ["input", "pads"], ["padded"], mode="reflect", name="pad"),
+        const("ax1", i64([1])),
+        helper.make_node("Unsqueeze", ["padded", "ax1"], ["pu"], name="unsq"),
+        helper.make_node("Conv", ["pu", "w8"], ["conv"], strides=[8], name="then_conv"),
+        helper.make_node("Shape", ["conv"], ["cs"], name="cs"),
+        const("ax_last", i64([-1])),
+        helper.make_node("Gather", ["cs", "ax_last"], ["t_len"], axis=0, name="t_len"),
+        const("one", i64([1])),
+        helper.make_node("Equal", ["t_len", "one"], ["is1"], name="is1"),
+        helper.make_node("If", ["is1"], ["a"], then_branch=ab, else_branch=ae, name="if_a"),
+        const("zero", i64(0)),
+        helper.make_node("Gather", ["state", "zero"], ["st0"], axis=0, name="st0"),
+        helper.make_node("Shape", ["a"], ["as"], name="as"),
+        helper.make_node("Size", ["as"], ["rank"], name="rank"),
+        const("r2", i64(2)),
+        helper.make_node("Equal", ["rank", "r2"], ["is2"], name="is2"),
+        helper.make_node("Not", ["is2"], ["not2"], name="not2"),
+        helper.make_node("If", ["not2"], ["b"], then_branch=bt, else_branch=be, name="if_b"),
+    ], "then", [], [helper.make_empty_tensor_value_info("a"),
+                    helper.make_empty_tensor_value_info("b")])
+    els = helper.make_graph([
+        const("ax1e", i64([1])),
+        helper.make_node("Unsqueeze", ["input", "ax1e"], ["eu"], name="unsq_e"),
+        helper.make_node("Conv", ["eu", "w4"], ["e_conv"], strides=[4], name="else_conv"),
+        const("zero_e", i64(0)),
+        helper.make_node("Gather", ["state", "zero_e"], ["e_st"], axis=0, name="e_st"),
+    ], "else", [], [helper.make_empty_tensor_value_info("e_conv"),
+                    helper.make_empty_tensor_value_info("e_st")])
+    nodes = [
+        const("rate", i64(16000)),
+        helper.make_node("Equal", ["sr", "rate"], ["is16k"], name="is16k"),
+        helper.make_node("If", ["is16k"], ["y", "s"], then_branch=then, else_branch=els,
+                         name="if_sr"),
+    ]
+    inits = [numpy_helper.from_array(np.zeros((8, 1, 8), np.float32), "w8"),
+             numpy_helper.from_array(np.zeros((8, 1, 4), np.float32), "w4"),
+             numpy_helper.from_array(np.zeros((8, 4), np.float32), "w2")]
+    g = helper.make_graph(nodes, "silero_if", [x, st, sr], [y, s_out], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)],
+                             producer_name="pytorch")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for name, m in [("field_p2o_resize", p2o()), ("field_tf_pad", tf_pad()),
-                    ("field_rnn_batch", rnn_batch()), ("field_resize_runtime", resize_runtime())]:
+                    ("field_rnn_batch", rnn_batch()), ("field_resize_runtime", resize_runtime()),
+                    ("field_silero_if", silero_if())]:
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
