@@ -5,8 +5,9 @@
  * to the op that launched them by "External id". With kernels in the trace the rows are the
  * kernels, each given its op's FLOPs (shared among the op's kernels); without, the ops that have
  * FLOPs. "dur" is in microseconds. Bytes: the op's input tensors from "Input Dims" and "Input
- * type" (record_shapes=True), shared among its kernels like the FLOPs. The document is bounded by
- * core/json_scan.h before jansson builds it; never hand-decodes JSON values. */
+ * type" (record_shapes=True), shared among its kernels like the FLOPs. Streamed: the document is
+ * bounded by core/json_scan.h, then jansson decodes one event at a time, twice (an index of the
+ * ops by External id, then the rows); never hand-decodes JSON values. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -125,42 +126,38 @@ static const char *torch_ext(json_t *e, char *buf, size_t cap)
     return buf;
 }
 
-/* Pass 1: the FLOPs and input bytes of each op by External id into `flops` and `bytes` (objects
- * used as hashes), how many
- * kernels each id launched into `launches`, and whether the trace has kernels. */
-static rf_status torch_index(rf_ctx *ctx, json_t *events, json_t *flops, json_t *bytes,
+/* Pass 1, one event (number i): its op's FLOPs and input bytes by External id into `flops` and
+ * `bytes` (objects used as hashes), the kernels each id launched into `launches`, and whether
+ * the trace has kernels. */
+static rf_status torch_index(rf_ctx *ctx, json_t *e, size_t i, json_t *flops, json_t *bytes,
                              json_t *launches, int *has_kernels)
 {
     char key[64];
-    for (size_t i = 0; i < json_array_size(events); i++) {
-        json_t *e = json_array_get(events, i);
-        int kind = torch_kind(e);
-        double f = 0;
-        if (kind == EV_OTHER || !torch_ext(e, key, sizeof key)[0]) {
-            *has_kernels |= kind == EV_KERNEL;
-            continue;
-        }
-        if (kind == EV_KERNEL) {
-            *has_kernels = 1;
-            json_t *n = json_object_get(launches, key);
-            if (json_object_set_new(launches, key, json_integer(n ? json_integer_value(n) + 1 : 1)))
-                return RF_NOMEM_ERR(ctx);
-        } else {
-            json_t *n = json_object_get(flops, key);
-            if (torch_number(json_object_get(e, "args"), "flops", &f) > 0 && f > 0 &&
-                json_object_set_new(flops, key, json_real(n ? json_real_value(n) + f : f)))
-                return RF_NOMEM_ERR(ctx);
-            double b = torch_input_bytes(e);
-            if (b < 0)
-                return rf__error(ctx, RF_FORMAT, -1,
-                                 "traceEvents[%zu]: \"Input Dims\" holds a value that is not a "
-                                 "dimension",
-                                 i);
-            n = json_object_get(bytes, key);
-            if (b > 0 && json_object_set_new(bytes, key, json_real(n ? json_real_value(n) + b : b)))
-                return RF_NOMEM_ERR(ctx);
-        }
+    int kind = torch_kind(e);
+    double f = 0;
+    if (kind == EV_OTHER || !torch_ext(e, key, sizeof key)[0]) {
+        *has_kernels |= kind == EV_KERNEL;
+        return RF_OK;
     }
+    if (kind == EV_KERNEL) {
+        *has_kernels = 1;
+        json_t *n = json_object_get(launches, key);
+        if (json_object_set_new(launches, key, json_integer(n ? json_integer_value(n) + 1 : 1)))
+            return RF_NOMEM_ERR(ctx);
+        return RF_OK;
+    }
+    json_t *n = json_object_get(flops, key);
+    if (torch_number(json_object_get(e, "args"), "flops", &f) > 0 && f > 0 &&
+        json_object_set_new(flops, key, json_real(n ? json_real_value(n) + f : f)))
+        return RF_NOMEM_ERR(ctx);
+    double b = torch_input_bytes(e);
+    if (b < 0)
+        return rf__error(ctx, RF_FORMAT, -1,
+                         "traceEvents[%zu]: \"Input Dims\" holds a value that is not a dimension",
+                         i);
+    n = json_object_get(bytes, key);
+    if (b > 0 && json_object_set_new(bytes, key, json_real(n ? json_real_value(n) + b : b)))
+        return RF_NOMEM_ERR(ctx);
     return RF_OK;
 }
 
@@ -209,15 +206,169 @@ static rf_status torch_event(rf_ctx *ctx, rf__prof_table *t, json_t *e, size_t i
     return RF_OK;
 }
 
-static rf_status torch_events(rf_ctx *ctx, json_t *events, rf__prof_table *t)
+/* The document, read one event at a time: jansson decodes each value on its own
+ * (JSON_DISABLE_EOF_CHECK stops after it), so memory is that of the largest event, not of the
+ * trace (a 1 GB trace would take ~10 GB as one tree). */
+typedef struct torch_stream {
+    rf_ctx *ctx;
+    const uint8_t *data;
+    size_t size, pos;
+} torch_stream;
+
+static void torch_ws(torch_stream *s)
 {
+    while (s->pos < s->size && (s->data[s->pos] == ' ' || s->data[s->pos] == '\t' ||
+                                s->data[s->pos] == '\n' || s->data[s->pos] == '\r'))
+        s->pos++;
+}
+
+/* The line and column of byte `at`, for messages. */
+static void torch_where(const torch_stream *s, size_t at, size_t *line, size_t *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < at && i < s->size; i++) {
+        if (s->data[i] == '\n')
+            (*line)++, *col = 1;
+        else
+            (*col)++;
+    }
+}
+
+static rf_status torch_bad(torch_stream *s, size_t at, const char *what)
+{
+    size_t line, col;
+    torch_where(s, at, &line, &col);
+    return rf__error(s->ctx, RF_FORMAT, (int64_t)at, "not valid JSON at line %zu column %zu: %s",
+                     line, col, what);
+}
+
+/* One value at s->pos into *out (a new reference). */
+static rf_status torch_value(torch_stream *s, json_t **out)
+{
+    json_error_t err;
+    *out = json_loadb((const char *)s->data + s->pos, s->size - s->pos,
+                      JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_DECODE_INT_AS_REAL, &err);
+    if (!*out) {
+        if (json_error_code(&err) == json_error_out_of_memory) return RF_NOMEM_ERR(s->ctx);
+        char text[JSON_ERROR_TEXT_LENGTH];
+        size_t i = 0;
+        for (; err.text[i] && i + 1 < sizeof text; i++)
+            text[i] = (err.text[i] >= 0x20 && err.text[i] < 0x7F) ? err.text[i] : '?';
+        text[i] = '\0';
+        return torch_bad(s, s->pos + (err.position > 0 ? (size_t)err.position : 0), text);
+    }
+    s->pos += (size_t)err.position;
+    return RF_OK;
+}
+
+/* Expect byte c (after white space). */
+static int torch_take(torch_stream *s, char c)
+{
+    torch_ws(s);
+    if (s->pos < s->size && s->data[s->pos] == (uint8_t)c) {
+        s->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Position s at the first byte after the '[' of the events array: the document itself when it
+ * is an array, else the value of the top-level "traceEvents" (other members decoded and dropped,
+ * each bounded by the scan). 0 when there is none. */
+static rf_status torch_find_events(torch_stream *s, int *found)
+{
+    *found = 0;
+    if (torch_take(s, '[')) {
+        *found = 1;
+        return RF_OK;
+    }
+    if (!torch_take(s, '{')) return torch_bad(s, s->pos, "expected an object or an array");
+    if (torch_take(s, '}')) return RF_OK;
+    for (;;) {
+        torch_ws(s);
+        json_t *key;
+        RF_TRY(torch_value(s, &key));
+        int is_events = json_is_string(key) && strcmp(json_string_value(key), "traceEvents") == 0;
+        int ok = json_is_string(key);
+        json_decref(key);
+        if (!ok) return torch_bad(s, s->pos, "an object key must be a string");
+        if (!torch_take(s, ':')) return torch_bad(s, s->pos, "':' expected");
+        if (is_events) {
+            if (!torch_take(s, '[')) return RF_OK; /* not an array: said by the caller */
+            *found = 1;
+            return RF_OK;
+        }
+        torch_ws(s);
+        json_t *v;
+        RF_TRY(torch_value(s, &v));
+        json_decref(v);
+        if (torch_take(s, ',')) continue;
+        if (torch_take(s, '}')) return RF_OK;
+        return torch_bad(s, s->pos, "',' or '}' expected");
+    }
+}
+
+/* After the events array: the object's other members and its '}' (obj), then only white space. A
+ * truncated or padded document is refused like a whole-document parse would. */
+static rf_status torch_tail(torch_stream *s, int obj)
+{
+    while (obj) {
+        if (torch_take(s, '}')) break;
+        if (!torch_take(s, ',')) return torch_bad(s, s->pos, "',' or '}' expected");
+        json_t *v = NULL;
+        torch_ws(s);
+        RF_TRY(torch_value(s, &v));
+        int ok = json_is_string(v);
+        json_decref(v);
+        if (!ok) return torch_bad(s, s->pos, "an object key must be a string");
+        if (!torch_take(s, ':')) return torch_bad(s, s->pos, "':' expected");
+        torch_ws(s);
+        RF_TRY(torch_value(s, &v));
+        json_decref(v);
+    }
+    torch_ws(s);
+    return s->pos == s->size ? RF_OK : torch_bad(s, s->pos, "text after the document");
+}
+
+/* Pass `pass` (1: index, 2: rows) over the events, one decoded at a time. */
+static rf_status torch_pass(torch_stream *s, size_t start, int pass, rf__prof_table *t,
+                            json_t *flops, json_t *bytes, json_t *launches, int *kernels)
+{
+    s->pos = start;
+    if (torch_take(s, ']')) return RF_OK;
+    for (size_t i = 0;; i++) {
+        torch_ws(s);
+        json_t *e;
+        RF_TRY(torch_value(s, &e));
+        rf_status st = pass == 1 ? torch_index(s->ctx, e, i, flops, bytes, launches, kernels)
+                                 : torch_event(s->ctx, t, e, i, *kernels, flops, bytes, launches);
+        json_decref(e);
+        RF_TRY(st);
+        if (torch_take(s, ',')) continue;
+        if (torch_take(s, ']')) return RF_OK;
+        return torch_bad(s, s->pos, "',' or ']' expected");
+    }
+}
+
+static rf_status torch_events(rf_ctx *ctx, const uint8_t *data, size_t size, rf__prof_table *t)
+{
+    torch_stream s = {ctx, data, size, 0};
+    torch_ws(&s);
+    int obj = s.pos < size && data[s.pos] == '{';
+    int found;
+    RF_TRY(torch_find_events(&s, &found));
+    if (!found)
+        return rf__error(ctx, RF_FORMAT, -1,
+                         "not a PyTorch trace: no \"traceEvents\" array (an "
+                         "export_chrome_trace file has one)");
+    size_t start = s.pos;
     json_t *flops = json_object(), *bytes = json_object(), *launches = json_object();
     int kernels = 0;
     rf_status st = flops && bytes && launches
-                       ? torch_index(ctx, events, flops, bytes, launches, &kernels)
+                       ? torch_pass(&s, start, 1, t, flops, bytes, launches, &kernels)
                        : RF_NOMEM_ERR(ctx);
-    for (size_t i = 0; st == RF_OK && i < json_array_size(events); i++)
-        st = torch_event(ctx, t, json_array_get(events, i), i, kernels, flops, bytes, launches);
+    if (st == RF_OK) st = torch_pass(&s, start, 2, t, flops, bytes, launches, &kernels);
+    if (st == RF_OK) st = torch_tail(&s, obj);
     json_decref(flops);
     json_decref(bytes);
     json_decref(launches);
@@ -232,25 +383,5 @@ rf_status rf__prof_parse_torch(rf_ctx *ctx, const uint8_t *data, size_t size, rf
         lead++;
     int is_array = lead < size && data[lead] == '[';
     RF_TRY(rf__json_scan(ctx, data, size, is_array ? &torch_lim_arr : &torch_lim_obj));
-    json_error_t err;
-    json_t *root = json_loadb((const char *)data, size, JSON_DECODE_INT_AS_REAL, &err);
-    if (!root) {
-        char text[JSON_ERROR_TEXT_LENGTH];
-        size_t i = 0;
-        for (; err.text[i] && i + 1 < sizeof text; i++)
-            text[i] = (err.text[i] >= 0x20 && err.text[i] < 0x7F) ? err.text[i] : '?';
-        text[i] = '\0';
-        return rf__error(ctx,
-                         json_error_code(&err) == json_error_out_of_memory ? RF_NOMEM : RF_FORMAT,
-                         err.position >= 0 ? (int64_t)err.position : -1,
-                         "not valid JSON at line %d column %d: %s", err.line, err.column, text);
-    }
-    json_t *events = is_array ? root : json_object_get(root, "traceEvents");
-    rf_status st = json_is_array(events)
-                       ? torch_events(ctx, events, t)
-                       : rf__error(ctx, RF_FORMAT, -1,
-                                   "not a PyTorch trace: no \"traceEvents\" array (an "
-                                   "export_chrome_trace file has one)");
-    json_decref(root);
-    return st;
+    return torch_events(ctx, data, size, t);
 }
