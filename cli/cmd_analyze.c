@@ -115,6 +115,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         double wall;
         if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
+        adv.o.wall_s = wall; /* the gap to the rows is dispatch: the advice weighs it */
     }
     /* the advice sees every row as it is read, whatever --top keeps for printing */
     if (!adv.off && ((st = rf_advice_stream_new(ctx, m, ci, bi, ni, &adv.o, &as)) != RF_OK ||

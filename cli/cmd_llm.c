@@ -275,11 +275,12 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
             st = unmeasured == EXIT_OK ? RF_OK : st;
         }
     }
-    if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rf_llm_dist dist, *d = NULL;
     if (st == RF_OK && dist_on)
         st = cli_llm_distribute(ctx, mach, ni, r, (uint32_t)tp, (uint32_t)pp, net_latency, &dist);
     if (st == RF_OK && dist_on) d = &dist;
+    adv.o.dist = d; /* the advice weighs the link too */
+    if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rc = unmeasured    ? unmeasured
          : st == RF_OK ? cli_print(ctx, format, &a, r, al, d)
                        : cli_fail(ctx, st);
