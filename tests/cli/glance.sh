@@ -32,6 +32,28 @@ if command -v bash >/dev/null 2>&1; then
     want=$(printf 'profile\n--measure --measured-tps --measured-ttft\nmeasured')
     [ "$got" = "$want" ] || { echo "FAIL: bash completion gave: $got"; FAILS=$((FAILS + 1)); }
 fi
+# zsh: a native #compdef function; sourced it registers itself, called it completes the same
+expect 0 "" -- completion zsh
+cp "$TMP/out" "$TMP/_roofline"
+head -1 "$TMP/_roofline" | grep -q '^#compdef roofline$' || { echo "FAIL: zsh script lacks #compdef"; FAILS=$((FAILS + 1)); }
+if command -v zsh >/dev/null 2>&1; then
+    got=$(zsh -fc 'compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; _files() { print FILES; }
+        compdef() { print COMPDEF $*; }; source "$1"
+        words=(roofline prof); CURRENT=2; _roofline | grep "^prof"
+        words=(roofline llm --mea); CURRENT=3; _roofline | grep "^--mea"
+        words=(roofline analyze --hw meas); CURRENT=4; _roofline | grep "^meas"' _ "$TMP/_roofline" | tr '\n' ' ')
+    want="COMPDEF _roofline roofline profile --measure --measured-tps --measured-ttft measured "
+    [ "$got" = "$want" ] || { echo "FAIL: zsh completion gave: $got"; FAILS=$((FAILS + 1)); }
+else
+    echo "note: zsh not installed: the zsh script's behaviour is not checked"
+fi
+# installed where bash-completion and zsh look (make install / cmake --install)
+STAGE=$(dirname "$(dirname "$BIN")")
+for f in share/bash-completion/completions/roofline share/zsh/site-functions/_roofline; do
+    [ -s "$STAGE/$f" ] && PASSES=$((PASSES + 1)) || { echo "FAIL: not installed: $f"; FAILS=$((FAILS + 1)); }
+done
+cmp -s "$STAGE/share/bash-completion/completions/roofline" "$TMP/comp.bash" && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: the installed bash completion differs from 'completion bash'"; FAILS=$((FAILS + 1)); }
 # names cut in the middle never print alike: four layers that differ only in the middle
 printf 'name,flops,bytes\n' >"$TMP/names.csv"
 for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
