@@ -60,6 +60,29 @@ static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format f
     return st;
 }
 
+/* Read the whole input once on a placeholder machine (nothing kept): a bad row or a truncated
+ * file is reported before this machine is measured. */
+static rf_status cli_analyze_check(rf_ctx *ctx, const char *path, int prof, rf_prof_format from,
+                                   rf_ops_format infmt)
+{
+    rf_machine *pm = NULL;
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    size_t pc, pb;
+    rf_ctx_set_log(ctx, NULL, NULL, RF_LOG_WARN); /* the real run gives the warnings */
+    rf_status st = cli_placeholder_machine(ctx, &pm, &pc, &pb);
+    if (st == RF_OK) st = rf_analysis_new(ctx, pm, pc, pb, RF_SORT_INPUT, 1, &an);
+    if (st == RF_OK)
+        st = prof ? rf_prof_analyze_file(ctx, path, from, an)
+                  : rf_ops_analyze_file(ctx, path, infmt, an);
+    if (st == RF_OK) st = rf_analysis_finish(an, path, &r);
+    rf_result_free(r);
+    rf_analysis_free(an);
+    rf_machine_free(pm);
+    cli_progress(ctx, 0);
+    return st;
+}
+
 static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_args a;
@@ -106,6 +129,9 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         prof = from != RF_PROF_AUTO;
     }
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
+    if (strcmp(a.pos[0], "-") != 0 && cli_machine_measures(&a, NULL) && /* stdin: read once */
+        (st = cli_analyze_check(ctx, a.pos[0], prof, from, infmt)) != RF_OK)
+        goto fail; /* the file first: measuring this machine takes seconds */
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     size_t ni;
     if ((st = cli_network(ctx, &a, m, &ni)) != RF_OK) goto fail;

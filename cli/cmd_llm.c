@@ -232,6 +232,16 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     rf_llm_result *r = NULL;
     rf_advice_list *al = NULL;
     size_t ci, bi;
+    if (cli_machine_measures(&a, NULL)) { /* the model first: measuring takes seconds */
+        rf_status cs = rf_llm_read_file(ctx, a.pos[0], &m);
+        rf_llm_free(m);
+        m = NULL;
+        if (cs != RF_OK) {
+            rc = cli_fail(ctx, cs);
+            rf_ctx_free(ctx);
+            return rc;
+        }
+    }
     rf_status st = cli_machine(ctx, &a, NULL, &mach, &ci, &bi);
     if (st == RF_USAGE && !cli_get(&a, "hw")) { /* cli_machine printed the line */
         rf_ctx_free(ctx);

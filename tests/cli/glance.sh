@@ -8,6 +8,7 @@ expect 2 "did you mean 'profile'" -- profle "$D/tiny_cnn.onnx"
 expect 2 "did you mean '--measure'" -- llm --mesure "$D/tiny_llama_q.gguf"
 expect 2 "did you mean '--hw measured'" -- analyze --hw measurd "$D/ops.csv"
 expect 2 "did you mean '--hw a100-sxm4-80gb'" -- analyze --hw a100-sxm4-80g "$D/ops.csv"
+expect 2 "did you mean '--hw h100-sxm5'" -- analyze --hw h100-sxm5-80gb "$D/ops.csv"
 expect 2 "unknown option '--zzzzzz' (see" -- analyze --zzzzzz "$D/ops.csv"
 expect 2 "unknown command 'nosuch'" -- help nosuch
 expect 0 "" -- help profile
@@ -54,6 +55,19 @@ for f in share/bash-completion/completions/roofline share/zsh/site-functions/_ro
 done
 cmp -s "$STAGE/share/bash-completion/completions/roofline" "$TMP/comp.bash" && PASSES=$((PASSES + 1)) ||
     { echo "FAIL: the installed bash completion differs from 'completion bash'"; FAILS=$((FAILS + 1)); }
+# inputs are checked before this machine is measured: with an empty probe cache, a truncated
+# model, a bad --input, a bad row fail at once (one line, nothing measured, no cache written)
+export XDG_CACHE_HOME="$TMP/cache"
+head -c 300 "$D/tiny_cnn.onnx" >"$TMP/trunc.onnx"
+printf 'name,flops,bytes\na,1,2\nb,1\n' >"$TMP/badrow.csv"
+expect 2 "trunc.onnx" -- profile --hw measured "$TMP/trunc.onnx"
+expect 2 "trunc.onnx" -- profile "$TMP/trunc.onnx"
+expect 2 "no input 'nosuch'" -- profile --hw measured --input nosuch=1x3x32x32 "$D/tiny_cnn.onnx"
+expect 2 "trunc.onnx" -- llm --hw measured "$TMP/trunc.onnx"
+expect 2 "row 2" -- analyze --hw measured "$TMP/badrow.csv"
+[ ! -e "$TMP/cache/roofline" ] && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: the machine was measured before the input was checked: $(ls "$TMP/cache/roofline")"; FAILS=$((FAILS + 1)); }
+unset XDG_CACHE_HOME
 # names cut in the middle never print alike: four layers that differ only in the middle
 printf 'name,flops,bytes\n' >"$TMP/names.csv"
 for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
