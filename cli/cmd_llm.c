@@ -278,7 +278,9 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         rf_exec_opts eo = {0};
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
+        cli_progress(ctx, 1); /* a line every two seconds of a long step */
         st = rf_llm_measure(ctx, r, m, &eo);
+        cli_progress(ctx, 0);
         if (st == RF_OK) cli_warn_busy(r->measured.busy_other, "prefill and decode ran");
         if (st == RF_UNSUPPORTED || st == RF_FORMAT) { /* a model the LLM pass cannot run */
             unmeasured = cli_llm_unmeasured(&a, a.pos[0], rf_ctx_errmsg(ctx));
