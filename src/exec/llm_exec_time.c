@@ -39,7 +39,7 @@ rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned 
     const char *what = p0 == 0 ? "prefill" : "decode";
     for (unsigned w = 0; w < warmup; w++) {
         RF_TRY(rf__llm_exec_pass(lx, S, p0));
-        rf__llm_exec_progress(lx, what, w + 1, warmup + (repeat ? repeat : 1));
+        rf__llm_exec_progress(lx, p0 == 0 ? "prefill warm-up" : "decode warm-up", w + 1, warmup);
     }
     if (repeat == 0) { /* size the run from one more pass: about a second of timed passes */
         RF_TRY(rf__llm_exec_pass(lx, S, p0));
@@ -57,7 +57,7 @@ rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned 
     }
     for (unsigned r = 0; r < repeat && st == RF_OK; r++) {
         st = rf__llm_exec_pass(lx, S, p0);
-        rf__llm_exec_progress(lx, what, warmup + r + 1, warmup + repeat);
+        rf__llm_exec_progress(lx, what, r + 1, repeat);
         double *row = all + (size_t)r * (RF__STEP_COUNT + 1);
         memcpy(row + 1, lx->step_s, sizeof lx->step_s);
         row[0] = rf__pass_total(lx->step_s);

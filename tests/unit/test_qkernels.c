@@ -700,7 +700,8 @@ RF_TEST(exec_llm_progress_lines)
     RF_EXPECT_INT(rf_llm_read_file(ctx, fixture("tiny_llama_mixed.gguf", p, sizeof p), &m), RF_OK);
     RF_EXPECT_INT(rf_exec_llm_run(ctx, m, &po, &dopt, &eo, &r), RF_OK);
     RF_EXPECT_CONTAINS(log, "prefill, pass ");
-    RF_EXPECT_CONTAINS(log, "decode, pass 4 of 4");
+    RF_EXPECT_CONTAINS(log, "decode, pass 3 of 3");
+    RF_EXPECT_CONTAINS(log, "warm-up, pass 1 of 1");
     RF_EXPECT_CONTAINS(log, "measuring: ");
     rf_exec_llm_result_free(r);
     rf_llm_free(m);
