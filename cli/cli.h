@@ -96,6 +96,8 @@ rf_status cli_flush(rf_ctx *ctx);
 /* Terminal options: COLUMNS (else the tty width, else 80), UTF-8 from the locale variables,
  * colour only on a tty without NO_COLOR. */
 rf_report_opts cli_report_opts(void);
+/* Set by cli_parse when the command line has --wide: cli_report_opts passes it on. */
+extern int cli_wide;
 
 /* The machine options shared by every command that evaluates. */
 #define CLI_MACHINE_OPTS                                                                           \

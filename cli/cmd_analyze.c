@@ -15,6 +15,7 @@ static const cli_opt cli_analyze_opts[] = {
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"plot", 0, "FILE.svg|FILE.html|-",
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},

@@ -37,6 +37,7 @@ static const cli_opt cli_profile_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"chart", 0, NULL, "add the ASCII roofline chart (table format)"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"plot", 0, "FILE.svg|FILE.html|-",
      "also draw the chart as SVG or an interactive HTML page "
      "(with --compare: both input shapes as series)"},

@@ -99,10 +99,13 @@ static int cli_locale_utf8(void)
     return 0;
 }
 
+int cli_wide;
+
 rf_report_opts cli_report_opts(void)
 {
     rf_report_opts o;
     memset(&o, 0, sizeof o);
+    o.wide = cli_wide;
     o.width = 80;
     const char *cols = getenv("COLUMNS");
     long c = 0;

@@ -145,6 +145,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
         int rc = cli_take_value(cmd, o, inline_val, argc, argv, &i, &out->value[idx]);
         if (rc) return rc;
     }
+    cli_wide = cli_get(out, "wide") != NULL;
     return EXIT_OK;
 }
 

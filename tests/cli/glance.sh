@@ -68,6 +68,15 @@ expect 2 "row 2" -- analyze --hw measured "$TMP/badrow.csv"
 [ ! -e "$TMP/cache/roofline" ] && PASSES=$((PASSES + 1)) ||
     { echo "FAIL: the machine was measured before the input was checked: $(ls "$TMP/cache/roofline")"; FAILS=$((FAILS + 1)); }
 unset XDG_CACHE_HOME
+# tables with measurements fit 120 columns by default, --wide shows every column
+printf 'name,flops,bytes,time\n/model/encoder/layer.0/attention/self/query/MatMul,1e9,1e7,1e-3\nb,1e6,1e7,1e-4\n' >"$TMP/meas.csv"
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/meas.csv" --advice 0
+w=$(awk '{ if (length > m) m = length } END { print m }' "$TMP/out")
+[ "$w" -le 120 ] && ! grep -q 'x est  *$' "$TMP/out" && grep -q -- '--wide adds x est' "$TMP/out" &&
+    PASSES=$((PASSES + 1)) || { echo "FAIL: measured table $w columns wide:"; cat "$TMP/out"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/meas.csv" --advice 0 --wide
+grep -q 'eff\..*x est$' "$TMP/out" && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: --wide lacks columns: $(grep '^#' "$TMP/out")"; FAILS=$((FAILS + 1)); }
 # names cut in the middle never print alike: four layers that differ only in the middle
 printf 'name,flops,bytes\n' >"$TMP/names.csv"
 for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
