@@ -677,10 +677,8 @@ static double slow_clock(void *user)
 static void collect(void *user, rf_log_level level, const char *msg)
 {
     char *buf = user;
-    if (level == RF_LOG_INFO && strlen(buf) + strlen(msg) + 2 < 4096) {
-        strcat(buf, msg);
-        strcat(buf, "\n");
-    }
+    size_t n = strlen(buf);
+    if (level == RF_LOG_INFO && n + strlen(msg) + 2 < 4096) snprintf(buf + n, 4096 - n, "%s\n", msg);
 }
 
 RF_TEST(exec_llm_progress_lines)
