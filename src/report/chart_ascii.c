@@ -469,7 +469,7 @@ static size_t rf__point_rest(const rf__chart *c, int compact, size_t *aw, size_t
 }
 
 static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_t aw, size_t tw,
-                           int compact)
+                           int compact, size_t more)
 {
     const rf__chart_point *p = &a->c->points[i];
     char g[2] = {p->glyph, '\0'}, rate[32];
@@ -498,11 +498,27 @@ static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_
                  m->flags & RF__POINT_CLAMPED ? " off scale" : "");
         rf__line_maybe(l, buf);
     }
+    if (more) { /* the estimates drawn under it: one line for them all (the table names them) */
+        char buf[48];
+        rf__line_pad(l, bound_at + 7);
+        snprintf(buf, sizeof buf, "  (+%zu more here)", more);
+        rf__line_maybe(l, buf);
+    }
     if (a->same_as[i] != SIZE_MAX && !(p->flags & RF__POINT_MEASURED)) {
         char s[] = "  (at the same place as ?)";
         s[sizeof s - 3] = a->c->points[a->same_as[i]].glyph;
         rf__line_maybe(l, s);
     }
+}
+
+/* Point i: an estimate without a measurement drawn over by another such estimate. */
+static int rf__hidden_estimate(const rf__ascii *a, size_t i)
+{
+    const rf__chart *c = a->c;
+    size_t o = a->same_as[i];
+    return o != SIZE_MAX && c->points[i].pair == SIZE_MAX &&
+           !(c->points[i].flags & RF__POINT_MEASURED) && c->points[o].pair == SIZE_MAX &&
+           !(c->points[o].flags & RF__POINT_MEASURED);
 }
 
 /* "A  attention.qkv  AI 12.3  1.23 TFLOP/s  memory", one per point, names cut to fit the width;
@@ -512,15 +528,27 @@ static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
     const rf__chart *c = a->c;
     size_t nw = 0, aw, tw;
     for (size_t i = 0; i < c->n_points; i++) nw = rf__zmax(nw, rf__cols(c->points[i].name));
-    size_t rest = 3 + rf__point_rest(c, 0, &aw, &tw);
+    size_t *more = rf__calloc(a->ctx, c->n_points + 1, sizeof *more), most = 0;
+    if (!more) return RF_NOMEM_ERR(a->ctx);
+    for (size_t i = 0; i < c->n_points; i++)
+        if (rf__hidden_estimate(a, i)) most = rf__zmax(most, ++more[a->same_as[i]]);
+    char tail[48] = "";
+    if (most) snprintf(tail, sizeof tail, "  (+%zu more here)", most);
+    size_t rest = 3 + strlen(tail) + rf__point_rest(c, 0, &aw, &tw);
     int compact = nw + rest > a->width && a->width < rest + 12;
-    if (compact) rest = 3 + rf__point_rest(c, 1, &aw, &tw);
+    if (compact) rest = 3 + strlen(tail) + rf__point_rest(c, 1, &aw, &tw);
     if (nw + rest > a->width) nw = a->width > rest + 8 ? a->width - rest : 8;
-    for (size_t i = 0; i < c->n_points; i++) {
+    /* an estimate hidden under another estimate's letter gets no line of its own: the line of
+     * the one drawn counts it (ResNet-18's 17 ReLUs at one point: one line, not 17) */
+    rf_status st = RF_OK;
+    for (size_t i = 0; i < c->n_points && st == RF_OK; i++) {
         if (c->points[i].flags & RF__POINT_MEASURED) continue; /* on its estimate's line */
-        rf__point_line(a, l, i, nw, aw, tw, compact);
-        RF_TRY(rf__line_flush(l, w));
+        if (rf__hidden_estimate(a, i)) continue;
+        rf__point_line(a, l, i, nw, aw, tw, compact, more[i]);
+        st = rf__line_flush(l, w);
     }
+    rf__free(a->ctx, more);
+    RF_TRY(st);
     if (!c->n_measured) return RF_OK;
     rf__line_text(l,
                   a->utf8
