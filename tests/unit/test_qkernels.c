@@ -678,7 +678,8 @@ static void collect(void *user, rf_log_level level, const char *msg)
 {
     char *buf = user;
     size_t n = strlen(buf);
-    if (level == RF_LOG_INFO && n + strlen(msg) + 2 < 4096) snprintf(buf + n, 4096 - n, "%s\n", msg);
+    if (level == RF_LOG_INFO && n + strlen(msg) + 2 < 4096)
+        snprintf(buf + n, 4096 - n, "%s\n", msg);
 }
 
 RF_TEST(exec_llm_progress_lines)
