@@ -77,6 +77,12 @@ w=$(awk '{ if (length > m) m = length } END { print m }' "$TMP/out")
 expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/meas.csv" --advice 0 --wide
 grep -q 'eff\..*x est$' "$TMP/out" && PASSES=$((PASSES + 1)) ||
     { echo "FAIL: --wide lacks columns: $(grep '^#' "$TMP/out")"; FAILS=$((FAILS + 1)); }
+# a big input on the ASCII chart: the slowest rows as letters, the others summarised by the
+# density's legend line (how many, their share of the time)
+awk 'BEGIN { print "name,flops,bytes"; for (i = 0; i < 6000; i++) printf "op%d,%d,%d\n", i, 1e6 * (1 + i % 97), 1e5 * (1 + i % 89) }' >"$TMP/big.csv"
+expect 0 "" -- analyze --hw xeon-8480plus "$TMP/big.csv" --chart --advice 0 --no-summary
+grep -Eq '^\.:% [0-9]+ more rows \([0-9.]+% of the time\) as a density: 1 to [0-9]+ rows a cell$' "$TMP/out" &&
+    PASSES=$((PASSES + 1)) || { echo "FAIL: no density line under the ASCII chart of 6000 rows"; FAILS=$((FAILS + 1)); }
 # names cut in the middle never print alike: four layers that differ only in the middle
 printf 'name,flops,bytes\n' >"$TMP/names.csv"
 for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done
