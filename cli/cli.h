@@ -98,6 +98,8 @@ rf_status cli_flush(rf_ctx *ctx);
 /* Terminal options: COLUMNS (else the tty width, else 80), UTF-8 from the locale variables,
  * colour only on a tty without NO_COLOR. */
 rf_report_opts cli_report_opts(void);
+/* Set by cli_parse when the command line has --wide: cli_report_opts passes it on. */
+extern int cli_wide;
 
 /* The machine options shared by every command that evaluates. */
 #define CLI_MACHINE_OPTS                                                                           \
@@ -136,6 +138,12 @@ int cli_hw_devices(rf_ctx *ctx, int json);
 /* The network ceiling of `m` for --interconnect (a datasheet link or a bandwidth, added to `m`),
  * else the machine's first network ceiling; *index = SIZE_MAX when there is none. */
 rf_status cli_network(rf_ctx *ctx, const cli_args *a, rf_machine *m, size_t *index);
+
+/* 1: cli_machine would measure this machine now (--hw measured, or no --hw and no fallback,
+ * with nothing in the probe's cache): the caller checks its input first, on a placeholder
+ * machine (cli_placeholder_machine), so a bad file is caught before seconds of measuring. */
+int cli_machine_measures(const cli_args *a, const char *fallback);
+rf_status cli_placeholder_machine(rf_ctx *ctx, rf_machine **m, size_t *compute, size_t *bandwidth);
 
 /* Resolve --hw / --peak-flops / --peak-bw / --compute / --memory into a machine and the indices of
  * its two ceilings. `fallback` is the machine used when none is given (NULL: it is an error). */

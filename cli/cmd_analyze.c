@@ -15,6 +15,7 @@ static const cli_opt cli_analyze_opts[] = {
     {"top", 'n', "N", "print only the first N rows in sort order (totals still cover all)"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"plot", 0, "FILE.svg|FILE.html|-",
      "also draw the roofline chart as SVG or an interactive "
      "HTML page ('-': SVG on stdout instead of the report)"},
@@ -66,6 +67,29 @@ static rf_status cli_prof_levels(rf_ctx *ctx, const char *path, rf_prof_format f
     return st;
 }
 
+/* Read the whole input once on a placeholder machine (nothing kept): a bad row or a truncated
+ * file is reported before this machine is measured. */
+static rf_status cli_analyze_check(rf_ctx *ctx, const char *path, int prof, rf_prof_format from,
+                                   rf_ops_format infmt)
+{
+    rf_machine *pm = NULL;
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    size_t pc, pb;
+    rf_ctx_set_log(ctx, NULL, NULL, RF_LOG_WARN); /* the real run gives the warnings */
+    rf_status st = cli_placeholder_machine(ctx, &pm, &pc, &pb);
+    if (st == RF_OK) st = rf_analysis_new(ctx, pm, pc, pb, RF_SORT_INPUT, 1, &an);
+    if (st == RF_OK)
+        st = prof ? rf_prof_analyze_file(ctx, path, from, an)
+                  : rf_ops_analyze_file(ctx, path, infmt, an);
+    if (st == RF_OK) st = rf_analysis_finish(an, path, &r);
+    rf_result_free(r);
+    rf_analysis_free(an);
+    rf_machine_free(pm);
+    cli_progress(ctx, 0);
+    return st;
+}
+
 static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_args a;
@@ -112,6 +136,9 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         prof = from != RF_PROF_AUTO;
     }
     if (cli_get(&a, "sort") && (st = rf_sort_parse(ctx, cli_get(&a, "sort"), &sort))) goto fail;
+    if (strcmp(a.pos[0], "-") != 0 && cli_machine_measures(&a, NULL) && /* stdin: read once */
+        (st = cli_analyze_check(ctx, a.pos[0], prof, from, infmt)) != RF_OK)
+        goto fail; /* the file first: measuring this machine takes seconds */
     if ((st = cli_machine(ctx, &a, NULL, &m, &ci, &bi)) != RF_OK) goto fail;
     size_t ni;
     if ((st = cli_network(ctx, &a, m, &ni)) != RF_OK) goto fail;
@@ -121,6 +148,7 @@ static int cli_analyze(const cli_cmd *cmd, int argc, char **argv)
         double wall;
         if ((st = rf_si_parse(ctx, cli_get(&a, "wall"), "--wall", &wall)) != RF_OK) goto fail;
         if ((st = rf_analysis_set_wall(an, wall)) != RF_OK) goto fail;
+        adv.o.wall_s = wall; /* the gap to the rows is dispatch: the advice weighs it */
     }
     /* the advice sees every row as it is read, whatever --top keeps for printing */
     if (!adv.off && ((st = rf_advice_stream_new(ctx, m, ci, bi, ni, &adv.o, &as)) != RF_OK ||

@@ -15,6 +15,7 @@ static const cli_opt cli_demo_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"no-chart", 0, NULL, "leave out the chart"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"measure", 'm', NULL,
      "run ResNet-18 on this CPU and put every layer's measured point under "
      "its roof"},

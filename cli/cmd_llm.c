@@ -232,6 +232,16 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
     rf_llm_result *r = NULL;
     rf_advice_list *al = NULL;
     size_t ci, bi;
+    if (cli_machine_measures(&a, NULL)) { /* the model first: measuring takes seconds */
+        rf_status cs = rf_llm_read_file(ctx, a.pos[0], &m);
+        rf_llm_free(m);
+        m = NULL;
+        if (cs != RF_OK) {
+            rc = cli_fail(ctx, cs);
+            rf_ctx_free(ctx);
+            return rc;
+        }
+    }
     rf_status st = cli_machine(ctx, &a, NULL, &mach, &ci, &bi);
     if (st == RF_USAGE && !cli_get(&a, "hw")) { /* cli_machine printed the line */
         rf_ctx_free(ctx);
@@ -268,18 +278,21 @@ static int cli_llm(const cli_cmd *cmd, int argc, char **argv)
         rf_exec_opts eo = {0};
         eo.threads = (unsigned)threads;
         fprintf(stderr, "roofline: measuring: prefill and decode on this CPU...\n");
+        cli_progress(ctx, 1); /* a line every two seconds of a long step */
         st = rf_llm_measure(ctx, r, m, &eo);
+        cli_progress(ctx, 0);
         if (st == RF_OK) cli_warn_busy(r->measured.busy_other, "prefill and decode ran");
         if (st == RF_UNSUPPORTED || st == RF_FORMAT) { /* a model the LLM pass cannot run */
             unmeasured = cli_llm_unmeasured(&a, a.pos[0], rf_ctx_errmsg(ctx));
             st = unmeasured == EXIT_OK ? RF_OK : st;
         }
     }
-    if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rf_llm_dist dist, *d = NULL;
     if (st == RF_OK && dist_on)
         st = cli_llm_distribute(ctx, mach, ni, r, (uint32_t)tp, (uint32_t)pp, net_latency, &dist);
     if (st == RF_OK && dist_on) d = &dist;
+    adv.o.dist = d; /* the advice weighs the link too */
+    if (st == RF_OK && !adv.off) st = rf_advise_llm(ctx, r, &adv.o, &al);
     rc = unmeasured    ? unmeasured
          : st == RF_OK ? cli_print(ctx, format, &a, r, al, d)
                        : cli_fail(ctx, st);

@@ -39,6 +39,7 @@ static const cli_opt cli_profile_opts[] = {
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
     {"chart", 0, NULL, "add the ASCII roofline chart (table format)"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"plot", 0, "FILE.svg|FILE.html|-",
      "also draw the chart as SVG or an interactive HTML page "
      "(with --compare: both input shapes as series)"},
@@ -63,6 +64,32 @@ static int cli_bindings(const cli_cmd *cmd, rf_ctx *ctx, const char *opt, const 
         (*n)++;
     }
     return 0;
+}
+
+/* Before this machine is measured (seconds): the model and the shapes, on a placeholder
+ * machine, so a bad file or --input fails at once. An LLM of another architecture passes (its
+ * weights report needs no graph). */
+static int cli_profile_check(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
+                             const rf_model_opts *mo2, const cli_args *a)
+{
+    rf_machine *pm = NULL;
+    rf_profile *pp = NULL;
+    size_t pc, pb;
+    rf_ctx_set_log(ctx, NULL, NULL, RF_LOG_WARN); /* the real run gives the warnings */
+    rf_status st = cli_placeholder_machine(ctx, &pm, &pc, &pb);
+    if (st == RF_OK) st = rf_profile_model(ctx, path, mo, pm, pc, pb, &pp);
+    rf_profile_free(pp);
+    pp = NULL;
+    if (st == RF_OK && cli_get(a, "compare"))
+        st = rf_profile_model(ctx, path, mo2, pm, pc, pb, &pp);
+    rf_profile_free(pp);
+    rf_machine_free(pm);
+    cli_progress(ctx, 0);
+    if (st == RF_OK || st == RF_UNSUPPORTED) {
+        rf_ctx_clear_error(ctx);
+        return EXIT_OK;
+    }
+    return cli_fail(ctx, st);
 }
 
 /* Shared by `profile` and the demo: load `path` (NULL: the built-in demo) and print. */
@@ -116,6 +143,11 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
                   mo2 = mo;
     mo2.bindings = b2;
     mo2.n_bindings = nb2;
+    if (cli_machine_measures(a, fallback_machine) &&
+        (rc = cli_profile_check(ctx, path, &mo, &mo2, a)) != EXIT_OK) {
+        rf_ctx_free(ctx);
+        return rc;
+    }
     rf_machine *m = NULL;
     rf_profile *p1 = NULL, *p2 = NULL;
     rf_advice_list *al = NULL;

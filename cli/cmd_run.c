@@ -26,6 +26,7 @@ static const cli_opt cli_run_opts[] = {
     {"csv", 0, NULL, "same as --format csv"},
     {"chart", 'c', NULL, "draw the ASCII roofline chart under the table"},
     {"no-summary", 0, NULL, "leave out the bottleneck summary under the table"},
+    {"wide", 0, NULL, "tables with measurements: every column (default: those that fit 120)"},
     {"plot", 0, "FILE.svg|FILE.html", "also draw the roofline chart as SVG or an HTML page"},
     {"output", 'o', "FILE",
      "also write the regions to FILE (a saved result), replacing it only once the program has "

@@ -99,10 +99,13 @@ static int cli_locale_utf8(void)
     return 0;
 }
 
+int cli_wide;
+
 rf_report_opts cli_report_opts(void)
 {
     rf_report_opts o;
     memset(&o, 0, sizeof o);
+    o.wide = cli_wide;
     o.width = 80;
     const char *cols = getenv("COLUMNS");
     long c = 0;
@@ -142,8 +145,45 @@ static void cli_machine_typo(const char *hw)
     if (!names) return;
     names[0] = "measured";
     for (size_t i = 0; i < n; i++) names[i + 1] = rf_hwdb_id(i);
-    cli_hint = cli_closest(hw, strlen(hw), names, n + 1); /* static strings: they outlive this */
+    /* a name that starts the typed one (h100-sxm5 in h100-sxm5-80gb) beats a closer spelling of
+     * another machine (a100-sxm4-80gb): the library's "close:" list says the same */
+    size_t best = 0, hl = strlen(hw);
+    for (size_t i = 1; i <= n; i++) {
+        size_t l = strlen(names[i]);
+        if (l > best && l >= 4 && l < hl && strncmp(hw, names[i], l) == 0) {
+            best = l;
+            cli_hint = names[i];
+        }
+    }
+    if (!best) cli_hint = cli_closest(hw, hl, names, n + 1); /* static strings: they outlive this */
     free(names);
+}
+
+int cli_machine_measures(const cli_args *a, const char *fallback)
+{
+    const char *hw = cli_get(a, "hw");
+    if (!hw && cli_get(a, "peak-flops") && cli_get(a, "peak-bw")) return 0;
+    if (hw ? strcmp(hw, "measured") != 0 : fallback && strcmp(fallback, "measured") != 0) return 0;
+    rf_ctx *ctx = NULL;
+    if (rf_ctx_new(&ctx, NULL) != RF_OK) return 0;
+    rf_probe_opts o;
+    memset(&o, 0, sizeof o);
+    rf_machine *m = NULL;
+    if (rf_probe_cache_load(ctx, &o, &m) == RF_OK && !m) {
+        o.quick = 1;
+        rf_probe_cache_load(ctx, &o, &m);
+    }
+    int measures = m == NULL;
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+    return measures;
+}
+
+rf_status cli_placeholder_machine(rf_ctx *ctx, rf_machine **m, size_t *compute, size_t *bandwidth)
+{
+    *compute = 0;
+    *bandwidth = 1;
+    return rf_machine_simple(ctx, "input-check", 1e12, 1e11, RF_PROV_USER, "checking the input", m);
 }
 
 rf_status cli_machine(rf_ctx *ctx, const cli_args *a, const char *fallback, rf_machine **m,

@@ -157,6 +157,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *out, int *don
             out->n_joined += na + nb + 2;
         }
     }
+    cli_wide = cli_get(out, "wide") != NULL;
     return EXIT_OK;
 }
 

@@ -29,11 +29,14 @@ typedef enum rf_advice_kind {
     RF_ADVICE_BATCHING,     /**< memory-bound matrix layers re-using their weights over a batch */
     RF_ADVICE_PRUNING,      /**< structured sparsity on layers far below the ridge */
     RF_ADVICE_DISTILLATION, /**< a smaller layer in place of the heaviest ones */
-    RF_ADVICE_HARDWARE      /**< the same work on another machine (--what-if-hw) */
+    RF_ADVICE_HARDWARE,     /**< the same work on another machine (--what-if-hw) */
+    RF_ADVICE_PARALLELISM,  /**< LLMs over devices: a lower TP degree or a faster link */
+    RF_ADVICE_DISPATCH,     /**< a measured pass mostly spent between its layers */
+    RF_ADVICE_CHECK         /**< not a change: a measured rate above its ceiling, and why */
 } rf_advice_kind;
 
 /** "precision", "kv-precision", "fusion", "attention", "batching", "pruning", "distillation",
- *  "hardware". */
+ *  "hardware", "parallelism", "dispatch", "check". */
 const char *rf_advice_kind_name(rf_advice_kind k);
 
 /** One row of a batching table: the whole model at `batch` samples (sequences) per pass. */
@@ -57,12 +60,17 @@ typedef struct rf_advice {
     double saving_s;          /**< before_s - after_s (negative: slower, other hardware only) */
     double saving_share;      /**< saving_s / before_s */
     double speedup;           /**< before_s / after_s */
-    const char *priority;     /**< "HIGH" (>= 20% saved), "MEDIUM" (>= 5%), "LOW" (>= 1%); static */
+    const char *priority;     /**< "HIGH" (>= 20% saved), "MEDIUM" (>= 5%), "LOW" (>= 1%), "CHECK"
+                                   (a check, no saving); static */
     rf_advice_batch *batches; /**< batching: the table; owned */
     size_t n_batches;
     uint64_t flips;          /**< hardware: layers whose bound differs there */
     uint64_t n_layers_total; /**< layers it touches in all: n_layers, or more when a long
                                   operations list kept only the RF_ADVICE_LAYERS_MAX slowest */
+    int lossy;    /**< 1: it changes the model's numbers (lower precision but TF32, sparsity, a
+                       student): ordered as if it saved a fifth less; accuracy is to check */
+    int dominant; /**< 1: listed first, whatever the savings — a check, or the remedy of a term
+                       (communication, dispatch) that takes half the run or more */
 } rf_advice;
 
 /** Most layer names one suggestion on an operations list keeps (the slowest; in input order). */
@@ -84,6 +92,11 @@ typedef struct rf_advice_opts {
     const char *const *what_if; /**< datasheet names or machine files to evaluate the work on */
     size_t n_what_if;
     int machines_only; /**< 1: only the what-if machines, no changes */
+    double wall_s;     /**< rf_advice_stream_*: the measured wall time of the whole pass (0: none);
+                            its gap to the measured rows is dispatch overhead, which only the
+                            dispatch change moves. rf_advise_profile takes the result's own */
+    const rf_llm_dist *dist; /**< rf_advise_llm: the distributed view (NULL: one
+                                  device); its communication joins the run */
 } rf_advice_opts;
 
 /** Advice for a profiled model on ceilings `compute` / `bandwidth` of `m` (the profile's), from

@@ -24,6 +24,9 @@ typedef struct rf_report_opts {
     int utf8;              /**< may use UTF-8 box/line characters */
     int color;             /**< reserved for ANSI colours: no renderer reads it (the CLI sets it) */
     unsigned chart_height; /**< rows of the chart's plot area (0 = automatic) */
+    int wide; /**< 1: every column of a table with measurements; 0: the narrow set that fits 120
+                   columns (attainable FLOP/s, efficiency, estimated share, achieved B/s
+                   and measured/estimated left out; the shape cut to 12) */
 } rf_report_opts;
 
 /** Aligned table of rows and totals, with SI units. */

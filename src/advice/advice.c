@@ -14,15 +14,16 @@
 #include "core/rf_int.h"
 #include "roofline/hw.h"
 
-#define RF__ADV_HIGH 0.20
 #define RF__ADV_MEDIUM 0.05
 #define RF__ADV_LOW 0.01
 #define RF__ADV_BATCH_ROWS 10
+#define RF__ADV_LOSSY 0.8 /* ordering weight of a change that alters the model's numbers */
 
 const char *rf_advice_kind_name(rf_advice_kind k)
 {
-    static const char *const names[] = {"precision", "kv-precision", "fusion",       "attention",
-                                        "batching",  "pruning",      "distillation", "hardware"};
+    static const char *const names[] = {"precision",   "kv-precision", "fusion",       "attention",
+                                        "batching",    "pruning",      "distillation", "hardware",
+                                        "parallelism", "dispatch",     "check"};
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "unknown";
 }
 
@@ -41,6 +42,7 @@ double rf__advice_time(const rf_roof *r, const rf__item *x, double flops, double
 /* The run-time of item i when its estimate becomes `est_after`: measured times scale. */
 double rf__scaled(const rf__item *i, double est_after)
 {
+    if (i->fixed) return i->t_s;
     return i->est_s > 0 ? i->t_s * est_after / i->est_s : est_after;
 }
 
@@ -83,6 +85,7 @@ const rf__prec_kind rf__prec_kinds[RF__PREC_KINDS] = {
     {"weights and activations at BF16/FP16", 16, 16, "bf16|fp16"},
     {"weights and activations at INT8", 8, 8, "int8|i8"},
     {"weights at 4 bits (activations unchanged)", 4.5, 0, NULL},
+    {"matrix math at TF32 (weights and activations stay FP32)", 32, 32, "tf32"},
 };
 
 void rf__prec_init(const rf__adv *a, rf__prec *p, const char *title, double wbits, double abits,
@@ -101,6 +104,18 @@ void rf__prec_init(const rf__adv *a, rf__prec *p, const char *title, double wbit
 int rf__prec_item(const rf__adv *a, rf__prec *p, const rf__item *x)
 {
     rf_roof r = a->roof;
+    if (x->fixed || x->no_lowp) { /* communication, dispatch, an FFT: as they are */
+        p->after += x->t_s;
+        return 0;
+    }
+    if (p->wbits >= 32) { /* TF32: FP32 data, matrix products on the TF32 ceiling */
+        int fp32 = x->matrix && x->abits >= 32 && (x->wbytes <= 0 || x->wbits >= 32);
+        p->touched += fp32 && p->ci != SIZE_MAX && p->peak > a->roof.peak_flops_per_s;
+        r.peak_flops_per_s = fp32 ? p->peak : a->roof.peak_flops_per_s;
+        p->after +=
+            rf__scaled(x, rf__advice_time(&r, x, x->flops, x->wbytes + x->abytes + x->kvbytes));
+        return fp32;
+    }
     double wb = x->wbits > p->wbits ? x->wbytes * p->wbits / x->wbits : x->wbytes;
     double ab = p->abits > 0 && x->abits > p->abits ? x->abytes * p->abits / x->abits : x->abytes;
     p->touched += wb < x->wbytes || ab < x->abytes;
@@ -114,17 +129,32 @@ int rf__prec_item(const rf__adv *a, rf__prec *p, const rf__item *x)
 rf_status rf__prec_push(rf__adv *a, const rf__prec *p, rf_advice **out)
 {
     *out = NULL;
-    if (!p->touched) return RF_OK; /* already there */
+    if (!p->touched) return RF_OK;                       /* already there */
+    if (p->wbits == 8 && a->integer_model) return RF_OK; /* Q8_0, Q4_K, ...: integers already */
     rf_advice *v;
     RF_TRY(rf__push(a, RF_ADVICE_PRECISION, p->after, &v));
     rf__strlcpy(v->title, p->title, sizeof v->title);
     char pk[32];
+    /* a quick peaks run measures no bf16/int8 ceiling: say so rather than "no ceiling" */
+    int quick = a->m->provenance == RF_PROV_MEASURED && strstr(a->m->source, "--quick") != NULL;
+    v->lossy = p->wbits < 32;
     if (p->ceilings && p->ci != SIZE_MAX)
         snprintf(v->ceiling, sizeof v->ceiling, "%s at %s", a->m->ceilings[p->ci].name,
                  rf_si_format(pk, sizeof pk, p->peak, 3, "FLOP/s"));
     else
         snprintf(v->ceiling, sizeof v->ceiling, "%s (%s)", a->m->ceilings[a->compute].name,
-                 p->ceilings ? "this machine has no ceiling at that precision" : "dequantised");
+                 !p->ceilings ? "dequantised"
+                 : quick      ? "not measured: 'roofline peaks --quick' leaves that precision "
+                                "out; a full 'roofline peaks' measures it"
+                              : "this machine has no ceiling at that precision");
+    if (p->wbits >= 32) {
+        snprintf(v->assumption, sizeof v->assumption,
+                 "weights and activations stay FP32; matrix products on the TF32 ceiling (10-bit "
+                 "mantissa products, FP32 sums: PyTorch's allow_tf32, cuBLAS/cuDNN TF32 math), the "
+                 "rest as it is");
+        *out = v;
+        return RF_OK;
+    }
     snprintf(v->assumption, sizeof v->assumption,
              "%s%s; matrix layers at the %s ceiling, the rest on the same bandwidth",
              p->abits > 0 ? "weights and activations stored at that size"
@@ -163,6 +193,7 @@ static rf_status rf__kv(rf__adv *a)
     if (kv <= 0) return RF_OK;
     rf_advice *v;
     RF_TRY(rf__push(a, RF_ADVICE_KV_PRECISION, after, &v));
+    v->lossy = 1;
     snprintf(v->title, sizeof v->title, "KV cache at 8 bits (from %u)", a->kv_bits);
     snprintf(v->assumption, sizeof v->assumption,
              "K and V stored at 8 bits (a scale per block), read and written at that size");
@@ -262,8 +293,8 @@ static double rf__batch_time(const rf__adv *a, double b, uint64_t *cbound)
             *cbound += b * x->flops / a->roof.peak_flops_per_s >=
                        (x->wbytes + b * (x->abytes + x->kvbytes)) / a->roof.bw_bytes_per_s;
             t += rf__scaled(x, e);
-        } else {
-            t += b * x->t_s;
+        } else { /* latency and dispatch are paid once a pass */
+            t += x->batch_fixed_s + b * (x->t_s - x->batch_fixed_s);
         }
     }
     return t;
@@ -354,16 +385,20 @@ static rf_status rf__shrink(rf__adv *a, int distil)
     }
     rf_status st = RF_OK;
     rf_advice *v;
+    /* distillation retrains a model: worth a word only when it saves a HIGH share */
+    if (distil && after > a->total_s * (1 - RF__ADV_HIGH)) n = 0;
     if (n && after < a->total_s &&
         (st = rf__push(a, distil ? RF_ADVICE_DISTILLATION : RF_ADVICE_PRUNING, after, &v)) ==
             RF_OK) {
         if (distil) {
+            v->lossy = 1;
             snprintf(v->title, sizeof v->title, "distil the %zu heaviest layer%s into smaller ones",
                      n, n == 1 ? "" : "s");
             snprintf(v->assumption, sizeof v->assumption,
                      "a student layer with half the FLOPs and half the weights each (over 1 GFLOP, "
                      "else the three slowest matrix layers); accuracy is the user's to check");
         } else {
+            v->lossy = 1;
             snprintf(v->title, sizeof v->title,
                      "50%% structured sparsity on %zu layer%s far below the ridge", n,
                      n == 1 ? "" : "s");
@@ -433,9 +468,15 @@ static rf_status rf__hardware(rf__adv *a, const char *name)
 static int rf__by_saving(const void *x, const void *y)
 {
     const rf_advice *p = x, *q = y;
+    int dp = p->dominant + (p->kind == RF_ADVICE_CHECK),
+        dq = q->dominant + (q->kind == RF_ADVICE_CHECK);
+    if (dp != dq) return dq - dp; /* a check, then the remedy of a dominant term, first */
     int hp = p->kind == RF_ADVICE_HARDWARE, hq = q->kind == RF_ADVICE_HARDWARE;
     if (hp != hq) return hp - hq; /* asked-for machines after the changes */
-    return (p->saving_share < q->saving_share) - (p->saving_share > q->saving_share);
+    /* a change that alters the model's numbers is ordered as if it saved RF__ADV_LOSSY less */
+    double sp = p->saving_share * (p->lossy ? RF__ADV_LOSSY : 1);
+    double sq = q->saving_share * (q->lossy ? RF__ADV_LOSSY : 1);
+    return (sp < sq) - (sp > sq);
 }
 
 rf_status rf__out_new(rf__adv *a)
@@ -458,7 +499,16 @@ static rf_status rf__run(rf__adv *a, const rf_advice_opts *o)
     }
     RF_TRY(rf__out_new(a));
     rf_status st = RF_OK;
+    if (a->check[0][0]) { /* a measured rate above its ceiling: first, whatever follows */
+        rf_advice *v;
+        RF_TRY(rf__push(a, RF_ADVICE_CHECK, a->total_s, &v));
+        v->dominant = 1;
+        rf__strlcpy(v->title, a->check[0], sizeof v->title);
+        rf__strlcpy(v->assumption, a->check[1], sizeof v->assumption);
+    }
     if (a->total_s > 0 && !(o && o->machines_only)) {
+        st = rf__parallelism(a);
+        if (st == RF_OK) st = rf__dispatch(a);
         for (size_t k = 0; st == RF_OK && k < RF__PREC_KINDS; k++) {
             const rf__prec_kind *pk = &rf__prec_kinds[k];
             st = rf__precision(a, pk->title, pk->wbits, pk->abits, pk->ceilings);
@@ -483,8 +533,12 @@ rf_status rf__rank(rf__adv *a, const rf_advice_opts *o)
     for (size_t i = 0; i < l->n; i++) {
         rf_advice *v = &l->items[i];
         double s = v->saving_share;
-        v->priority = s >= RF__ADV_HIGH ? "HIGH" : s >= RF__ADV_MEDIUM ? "MEDIUM" : "LOW";
-        if (s >= RF__ADV_LOW || v->kind == RF_ADVICE_HARDWARE)
+        v->priority = v->kind == RF_ADVICE_CHECK ? "CHECK"
+                      : s >= RF__ADV_HIGH        ? "HIGH"
+                      : s >= RF__ADV_MEDIUM      ? "MEDIUM"
+                                                 : "LOW";
+        if (s >= RF__ADV_LOW || v->kind == RF_ADVICE_HARDWARE || v->dominant ||
+            v->kind == RF_ADVICE_CHECK)
             l->items[keep++] = *v;
         else {
             for (size_t k = 0; k < v->n_layers; k++) rf__free(a->ctx, v->layers[k]);

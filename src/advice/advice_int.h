@@ -16,13 +16,16 @@ typedef struct rf__item {
     int softmax; /* a softmax (attention fusion) */
     int attn_mm; /* a matmul that reads a softmax's output (A.V) */
     double flops, wbytes, abytes, kvbytes;
-    double wbits, abits; /* element sizes, bits (32 when unknown) */
-    double net_s;        /* its network bytes over the network roof: a floor no change here
-                            moves (0 without one) */
-    double est_s;        /* on the roof */
-    double t_s;          /* measured, or est_s */
-    int64_t producer;    /* item whose single-consumer output this item reads first, or -1 */
-    double inter;        /* bytes of that tensor */
+    double wbits, abits;  /* element sizes, bits (32 when unknown) */
+    double net_s;         /* its network bytes over the network roof: a floor no change here
+                             moves (0 without one) */
+    double est_s;         /* on the roof */
+    double t_s;           /* measured, or est_s */
+    int64_t producer;     /* item whose single-consumer output this item reads first, or -1 */
+    double inter;         /* bytes of that tensor */
+    int fixed;            /* communication or dispatch: t_s, whatever the change (but its own) */
+    int no_lowp;          /* an FFT: no lower precision is tried on it */
+    double batch_fixed_s; /* the part of t_s a larger batch does not grow (latency, dispatch) */
 } rf__item;
 
 typedef struct rf__adv {
@@ -35,6 +38,10 @@ typedef struct rf__adv {
     double total_s, total_est;
     int measured, llm;
     unsigned kv_bits;
+    int integer_model;          /* its weights are already integers of 8 bits or fewer: no INT8 */
+    double overhead_s;          /* measured dispatch overhead in total_s (an item), 0: none */
+    const rf_llm_dist *dist;    /* LLMs over devices: the communication is an item */
+    char check[2][RF_TEXT_MAX]; /* a measured rate above its ceiling: title, reasons */
     rf_advice_list *out;
     size_t cap;
 } rf__adv;
@@ -63,7 +70,7 @@ typedef struct rf__prec_kind {
     double wbits, abits;
     const char *ceilings;
 } rf__prec_kind;
-#define RF__PREC_KINDS 3
+#define RF__PREC_KINDS 4
 extern const rf__prec_kind rf__prec_kinds[RF__PREC_KINDS];
 
 /* One lower precision, item by item (advice.c, advice_stream.c): init, every item, push. */
@@ -91,6 +98,17 @@ typedef struct rf__hw {
 rf_status rf__hw_init(rf__adv *a, rf__hw *h, const char *name);
 void rf__hw_item(const rf__adv *a, rf__hw *h, const rf__item *x);
 rf_status rf__hw_push(rf__adv *a, rf__hw *h);
+
+/* Append a fixed item (communication, dispatch): t_s seconds, batch_fixed_s of it per pass. */
+rf_status rf__add_fixed(rf__adv *a, const char *name, double t_s, double batch_fixed_s);
+
+#define RF__ADV_HIGH 0.20
+#define RF__ADV_DOMINANT 0.5 /* a term this share of the run puts its remedy first */
+
+/* advice_terms.c: the dispatch change when a->overhead_s > 0; the TP degree or the link when
+ * a->dist is set. */
+rf_status rf__dispatch(rf__adv *a);
+rf_status rf__parallelism(rf__adv *a);
 
 /* Every change over a->it (freed here), ranked and cut to o->max; *out on success. */
 rf_status rf__advice_finish(rf__adv *a, const rf_advice_opts *o, rf_advice_list **out);

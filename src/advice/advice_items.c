@@ -2,6 +2,7 @@
  * profile's graph or an LLM decode step (FLOPs; weight, activation and KV bytes; element sizes;
  * the producer it could be folded into; a measured time where the run was measured), or one per
  * row of an operations list; then rf__advice_finish ranks the changes. Never prints. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,35 @@ static rf_status rf__from_graph(rf__adv *a, const rf_graph *g, const rf_cost *c,
     return RF_OK;
 }
 
+/* Every weighted matrix layer already at 8 bits or fewer (Q8_0, Q4_K, INT8): an integer model. */
+static void rf__integer_model(rf__adv *a)
+{
+    size_t weighted = 0, small = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->it[i].matrix && a->it[i].wbytes > 0) {
+            weighted++;
+            small += a->it[i].wbits <= 8.5; /* Q8_0: 8 bits and a 16-bit scale per 32 */
+        }
+    a->integer_model = weighted && small == weighted;
+}
+
+/* A measured profile: its rows outside the graph (reorders) and the gap between the measured
+ * layers and the wall time of the pass (dispatch) become fixed items. */
+static rf_status rf__measured_extras(rf__adv *a, const rf_result *res, double wall_s)
+{
+    if (!a->measured || !res) return RF_OK;
+    double layers = 0;
+    for (size_t i = 0; i < a->n; i++) layers += a->it[i].t_s;
+    double other = res->totals.measured_s - layers;
+    if (other > 1e-9 * layers)
+        RF_TRY(rf__add_fixed(a, "(measured rows outside the graph)", other, 0));
+    if (wall_s > res->totals.measured_s && res->totals.measured_s > 0) {
+        a->overhead_s = wall_s - res->totals.measured_s;
+        RF_TRY(rf__add_fixed(a, "(dispatch between the layers)", a->overhead_s, a->overhead_s));
+    }
+    return RF_OK;
+}
+
 static rf_status rf__adv_init(rf__adv *a, rf_ctx *ctx, const rf_machine *m, size_t compute,
                               size_t bandwidth)
 {
@@ -144,11 +174,49 @@ rf_status rf_advise_profile(rf_ctx *ctx, const rf_profile *p, const rf_machine *
     rf__adv a;
     RF_TRY(rf__adv_init(&a, ctx, m, compute, bandwidth));
     rf_status st = rf__from_graph(&a, p->graph, p->cost, p->result);
+    rf__integer_model(&a);
+    double wall = o && o->wall_s > 0 ? o->wall_s : p->result ? p->result->totals.wall_s : 0;
+    if (st == RF_OK) st = rf__measured_extras(&a, p->result, wall);
     if (st != RF_OK) {
         rf__free(ctx, a.it);
         return st;
     }
     return rf__advice_finish(&a, o, out);
+}
+
+/* Over devices: each layer is one device's share of it (the items scaled to the device time, or
+ * to the measured step less the link's), and the link's time a fixed item. */
+static rf_status rf__llm_devices(rf__adv *a, const rf_llm_dist *d)
+{
+    const rf_llm_dist_phase *ph = &d->phase[1];
+    double sum = 0, want = ph->device_s;
+    for (size_t i = 0; i < a->n; i++) sum += a->it[i].t_s;
+    if (a->measured) want = sum - ph->comm_s; /* a measured step holds the link's time */
+    for (size_t i = 0; want > 0 && sum > 0 && i < a->n; i++) a->it[i].t_s *= want / sum;
+    double tp = d->o.tp, lat = (double)ph->allreduces * 2 * (tp - 1) * d->o.link_latency_s +
+                               (d->o.pp - 1) * d->o.link_latency_s;
+    a->dist = d;
+    return ph->comm_s > 0 ? rf__add_fixed(a, "(communication between the devices)", ph->comm_s,
+                                          lat < ph->comm_s ? lat : ph->comm_s)
+                          : RF_OK;
+}
+
+/* A measured decode rate above the refined ceiling: the analysis is not of what ran. */
+static void rf__llm_check(rf__adv *a, const rf_llm_result *r)
+{
+    const rf_llm_measured *x = &r->measured;
+    if (!x->have_decode || x->decode_of_refined <= 1.005) return;
+    char m[32], c[32];
+    snprintf(a->check[0], sizeof a->check[0],
+             "check the measurement: %s tokens/s is above its ceiling (%.1f%% of the refined %s "
+             "tokens/s)",
+             rf_si_format_compact(m, sizeof m, x->decode_tokens_per_s, ""),
+             100 * x->decode_of_refined,
+             rf_si_format_compact(c, sizeof c, r->ceilings.decode_tokens_per_s, ""));
+    snprintf(a->check[1], sizeof a->check[1],
+             "another batch, context or prompt than analysed, weights smaller than this "
+             "file's, a machine faster than --hw says, or more than one token a step "
+             "(speculative decoding); the savings below start from the measured rate");
 }
 
 rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opts *o,
@@ -180,5 +248,12 @@ rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opt
     }
     /* the activations of an LLM analysis are at act_bits, its weights at the file's types */
     for (size_t i = 0; i < a.n; i++) a.it[i].abits = ph->opts.act_bits ? ph->opts.act_bits : 16;
+    rf__integer_model(&a);
+    if (o && o->dist && (o->dist->o.tp > 1 || o->dist->o.pp > 1)) st = rf__llm_devices(&a, o->dist);
+    if (st == RF_OK) rf__llm_check(&a, r);
+    if (st != RF_OK) {
+        rf__free(ctx, a.it);
+        return st;
+    }
     return rf__advice_finish(&a, o, out);
 }

@@ -308,6 +308,7 @@ char *rf_time_format(char *buf, size_t size, double seconds, int digits)
     while (k < 6 && fabs(seconds) < t[k].f * 0.99995) k++;
     char g[40];
     rf__g_format(g, sizeof g, seconds / t[k].f, digits);
+    if (strchr(g, 'e')) snprintf(g, sizeof g, "%.0f", seconds / t[k].f); /* 600 ns at 2 digits */
     const char *piece[] = {g, " ", t[k].u};
     rf__join(buf, size, piece, 3, 0);
     return buf;

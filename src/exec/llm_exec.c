@@ -218,6 +218,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     lx.eps = 1e-5f;
     lx.clock = opts->clock ? opts->clock : rf__llm_exec_clock;
     lx.clock_user = opts->clock_user;
+    lx.progress_t0 = lx.progress_last = lx.clock(lx.clock_user);
     int isa = rf__kernel_isa_best();
     rf__llm_exec_timing pf, dc;
     rf_status st = RF_OK;
@@ -226,6 +227,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     if (st == RF_OK) st = rf__llm_exec_setup_weights(&lx, r);
     if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     if (st == RF_OK) st = rf__qmatmul_new(ctx, opts->threads, isa, &lx.matmul);
+    if (st == RF_OK) rf__llm_exec_progress(&lx, "weights and buffers ready", 0, 0);
     unsigned warm = opts->warmup ? opts->warmup : 2;
     rf__cpu_times c0 = rf__cpu_times_now();
     if (st == RF_OK) st = rf__llm_exec_time(&lx, S, 0, warm, opts->repeat, &pf);

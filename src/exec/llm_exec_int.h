@@ -109,6 +109,7 @@ typedef struct rf__llm_exec {
     double (*clock)(void *);
     void *clock_user;
     double t_last;                       /* clock at the end of the last step */
+    double progress_t0, progress_last;   /* clock at the start, at the last progress line */
     double step_s[RF__STEP_COUNT];       /* seconds per kind of step */
     uint64_t step_calls[RF__STEP_COUNT]; /* steps per kind */
 } rf__llm_exec;
@@ -150,6 +151,10 @@ typedef struct rf__llm_exec_timing {
     unsigned repeat;
 } rf__llm_exec_timing;
 /* warm-up passes, then `repeat` timed passes (0: as many as fill about a second, 3 to 50). */
+/* One progress line (RF_LOG_INFO: "measuring: 12.3 s  prefill, pass 3 of 7") when two seconds
+ * or more have passed on lx->clock since the last one; n = 0: no pass count. */
+void rf__llm_exec_progress(rf__llm_exec *lx, const char *step, unsigned k, unsigned n);
+
 rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned warmup,
                             unsigned repeat, rf__llm_exec_timing *out);
 /* CLOCK_MONOTONIC seconds (the default clock). */

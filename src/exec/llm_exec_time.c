@@ -13,6 +13,18 @@ double rf__llm_exec_clock(void *user)
     return rf__now_s();
 }
 
+void rf__llm_exec_progress(rf__llm_exec *lx, const char *step, unsigned k, unsigned n)
+{
+    double now = lx->clock(lx->clock_user);
+    if (now - lx->progress_last < 2.0) return;
+    lx->progress_last = now;
+    if (n)
+        rf__log(lx->ctx, RF_LOG_INFO, "measuring: %6.1f s  %s, pass %u of %u",
+                now - lx->progress_t0, step, k, n);
+    else
+        rf__log(lx->ctx, RF_LOG_INFO, "measuring: %6.1f s  %s", now - lx->progress_t0, step);
+}
+
 static double rf__pass_total(const double *step_s)
 {
     double t = 0;
@@ -24,7 +36,11 @@ rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned 
                             unsigned repeat, rf__llm_exec_timing *out)
 {
     memset(out, 0, sizeof *out);
-    for (unsigned w = 0; w < warmup; w++) RF_TRY(rf__llm_exec_pass(lx, S, p0));
+    const char *what = p0 == 0 ? "prefill" : "decode";
+    for (unsigned w = 0; w < warmup; w++) {
+        RF_TRY(rf__llm_exec_pass(lx, S, p0));
+        rf__llm_exec_progress(lx, p0 == 0 ? "prefill warm-up" : "decode warm-up", w + 1, warmup);
+    }
     if (repeat == 0) { /* size the run from one more pass: about a second of timed passes */
         RF_TRY(rf__llm_exec_pass(lx, S, p0));
         double t = rf__pass_total(lx->step_s);
@@ -41,6 +57,7 @@ rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned 
     }
     for (unsigned r = 0; r < repeat && st == RF_OK; r++) {
         st = rf__llm_exec_pass(lx, S, p0);
+        rf__llm_exec_progress(lx, what, r + 1, repeat);
         double *row = all + (size_t)r * (RF__STEP_COUNT + 1);
         memcpy(row + 1, lx->step_s, sizeof lx->step_s);
         row[0] = rf__pass_total(lx->step_s);

@@ -23,8 +23,11 @@ static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exe
         const rf_ceiling *k = &r->machine->ceilings[i];
         if (strcmp(k->name, name) == 0 && k->stats.threads == x->threads) c = *k;
     }
-    if (!(c.value > 0))
+    if (!(c.value > 0)) {
+        rf__log(ctx, RF_LOG_INFO, "measuring: the %s dot kernel's ceiling on %u thread%s", name,
+                x->threads, x->threads == 1 ? "" : "s");
         RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &c));
+    }
     m->kernel_bytes_per_s = c.value;
     rf__strlcpy(m->kernel_ceiling, c.name, sizeof m->kernel_ceiling);
     rf__strlcpy(m->kernel_type, rf_dtype_name(x->decode_kernel_dtype), sizeof m->kernel_type);

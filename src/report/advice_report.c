@@ -35,6 +35,12 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
         rf_time_format(t1, sizeof t1, v->after_s, 3);
         snprintf(first, sizeof first, "  %zu. [%s] ", i + 1,
                  v->kind == RF_ADVICE_HARDWARE ? "what-if" : v->priority);
+        if (v->kind == RF_ADVICE_CHECK) { /* not a change: what to look at */
+            rf__appendf(text, sizeof text, &len, "%s. Likely reasons: %s.", v->title,
+                        v->assumption);
+            RF_TRY(rf_write_wrapped(w, width, first, 5, text));
+            continue;
+        }
         if (v->kind == RF_ADVICE_HARDWARE)
             rf__appendf(text, sizeof text, &len, "%s: %s to %s, %.2fx (%s).", v->title, t0, t1,
                         v->speedup, v->ceiling);

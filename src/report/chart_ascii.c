@@ -16,7 +16,16 @@
 #define RF__WIDTH_MAX 1000u /* bounds the grid's memory; wider terminals get 1000 columns */
 
 /* What occupies a cell; a later drawing replaces an earlier one of a lower or equal layer. */
-enum { RF__L_EMPTY, RF__L_AXIS, RF__L_ROOF2, RF__L_ROOF1, RF__L_RIDGE, RF__L_POINT, RF__L_TEXT };
+enum {
+    RF__L_EMPTY,
+    RF__L_DENS, /* the rows of a big input that are not markers: under everything, text over it */
+    RF__L_AXIS,
+    RF__L_ROOF2,
+    RF__L_ROOF1,
+    RF__L_RIDGE,
+    RF__L_POINT,
+    RF__L_TEXT
+};
 
 typedef struct rf__cell {
     uint32_t ch;   /* code point */
@@ -33,7 +42,8 @@ typedef struct rf__ascii {
     unsigned pw, ph;      /* plot columns and rows */
     unsigned top;         /* grid row of the plot's top row */
     rf__cell *cells;
-    size_t *same_as; /* per point: the point shown in its cell instead, or SIZE_MAX */
+    size_t *same_as;    /* per point: the point shown in its cell instead, or SIZE_MAX */
+    uint32_t dens_most; /* most rows in one character cell of the density (0: none drawn) */
 } rf__ascii;
 
 /* ---- text: UTF-8 decoding (invalid bytes and controls become '?') and line building ---------- */
@@ -186,9 +196,47 @@ static rf_status rf__a_begin(void *user, const rf__chart *c)
     return RF_OK;
 }
 
+/* The density of a big input's other rows (chart_density.c), shaded in three steps of the log
+ * of the rows per character cell, under the axes, roofs and markers. */
+static const uint32_t rf__shade_utf8[3] = {0x2591, 0x2592, 0x2593}; /* light, medium, dark */
+static const uint32_t rf__shade_ascii[3] = {'.', ':', '%'};
+
 static rf_status rf__a_end(void *user)
 {
-    (void)user;
+    rf__ascii *a = user;
+    const rf__chart *c = a->c;
+    if (!c->density || !c->dens_max) return RF_OK;
+    uint32_t *n = rf__calloc(a->ctx, (size_t)a->rows * a->width, sizeof *n), most = 0;
+    if (!n) return RF_NOMEM_ERR(a->ctx);
+    const double step = 1.0 / RF__DENSITY_PER_DECADE;
+    for (size_t j = 0; j < c->dens_ny; j++)
+        for (size_t i = 0; i < c->dens_nx; i++) {
+            uint32_t k = c->density[j * c->dens_nx + i];
+            double x = rf__chart_nx(c, c->dens_x0 + ((double)i + 0.5) * step);
+            double y = rf__chart_ny(c, c->dens_y0 + ((double)j + 0.5) * step);
+            if (!k || !(x >= 0 && x <= 1 && y >= 0 && y <= 1)) continue;
+            long row = rf__row(a, y), col = rf__col(a, x);
+            if (!rf__at(a, row, col)) continue;
+            uint32_t *t = &n[(size_t)row * a->width + (size_t)col];
+            *t = *t > UINT32_MAX - k ? UINT32_MAX : *t + k;
+            if (*t > most) most = *t;
+        }
+    for (size_t q = 0; q < (size_t)a->rows * a->width; q++) {
+        if (!n[q]) continue;
+        /* rows on a roof (estimates) round to a cell beside it: the roof stands for them */
+        long row = (long)(q / a->width), col = (long)(q % a->width);
+        int by_roof = 0;
+        for (long d = -1; d <= 1; d++) {
+            const rf__cell *nb = rf__at(a, row + d, col);
+            by_roof |= nb && (nb->layer == RF__L_ROOF1 || nb->layer == RF__L_ROOF2);
+        }
+        if (by_roof) continue;
+        int level = most > 1 ? (int)(3 * log((double)n[q]) / log((double)most + 1)) : 0;
+        level = level < 0 ? 0 : level > 2 ? 2 : level;
+        rf__put(a, row, col, a->utf8 ? rf__shade_utf8[level] : rf__shade_ascii[level], RF__L_DENS);
+    }
+    a->dens_most = most;
+    rf__free(a->ctx, n);
     return RF_OK;
 }
 
@@ -296,7 +344,7 @@ static int rf__label_at(rf__ascii *a, long row, long col, const char *s, int nam
     for (int k = 0; k < 2; k++) {
         if (at[k][0] < (long)a->top || at[k][0] >= (long)(a->top + a->ph)) continue;
         if (at[k][1] < (long)a->left) continue;
-        if (rf__place(a, at[k][0], at[k][1], s, name_only, RF__L_EMPTY, 1)) return 1;
+        if (rf__place(a, at[k][0], at[k][1], s, name_only, RF__L_DENS, 1)) return 1;
     }
     return 0;
 }
@@ -337,11 +385,11 @@ static rf_status rf__a_text(void *user, double x, double y, const char *s, rf__t
     case RF__TEXT_TICK_X: {
         long col = rf__col(a, x) - (n - 1) / 2;
         if (col + n > (long)a->width) col = (long)a->width - n;
-        rf__place(a, axis_row + 1, col < 0 ? 0 : col, s, 0, RF__L_EMPTY, 1);
+        rf__place(a, axis_row + 1, col < 0 ? 0 : col, s, 0, RF__L_DENS, 1);
         break;
     }
     case RF__TEXT_TICK_Y:
-        rf__place(a, rf__row(a, y), (long)a->left - 2 - n, s, 0, RF__L_EMPTY, 0);
+        rf__place(a, rf__row(a, y), (long)a->left - 2 - n, s, 0, RF__L_DENS, 0);
         break;
     case RF__TEXT_ROOF_COMPUTE:
     case RF__TEXT_ROOF_BANDWIDTH: rf__roof_label(a, &a->c->roofs[index], s); break;
@@ -469,7 +517,7 @@ static size_t rf__point_rest(const rf__chart *c, int compact, size_t *aw, size_t
 }
 
 static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_t aw, size_t tw,
-                           int compact)
+                           int compact, size_t more)
 {
     const rf__chart_point *p = &a->c->points[i];
     char g[2] = {p->glyph, '\0'}, rate[32];
@@ -498,11 +546,27 @@ static void rf__point_line(rf__ascii *a, rf__line *l, size_t i, size_t nw, size_
                  m->flags & RF__POINT_CLAMPED ? " off scale" : "");
         rf__line_maybe(l, buf);
     }
+    if (more) { /* the estimates drawn under it: one line for them all (the table names them) */
+        char buf[48];
+        rf__line_pad(l, bound_at + 7);
+        snprintf(buf, sizeof buf, "  (+%zu more here)", more);
+        rf__line_maybe(l, buf);
+    }
     if (a->same_as[i] != SIZE_MAX && !(p->flags & RF__POINT_MEASURED)) {
         char s[] = "  (at the same place as ?)";
         s[sizeof s - 3] = a->c->points[a->same_as[i]].glyph;
         rf__line_maybe(l, s);
     }
+}
+
+/* Point i: an estimate without a measurement drawn over by another such estimate. */
+static int rf__hidden_estimate(const rf__ascii *a, size_t i)
+{
+    const rf__chart *c = a->c;
+    size_t o = a->same_as[i];
+    return o != SIZE_MAX && c->points[i].pair == SIZE_MAX &&
+           !(c->points[i].flags & RF__POINT_MEASURED) && c->points[o].pair == SIZE_MAX &&
+           !(c->points[o].flags & RF__POINT_MEASURED);
 }
 
 /* "A  attention.qkv  AI 12.3  1.23 TFLOP/s  memory", one per point, names cut to fit the width;
@@ -512,15 +576,27 @@ static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
     const rf__chart *c = a->c;
     size_t nw = 0, aw, tw;
     for (size_t i = 0; i < c->n_points; i++) nw = rf__zmax(nw, rf__cols(c->points[i].name));
-    size_t rest = 3 + rf__point_rest(c, 0, &aw, &tw);
+    size_t *more = rf__calloc(a->ctx, c->n_points + 1, sizeof *more), most = 0;
+    if (!more) return RF_NOMEM_ERR(a->ctx);
+    for (size_t i = 0; i < c->n_points; i++)
+        if (rf__hidden_estimate(a, i)) most = rf__zmax(most, ++more[a->same_as[i]]);
+    char tail[48] = "";
+    if (most) snprintf(tail, sizeof tail, "  (+%zu more here)", most);
+    size_t rest = 3 + strlen(tail) + rf__point_rest(c, 0, &aw, &tw);
     int compact = nw + rest > a->width && a->width < rest + 12;
-    if (compact) rest = 3 + rf__point_rest(c, 1, &aw, &tw);
+    if (compact) rest = 3 + strlen(tail) + rf__point_rest(c, 1, &aw, &tw);
     if (nw + rest > a->width) nw = a->width > rest + 8 ? a->width - rest : 8;
-    for (size_t i = 0; i < c->n_points; i++) {
+    /* an estimate hidden under another estimate's letter gets no line of its own: the line of
+     * the one drawn counts it (ResNet-18's 17 ReLUs at one point: one line, not 17) */
+    rf_status st = RF_OK;
+    for (size_t i = 0; i < c->n_points && st == RF_OK; i++) {
         if (c->points[i].flags & RF__POINT_MEASURED) continue; /* on its estimate's line */
-        rf__point_line(a, l, i, nw, aw, tw, compact);
-        RF_TRY(rf__line_flush(l, w));
+        if (rf__hidden_estimate(a, i)) continue;
+        rf__point_line(a, l, i, nw, aw, tw, compact, more[i]);
+        st = rf__line_flush(l, w);
     }
+    rf__free(a->ctx, more);
+    RF_TRY(st);
     if (!c->n_measured) return RF_OK;
     rf__line_text(l,
                   a->utf8
@@ -539,6 +615,15 @@ static rf_status rf__legend(rf__ascii *a, rf__line *l, rf_writer *w)
     RF_TRY(rf__legend_roofs(a, l, w));
     RF_TRY(rf__legend_ridges(a, l, w));
     RF_TRY(rf__legend_points(a, l, w));
+    if (c->n_summarised && a->dens_most) { /* what the shading stands for */
+        char buf[160];
+        snprintf(buf, sizeof buf,
+                 "%s %zu more rows (%.1f%% of the time) as a density: 1 to %lu rows a cell",
+                 a->utf8 ? "\xE2\x96\x91\xE2\x96\x92\xE2\x96\x93" : ".:%", c->n_summarised,
+                 100 * c->sum_share, (unsigned long)a->dens_most);
+        rf__line_text(l, buf, SIZE_MAX);
+        RF_TRY(rf__line_flush(l, w));
+    }
     if (!c->n_unplotted) return RF_OK;
     char buf[96];
     size_t len = 0;

@@ -73,7 +73,7 @@ static const char rf__svg_style_measured[] =
     "<style>\n"
     ".pt.measured{fill-opacity:1;stroke:#fff;stroke-width:1.2}\n"
     ".pt.measured.compute,.swatch.measured.compute{fill:#c05621}\n"
-    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.2;stroke:#2b6cb0}\n"
+    ".pt.hollow{fill:none;fill-opacity:1;stroke-width:1.2;stroke:#2b6cb0;pointer-events:all}\n"
     ".pt.hollow.compute,.swatch.hollow.compute{stroke:#c05621}\n"
     ".swatch.measured{stroke:#fff;stroke-width:1.2;fill:#4a5568}\n"
     ".swatch.hollow{fill:none;stroke:#4a5568;stroke-width:1.2}\n"
@@ -84,7 +84,8 @@ static const char rf__svg_style_measured[] =
     "</style>\n";
 
 /* Several series: each its own hue and marker shape; the bound is the fill (memory solid,
- * compute hatched in the series' hue), so no series is told apart only by a dash pattern. */
+ * compute hatched in the series' hue), so no series is told apart only by a dash pattern. An
+ * estimate with a measurement stays an open ring whatever its bound (the hatch rule would win). */
 static const char *const rf__series_hue[RF__SERIES_STYLES] = {
     "#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280", "#319795", "#975a16", "#1a202c"};
 
@@ -97,8 +98,9 @@ static rf_status rf__svg_style_series(rf__svg *s)
         RF_TRY(rf_writef(w,
                          ".series-%zu .pt,.series-%zu .swatch{fill:%s}"
                          ".series-%zu .pt.compute{fill:url(#rf-hatch-%zu)}"
-                         ".series-%zu .pt.hollow{stroke:%s;stroke-width:1.4}\n",
-                         k, k, rf__series_hue[k], k, k, k, rf__series_hue[k]));
+                         ".series-%zu .pt.hollow,.series-%zu .pt.hollow.compute{fill:none;"
+                         "stroke:%s;stroke-width:1.4;pointer-events:all}\n",
+                         k, k, rf__series_hue[k], k, k, k, k, rf__series_hue[k]));
     /* the bound entries of the legend: grey, solid (memory) and hatched (compute) */
     RF_TRY(RF_WRITE_LIT(w, ".legend-item .swatch.memory{fill:#718096}"
                            ".legend-item .swatch.compute{fill:url(#rf-hatch-g)}\n"));
@@ -131,6 +133,14 @@ static int rf__svg_any_measured(const rf__svg *s)
     return 0;
 }
 
+/* How far a marker of circle radius r reaches from its centre, over r: a square or a regular
+ * polygon of the circle's area (rf__svg_shape) reaches past it (a triangle 1.56 r). */
+static double rf__svg_reach(size_t shape)
+{
+    static const double reach[6] = {1, 1.2534, 1.5551, 1.2534, 1.5551, 1.1496};
+    return shape < 6 ? reach[shape] : 1.5551;
+}
+
 /* Every marker, ridge and roof of every series becomes an obstacle for the roof labels. */
 static rf_status rf__svg_obstacles(rf__svg *s)
 {
@@ -140,9 +150,11 @@ static rf_status rf__svg_obstacles(rf__svg *s)
         for (size_t i = 0; i < s->charts[k].n_points; i++) {
             const rf__chart *c = &s->charts[k];
             const rf__chart_point *p = &c->points[i];
+            /* several series: a triangle or pentagon reaches past the circle's radius */
+            double r = rf__svg_marker_radius(s, p->share);
+            if (s->n > 1) r *= rf__svg_reach(rf__series_shape(k));
             RF_TRY(rf__obstacles_circle(s->ctx, &s->obs, rf__svg_px(s, rf__chart_nx(c, p->x)),
-                                        rf__svg_py(s, rf__chart_ny(c, p->y)),
-                                        rf__svg_marker_radius(s, p->share) + 2));
+                                        rf__svg_py(s, rf__chart_ny(c, p->y)), r + 2));
         }
     for (size_t i = 0; i < c0->n_ridges; i++)
         if (!c0->roofs[c0->ridges[i].roof].minor)

@@ -130,6 +130,8 @@ static rf_status rf__header(rf_writer *w, const rf_llm_result *r)
                      o->act_bits, o->kv_bits);
 }
 
+static rf_status rf__refined_above(rf_writer *w, const rf_llm_result *r);
+
 static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
 {
     const rf_llm_ceilings *c = &r->ceilings;
@@ -154,6 +156,7 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
                      (unsigned long long)d->batch, (unsigned long long)d->context,
                      rf__time(t, sizeof t, c->decode_step_s),
                      rf_si_format_compact(a, sizeof a, c->decode_flops_per_token, "")));
+    RF_TRY(rf__refined_above(w, r));
     RF_TRY(rf_writef(w, "  time to first token   %s for %llu prompt tokens x batch %llu (%sFLOP)\n",
                      rf__time(t, sizeof t, c->prefill_s), (unsigned long long)p->prompt,
                      (unsigned long long)p->batch,
@@ -175,6 +178,36 @@ static rf_status rf__ceilings(rf_writer *w, const rf_llm_result *r)
                      rf_bytes_format_iec(a, sizeof a, c->kv_bytes_per_token, 4),
                      rf_bytes_format_iec(b, sizeof b, c->kv_bytes_context, 4),
                      (unsigned long long)d->context, d->kv_bits);
+}
+
+/* The refined decode ceiling above the simple one surprises: say why in one line. */
+static rf_status rf__refined_above(rf_writer *w, const rf_llm_result *r)
+{
+    const rf_llm_ceilings *c = &r->ceilings;
+    if (!(c->decode_tokens_per_s > 1.005 * c->simple_tokens_per_s)) return RF_OK;
+    const rf_llm_phase_result *d = &r->phase[1];
+    double step = d->cost ? d->cost->weight_bytes : c->model_bytes;
+    char a[32], b[32], line[512];
+    size_t len = 0;
+    line[0] = '\0';
+    rf__appendf(line, sizeof line, &len, "above the simple ceiling: ");
+    if (d->batch > 1)
+        rf__appendf(line, sizeof line, &len, "the %llu sequences share one read of the weights",
+                    (unsigned long long)d->batch);
+    if (step < 0.995 * c->model_bytes)
+        rf__appendf(line, sizeof line, &len,
+                    "%sa step reads %sB of weights, not the model's %sB (the embedding table is "
+                    "gathered, one row a token%s)",
+                    d->batch > 1 ? "; " : "", rf_si_format_compact(a, sizeof a, step, ""),
+                    rf_si_format_compact(b, sizeof b, c->model_bytes, ""),
+                    r->hparams.n_expert_used && r->hparams.n_expert_used < r->hparams.n_expert
+                        ? "; only the routed experts are read"
+                        : "");
+    else if (d->batch <= 1)
+        rf__appendf(line, sizeof line, &len,
+                    "the simple figure charges every weight byte at the bandwidth, the refined "
+                    "one each layer at its own bound");
+    return rf_write_wrapped(w, 96, "                        ", 24, line);
 }
 
 /* Which roof binds a measured decode: min(the roof's bandwidth, the dot kernel's ceiling). */
@@ -217,14 +250,20 @@ static rf_status rf__measured(rf_writer *w, const rf_llm_result *r)
     if (x->source[0]) RF_TRY(rf_write_wrapped(w, 96, "  ", 2, x->source));
     if (x->have_decode)
         RF_TRY(rf_writef(w,
-                         "  decode                %s tokens/s: %.1f%% of the bandwidth ceiling, "
-                         "%.1f%% of the refined one,\n                        %.2g%% of the "
+                         "  decode                %s tokens/s: %.1f%% of the refined ceiling, "
+                         "%.1f%% of the bandwidth,\n                        %.2g%% of the "
                          "compute ceiling; weights read at %sB/s (%sB a step)\n",
                          rf_si_format_compact(a, sizeof a, x->decode_tokens_per_s, ""),
-                         100 * x->decode_of_bandwidth, 100 * x->decode_of_refined,
+                         100 * x->decode_of_refined, 100 * x->decode_of_bandwidth,
                          100 * x->decode_of_compute,
                          rf_si_format_compact(b, sizeof b, x->weight_bytes_per_s, ""),
                          rf_si_format_compact(t, sizeof t, x->step_weight_bytes, "")));
+    if (x->have_decode && x->decode_of_refined > 1.005) /* above its roof: say so */
+        RF_TRY(rf_write_wrapped(
+            w, 96, "  ! above the ceiling   ", 24,
+            "a measured rate over the roof means the analysis is not of what ran: another "
+            "batch, context or prompt, smaller weights than this file's, a faster machine than "
+            "--hw, or more than one token a step (speculative decoding)"));
     if (x->have_decode && x->roof_bytes_per_s > 0) RF_TRY(rf__decode_roof(w, r));
     if (x->have_prefill)
         RF_TRY(

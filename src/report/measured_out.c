@@ -102,13 +102,16 @@ rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w)
 
 /* ---- table: the lines under the totals ------------------------------------------------------- */
 
-static rf_status rf__table_measured_totals(const rf_result *r, rf_writer *w)
+static rf_status rf__table_measured_totals(const rf_result *r, const char *hidden, rf_writer *w)
 {
     const rf_totals *t = &r->totals;
     char a[32], b[32], c[32];
     RF_TRY(RF_WRITE_LIT(w, "columns  measured: time per pass; achieved: FLOP/s; util.: achieved / "
-                           "roof at its AI\n         (^ above its roof); x est: measured / "
-                           "estimated time\n"));
+                           "roof at its AI\n         (^ above its roof); "));
+    if (!strstr(hidden, "x est")) RF_TRY(RF_WRITE_LIT(w, "x est: measured / estimated time"));
+    if (hidden[0])
+        RF_TRY(rf_writef(w, "%s--wide adds %s", strstr(hidden, "x est") ? "" : "; ", hidden));
+    RF_TRY(RF_WRITE_LIT(w, "\n"));
     RF_TRY(rf_writef(w, "measured %llu of %llu operations: %s measured vs %s estimated (x%.2f),\n",
                      (unsigned long long)t->count_measured, (unsigned long long)t->count,
                      rf_time_format(a, sizeof a, t->measured_s, 3),
@@ -206,10 +209,10 @@ static rf_status rf__table_lost(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
-rf_status rf__table_measured(const rf_result *r, rf_writer *w)
+rf_status rf__table_measured(const rf_result *r, const char *hidden, rf_writer *w)
 {
     if (!rf__result_has_measured(r)) return RF_OK;
-    RF_TRY(rf__table_measured_totals(r, w));
+    RF_TRY(rf__table_measured_totals(r, hidden, w));
     RF_TRY(rf__table_above(r, w));
     return rf__table_lost(r, w);
 }

@@ -59,8 +59,9 @@ extern const char rf__csv_measured_header[];
 rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w);
 
 /* The table's lines under the totals: measured vs estimated and wall time, the rows above their
- * roof with the reason, the rows losing the most time to their roof. */
-rf_status rf__table_measured(const rf_result *r, rf_writer *w);
+ * roof with the reason, the rows losing the most time to their roof. `hidden`: the columns the
+ * table left out to fit ("x est, B/s"), or "". */
+rf_status rf__table_measured(const rf_result *r, const char *hidden, rf_writer *w);
 
 /* "machine  DESC [NAME, PROVENANCE]\n", the provenance left out when it is the name itself
  * ("[measured]", not "[measured, measured]"). */

@@ -51,6 +51,15 @@ static void rf__mcells(const rf_row *row, char c[][24])
     if (!isnan(a->ratio)) snprintf(c[4], 24, "%.2f", a->ratio);
 }
 
+/* A table with measurements fits 120 columns unless wide: the columns a measured point makes
+ * secondary give way in this order while it does not (x est, achieved B/s, efficiency,
+ * attainable FLOP/s, the estimated share), then the shape column down to 12. */
+#define RF__NARROW_SHAPE 12
+#define RF__NARROW_MAX 120
+static const struct {
+    int measured, col;
+} rf__give_way[] = {{1, 4}, {1, 2}, {0, RF__COL_EFF}, {0, RF__COL_ATT}, {0, RF__COL_SHARE}};
+
 /* Network columns, only with a network roof: bytes over the network and FLOPs per network byte. */
 enum { RF__NCOLS_NET = 2 };
 static const char *const rf__nhdr[RF__NCOLS_NET] = {"net B", "net AI"};
@@ -137,6 +146,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
     size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
     char c[RF__NCOLS][24], mc[RF__MCOLS][24], nc[RF__NCOLS_NET][24];
     const int meas = rf__result_has_measured(r), net = r->network.value > 0;
+    int narrow = 0, hide[RF__NCOLS] = {0}, mhide[RF__MCOLS] = {0};
     for (int k = 0; k < RF__NCOLS_NET; k++) ncol[k] = net ? strlen(rf__nhdr[k]) : 0;
     for (int k = 0; k < RF__NCOLS; k++) wcol[k] = strlen(rf__hdr[k]);
     for (int k = 0; k < RF__MCOLS; k++) mcol[k] = meas ? strlen(rf__mhdr[k]) : 0;
@@ -173,11 +183,28 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
     if (op_w > 11) op_w = 11; /* "GlobalAver~": the name column matters more */
     /* The name column takes what the others leave, at least 20 columns. */
     size_t fixed = 0;
-    for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] + 2;
-    for (int k = 0; k < RF__MCOLS; k++) fixed += meas ? mcol[k] + 2 : 0;
+    for (int k = 0; k < RF__NCOLS; k++) fixed += wcol[k] ? wcol[k] + 2 : 0;
+    for (int k = 0; k < RF__MCOLS; k++) fixed += meas && mcol[k] ? mcol[k] + 2 : 0;
     for (int k = 0; k < RF__NCOLS_NET; k++) fixed += net ? ncol[k] + 2 : 0;
     if (op_w) fixed += op_w + 2;
     if (sh_w) fixed += sh_w + 2;
+    size_t name_min = name_w < 20 ? name_w : 20;
+    for (size_t g = 0; meas && !(o && o->wide) && fixed + name_min > RF__NARROW_MAX &&
+                       g < sizeof rf__give_way / sizeof *rf__give_way;
+         g++) {
+        int k = rf__give_way[g].col;
+        size_t *cw = rf__give_way[g].measured ? &mcol[k] : &wcol[k];
+        (rf__give_way[g].measured ? mhide : hide)[k] = narrow = 1;
+        fixed -= *cw + 2;
+    }
+    if (meas && !(o && o->wide) && sh_w > RF__NARROW_SHAPE &&
+        fixed + name_min > RF__NARROW_MAX) { /* shapes give way */
+        size_t cut = fixed + name_min - RF__NARROW_MAX;
+        size_t keep = sh_w > cut + RF__NARROW_SHAPE ? sh_w - cut : RF__NARROW_SHAPE;
+        fixed -= sh_w - keep;
+        sh_w = keep;
+        narrow = 1;
+    }
     size_t room = width > fixed + 20 ? width - fixed : 20; /* names matter most: at least 20 */
     if (name_w > room) { /* cut in the middle, but never so that two rows print alike */
         size_t widest = name_w;
@@ -201,6 +228,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
         RF_TRY(rf__write_cell(w, "shape", sh_w, 0));
     }
     for (int k = 1; k < RF__NCOLS; k++) {
+        if (hide[k]) continue;
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, rf__hdr[k], wcol[k], k != RF__COL_BOUND));
         for (int j = 0; net && k == RF__COL_AI && j < RF__NCOLS_NET; j++) {
@@ -209,6 +237,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
         }
     }
     for (int k = 0; meas && k < RF__MCOLS; k++) {
+        if (mhide[k]) continue;
         RF_TRY(RF_WRITE_LIT(w, "  "));
         RF_TRY(rf__write_cell(w, rf__mhdr[k], mcol[k], 1));
     }
@@ -229,6 +258,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
         }
         if (net) rf__ncells(row, nc);
         for (int k = 1; k < RF__NCOLS; k++) {
+            if (hide[k]) continue;
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, c[k], wcol[k], k != RF__COL_BOUND));
             for (int j = 0; net && k == RF__COL_AI && j < RF__NCOLS_NET; j++) {
@@ -238,6 +268,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
         }
         if (meas) rf__mcells(row, mc);
         for (int k = 0; meas && k < RF__MCOLS; k++) {
+            if (mhide[k]) continue;
             RF_TRY(RF_WRITE_LIT(w, "  "));
             RF_TRY(rf__write_cell(w, mc[k], mcol[k], 1));
         }
@@ -245,7 +276,16 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
     }
     RF_TRY(RF_WRITE_LIT(w, "\n"));
     RF_TRY(rf__totals(r, w));
-    if (meas) RF_TRY(rf__table_measured(r, w));
+    char hidden[64] = "";
+    size_t hl = 0;
+    for (size_t g = 0; narrow && g < sizeof rf__give_way / sizeof *rf__give_way; g++) {
+        int k = rf__give_way[g].col, m = rf__give_way[g].measured;
+        if (m ? mhide[k] : hide[k])
+            rf__appendf(hidden, sizeof hidden, &hl, "%s%s", hl ? ", " : "",
+                        m ? rf__mhdr[k] : rf__hdr[k]);
+    }
+    if (narrow && sh_w) rf__appendf(hidden, sizeof hidden, &hl, "%swhole shapes", hl ? ", " : "");
+    if (meas) RF_TRY(rf__table_measured(r, hidden, w));
     return RF_OK;
 }
 

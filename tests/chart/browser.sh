@@ -1,6 +1,7 @@
 #!/bin/sh
 # browser.sh BIN SRC BUILD — the interactive HTML chart in headless Chromium (browser_test.py):
-# ResNet-18 on an A100, two series on shared axes, and measured points. Screenshots stay in
+# ResNet-18 on an A100, two series on shared axes, measured points, a full peaks machine and an
+# LLM's prefill, decode and measured rates. Screenshots stay in
 # BUILD/chart-tests/screenshots/ for a person to look at. Skipped (77) without /usr/bin/chromium.
 set -u
 BIN=$1
@@ -49,6 +50,12 @@ cp "$g/ops_measured.csv" "$long"
 "$BIN" analyze --hw "$SRC/tests/chart/peaks_full.json" "$g/ops.csv" --plot "$OUT/peaks.html" \
     >/dev/null 2>&1 || fails=$((fails + 1))
 "$PY" "$SRC/tests/chart/browser_test.py" "$OUT/peaks.html" "$OUT/screenshots/peaks" ||
+    fails=$((fails + 1))
+# the LLM chart: prefill and decode as two series, the measured rates a third whose estimates
+# stay open rings on their roof (a compute-bound one was drawn hatched, like a measurement)
+"$BIN" llm --hw xeon-8480plus "$g/tiny_llama_q.gguf" --measured-tps 150000 --measured-ttft 2e-4 \
+    --advice 0 --plot "$OUT/llm.html" >/dev/null 2>&1 || fails=$((fails + 1))
+"$PY" "$SRC/tests/chart/browser_test.py" "$OUT/llm.html" "$OUT/screenshots/llm" ||
     fails=$((fails + 1))
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -235,8 +235,8 @@ def run_checks(page, outdir):
             page.mouse("mouseMoved", x, y)
             got = page.eval("(function(){var t=document.getElementById('rf-tip');"
                             "return t.hidden ? null : t.textContent;})()")
-            top = page.eval(f"document.elementFromPoint({x}, {y}).closest('.pt').classList"
-                            f".contains('{kind}')")
+            top = page.eval(f"(function(){{var e=document.elementFromPoint({x}, {y});"
+                            f"e=e&&e.closest('.pt');return !!e&&e.classList.contains('{kind}');}})()")
             check(not top or (got is not None and words in got),
                   f"tooltip of a {kind} marker: {got!r}")
             page.mouse("mouseMoved", 5, 5)

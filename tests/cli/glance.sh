@@ -8,6 +8,7 @@ expect 2 "did you mean 'profile'" -- profle "$D/tiny_cnn.onnx"
 expect 2 "did you mean '--measure'" -- llm --mesure "$D/tiny_llama_q.gguf"
 expect 2 "did you mean '--hw measured'" -- analyze --hw measurd "$D/ops.csv"
 expect 2 "did you mean '--hw a100-sxm4-80gb'" -- analyze --hw a100-sxm4-80g "$D/ops.csv"
+expect 2 "did you mean '--hw h100-sxm5'" -- analyze --hw h100-sxm5-80gb "$D/ops.csv"
 expect 2 "unknown option '--zzzzzz' (see" -- analyze --zzzzzz "$D/ops.csv"
 expect 2 "unknown command 'nosuch'" -- help nosuch
 expect 0 "" -- help profile
@@ -32,6 +33,56 @@ if command -v bash >/dev/null 2>&1; then
     want=$(printf 'profile\n--measure --measured-tps --measured-ttft\nmeasured')
     [ "$got" = "$want" ] || { echo "FAIL: bash completion gave: $got"; FAILS=$((FAILS + 1)); }
 fi
+# zsh: a native #compdef function; sourced it registers itself, called it completes the same
+expect 0 "" -- completion zsh
+cp "$TMP/out" "$TMP/_roofline"
+head -1 "$TMP/_roofline" | grep -q '^#compdef roofline$' || { echo "FAIL: zsh script lacks #compdef"; FAILS=$((FAILS + 1)); }
+if command -v zsh >/dev/null 2>&1; then
+    got=$(zsh -fc 'compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; _files() { print FILES; }
+        compdef() { print COMPDEF $*; }; source "$1"
+        words=(roofline prof); CURRENT=2; _roofline | grep "^prof"
+        words=(roofline llm --mea); CURRENT=3; _roofline | grep "^--mea"
+        words=(roofline analyze --hw meas); CURRENT=4; _roofline | grep "^meas"' _ "$TMP/_roofline" | tr '\n' ' ')
+    want="COMPDEF _roofline roofline profile --measure --measured-tps --measured-ttft measured "
+    [ "$got" = "$want" ] || { echo "FAIL: zsh completion gave: $got"; FAILS=$((FAILS + 1)); }
+else
+    echo "note: zsh not installed: the zsh script's behaviour is not checked"
+fi
+# installed where bash-completion and zsh look (make install / cmake --install)
+STAGE=$(dirname "$(dirname "$BIN")")
+for f in share/bash-completion/completions/roofline share/zsh/site-functions/_roofline; do
+    [ -s "$STAGE/$f" ] && PASSES=$((PASSES + 1)) || { echo "FAIL: not installed: $f"; FAILS=$((FAILS + 1)); }
+done
+cmp -s "$STAGE/share/bash-completion/completions/roofline" "$TMP/comp.bash" && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: the installed bash completion differs from 'completion bash'"; FAILS=$((FAILS + 1)); }
+# inputs are checked before this machine is measured: with an empty probe cache, a truncated
+# model, a bad --input, a bad row fail at once (one line, nothing measured, no cache written)
+export XDG_CACHE_HOME="$TMP/cache"
+head -c 300 "$D/tiny_cnn.onnx" >"$TMP/trunc.onnx"
+printf 'name,flops,bytes\na,1,2\nb,1\n' >"$TMP/badrow.csv"
+expect 2 "trunc.onnx" -- profile --hw measured "$TMP/trunc.onnx"
+expect 2 "trunc.onnx" -- profile "$TMP/trunc.onnx"
+expect 2 "no input 'nosuch'" -- profile --hw measured --input nosuch=1x3x32x32 "$D/tiny_cnn.onnx"
+expect 2 "trunc.onnx" -- llm --hw measured "$TMP/trunc.onnx"
+expect 2 "row 2" -- analyze --hw measured "$TMP/badrow.csv"
+[ ! -e "$TMP/cache/roofline" ] && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: the machine was measured before the input was checked: $(ls "$TMP/cache/roofline")"; FAILS=$((FAILS + 1)); }
+unset XDG_CACHE_HOME
+# tables with measurements fit 120 columns by default, --wide shows every column
+printf 'name,flops,bytes,time\n/model/encoder/layer.0/attention/self/query/MatMul,1e9,1e7,1e-3\nb,1e6,1e7,1e-4\n' >"$TMP/meas.csv"
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/meas.csv" --advice 0
+w=$(awk '{ if (length > m) m = length } END { print m }' "$TMP/out")
+[ "$w" -le 120 ] && ! grep -q 'x est  *$' "$TMP/out" && grep -q -- '--wide adds x est' "$TMP/out" &&
+    PASSES=$((PASSES + 1)) || { echo "FAIL: measured table $w columns wide:"; cat "$TMP/out"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- analyze --hw a100-sxm4-80gb "$TMP/meas.csv" --advice 0 --wide
+grep -q 'eff\..*x est$' "$TMP/out" && PASSES=$((PASSES + 1)) ||
+    { echo "FAIL: --wide lacks columns: $(grep '^#' "$TMP/out")"; FAILS=$((FAILS + 1)); }
+# a big input on the ASCII chart: the slowest rows as letters, the others summarised by the
+# density's legend line (how many, their share of the time)
+awk 'BEGIN { print "name,flops,bytes"; for (i = 0; i < 6000; i++) printf "op%d,%d,%d\n", i, 1e6 * (1 + i % 97), 1e5 * (1 + i % 89) }' >"$TMP/big.csv"
+expect 0 "" -- analyze --hw xeon-8480plus "$TMP/big.csv" --chart --advice 0 --no-summary
+grep -Eq '^\.:% [0-9]+ more rows \([0-9.]+% of the time\) as a density: 1 to [0-9]+ rows a cell$' "$TMP/out" &&
+    PASSES=$((PASSES + 1)) || { echo "FAIL: no density line under the ASCII chart of 6000 rows"; FAILS=$((FAILS + 1)); }
 # names cut in the middle never print alike: four layers that differ only in the middle
 printf 'name,flops,bytes\n' >"$TMP/names.csv"
 for k in 1 2 3 4; do printf '/model/layer1/layer%s.0/conv1/Conv,1e9,1e7\n' "$k" >>"$TMP/names.csv"; done

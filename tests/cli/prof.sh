@@ -17,7 +17,7 @@ has() {
 }
 
 # ncu, long form: 2 * 8,589,934,592 FFMA = 17.2 GFLOP against 25.17 MB of DRAM; L1 1.61 GB.
-expect 0 "" -- analyze $H --from ncu "$D/ncu_long_sgemm.csv"
+expect 0 "" -- analyze $H --wide --from ncu "$D/ncu_long_sgemm.csv"
 has "$TMP/out" "sgemm_128x64_nn  kernel  x1 L1 AI 10.7 L2 AI 42.7 DRAM AI 683  17.2G  25.2M"
 has "$TMP/out" "1.1 ms"
 # Detected without --from, same rows; JSON carries them.
@@ -48,7 +48,7 @@ for lv in L1 L2 DRAM; do has "$TMP/real.svg" ">$lv<"; done
 
 # Repeated launches aggregate; --page raw wide form with a units row; thousands separators.
 printf '"ID","Kernel Name","dram__bytes.sum","gpu__time_duration.sum","sm__sass_thread_inst_executed_op_dfma_pred_on.sum","sm__inst_executed_pipe_tensor.sum"\n"","","Mbyte","usecond","inst","inst"\n"0","k","1.5","10","1,000,000","0"\n"1","k","1.5","10","1,000,000","1,000"\n"2","j","0.5","2","0","0"\n' >"$TMP/wide.csv"
-expect 0 "" -- analyze $H --from ncu "$TMP/wide.csv"
+expect 0 "" -- analyze $H --wide --from ncu "$TMP/wide.csv"
 has "$TMP/out" "k     kernel  x2 DRAM AI 1.5 tensor 11%  4.51M     3M"
 has "$TMP/out" "20 us"
 # Wide form timed by cycles (cycle / cycle/nsecond = 2,000 / 1.25 GHz = 1.6 us a launch), and a

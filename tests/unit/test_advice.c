@@ -33,7 +33,9 @@ RF_TEST(operations_list_precision_and_hardware)
     rf_analysis_add(an, "B", 1, NULL, 1e10, 1e8);
     RF_EXPECT_INT(rf_analysis_finish(an, "ops", &r), RF_OK);
     static const char *const hw[] = {"a100-sxm4-80gb"};
-    rf_advice_opts o = {0, hw, 1, 0};
+    rf_advice_opts o = {0};
+    o.what_if = hw;
+    o.n_what_if = 1;
     rf_advice_list *l = NULL;
     RF_EXPECT_INT(rf_advise_result(ctx, r, m, 0, 1, &o, &l), RF_OK);
     if (l) {
@@ -249,6 +251,84 @@ RF_TEST(stream_through_the_observer_sees_every_row)
     rf_result_free(ra);
     rf_analysis_free(top);
     rf_analysis_free(all);
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* A measured operations list: A 1 GFLOP over 1 GB (10 ms on the roof, 10 ms measured), "fft_1d"
+ * 1 GFLOP over 1 GB (10 ms, 10 ms); the pass took 100 ms: 80 ms of dispatch. Dispatch saves 80%
+ * and comes first (over half the run); INT8 (no int8 ceiling) shrinks only A's bytes, 10 -> 2.5
+ * ms: 7.5% — the FFT keeps its precision. */
+RF_TEST(dispatch_first_and_no_lower_precision_for_an_fft)
+{
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_machine *m = NULL;
+    RF_EXPECT_INT(rf_machine_simple(ctx, "t", 1e12, 1e11, RF_PROV_USER, "test", &m), RF_OK);
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    RF_EXPECT_INT(rf_analysis_new(ctx, m, 0, 1, RF_SORT_INPUT, 0, &an), RF_OK);
+    rf_measured t = {10e-3, 10e-3, 10e-3, 1};
+    RF_EXPECT_INT(rf_analysis_add_measured(an, "A", 1, NULL, NULL, 0, 1e9, 1e9, &t), RF_OK);
+    RF_EXPECT_INT(rf_analysis_add_measured(an, "fft_1d", 6, NULL, NULL, 0, 1e9, 1e9, &t), RF_OK);
+    RF_EXPECT_INT(rf_analysis_set_wall(an, 100e-3), RF_OK);
+    RF_EXPECT_INT(rf_analysis_finish(an, "ops", &r), RF_OK);
+    rf_advice_list *l = NULL;
+    RF_EXPECT_INT(rf_advise_result(ctx, r, m, 0, 1, NULL, &l), RF_OK);
+    if (l) {
+        RF_EXPECT_NEAR(l->total_s, 100e-3, 1e-12);
+        RF_EXPECT(l->n >= 2 && l->items[0].kind == RF_ADVICE_DISPATCH);
+        if (l->n) {
+            RF_EXPECT_NEAR(l->items[0].saving_s, 80e-3, 1e-12);
+            RF_EXPECT_INT(l->items[0].dominant, 1);
+        }
+        const rf_advice *i8 = find(l, RF_ADVICE_PRECISION, "INT8");
+        RF_EXPECT(i8 != NULL);
+        if (i8) {
+            RF_EXPECT_NEAR(i8->saving_s, 7.5e-3, 1e-12);
+            RF_EXPECT(i8->n_layers == 1 && !strcmp(i8->layers[0], "A"));
+            RF_EXPECT_INT(i8->lossy, 1);
+        }
+    }
+    rf_advice_free(l);
+    rf_result_free(r);
+    rf_analysis_free(an);
+    rf_machine_free(m);
+    rf_ctx_free(ctx);
+}
+
+/* TF32 on an A100 (fp32 19.5 T, tf32.tensor 156 T, 2.039 TB/s): one compute-bound row of 1 TFLOP
+ * over 1 GB: 51.28 ms at fp32, 6.41 ms at TF32 (87.5% saved); INT8 at 624 T saves more (98.4%)
+ * but changes the numbers: ordered as 0.8 x 98.4% = 78.7% < 87.5%, after TF32. */
+RF_TEST(tf32_before_a_lossy_change_that_saves_little_more)
+{
+    rf_ctx *ctx;
+    rf_ctx_new(&ctx, NULL);
+    rf_machine *m = NULL;
+    RF_EXPECT_INT(rf_machine_resolve(ctx, "a100-sxm4-80gb", &m), RF_OK);
+    size_t ci = 0, bi = 0;
+    for (size_t i = 0; m && i < m->n_ceilings; i++) {
+        if (!strcmp(m->ceilings[i].name, "fp32")) ci = i;
+        if (!strcmp(m->ceilings[i].name, "DRAM")) bi = i;
+    }
+    rf_analysis *an = NULL;
+    rf_result *r = NULL;
+    RF_EXPECT_INT(rf_analysis_new(ctx, m, ci, bi, RF_SORT_INPUT, 0, &an), RF_OK);
+    rf_analysis_add(an, "gemm", 4, NULL, 1e12, 1e9);
+    RF_EXPECT_INT(rf_analysis_finish(an, "ops", &r), RF_OK);
+    rf_advice_list *l = NULL;
+    RF_EXPECT_INT(rf_advise_result(ctx, r, m, ci, bi, NULL, &l), RF_OK);
+    RF_EXPECT(l && l->n >= 2);
+    if (l && l->n >= 2) {
+        RF_EXPECT_CONTAINS(l->items[0].title, "TF32");
+        RF_EXPECT_NEAR(l->items[0].after_s, 1e12 / 156e12, 1e-9);
+        RF_EXPECT_INT(l->items[0].lossy, 0);
+        RF_EXPECT_CONTAINS(l->items[1].title, "INT8");
+        RF_EXPECT(l->items[1].saving_share > l->items[0].saving_share);
+    }
+    rf_advice_free(l);
+    rf_result_free(r);
+    rf_analysis_free(an);
     rf_machine_free(m);
     rf_ctx_free(ctx);
 }

@@ -311,6 +311,8 @@ RF_TEST(si_format)
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 1234, 2), "1.2 ks");
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 999.4, 3), "999 s");
     RF_EXPECT_STR(rf_time_format(b, sizeof b, 3.6e6, 3), "3.6 Ms");
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 600e-9, 2), "600 ns"); /* hw list latency */
+    RF_EXPECT_STR(rf_time_format(b, sizeof b, 999.7e-9, 3), "1000 ns");
     RF_EXPECT_STR(rf_bytes_format_iec(b, sizeof b, 524288, 3), "512 KiB");
     RF_EXPECT_STR(rf_number_format(b, sizeof b, 0.1), "0.1");
     RF_EXPECT_STR(rf_number_format(b, sizeof b, 32768), "32768");

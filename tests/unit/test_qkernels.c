@@ -664,3 +664,45 @@ RF_TEST(exec_llm_batch)
     rf_llm_free(m);
     rf_ctx_free(ctx);
 }
+
+/* llm --measure reports progress: a clock that runs 0.7 s a read makes every step "long", so the
+ * log gets "measuring: ... prefill, pass k of n" and "decode, pass k of n" lines (INFO), never
+ * more than one per two seconds of that clock. */
+static double slow_clock(void *user)
+{
+    double *t = user;
+    return *t += 0.7;
+}
+
+static void collect(void *user, rf_log_level level, const char *msg)
+{
+    char *buf = user;
+    size_t n = strlen(buf);
+    if (level == RF_LOG_INFO && n + strlen(msg) + 2 < 4096)
+        snprintf(buf + n, 4096 - n, "%s\n", msg);
+}
+
+RF_TEST(exec_llm_progress_lines)
+{
+    char p[4096], log[4096] = "";
+    double t = 0;
+    rf_ctx *ctx = NULL;
+    rf_llm_model *m = NULL;
+    rf_exec_llm_result *r = NULL;
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_exec_opts eo = {1, 1, 3, slow_clock, &t, 0};
+    po.prompt = 4;
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = 8;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    rf_ctx_set_log(ctx, collect, log, RF_LOG_INFO);
+    RF_EXPECT_INT(rf_llm_read_file(ctx, fixture("tiny_llama_mixed.gguf", p, sizeof p), &m), RF_OK);
+    RF_EXPECT_INT(rf_exec_llm_run(ctx, m, &po, &dopt, &eo, &r), RF_OK);
+    RF_EXPECT_CONTAINS(log, "prefill, pass ");
+    RF_EXPECT_CONTAINS(log, "decode, pass 3 of 3");
+    RF_EXPECT_CONTAINS(log, "warm-up, pass 1 of 1");
+    RF_EXPECT_CONTAINS(log, "measuring: ");
+    rf_exec_llm_result_free(r);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
