@@ -162,7 +162,10 @@ static rf_status finalize(rf__xplan *p)
         } else {
             x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
         }
-        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes); /* zeros (RNN bias) */
+        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes);    /* zeros (RNN bias) */
+        if (x->fill && x->shift_of != RF__XNONE && p->t[x->shift_of].data) /* filled: lower index */
+            for (size_t i = 0; i < x->bytes / 4 && i < p->t[x->shift_of].bytes / 4; i++)
+                x->data[i] = p->t[x->shift_of].data[i] - x->shift;
         if (x->fill && t < g->n_tensors) {
             uint64_t n = x->bytes / 4;
             rf_tensor_elems(&g->tensors[t], &n);

@@ -1,0 +1,564 @@
+/* op_qint.c — ConvInteger and MatMulInteger as ONNX Runtime's dynamic quantisation exports them:
+ * the input's zero point computed at run time (DynamicQuantizeLinear's output), u8 weights with a
+ * zero point per tensor or per output channel. oneDNN 2.6's int8 primitives take s8 weights, a
+ * zero point for the source (given at run time) and none for the weights, so the weights' zero
+ * point is folded in exactly: with o = 128 for u8 weights (0 for s8),
+ *     sum (x - zx)(w - zw[c]) = sum (x - zx)(w - o) + (o - zw[c]) * sum (x - zx),
+ * the first term oneDNN's int8 kernel (s32 accumulator, w - o fits s8), the second a box sum of
+ * the shifted input over each output's window (a row sum for MatMulInteger) times a per-channel
+ * integer, added in 64-bit integers and converted to float once, as ONNX Runtime's int32 output
+ * is by the Cast after it (bit-exact while the accumulator fits int32, as ONNX Runtime needs).
+ * When w - zw fits s8 with one zero point, the weights are shifted by it and no term is added.
+ * The padding of ConvInteger holds the zero point (contributes 0), as in ONNX Runtime and oneDNN.
+ * Refused (not measured, reason given): a zero point of x with more than one value, weights
+ * computed at run time, 3-D convolutions that need the term, a batched B. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+/* Kernel arguments (rf__xkernel_args.st): conv geometry and flags. */
+enum { G_N, G_C, G_H, G_W, G_G, G_CO, G_OH, G_OW };                        /* st[0] */
+enum { K_KH, K_KW, K_SH, K_SW, K_DH, K_DW, K_PT, K_PL };                   /* st[1] */
+enum { F_OFF, F_XZ, F_WZ, F_WZ_PER, F_TERM, F_SCRATCH_SPLIT, F_PB, F_PR }; /* st[2] */
+
+/* The values a fed tensor (weight, zero point) gets, in a new buffer (NULL: not fed, or no
+ * memory). */
+static float *fed_values(rf__xplan *p, uint32_t t, uint64_t *n)
+{
+    const rf__xtensor *x = &p->t[t];
+    if (!x->fill || !rf_tensor_elems(&p->g->tensors[t], n) || *n == 0) return NULL;
+    float *v = rf__calloc(p->ctx, *n, sizeof *v);
+    if (v) rf__exec_synth(p->g, t, x->positive, x->integer, v, *n);
+    return v;
+}
+
+/* How the weights W [co, ...] (channel c = index / per) with zero point wz (absent, one value or
+ * one per channel) become s8: *shift to take away from every value, *term set when the
+ * per-channel term is needed. 0 with *why when they cannot. */
+static int weight_plan(rf__xplan *p, uint32_t W, uint32_t wz, int64_t co, float *shift, int *term,
+                       int *per, const char **why)
+{
+    uint64_t n = 0, nz = 0;
+    float *w = fed_values(p, W, &n), *z = NULL;
+    int ok = 0, s8 = p->g->tensors[W].dtype == RF_DTYPE_I8;
+    *per = 0, *term = 0, *shift = 0;
+    if (!w) return *why = "weights computed at run time", 0;
+    if (wz != RF_GRAPH_NO_TENSOR) {
+        z = fed_values(p, wz, &nz);
+        if (!z) {
+            *why = "a weight zero point computed at run time";
+            goto done;
+        }
+        if (nz != 1 && (int64_t)nz != co) {
+            *why = "weight zero points neither one nor one per output channel";
+            goto done;
+        }
+        *per = nz > 1;
+    }
+    float lo = w[0], hi = w[0];
+    for (uint64_t i = 1; i < n; i++) lo = w[i] < lo ? w[i] : lo, hi = w[i] > hi ? w[i] : hi;
+    int common = 1;
+    for (uint64_t i = 1; i < nz; i++) common = common && z[i] == z[0];
+    float z0 = z ? z[0] : 0.0f;
+    if (lo < (s8 ? -128 : 0) || hi > (s8 ? 127 : 255)) {
+        *why = s8 ? "s8 weights outside -128..127" : "u8 weights outside 0..255";
+        goto done;
+    }
+    /* values the file does not give are synthetic: decide as the real ones would need (ONNX
+     * Runtime's quantiser spreads u8 weights over 0..255 around a zero point) */
+    int known = p->g->tensors[W].values && (wz == RF_GRAPH_NO_TENSOR || p->g->tensors[wz].values);
+    if (!known && (!s8 || wz != RF_GRAPH_NO_TENSOR)) {
+        *shift = s8 ? 0.0f : 128.0f;
+        *term = 1;
+    } else if (common && lo - z0 >= -128 && hi - z0 <= 127) {
+        *shift = z0; /* w - zw fits s8: shifted once, nothing to add */
+    } else {
+        *shift = s8 ? 0.0f : 128.0f;
+        *term = 1;
+    }
+    ok = 1;
+done:
+    rf__free(p->ctx, w);
+    rf__free(p->ctx, z);
+    return ok;
+}
+
+/* W's values minus shift, as a weight tensor packed once (W itself when shift is 0). */
+static rf_status shifted_weight(rf__xplan *p, uint32_t W, float shift, uint32_t *out)
+{
+    *out = W;
+    if (shift == 0.0f) return RF_OK;
+    RF_TRY(rf__xtensor_add(p, &p->t[W], out));
+    rf__xtensor *x = &p->t[*out];
+    rf__xtensor_define(p, *out, &p->t[W].md);
+    x->fill = x->weight = x->persistent = 1;
+    x->shift_of = W, x->shift = shift;
+    x->src = W;
+    return RF_OK;
+}
+
+/* ---- the run-time zero point: f32 value to the s32 oneDNN reads ---- */
+
+static void zp_to_s32(const rf__xstep *s)
+{
+    int32_t v = (int32_t)s->ptr[0][0];
+    memcpy(s->ptr[1], &v, sizeof v);
+}
+
+/* Tensor zt (one value, f32) as a one-element s32 tensor written by a C step of layer li. */
+static rf_status zp_s32(rf__xplan *p, uint32_t li, uint32_t zt, uint32_t *out)
+{
+    rf__xtensor like = {0};
+    like.rank = 1, like.dims[0] = 1;
+    uint32_t z0;
+    RF_TRY(rf__xtensor_plain(p, li, zt, &z0));
+    RF_TRY(rf__xtensor_add(p, &like, out));
+    dnnl_memory_desc_t md;
+    dnnl_memory_desc_init_by_tag(&md, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
+    rf__xtensor_define(p, *out, &md);
+    uint32_t io[2] = {z0, *out};
+    return rf__xstep_add_kernel(p, li, zp_to_s32, io, 2, 1, NULL);
+}
+
+/* An attribute with the plan's scratchpad and a run-time zero point for the source. */
+static dnnl_primitive_attr_t zp_attr(rf__xplan *p, int with_zp)
+{
+    dnnl_primitive_attr_t a = NULL;
+    if (dnnl_primitive_attr_clone(&a, p->attr) != dnnl_success) return NULL;
+    const int32_t rt = DNNL_RUNTIME_S32_VAL;
+    if (with_zp &&
+        dnnl_primitive_attr_set_zero_points(a, DNNL_ARG_SRC, 1, 0, &rt) != dnnl_success) {
+        dnnl_primitive_attr_destroy(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* ---- the conv's finishing kernel: box sums, the term, s32 nhwc to f32 nchw ---- */
+
+/* io: A (s32, N OH OW CO), then x (f32 nchw) when the term is needed, xz when given, wz when
+ * given, scratch (s32: N G H W channel sums, then N G OH OW box sums) when the term is needed;
+ * then Y (f32 nchw). */
+typedef struct conv_fin {
+    const rf__xstep *s;
+    const int32_t *a;
+    const float *x, *xz, *wz;
+    int32_t *cs, *bs;
+    float *y;
+} conv_fin;
+
+static void fin_bind(const rf__xstep *s, conv_fin *f)
+{
+    const int64_t *fl = s->c.st[2];
+    uint32_t k = 0;
+    memset(f, 0, sizeof *f);
+    f->s = s;
+    f->a = (const int32_t *)(const void *)s->ptr[k++];
+    if (fl[F_TERM]) f->x = s->ptr[k++];
+    if (fl[F_XZ]) f->xz = s->ptr[k++];
+    if (fl[F_WZ]) f->wz = s->ptr[k++];
+    if (fl[F_TERM]) {
+        f->cs = (int32_t *)(void *)s->ptr[k++];
+        f->bs = f->cs + fl[F_SCRATCH_SPLIT];
+    }
+    f->y = s->ptr[k];
+}
+
+/* Channel sums of x - zx per group: rows (n, g, h) split over the team. */
+static void fin_chansum(void *arg, unsigned part, unsigned parts)
+{
+    const conv_fin *f = arg;
+    const int64_t *g0 = f->s->c.st[0];
+    int64_t G = g0[G_G], cg = g0[G_C] / G, H = g0[G_H], W = g0[G_W], lo, hi;
+    int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
+    rf__xpar_range(g0[G_N] * G * H, 1, part, parts, &lo, &hi);
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t n = r / (G * H), g = r / H % G, h = r % H;
+        int32_t *o = f->cs + r * W;
+        for (int64_t w = 0; w < W; w++) o[w] = (int32_t)(-cg * zx);
+        for (int64_t c = 0; c < cg; c++) {
+            const float *xi = f->x + ((n * g0[G_C] + g * cg + c) * H + h) * W;
+            for (int64_t w = 0; w < W; w++) o[w] += (int32_t)xi[w];
+        }
+    }
+}
+
+/* Box sums of the channel sums over each output's window (padding adds nothing). */
+static void fin_boxsum(void *arg, unsigned part, unsigned parts)
+{
+    const conv_fin *f = arg;
+    const int64_t *g0 = f->s->c.st[0], *k = f->s->c.st[1];
+    int64_t G = g0[G_G], H = g0[G_H], W = g0[G_W], OH = g0[G_OH], OW = g0[G_OW], lo, hi;
+    rf__xpar_range(g0[G_N] * G * OH, 1, part, parts, &lo, &hi);
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t ng = r / OH, oh = r % OH;
+        int32_t *o = f->bs + r * OW;
+        const int32_t *cs = f->cs + ng * H * W;
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t acc = 0;
+            for (int64_t i = 0; i < k[K_KH]; i++) {
+                int64_t h = oh * k[K_SH] - k[K_PT] + i * k[K_DH];
+                if (h < 0 || h >= H) continue;
+                for (int64_t j = 0; j < k[K_KW]; j++) {
+                    int64_t w = ow * k[K_SW] - k[K_PL] + j * k[K_DW];
+                    if (w >= 0 && w < W) acc += cs[h * W + w];
+                }
+            }
+            o[ow] = (int32_t)acc;
+        }
+    }
+}
+
+/* Y[n, c, oh, :] = A[n, oh, :, c] + (o - zw[c]) * box[n, g(c), oh, :], 16 channels at a time so
+ * both sides stream. */
+static void fin_write(void *arg, unsigned part, unsigned parts)
+{
+    const conv_fin *f = arg;
+    const int64_t *g0 = f->s->c.st[0], *fl = f->s->c.st[2];
+    int64_t CO = g0[G_CO], OH = g0[G_OH], OW = g0[G_OW], G = g0[G_G], cog = CO / G, lo, hi;
+    int32_t off = (int32_t)fl[F_OFF];
+    rf__xpar_range(g0[G_N] * OH, 1, part, parts, &lo, &hi);
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t n = r / OH, oh = r % OH;
+        const int32_t *a = f->a + r * OW * CO;
+        for (int64_t c0 = 0; c0 < CO; c0 += 16) {
+            int64_t c1 = c0 + 16 < CO ? c0 + 16 : CO;
+            for (int64_t c = c0; c < c1; c++) {
+                float *y = f->y + ((n * CO + c) * OH + oh) * OW;
+                if (!f->bs) {
+                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = (float)a[ow * CO + c];
+                    continue;
+                }
+                int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
+                const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
+                for (int64_t ow = 0; ow < OW; ow++)
+                    y[ow] = (float)((int64_t)a[ow * CO + c] + coef * b[ow]);
+            }
+        }
+    }
+}
+
+static void conv_finish(const rf__xstep *s)
+{
+    conv_fin f;
+    fin_bind(s, &f);
+    if (f.cs) {
+        rf__xpar_run(fin_chansum, &f, s->tiny);
+        rf__xpar_run(fin_boxsum, &f, s->tiny);
+    }
+    rf__xpar_run(fin_write, &f, s->tiny);
+}
+
+/* The geometry of a ConvInteger as 2-D (a 1-D one has H = 1): 0 with *why when not supported. */
+static int conv_geometry(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32_t Y,
+                         rf__xkernel_args *c, const char **why)
+{
+    const rf_layer *l = &p->g->layers[li];
+    const rf__xtensor *x = &p->t[X], *w = &p->t[W], *y = &p->t[Y];
+    int r = (int)x->rank, sp = r - 2;
+    int64_t g = rf_layer_attr_int(l, "group", 1), cin;
+    if (r < 3 || r > 4 || (int)w->rank != r || (int)y->rank != r)
+        return *why = "only 1-D and 2-D ConvInteger run", 0;
+    if (g < 1 || x->dims[1] % g || w->dims[0] % g || !rf__i64_mul(w->dims[1], g, &cin) ||
+        cin != x->dims[1] || y->dims[0] != x->dims[0] || y->dims[1] != w->dims[0])
+        return *why = "weights or output that do not agree with the input", 0;
+    int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, pl[2] = {0, 0}, pr[2] = {0, 0};
+    int64_t in[2] = {1, 1}, out[2] = {1, 1}, tmp[2];
+    int o = 2 - sp; /* 1-D: the W axis only */
+    for (int i = 0; i < sp; i++) {
+        k[o + i] = w->dims[2 + i], in[o + i] = x->dims[2 + i], out[o + i] = y->dims[2 + i];
+    }
+    if (rf__xattr_ints(l, "strides", tmp, 2) == sp)
+        for (int i = 0; i < sp; i++) s[o + i] = tmp[i];
+    if (rf__xattr_ints(l, "dilations", tmp, 2) == sp)
+        for (int i = 0; i < sp; i++) d[o + i] = tmp[i];
+    rf__xconv_pads(l, sp, x->dims + 2, y->dims + 2, w->dims + 2, s + o, d + o, pl + o, pr + o);
+    for (int i = 0; i < 2; i++)
+        if (k[i] < 1 || s[i] < 1 || d[i] < 1 || pl[i] < 0 || pr[i] < 0 ||
+            (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 != in[i] + pl[i] + pr[i])
+            return *why = "strides, dilations or pads that do not give the output's size", 0;
+    int64_t *g0 = c->st[0], *kk = c->st[1];
+    g0[G_N] = x->dims[0], g0[G_C] = x->dims[1], g0[G_H] = in[0], g0[G_W] = in[1];
+    g0[G_G] = g, g0[G_CO] = y->dims[1], g0[G_OH] = out[0], g0[G_OW] = out[1];
+    kk[K_KH] = k[0], kk[K_KW] = k[1], kk[K_SH] = s[0], kk[K_SW] = s[1];
+    kk[K_DH] = d[0], kk[K_DW] = d[1], kk[K_PT] = pl[0], kk[K_PL] = pl[1];
+    c->st[2][F_PB] = pr[0], c->st[2][F_PR] = pr[1]; /* for the descriptor */
+    return 1;
+}
+
+/* An input zero point: absent, or one value (fed or computed). 0 with *why otherwise. */
+static int input_zp_ok(rf__xplan *p, uint32_t xz, const char **why)
+{
+    if (xz == RF_GRAPH_NO_TENSOR) return 1;
+    if (rf__xtensor_elems(&p->t[xz]) != 1) return *why = "input zero points per row", 0;
+    return 1;
+}
+
+static rf_status conv_steps(rf__xplan *p, uint32_t li, rf__xkernel_args *c, uint32_t X, uint32_t Wd,
+                            uint32_t xz, uint32_t wz, dnnl_data_type_t xdt)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t Y = l->outputs[0];
+    const int64_t *g0 = c->st[0], *k = c->st[1];
+    int64_t G = g0[G_G];
+    dnnl_dims_t xd = {g0[G_N], g0[G_C], g0[G_H], g0[G_W]};
+    dnnl_dims_t yd = {g0[G_N], g0[G_CO], g0[G_OH], g0[G_OW]};
+    dnnl_dims_t wd = {G, g0[G_CO] / G, g0[G_C] / G, k[K_KH], k[K_KW]};
+    dnnl_dims_t st = {k[K_SH], k[K_SW]}, dl = {k[K_DH] - 1, k[K_DW] - 1};
+    dnnl_dims_t pdl = {k[K_PT], k[K_PL]}, pdr = {c->st[2][F_PB], c->st[2][F_PR]};
+    dnnl_memory_desc_t xf, xq, wa, wplain, ya;
+    dnnl_memory_desc_init_by_tag(&xf, 4, xd, dnnl_f32, dnnl_abcd);
+    dnnl_memory_desc_init_by_tag(&xq, 4, xd, xdt, dnnl_acdb);
+    dnnl_memory_desc_init_by_tag(&ya, 4, yd, dnnl_s32, dnnl_acdb);
+    int wr = G > 1 ? 5 : 4;
+    dnnl_dims_t wdp;
+    for (int i = 0; i < wr; i++) wdp[i] = wd[i + 5 - wr];
+    dnnl_memory_desc_init_by_tag(&wa, wr, wdp, dnnl_s8, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&wplain, wr, wdp, dnnl_f32, G > 1 ? dnnl_abcde : dnnl_abcd);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_attr_t at = zp_attr(p, xz != RF_GRAPH_NO_TENSOR);
+    int ok = at &&
+             dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+                                                        dnnl_convolution_direct, &xq, &wa, NULL,
+                                                        &ya, st, dl, pdl, pdr) == dnnl_success &&
+             dnnl_primitive_desc_create(&pd, &cd, at, p->eng, NULL) == dnnl_success;
+    if (at) dnnl_primitive_attr_destroy(at);
+    if (!ok) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no int8 convolution for these parameters");
+        return RF_OK;
+    }
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    uint32_t x0, xu, wu, zi = RF__XNONE, A;
+    rf_status s0 = rf__xtensor_plain(p, li, X, &x0);
+    if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, x0, &xf, &xq, &xu);
+    if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, Wd, &wplain, &wm, &wu);
+    if (s0 == RF_OK && xz != RF_GRAPH_NO_TENSOR) s0 = zp_s32(p, li, xz, &zi);
+    rf__xtensor like = {0};
+    like.rank = 4;
+    memcpy(like.dims, yd, 4 * sizeof *like.dims);
+    if (s0 == RF_OK) s0 = rf__xtensor_add(p, &like, &A);
+    if (s0 != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return s0;
+    }
+    rf__xtensor_define(p, A, &ya);
+    rf__xprim_arg args[4] = {{DNNL_ARG_SRC, xu, xq, NULL},
+                             {DNNL_ARG_WEIGHTS, wu, wm, NULL},
+                             {DNNL_ARG_DST, A, ya, NULL},
+                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zi, {0}, NULL}};
+    if (zi != RF__XNONE) args[3].md = p->t[zi].md;
+    RF_TRY(rf__xstep_add_prim(p, li, -1, pd, args, zi != RF__XNONE ? 4 : 3));
+    /* the finishing step */
+    uint32_t io[6], n = 0, S = RF__XNONE;
+    io[n++] = A;
+    if (c->st[2][F_TERM]) io[n++] = x0;
+    if (xz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, xz, &io[n++]));
+    if (wz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, wz, &io[n++]));
+    if (c->st[2][F_TERM]) {
+        int64_t a = g0[G_N] * G * g0[G_H] * g0[G_W], b = g0[G_N] * G * g0[G_OH] * g0[G_OW];
+        rf__xtensor sl = {0};
+        sl.rank = 1, sl.dims[0] = a + b;
+        RF_TRY(rf__xtensor_add(p, &sl, &S));
+        dnnl_memory_desc_t sm;
+        dnnl_memory_desc_init_by_tag(&sm, 1, (dnnl_dims_t){a + b}, dnnl_s32, dnnl_a);
+        rf__xtensor_define(p, S, &sm);
+        io[n++] = S;
+        c->st[2][F_SCRATCH_SPLIT] = a;
+    }
+    dnnl_memory_desc_t yplain;
+    rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &yplain);
+    io[n++] = Y;
+    c->st[2][F_XZ] = xz != RF_GRAPH_NO_TENSOR;
+    c->st[2][F_WZ] = wz != RF_GRAPH_NO_TENSOR;
+    rf__xlayer_measured(p, li, "onednn:convolution-int8");
+    /* the scratch is written, so it counts as an output */
+    return rf__xstep_add_kernel(p, li, conv_finish, io, n, S != RF__XNONE ? n - 2 : n - 1, c);
+}
+
+rf_status rf__xop_conv_integer(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t X = rf__xinput_at(l, 0), W = rf__xinput_at(l, 1), xz = rf__xinput_at(l, 2),
+             wz = rf__xinput_at(l, 3), Y = l->outputs[0];
+    const char *why = NULL;
+    rf__xkernel_args c;
+    memset(&c, 0, sizeof c);
+    float shift = 0;
+    int term = 0, per = 0;
+    if (X == RF_GRAPH_NO_TENSOR || W == RF_GRAPH_NO_TENSOR) {
+        rf__xlayer_unmeasured(p, li, "ConvInteger without its input or weights");
+        return RF_OK;
+    }
+    if (!conv_geometry(p, li, X, W, Y, &c, &why) || !input_zp_ok(p, xz, &why) ||
+        !weight_plan(p, W, wz, p->t[W].dims[0], &shift, &term, &per, &why)) {
+        rf__xlayer_unmeasured(p, li, "ConvInteger: %s", why);
+        return RF_OK;
+    }
+    /* the term's sums stay within int32: |x - zx| <= 255 over C/G * KH * KW values */
+    double most = 255.0 * (double)(c.st[0][G_C] / c.st[0][G_G]) * (double)c.st[1][K_KH] *
+                  (double)c.st[1][K_KW];
+    if (term && most > 2147483647.0) {
+        rf__xlayer_unmeasured(p, li, "ConvInteger: windows too large for the zero-point term");
+        return RF_OK;
+    }
+    c.st[2][F_OFF] = (int64_t)shift;
+    c.st[2][F_WZ_PER] = per;
+    c.st[2][F_TERM] = term;
+    if (!term) wz = RF_GRAPH_NO_TENSOR; /* folded into the weights */
+    uint32_t Wd;
+    RF_TRY(shifted_weight(p, W, shift, &Wd));
+    dnnl_data_type_t xdt = p->g->tensors[X].dtype == RF_DTYPE_I8 ? dnnl_s8 : dnnl_u8;
+    return conv_steps(p, li, &c, X, Wd, xz, wz, xdt);
+}
+
+/* ---- MatMulInteger: the same term over rows ---- */
+
+/* io: A (s32, M N), then a (f32, M K) when the term is needed, az when given, bz when given;
+ * then Y. st[0]: M, K, N; st[2] as the conv's flags. */
+typedef struct mm_fin {
+    const rf__xstep *s;
+    const int32_t *a;
+    const float *x, *xz, *wz;
+    float *y;
+} mm_fin;
+
+static void mm_write(void *arg, unsigned part, unsigned parts)
+{
+    const mm_fin *f = arg;
+    const int64_t *fl = f->s->c.st[2];
+    int64_t M = f->s->c.st[0][0], K = f->s->c.st[0][1], N = f->s->c.st[0][2], lo, hi;
+    int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
+    rf__xpar_range(M, 1, part, parts, &lo, &hi);
+    for (int64_t m = lo; m < hi; m++) {
+        const int32_t *a = f->a + m * N;
+        float *y = f->y + m * N;
+        if (!fl[F_TERM]) {
+            for (int64_t n = 0; n < N; n++) y[n] = (float)a[n];
+            continue;
+        }
+        int64_t rs = -K * (int64_t)zx;
+        const float *x = f->x + m * K;
+        for (int64_t k = 0; k < K; k++) rs += (int64_t)x[k];
+        for (int64_t n = 0; n < N; n++) {
+            int64_t coef = fl[F_OFF] - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? n : 0] : 0);
+            y[n] = (float)((int64_t)a[n] + coef * rs);
+        }
+    }
+}
+
+static void mm_finish(const rf__xstep *s)
+{
+    mm_fin f;
+    const int64_t *fl = s->c.st[2];
+    uint32_t k = 0;
+    memset(&f, 0, sizeof f);
+    f.s = s;
+    f.a = (const int32_t *)(const void *)s->ptr[k++];
+    if (fl[F_TERM]) f.x = s->ptr[k++];
+    if (fl[F_XZ]) f.xz = s->ptr[k++];
+    if (fl[F_WZ]) f.wz = s->ptr[k++];
+    f.y = s->ptr[k];
+    rf__xpar_run(mm_write, &f, s->tiny);
+}
+
+rf_status rf__xop_matmul_integer(rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint32_t A = rf__xinput_at(l, 0), B = rf__xinput_at(l, 1), az = rf__xinput_at(l, 2),
+             bz = rf__xinput_at(l, 3), Y = l->outputs[0];
+    const char *why = NULL;
+    if (A == RF_GRAPH_NO_TENSOR || B == RF_GRAPH_NO_TENSOR) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger without its two inputs");
+        return RF_OK;
+    }
+    const rf__xtensor *a = &p->t[A], *b = &p->t[B];
+    if (b->rank != 2 || a->rank < 1 || a->dims[a->rank - 1] != b->dims[0]) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger of a batched or mismatched B");
+        return RF_OK;
+    }
+    int64_t K = b->dims[0], N = b->dims[1], M = 1;
+    for (uint32_t i = 0; i + 1 < a->rank; i++) M *= a->dims[i];
+    uint64_t ny = 0;
+    if (!rf__mul_ok((uint64_t)M, (uint64_t)N, &ny) || rf__xtensor_elems(&p->t[Y]) != ny) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger output of %llu elements, computed %lldx%lld",
+                              (unsigned long long)rf__xtensor_elems(&p->t[Y]), (long long)M,
+                              (long long)N);
+        return RF_OK;
+    }
+    float shift = 0;
+    int term = 0, per = 0;
+    if (!input_zp_ok(p, az, &why) || !weight_plan(p, B, bz, N, &shift, &term, &per, &why)) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger: %s", why);
+        return RF_OK;
+    }
+    if (term && 255.0 * (double)K > 2147483647.0) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger: rows too long for the zero-point term");
+        return RF_OK;
+    }
+    /* B [K, N]: a per-column zero point is one per output channel (per-row ones are refused) */
+    if (per && p->t[bz].rank >= 1 && p->t[bz].dims[p->t[bz].rank - 1] != N) {
+        rf__xlayer_unmeasured(p, li, "MatMulInteger: weight zero points per row");
+        return RF_OK;
+    }
+    rf__xkernel_args c;
+    memset(&c, 0, sizeof c);
+    c.st[0][0] = M, c.st[0][1] = K, c.st[0][2] = N;
+    c.st[2][F_OFF] = (int64_t)shift;
+    c.st[2][F_WZ_PER] = per;
+    c.st[2][F_TERM] = term;
+    if (!term) bz = RF_GRAPH_NO_TENSOR;
+    uint32_t Bd;
+    RF_TRY(shifted_weight(p, B, shift, &Bd));
+    dnnl_data_type_t xdt = p->g->tensors[A].dtype == RF_DTYPE_I8 ? dnnl_s8 : dnnl_u8;
+    dnnl_memory_desc_t af, aq, bf, bw, ym;
+    dnnl_memory_desc_init_by_tag(&af, 2, (dnnl_dims_t){M, K}, dnnl_f32, dnnl_ab);
+    dnnl_memory_desc_init_by_tag(&aq, 2, (dnnl_dims_t){M, K}, xdt, dnnl_ab);
+    dnnl_memory_desc_init_by_tag(&bf, 2, (dnnl_dims_t){K, N}, dnnl_f32, dnnl_ab);
+    dnnl_memory_desc_init_by_tag(&bw, 2, (dnnl_dims_t){K, N}, dnnl_s8, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&ym, 2, (dnnl_dims_t){M, N}, dnnl_s32, dnnl_ab);
+    dnnl_primitive_attr_t at = zp_attr(p, az != RF_GRAPH_NO_TENSOR);
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = at && dnnl_matmul_desc_init(&md, &aq, &bw, NULL, &ym) == dnnl_success &&
+             dnnl_primitive_desc_create(&pd, &md, at, p->eng, NULL) == dnnl_success;
+    if (at) dnnl_primitive_attr_destroy(at);
+    if (!ok) {
+        rf__xlayer_unmeasured(p, li, "oneDNN has no int8 matmul for these zero points");
+        return RF_OK;
+    }
+    dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    uint32_t a0, au, bu, zi = RF__XNONE, S;
+    rf_status s0 = rf__xtensor_plain(p, li, A, &a0);
+    if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, a0, &af, &aq, &au);
+    if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, Bd, &bf, &wm, &bu);
+    if (s0 == RF_OK && az != RF_GRAPH_NO_TENSOR) s0 = zp_s32(p, li, az, &zi);
+    rf__xtensor like = {0};
+    like.rank = 2, like.dims[0] = M, like.dims[1] = N;
+    if (s0 == RF_OK) s0 = rf__xtensor_add(p, &like, &S);
+    if (s0 != RF_OK) {
+        dnnl_primitive_desc_destroy(pd);
+        return s0;
+    }
+    rf__xtensor_define(p, S, &ym);
+    rf__xprim_arg args[4] = {{DNNL_ARG_SRC, au, aq, NULL},
+                             {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                             {DNNL_ARG_DST, S, ym, NULL},
+                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zi, {0}, NULL}};
+    if (zi != RF__XNONE) args[3].md = p->t[zi].md;
+    RF_TRY(rf__xstep_add_prim(p, li, -1, pd, args, zi != RF__XNONE ? 4 : 3));
+    uint32_t io[5], n = 0;
+    io[n++] = S;
+    if (term) io[n++] = a0;
+    if (az != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, az, &io[n++]));
+    if (bz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, bz, &io[n++]));
+    dnnl_memory_desc_t yplain;
+    rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
+    rf__xtensor_define(p, Y, &yplain);
+    io[n++] = Y;
+    c.st[2][F_XZ] = az != RF_GRAPH_NO_TENSOR;
+    c.st[2][F_WZ] = bz != RF_GRAPH_NO_TENSOR;
+    rf__xlayer_measured(p, li, "onednn:matmul-int8");
+    return rf__xstep_add_kernel(p, li, mm_finish, io, n, n - 1, &c);
+}
