@@ -20,6 +20,7 @@
 enum { G_N, G_C, G_H, G_W, G_G, G_CO, G_OH, G_OW };                        /* st[0] */
 enum { K_KH, K_KW, K_SH, K_SW, K_DH, K_DW, K_PT, K_PL };                   /* st[1] */
 enum { F_OFF, F_XZ, F_WZ, F_WZ_PER, F_TERM, F_SCRATCH_SPLIT, F_PB, F_PR }; /* st[2] */
+/* rf__xkernel_args.n_idx: x is read as u8 nhwc (the quantiser wrote it so), else f32 nchw */
 
 /* The values a fed tensor (weight, zero point) gets, in a new buffer (NULL: not fed, or no
  * memory). */
@@ -136,38 +137,142 @@ static dnnl_primitive_attr_t zp_attr(rf__xplan *p, int with_zp)
 
 /* ---- the conv's finishing kernel: box sums, the term, s32 nhwc to f32 nchw ---- */
 
-/* io: A (s32, N OH OW CO), then x (f32 nchw) when the term is needed, xz when given, wz when
- * given, scratch (s32: N G H W channel sums, then N G OH OW box sums) when the term is needed;
- * then Y (f32 nchw). */
-typedef struct conv_fin {
+/* The element-wise layers after the op's output that its finishing step computes too, as ONNX
+ * Runtime's exports follow it: Cast to float, Mul by one value (x_scale * w_scale), Add of one
+ * value or one per channel (the bias), Relu; each the only reader of the one before, of the same
+ * shape. Flags in rf__xkernel_args.op. */
+enum { P_MUL = 1, P_ADD = 2, P_ADD_PER = 4, P_RELU = 8 };
+
+/* io: A (s32: conv N OH OW CO, matmul M N), then x when the term is needed (conv: f32 nchw, or
+ * u8 nhwc with F_XU8; matmul: f32 M K), xz when given, wz when given, the Mul's and the Add's
+ * operands when fused, the conv's scratch (s32: N G H W channel sums, then N G OH OW box sums)
+ * when the term is needed; then Y (f32 nchw / M N). */
+typedef struct qfin {
     const rf__xstep *s;
     const int32_t *a;
-    const float *x, *xz, *wz;
+    const float *x, *xz, *wz, *mul, *add;
+    const uint8_t *xu8;
     int32_t *cs, *bs;
     float *y;
-} conv_fin;
+} qfin;
 
-static void fin_bind(const rf__xstep *s, conv_fin *f)
+static void fin_bind(const rf__xstep *s, qfin *f)
 {
     const int64_t *fl = s->c.st[2];
     uint32_t k = 0;
-    memset(f, 0, sizeof *f);
+    memset(f, 0, sizeof f[0]);
     f->s = s;
     f->a = (const int32_t *)(const void *)s->ptr[k++];
-    if (fl[F_TERM]) f->x = s->ptr[k++];
+    if (fl[F_TERM] && s->c.n_idx)
+        f->xu8 = (const uint8_t *)(const void *)s->ptr[k++];
+    else if (fl[F_TERM])
+        f->x = s->ptr[k++];
     if (fl[F_XZ]) f->xz = s->ptr[k++];
     if (fl[F_WZ]) f->wz = s->ptr[k++];
-    if (fl[F_TERM]) {
+    if (s->c.op & P_MUL) f->mul = s->ptr[k++];
+    if (s->c.op & P_ADD) f->add = s->ptr[k++];
+    if (fl[F_TERM] && s->n_io > k + 1) {
         f->cs = (int32_t *)(void *)s->ptr[k++];
         f->bs = f->cs + fl[F_SCRATCH_SPLIT];
     }
     f->y = s->ptr[k];
 }
 
+/* The fused element-wise layers on one output value of channel c (each rounded to float as the
+ * separate layers round it). */
+static inline float fin_post(const qfin *f, int64_t acc, int64_t c)
+{
+    float v = (float)acc;
+    int op = f->s->c.op;
+    if (op & P_MUL) v = v * f->mul[0];
+    if (op & P_ADD) v = v + f->add[op & P_ADD_PER ? c : 0];
+    if (op & P_RELU) v = v > 0.0f ? v : 0.0f;
+    return v;
+}
+
+/* ---- the fused chain (planning) ---- */
+
+typedef struct qchain {
+    uint32_t layer[4], n; /* the fused layers, in order */
+    uint32_t y;           /* the tensor the step writes: the last one's output (Y when none) */
+    uint32_t mul, add;    /* their operands (graph tensors), or RF__XNONE */
+    int op;               /* P_* */
+} qchain;
+
+static int same_dims(const rf__xtensor *a, const rf__xtensor *b)
+{
+    if (a->rank != b->rank) return 0;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i]) return 0;
+    return 1;
+}
+
+/* Is t (ready) one value, or C values along axis `axis` of a rank-R output (1 elsewhere)? */
+static int operand_kind(const rf__xtensor *t, uint32_t R, uint32_t axis, int64_t C, int *per)
+{
+    uint64_t n = rf__xtensor_elems(t);
+    *per = 0;
+    if (!t->ready) return 0;
+    if (n == 1) return 1;
+    if ((int64_t)n != C || t->rank > R) return 0;
+    uint32_t lead = R - t->rank; /* NumPy: t's dims are the output's last ones */
+    for (uint32_t i = 0; i < t->rank; i++)
+        if (t->dims[i] != (i + lead == axis ? C : 1)) return 0;
+    return *per = 1;
+}
+
+static uint32_t other_input(const rf_layer *l, uint32_t t)
+{
+    if (l->n_inputs != 2) return RF__XNONE;
+    return l->inputs[0] == t ? l->inputs[1] : l->inputs[1] == t ? l->inputs[0] : RF__XNONE;
+}
+
+/* The chain after Y (channels C along `axis`): Cast to float, Mul by one value, Add of one or C
+ * values, Relu, in that order, each optional. */
+static void chain_find(rf__xplan *p, uint32_t Y, uint32_t axis, int64_t C, qchain *q)
+{
+    int stage = 0;
+    uint32_t t = Y;
+    memset(q, 0, sizeof *q);
+    q->y = Y, q->mul = q->add = RF__XNONE;
+    while (q->n < 4) {
+        uint32_t li = t < p->g->n_tensors ? p->consumer[t] : RF__XNONE;
+        if (li == RF__XNONE || p->layers[li].fused_into >= 0) break;
+        const rf_layer *l = &p->g->layers[li];
+        if (l->n_outputs != 1 || !same_dims(&p->t[l->outputs[0]], &p->t[Y])) break;
+        uint32_t o = other_input(l, t);
+        int per = 0;
+        if (!strcmp(l->op_type, "Cast") && stage < 1 && l->n_inputs == 1 &&
+            rf_layer_attr_int(l, "to", 0) == 1) {
+            stage = 1;
+        } else if (!strcmp(l->op_type, "Mul") && stage < 2 && o != RF__XNONE &&
+                   operand_kind(&p->t[o], p->t[Y].rank, axis, C, &per) && !per) {
+            q->mul = o, q->op |= P_MUL, stage = 2;
+        } else if (!strcmp(l->op_type, "Add") && stage < 3 && o != RF__XNONE &&
+                   operand_kind(&p->t[o], p->t[Y].rank, axis, C, &per)) {
+            q->add = o, q->op |= P_ADD | (per ? P_ADD_PER : 0), stage = 3;
+        } else if (!strcmp(l->op_type, "Relu") && stage < 4 && l->n_inputs == 1) {
+            q->op |= P_RELU, stage = 4;
+        } else {
+            break;
+        }
+        q->layer[q->n++] = li;
+        t = q->y = l->outputs[0];
+    }
+}
+
+/* After the step: the chain's layers reported as fused into li (a share of its time by their
+ * work), their outputs views of the one the step writes. */
+static void chain_commit(rf__xplan *p, uint32_t li, uint32_t Y, const qchain *q, double work)
+{
+    rf__xfuse_commit(p, li, Y, q->layer, q->n, q->y, work);
+    for (uint32_t k = 0; k < q->n; k++) rf__xlayer_measured(p, q->layer[k], "c:fused-int8-post");
+}
+
 /* Channel sums of x - zx per group: rows (n, g, h) split over the team. */
 static void fin_chansum(void *arg, unsigned part, unsigned parts)
 {
-    const conv_fin *f = arg;
+    const qfin *f = arg;
     const int64_t *g0 = f->s->c.st[0];
     int64_t G = g0[G_G], cg = g0[G_C] / G, H = g0[G_H], W = g0[G_W], lo, hi;
     int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
@@ -176,6 +281,15 @@ static void fin_chansum(void *arg, unsigned part, unsigned parts)
         int64_t n = r / (G * H), g = r / H % G, h = r % H;
         int32_t *o = f->cs + r * W;
         for (int64_t w = 0; w < W; w++) o[w] = (int32_t)(-cg * zx);
+        if (f->xu8) { /* nhwc: a group's channels side by side */
+            for (int64_t w = 0; w < W; w++) {
+                const uint8_t *xi = f->xu8 + ((n * H + h) * W + w) * g0[G_C] + g * cg;
+                int32_t acc = 0;
+                for (int64_t c = 0; c < cg; c++) acc += xi[c];
+                o[w] += acc;
+            }
+            continue;
+        }
         for (int64_t c = 0; c < cg; c++) {
             const float *xi = f->x + ((n * g0[G_C] + g * cg + c) * H + h) * W;
             for (int64_t w = 0; w < W; w++) o[w] += (int32_t)xi[w];
@@ -186,7 +300,7 @@ static void fin_chansum(void *arg, unsigned part, unsigned parts)
 /* Box sums of the channel sums over each output's window (padding adds nothing). */
 static void fin_boxsum(void *arg, unsigned part, unsigned parts)
 {
-    const conv_fin *f = arg;
+    const qfin *f = arg;
     const int64_t *g0 = f->s->c.st[0], *k = f->s->c.st[1];
     int64_t G = g0[G_G], H = g0[G_H], W = g0[G_W], OH = g0[G_OH], OW = g0[G_OW], lo, hi;
     rf__xpar_range(g0[G_N] * G * OH, 1, part, parts, &lo, &hi);
@@ -213,7 +327,7 @@ static void fin_boxsum(void *arg, unsigned part, unsigned parts)
  * both sides stream. */
 static void fin_write(void *arg, unsigned part, unsigned parts)
 {
-    const conv_fin *f = arg;
+    const qfin *f = arg;
     const int64_t *g0 = f->s->c.st[0], *fl = f->s->c.st[2];
     int64_t CO = g0[G_CO], OH = g0[G_OH], OW = g0[G_OW], G = g0[G_G], cog = CO / G, lo, hi;
     int32_t off = (int32_t)fl[F_OFF];
@@ -226,13 +340,13 @@ static void fin_write(void *arg, unsigned part, unsigned parts)
             for (int64_t c = c0; c < c1; c++) {
                 float *y = f->y + ((n * CO + c) * OH + oh) * OW;
                 if (!f->bs) {
-                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = (float)a[ow * CO + c];
+                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = fin_post(f, a[ow * CO + c], c);
                     continue;
                 }
                 int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
                 const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
                 for (int64_t ow = 0; ow < OW; ow++)
-                    y[ow] = (float)((int64_t)a[ow * CO + c] + coef * b[ow]);
+                    y[ow] = fin_post(f, (int64_t)a[ow * CO + c] + coef * b[ow], c);
             }
         }
     }
@@ -240,7 +354,7 @@ static void fin_write(void *arg, unsigned part, unsigned parts)
 
 static void conv_finish(const rf__xstep *s)
 {
-    conv_fin f;
+    qfin f;
     fin_bind(s, &f);
     if (f.cs) {
         rf__xpar_run(fin_chansum, &f, s->tiny);
@@ -350,11 +464,16 @@ static rf_status conv_steps(rf__xplan *p, uint32_t li, rf__xkernel_args *c, uint
     if (zi != RF__XNONE) args[3].md = p->t[zi].md;
     RF_TRY(rf__xstep_add_prim(p, li, -1, pd, args, zi != RF__XNONE ? 4 : 3));
     /* the finishing step */
-    uint32_t io[6], n = 0, S = RF__XNONE;
+    uint32_t io[8], n = 0, S = RF__XNONE;
     io[n++] = A;
     if (c->st[2][F_TERM]) io[n++] = x0;
     if (xz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, xz, &io[n++]));
     if (wz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, wz, &io[n++]));
+    qchain q;
+    chain_find(p, Y, 1, g0[G_CO], &q);
+    c->op = q.op;
+    if (q.mul != RF__XNONE) RF_TRY(rf__xtensor_plain(p, li, q.mul, &io[n++]));
+    if (q.add != RF__XNONE) RF_TRY(rf__xtensor_plain(p, li, q.add, &io[n++]));
     if (c->st[2][F_TERM]) {
         int64_t a = g0[G_N] * G * g0[G_H] * g0[G_W], b = g0[G_N] * G * g0[G_OH] * g0[G_OW];
         rf__xtensor sl = {0};
@@ -368,13 +487,17 @@ static rf_status conv_steps(rf__xplan *p, uint32_t li, rf__xkernel_args *c, uint
     }
     dnnl_memory_desc_t yplain;
     rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xtensor_define(p, Y, &yplain);
-    io[n++] = Y;
+    rf__xtensor_define(p, q.y, &yplain);
+    io[n++] = q.y;
     c->st[2][F_XZ] = xz != RF_GRAPH_NO_TENSOR;
     c->st[2][F_WZ] = wz != RF_GRAPH_NO_TENSOR;
     rf__xlayer_measured(p, li, "onednn:convolution-int8");
     /* the scratch is written, so it counts as an output */
-    return rf__xstep_add_kernel(p, li, conv_finish, io, n, S != RF__XNONE ? n - 2 : n - 1, c);
+    RF_TRY(rf__xstep_add_kernel(p, li, conv_finish, io, n, S != RF__XNONE ? n - 2 : n - 1, c));
+    chain_commit(p, li, Y, &q,
+                 2.0 * (double)rf__xtensor_elems(&p->t[Y]) * (double)(g0[G_C] / G) *
+                     (double)(k[K_KH] * k[K_KW]));
+    return RF_OK;
 }
 
 rf_status rf__xop_conv_integer(rf__xplan *p, uint32_t li)
@@ -415,18 +538,9 @@ rf_status rf__xop_conv_integer(rf__xplan *p, uint32_t li)
 
 /* ---- MatMulInteger: the same term over rows ---- */
 
-/* io: A (s32, M N), then a (f32, M K) when the term is needed, az when given, bz when given;
- * then Y. st[0]: M, K, N; st[2] as the conv's flags. */
-typedef struct mm_fin {
-    const rf__xstep *s;
-    const int32_t *a;
-    const float *x, *xz, *wz;
-    float *y;
-} mm_fin;
-
 static void mm_write(void *arg, unsigned part, unsigned parts)
 {
-    const mm_fin *f = arg;
+    const qfin *f = arg;
     const int64_t *fl = f->s->c.st[2];
     int64_t M = f->s->c.st[0][0], K = f->s->c.st[0][1], N = f->s->c.st[0][2], lo, hi;
     int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
@@ -435,7 +549,7 @@ static void mm_write(void *arg, unsigned part, unsigned parts)
         const int32_t *a = f->a + m * N;
         float *y = f->y + m * N;
         if (!fl[F_TERM]) {
-            for (int64_t n = 0; n < N; n++) y[n] = (float)a[n];
+            for (int64_t n = 0; n < N; n++) y[n] = fin_post(f, a[n], n);
             continue;
         }
         int64_t rs = -K * (int64_t)zx;
@@ -443,23 +557,15 @@ static void mm_write(void *arg, unsigned part, unsigned parts)
         for (int64_t k = 0; k < K; k++) rs += (int64_t)x[k];
         for (int64_t n = 0; n < N; n++) {
             int64_t coef = fl[F_OFF] - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? n : 0] : 0);
-            y[n] = (float)((int64_t)a[n] + coef * rs);
+            y[n] = fin_post(f, (int64_t)a[n] + coef * rs, n);
         }
     }
 }
 
 static void mm_finish(const rf__xstep *s)
 {
-    mm_fin f;
-    const int64_t *fl = s->c.st[2];
-    uint32_t k = 0;
-    memset(&f, 0, sizeof f);
-    f.s = s;
-    f.a = (const int32_t *)(const void *)s->ptr[k++];
-    if (fl[F_TERM]) f.x = s->ptr[k++];
-    if (fl[F_XZ]) f.xz = s->ptr[k++];
-    if (fl[F_WZ]) f.wz = s->ptr[k++];
-    f.y = s->ptr[k];
+    qfin f;
+    fin_bind(s, &f);
     rf__xpar_run(mm_write, &f, s->tiny);
 }
 
@@ -548,17 +654,24 @@ rf_status rf__xop_matmul_integer(rf__xplan *p, uint32_t li)
                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zi, {0}, NULL}};
     if (zi != RF__XNONE) args[3].md = p->t[zi].md;
     RF_TRY(rf__xstep_add_prim(p, li, -1, pd, args, zi != RF__XNONE ? 4 : 3));
-    uint32_t io[5], n = 0;
+    uint32_t io[8], n = 0;
     io[n++] = S;
     if (term) io[n++] = a0;
     if (az != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, az, &io[n++]));
     if (bz != RF_GRAPH_NO_TENSOR) RF_TRY(rf__xtensor_plain(p, li, bz, &io[n++]));
+    qchain q;
+    chain_find(p, Y, p->t[Y].rank - 1, N, &q);
+    c.op = q.op;
+    if (q.mul != RF__XNONE) RF_TRY(rf__xtensor_plain(p, li, q.mul, &io[n++]));
+    if (q.add != RF__XNONE) RF_TRY(rf__xtensor_plain(p, li, q.add, &io[n++]));
     dnnl_memory_desc_t yplain;
     rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xtensor_define(p, Y, &yplain);
-    io[n++] = Y;
+    rf__xtensor_define(p, q.y, &yplain);
+    io[n++] = q.y;
     c.st[2][F_XZ] = az != RF_GRAPH_NO_TENSOR;
     c.st[2][F_WZ] = bz != RF_GRAPH_NO_TENSOR;
     rf__xlayer_measured(p, li, "onednn:matmul-int8");
-    return rf__xstep_add_kernel(p, li, mm_finish, io, n, n - 1, &c);
+    RF_TRY(rf__xstep_add_kernel(p, li, mm_finish, io, n, n - 1, &c));
+    chain_commit(p, li, Y, &q, 2.0 * (double)M * (double)K * (double)N);
+    return RF_OK;
 }

@@ -49,6 +49,9 @@ typedef struct qcase {
     const int64_t *strides, *pads, *dil;
     uint32_t sp;
     int64_t group;
+    const int64_t *bias, *bias_dims; /* the fused chain (Cast, Mul by xs, Add bias, Relu) */
+    uint32_t nb, br;
+    const float *z;
 } qcase;
 
 #define QCASE(n, op_, wt_, sp_)                                                                    \
@@ -56,8 +59,12 @@ typedef struct qcase {
     {                                                                                              \
         op_, n##_x_dims, n##_x, n##_w_dims, n##_w, n##_wz, n##_xq, n##_y_dims, n##_y,              \
             N_OF(n##_x_dims), N_OF(n##_x), N_OF(n##_w_dims), N_OF(n##_w), N_OF(n##_wz),            \
-            N_OF(n##_y_dims), N_OF(n##_y), wt_, n##_scale, n##_zp, NULL, NULL, NULL, sp_, 1        \
+            N_OF(n##_y_dims), N_OF(n##_y), wt_, n##_scale, n##_zp, NULL, NULL, NULL, sp_, 1, NULL, \
+            NULL, 0, 0, NULL                                                                       \
     }
+#define WITH_POST(q, n)                                                                            \
+    ((q).bias = n##_bias, (q).bias_dims = n##_bias_dims, (q).nb = N_OF(n##_bias),                  \
+     (q).br = N_OF(n##_bias_dims), (q).z = n##_z)
 
 /* Build DynamicQuantizeLinear -> op, run once, compare every output. */
 static void run_case(const qcase *q)
@@ -70,13 +77,27 @@ static void run_case(const qcase *q)
     uint32_t w = tensd(&t, "w", RF_TENSOR_WEIGHT, q->wt, q->wd, q->wr);
     int64_t nz = q->nwz;
     uint32_t wz = tensd(&t, "wz", RF_TENSOR_WEIGHT, q->wt, &nz, q->nwz > 1 ? 1 : 0);
-    uint32_t y = tensd(&t, "y", RF_TENSOR_OUTPUT, RF_DTYPE_I32, q->yd, q->yr);
+    uint32_t y = tensd(&t, "y", q->z ? 0 : RF_TENSOR_OUTPUT, RF_DTYPE_I32, q->yd, q->yr);
     feed(&t, x, q->x, q->nx);
     feed(&t, w, q->w, q->nw);
     feed(&t, wz, q->wz, q->nwz);
     uint32_t l0 = 0, l1 = 0, o3[3] = {xq, xs, xz};
     rf_graph_add_layer(t.ctx, t.g, "dql", "DynamicQuantizeLinear", &x, 1, o3, 3, &l0);
     rf_graph_add_layer(t.ctx, t.g, "op", q->op, (const uint32_t[]){xq, w, xz, wz}, 4, &y, 1, &l1);
+    uint32_t lc[4] = {0}, z = 0;
+    if (q->z) { /* ONNX Runtime's chain after the op */
+        uint32_t yf = tensd(&t, "yf", 0, RF_DTYPE_F32, q->yd, q->yr);
+        uint32_t ys = tensd(&t, "ys", 0, RF_DTYPE_F32, q->yd, q->yr);
+        uint32_t yb = tensd(&t, "yb", 0, RF_DTYPE_F32, q->yd, q->yr);
+        uint32_t b = tensd(&t, "bias", RF_TENSOR_WEIGHT, RF_DTYPE_F32, q->bias_dims, q->br);
+        z = tensd(&t, "z", RF_TENSOR_OUTPUT, RF_DTYPE_F32, q->yd, q->yr);
+        feed(&t, b, q->bias, q->nb);
+        rf_graph_add_layer(t.ctx, t.g, "cast", "Cast", &y, 1, &yf, 1, &lc[0]);
+        rf_graph_set_attr_int(t.ctx, t.g, lc[0], "to", 1);
+        rf_graph_add_layer(t.ctx, t.g, "mul", "Mul", (const uint32_t[]){yf, xs}, 2, &ys, 1, &lc[1]);
+        rf_graph_add_layer(t.ctx, t.g, "add", "Add", (const uint32_t[]){ys, b}, 2, &yb, 1, &lc[2]);
+        rf_graph_add_layer(t.ctx, t.g, "relu", "Relu", &yb, 1, &z, 1, &lc[3]);
+    }
     if (q->strides) {
         ints(&t, l1, "strides", q->strides, q->sp);
         ints(&t, l1, "pads", q->pads, 2 * q->sp);
@@ -86,11 +107,18 @@ static void run_case(const qcase *q)
     if (run(&t)) {
         RF_EXPECT_INT(t.p->layers[l0].measured, 1);
         if (!t.p->layers[l1].measured) RF_FAIL_AT("not measured: %s", t.p->layers[l1].reason);
-        float *gq = out(&t, xq), *gs = out(&t, xs), *gz = out(&t, xz), *gy = out(&t, y);
+        float *gq = out(&t, xq), *gs = out(&t, xs), *gz = out(&t, xz), *gy = out(&t, q->z ? z : y);
         same("xq", gq, q->xq, q->nx);
         if (gs[0] != q->scale) RF_FAIL_AT("scale: got %.9g, want %.9g", gs[0], q->scale);
         same("zp", gz, &q->zp, 1);
-        same("y", gy, q->y, q->ny);
+        if (!q->z) same("y", gy, q->y, q->ny);
+        for (uint32_t i = 0; q->z && i < q->ny; i++)
+            if (gy[i] != q->z[i]) {
+                RF_FAIL_AT("z[%u]: got %.9g, want %.9g", i, gy[i], q->z[i]);
+                break;
+            }
+        for (int k = 0; q->z && k < 4; k++) /* each of the chain reported, fused into the op */
+            RF_EXPECT_INT(t.p->layers[lc[k]].fused_into, (int)l1);
         free(gq), free(gs), free(gz), free(gy);
     }
     tg_free(&t);
@@ -105,12 +133,14 @@ RF_TEST(conv_integer_per_channel_zero_points)
     run_case(&q);
 }
 
-/* One zero point (143), two groups, dilation 2 on H, uneven pads, stride 2 on W. */
+/* One zero point (143), two groups, dilation 2 on H, uneven pads, stride 2 on W; then ONNX
+ * Runtime's Cast, Mul, Add, Relu, fused into the finishing step. */
 RF_TEST(conv_integer_groups_dilation_pads)
 {
     qcase q = QCASE(conv_group, "ConvInteger", RF_DTYPE_U8, 2);
     q.strides = conv_group_strides, q.pads = conv_group_pads, q.dil = conv_group_dilations;
     q.group = conv_group_group;
+    WITH_POST(q, conv_group);
     run_case(&q);
 }
 
@@ -131,9 +161,10 @@ RF_TEST(conv_integer_1d_per_channel)
     run_case(&q);
 }
 
-/* Rows of a rank-3 A, per-column zero points of B. */
+/* Rows of a rank-3 A, per-column zero points of B, then the fused chain. */
 RF_TEST(matmul_integer_per_column_zero_points)
 {
     qcase q = QCASE(matmul_pc, "MatMulInteger", RF_DTYPE_U8, 0);
+    WITH_POST(q, matmul_pc);
     run_case(&q);
 }

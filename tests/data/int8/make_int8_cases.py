@@ -81,6 +81,20 @@ def case_matmul(rng, name, adims, bdims, bz):
                 wtype='u8', xq=aq, scale=sc, zp=zp, y=y, attrs={})
 
 
+def with_post(c, rng, axis):
+    """The layers ONNX Runtime's exports put after the op: Cast, Mul by x's scale, Add of a
+    per-channel bias, Relu — in float32, each rounded as its own layer rounds it."""
+    ch = c['y'].shape[axis]
+    shape = [1] * c['y'].ndim
+    shape[axis] = ch
+    bias = rng.integers(-3000, 3000, size=shape).astype(np.int64)
+    z = c['y'].astype(F32) * F32(c['scale'])
+    z = (z + bias.astype(F32)).astype(F32)
+    c['bias'] = bias
+    c['z'] = np.maximum(z, F32(0)).astype(F32)
+    return c
+
+
 def cases():
     rng = np.random.default_rng(26)
     return [
@@ -88,8 +102,8 @@ def cases():
         case_conv(rng, 'conv_pc', [1, 4, 9, 9], [8, 4, 3, 3],
                   rng.integers(0, 256, size=8), 'u8', [2, 2], [1, 1, 1, 1], [1, 1], 1),
         # one u8 zero point (143, as isnet-int8's first layer), groups, dilation, uneven pads
-        case_conv(rng, 'conv_group', [1, 6, 7, 8], [4, 3, 3, 2], 143, 'u8', [1, 2],
-                  [2, 0, 1, 1], [2, 1], 2),
+        with_post(case_conv(rng, 'conv_group', [1, 6, 7, 8], [4, 3, 3, 2], 143, 'u8', [1, 2],
+                            [2, 0, 1, 1], [2, 1], 2), rng, 1),
         # s8 weights whose zero point fits: shifted, no term
         case_conv(rng, 'conv_s8', [1, 3, 6, 6], [5, 3, 3, 3], -5, 's8', [1, 1],
                   [1, 1, 1, 1], [1, 1], 1),
@@ -97,7 +111,8 @@ def cases():
         case_conv(rng, 'conv_1d', [1, 3, 20], [5, 3, 4], rng.integers(0, 256, size=5), 'u8',
                   [3], [2, 1], [1], 1),
         # batched rows, per-column zero points
-        case_matmul(rng, 'matmul_pc', [2, 3, 16], [16, 6], rng.integers(0, 256, size=6)),
+        with_post(case_matmul(rng, 'matmul_pc', [2, 3, 16], [16, 6],
+                              rng.integers(0, 256, size=6)), rng, 2),
     ]
 
 
@@ -108,10 +123,19 @@ def model(c):
              numpy_helper.from_array(c['wz'].astype(npt), 'wz')]
     nodes = [helper.make_node('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz']),
              helper.make_node(c['op'], ['xq', 'w', 'xz', 'wz'], ['y'], **c['attrs'])]
-    outs = [helper.make_tensor_value_info('y', TensorProto.INT32, list(c['y'].shape)),
-            helper.make_tensor_value_info('xq', TensorProto.UINT8, list(c['x'].shape)),
-            helper.make_tensor_value_info('xs', TensorProto.FLOAT, []),
-            helper.make_tensor_value_info('xz', TensorProto.UINT8, [])]
+    outs = []
+    if 'z' in c:  # y is read by the chain only: its output is z
+        inits.append(numpy_helper.from_array(c['bias'].astype(np.float32), 'bias'))
+        nodes += [helper.make_node('Cast', ['y'], ['yf'], to=TensorProto.FLOAT),
+                  helper.make_node('Mul', ['yf', 'xs'], ['ys']),
+                  helper.make_node('Add', ['ys', 'bias'], ['yb']),
+                  helper.make_node('Relu', ['yb'], ['z'])]
+        outs.append(helper.make_tensor_value_info('z', TensorProto.FLOAT, list(c['z'].shape)))
+    else:
+        outs.append(helper.make_tensor_value_info('y', TensorProto.INT32, list(c['y'].shape)))
+    outs += [helper.make_tensor_value_info('xq', TensorProto.UINT8, list(c['x'].shape)),
+             helper.make_tensor_value_info('xs', TensorProto.FLOAT, []),
+             helper.make_tensor_value_info('xz', TensorProto.UINT8, [])]
     g = helper.make_graph(nodes, c['name'],
                           [helper.make_tensor_value_info('x', TensorProto.FLOAT,
                                                          list(c['x'].shape))], outs, inits)
@@ -147,6 +171,11 @@ def header(cs):
         out.append('static const int64_t %s_zp = %d;\n' % (n, c['zp']))
         out.append(c_array('int64_t', n + '_y_dims', c['y'].shape))
         out.append(c_array('int64_t', n + '_y', c['y']))
+        if 'z' in c:
+            out.append(c_array('int64_t', n + '_bias', c['bias'].reshape(-1)))
+            out.append(c_array('int64_t', n + '_bias_dims', c['bias'].shape))
+            z = ', '.join(float(t).hex() + 'f' for t in c['z'].reshape(-1))  # exact
+            out.append('static const float %s_z[%d] = {%s};\n' % (n, c['z'].size, z))
         for k in ('strides', 'pads', 'dilations'):
             if k in c['attrs']:
                 out.append(c_array('int64_t', '%s_%s' % (n, k), c['attrs'][k]))
@@ -165,7 +194,8 @@ const fs = require('fs');
       const s = await ort.InferenceSession.create(c.model, {logSeverityLevel: 4});
       const out = await s.run({x: new ort.Tensor('float32', Float32Array.from(c.x), c.dims)});
       const r = {};
-      for (const k of ['y', 'xq', 'xs', 'xz']) r[k] = Array.from(out[k].data, Number);
+      for (const k of ['y', 'z', 'xq', 'xs', 'xz'])
+        if (out[k]) r[k] = Array.from(out[k].data, Number);
       console.log(JSON.stringify({name: c.name, out: r}));
     } catch (e) {
       console.log(JSON.stringify({name: c.name, error: e.message.split('\n')[0]}));
@@ -195,7 +225,8 @@ def check_ort(cs, ort_dir):
             print('%-12s ONNX Runtime refuses it: %s' % (c['name'], r['error'][-90:]))
             continue
         o = r['out']
-        for k, want in (('y', c['y']), ('xq', c['xq']), ('xs', [c['scale']]), ('xz', [c['zp']])):
+        last = ('z', c['z']) if 'z' in c else ('y', c['y'])
+        for k, want in (last, ('xq', c['xq']), ('xs', [c['scale']]), ('xz', [c['zp']])):
             got = np.asarray(o[k], dtype=np.float64)
             ok = np.array_equal(got, np.asarray(want, dtype=np.float64).reshape(-1))
             print('%-12s %-3s %s' % (c['name'], k, 'same as ONNX Runtime' if ok else 'DIFFERS'))
