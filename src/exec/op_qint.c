@@ -444,8 +444,12 @@ static rf_status conv_steps(rf__xplan *p, uint32_t li, rf__xkernel_args *c, uint
     }
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     uint32_t x0, xu, wu, zi = RF__XNONE, A;
-    rf_status s0 = rf__xtensor_plain(p, li, X, &x0);
-    if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, x0, &xf, &xq, &xu);
+    rf_status s0 = RF_OK;
+    c->n_idx = dnnl_memory_desc_equal(&p->t[X].md, &xq); /* the quantiser wrote u8 nhwc */
+    if (c->n_idx)
+        x0 = xu = X;
+    else if ((s0 = rf__xtensor_plain(p, li, X, &x0)) == RF_OK)
+        s0 = rf__xtensor_convert(p, li, x0, &xf, &xq, &xu);
     if (s0 == RF_OK) s0 = rf__xtensor_convert(p, li, Wd, &wplain, &wm, &wu);
     if (s0 == RF_OK && xz != RF_GRAPH_NO_TENSOR) s0 = zp_s32(p, li, xz, &zi);
     rf__xtensor like = {0};
