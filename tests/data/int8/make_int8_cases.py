@@ -146,6 +146,22 @@ def model(c):
     return m
 
 
+def model_3d():
+    """A 3-D ConvInteger, which the executor does not run: its row must say why."""
+    w = numpy_helper.from_array(np.ones([2, 2, 1, 1, 1], dtype=np.uint8), 'w')
+    nodes = [helper.make_node('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz']),
+             helper.make_node('ConvInteger', ['xq', 'w', 'xz'], ['y'])]
+    g = helper.make_graph(nodes, 'conv_3d',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 2, 3, 3, 3])],
+                          [helper.make_tensor_value_info('y', TensorProto.INT32, [1, 2, 3, 3, 3])],
+                          [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)],
+                          producer_name='make_int8_cases.py')
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m
+
+
 def c_array(ctype, name, v):
     flat = [int(t) for t in np.asarray(v).reshape(-1)]
     rows = [', '.join(str(t) for t in flat[i:i + 16]) for i in range(0, len(flat), 16)]
@@ -239,6 +255,7 @@ def main():
     cs = cases()
     for c in cs:
         onnx.save(model(c), os.path.join(HERE, c['name'] + '.onnx'))
+    onnx.save(model_3d(), os.path.join(HERE, 'conv_3d.onnx'))
     with open(os.path.join(HERE, 'int8_cases.h'), 'w') as f:
         f.write(header(cs))
     if len(sys.argv) == 3 and sys.argv[1] == '--ort':
