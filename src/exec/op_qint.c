@@ -14,13 +14,33 @@
  * computed at run time, 3-D convolutions that need the term, a batched B. */
 #include <string.h>
 
-#include "exec/exec_int.h"
+#include "exec/qint.h"
 
-/* Kernel arguments (rf__xkernel_args.st): conv geometry and flags. */
-enum { G_N, G_C, G_H, G_W, G_G, G_CO, G_OH, G_OW };                        /* st[0] */
-enum { K_KH, K_KW, K_SH, K_SW, K_DH, K_DW, K_PT, K_PL };                   /* st[1] */
-enum { F_OFF, F_XZ, F_WZ, F_WZ_PER, F_TERM, F_SCRATCH_SPLIT, F_PB, F_PR }; /* st[2] */
-/* rf__xkernel_args.n_idx: x is read as u8 nhwc (the quantiser wrote it so), else f32 nchw */
+/* short names of qint.h's kernel arguments */
+#define G_N RF__QG_N
+#define G_C RF__QG_C
+#define G_H RF__QG_H
+#define G_W RF__QG_W
+#define G_G RF__QG_G
+#define G_CO RF__QG_CO
+#define G_OH RF__QG_OH
+#define G_OW RF__QG_OW
+#define K_KH RF__QK_KH
+#define K_KW RF__QK_KW
+#define K_SH RF__QK_SH
+#define K_SW RF__QK_SW
+#define K_DH RF__QK_DH
+#define K_DW RF__QK_DW
+#define K_PT RF__QK_PT
+#define K_PL RF__QK_PL
+#define F_OFF RF__QF_OFF
+#define F_XZ RF__QF_XZ
+#define F_WZ RF__QF_WZ
+#define F_WZ_PER RF__QF_WZ_PER
+#define F_TERM RF__QF_TERM
+#define F_SCRATCH_SPLIT RF__QF_SPLIT
+#define F_PB RF__QF_PB
+#define F_PR RF__QF_PR
 
 /* The values a fed tensor (weight, zero point) gets, in a new buffer (NULL: not fed, or no
  * memory). */
@@ -135,68 +155,13 @@ static dnnl_primitive_attr_t zp_attr(rf__xplan *p, int with_zp)
     return a;
 }
 
-/* ---- the conv's finishing kernel: box sums, the term, s32 nhwc to f32 nchw ---- */
-
-/* The element-wise layers after the op's output that its finishing step computes too, as ONNX
- * Runtime's exports follow it: Cast to float, Mul by one value (x_scale * w_scale), Add of one
- * value or one per channel (the bias), Relu; each the only reader of the one before, of the same
- * shape. Flags in rf__xkernel_args.op. */
-enum { P_MUL = 1, P_ADD = 2, P_ADD_PER = 4, P_RELU = 8 };
-
-/* io: A (s32: conv N OH OW CO, matmul M N), then x when the term is needed (conv: f32 nchw, or
- * u8 nhwc with F_XU8; matmul: f32 M K), xz when given, wz when given, the Mul's and the Add's
- * operands when fused, the conv's scratch (s32: N G H W channel sums, then N G OH OW box sums)
- * when the term is needed; then Y (f32 nchw / M N). */
-typedef struct qfin {
-    const rf__xstep *s;
-    const int32_t *a;
-    const float *x, *xz, *wz, *mul, *add;
-    const uint8_t *xu8;
-    int32_t *cs, *bs;
-    float *y;
-} qfin;
-
-static void fin_bind(const rf__xstep *s, qfin *f)
-{
-    const int64_t *fl = s->c.st[2];
-    uint32_t k = 0;
-    memset(f, 0, sizeof f[0]);
-    f->s = s;
-    f->a = (const int32_t *)(const void *)s->ptr[k++];
-    if (fl[F_TERM] && s->c.n_idx)
-        f->xu8 = (const uint8_t *)(const void *)s->ptr[k++];
-    else if (fl[F_TERM])
-        f->x = s->ptr[k++];
-    if (fl[F_XZ]) f->xz = s->ptr[k++];
-    if (fl[F_WZ]) f->wz = s->ptr[k++];
-    if (s->c.op & P_MUL) f->mul = s->ptr[k++];
-    if (s->c.op & P_ADD) f->add = s->ptr[k++];
-    if (fl[F_TERM] && s->n_io > k + 1) {
-        f->cs = (int32_t *)(void *)s->ptr[k++];
-        f->bs = f->cs + fl[F_SCRATCH_SPLIT];
-    }
-    f->y = s->ptr[k];
-}
-
-/* The fused element-wise layers on one output value of channel c (each rounded to float as the
- * separate layers round it). */
-static inline float fin_post(const qfin *f, int64_t acc, int64_t c)
-{
-    float v = (float)acc;
-    int op = f->s->c.op;
-    if (op & P_MUL) v = v * f->mul[0];
-    if (op & P_ADD) v = v + f->add[op & P_ADD_PER ? c : 0];
-    if (op & P_RELU) v = v > 0.0f ? v : 0.0f;
-    return v;
-}
-
 /* ---- the fused chain (planning) ---- */
 
 typedef struct qchain {
     uint32_t layer[4], n; /* the fused layers, in order */
     uint32_t y;           /* the tensor the step writes: the last one's output (Y when none) */
     uint32_t mul, add;    /* their operands (graph tensors), or RF__XNONE */
-    int op;               /* P_* */
+    int op;               /* RF__QP_* */
 } qchain;
 
 static int same_dims(const rf__xtensor *a, const rf__xtensor *b)
@@ -247,12 +212,12 @@ static void chain_find(rf__xplan *p, uint32_t Y, uint32_t axis, int64_t C, qchai
             stage = 1;
         } else if (!strcmp(l->op_type, "Mul") && stage < 2 && o != RF__XNONE &&
                    operand_kind(&p->t[o], p->t[Y].rank, axis, C, &per) && !per) {
-            q->mul = o, q->op |= P_MUL, stage = 2;
+            q->mul = o, q->op |= RF__QP_MUL, stage = 2;
         } else if (!strcmp(l->op_type, "Add") && stage < 3 && o != RF__XNONE &&
                    operand_kind(&p->t[o], p->t[Y].rank, axis, C, &per)) {
-            q->add = o, q->op |= P_ADD | (per ? P_ADD_PER : 0), stage = 3;
+            q->add = o, q->op |= RF__QP_ADD | (per ? RF__QP_ADD_PER : 0), stage = 3;
         } else if (!strcmp(l->op_type, "Relu") && stage < 4 && l->n_inputs == 1) {
-            q->op |= P_RELU, stage = 4;
+            q->op |= RF__QP_RELU, stage = 4;
         } else {
             break;
         }
@@ -267,100 +232,6 @@ static void chain_commit(rf__xplan *p, uint32_t li, uint32_t Y, const qchain *q,
 {
     rf__xfuse_commit(p, li, Y, q->layer, q->n, q->y, work);
     for (uint32_t k = 0; k < q->n; k++) rf__xlayer_measured(p, q->layer[k], "c:fused-int8-post");
-}
-
-/* Channel sums of x - zx per group: rows (n, g, h) split over the team. */
-static void fin_chansum(void *arg, unsigned part, unsigned parts)
-{
-    const qfin *f = arg;
-    const int64_t *g0 = f->s->c.st[0];
-    int64_t G = g0[G_G], cg = g0[G_C] / G, H = g0[G_H], W = g0[G_W], lo, hi;
-    int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
-    rf__xpar_range(g0[G_N] * G * H, 1, part, parts, &lo, &hi);
-    for (int64_t r = lo; r < hi; r++) {
-        int64_t n = r / (G * H), g = r / H % G, h = r % H;
-        int32_t *o = f->cs + r * W;
-        for (int64_t w = 0; w < W; w++) o[w] = (int32_t)(-cg * zx);
-        if (f->xu8) { /* nhwc: a group's channels side by side */
-            for (int64_t w = 0; w < W; w++) {
-                const uint8_t *xi = f->xu8 + ((n * H + h) * W + w) * g0[G_C] + g * cg;
-                int32_t acc = 0;
-                for (int64_t c = 0; c < cg; c++) acc += xi[c];
-                o[w] += acc;
-            }
-            continue;
-        }
-        for (int64_t c = 0; c < cg; c++) {
-            const float *xi = f->x + ((n * g0[G_C] + g * cg + c) * H + h) * W;
-            for (int64_t w = 0; w < W; w++) o[w] += (int32_t)xi[w];
-        }
-    }
-}
-
-/* Box sums of the channel sums over each output's window (padding adds nothing). */
-static void fin_boxsum(void *arg, unsigned part, unsigned parts)
-{
-    const qfin *f = arg;
-    const int64_t *g0 = f->s->c.st[0], *k = f->s->c.st[1];
-    int64_t G = g0[G_G], H = g0[G_H], W = g0[G_W], OH = g0[G_OH], OW = g0[G_OW], lo, hi;
-    rf__xpar_range(g0[G_N] * G * OH, 1, part, parts, &lo, &hi);
-    for (int64_t r = lo; r < hi; r++) {
-        int64_t ng = r / OH, oh = r % OH;
-        int32_t *o = f->bs + r * OW;
-        const int32_t *cs = f->cs + ng * H * W;
-        for (int64_t ow = 0; ow < OW; ow++) {
-            int64_t acc = 0;
-            for (int64_t i = 0; i < k[K_KH]; i++) {
-                int64_t h = oh * k[K_SH] - k[K_PT] + i * k[K_DH];
-                if (h < 0 || h >= H) continue;
-                for (int64_t j = 0; j < k[K_KW]; j++) {
-                    int64_t w = ow * k[K_SW] - k[K_PL] + j * k[K_DW];
-                    if (w >= 0 && w < W) acc += cs[h * W + w];
-                }
-            }
-            o[ow] = (int32_t)acc;
-        }
-    }
-}
-
-/* Y[n, c, oh, :] = A[n, oh, :, c] + (o - zw[c]) * box[n, g(c), oh, :], 16 channels at a time so
- * both sides stream. */
-static void fin_write(void *arg, unsigned part, unsigned parts)
-{
-    const qfin *f = arg;
-    const int64_t *g0 = f->s->c.st[0], *fl = f->s->c.st[2];
-    int64_t CO = g0[G_CO], OH = g0[G_OH], OW = g0[G_OW], G = g0[G_G], cog = CO / G, lo, hi;
-    int32_t off = (int32_t)fl[F_OFF];
-    rf__xpar_range(g0[G_N] * OH, 1, part, parts, &lo, &hi);
-    for (int64_t r = lo; r < hi; r++) {
-        int64_t n = r / OH, oh = r % OH;
-        const int32_t *a = f->a + r * OW * CO;
-        for (int64_t c0 = 0; c0 < CO; c0 += 16) {
-            int64_t c1 = c0 + 16 < CO ? c0 + 16 : CO;
-            for (int64_t c = c0; c < c1; c++) {
-                float *y = f->y + ((n * CO + c) * OH + oh) * OW;
-                if (!f->bs) {
-                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = fin_post(f, a[ow * CO + c], c);
-                    continue;
-                }
-                int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
-                const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
-                for (int64_t ow = 0; ow < OW; ow++)
-                    y[ow] = fin_post(f, (int64_t)a[ow * CO + c] + coef * b[ow], c);
-            }
-        }
-    }
-}
-
-static void conv_finish(const rf__xstep *s)
-{
-    qfin f;
-    fin_bind(s, &f);
-    if (f.cs) {
-        rf__xpar_run(fin_chansum, &f, s->tiny);
-        rf__xpar_run(fin_boxsum, &f, s->tiny);
-    }
-    rf__xpar_run(fin_write, &f, s->tiny);
 }
 
 /* The geometry of a ConvInteger as 2-D (a 1-D one has H = 1): 0 with *why when not supported. */
@@ -497,7 +368,8 @@ static rf_status conv_steps(rf__xplan *p, uint32_t li, rf__xkernel_args *c, uint
     c->st[2][F_WZ] = wz != RF_GRAPH_NO_TENSOR;
     rf__xlayer_measured(p, li, "onednn:convolution-int8");
     /* the scratch is written, so it counts as an output */
-    RF_TRY(rf__xstep_add_kernel(p, li, conv_finish, io, n, S != RF__XNONE ? n - 2 : n - 1, c));
+    RF_TRY(rf__xstep_add_kernel(p, li, rf__xqint_conv_finish, io, n, S != RF__XNONE ? n - 2 : n - 1,
+                                c));
     chain_commit(p, li, Y, &q,
                  2.0 * (double)rf__xtensor_elems(&p->t[Y]) * (double)(g0[G_C] / G) *
                      (double)(k[K_KH] * k[K_KW]));
@@ -541,37 +413,6 @@ rf_status rf__xop_conv_integer(rf__xplan *p, uint32_t li)
 }
 
 /* ---- MatMulInteger: the same term over rows ---- */
-
-static void mm_write(void *arg, unsigned part, unsigned parts)
-{
-    const qfin *f = arg;
-    const int64_t *fl = f->s->c.st[2];
-    int64_t M = f->s->c.st[0][0], K = f->s->c.st[0][1], N = f->s->c.st[0][2], lo, hi;
-    int32_t zx = f->xz ? (int32_t)f->xz[0] : 0;
-    rf__xpar_range(M, 1, part, parts, &lo, &hi);
-    for (int64_t m = lo; m < hi; m++) {
-        const int32_t *a = f->a + m * N;
-        float *y = f->y + m * N;
-        if (!fl[F_TERM]) {
-            for (int64_t n = 0; n < N; n++) y[n] = fin_post(f, a[n], n);
-            continue;
-        }
-        int64_t rs = -K * (int64_t)zx;
-        const float *x = f->x + m * K;
-        for (int64_t k = 0; k < K; k++) rs += (int64_t)x[k];
-        for (int64_t n = 0; n < N; n++) {
-            int64_t coef = fl[F_OFF] - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? n : 0] : 0);
-            y[n] = fin_post(f, (int64_t)a[n] + coef * rs, n);
-        }
-    }
-}
-
-static void mm_finish(const rf__xstep *s)
-{
-    qfin f;
-    fin_bind(s, &f);
-    rf__xpar_run(mm_write, &f, s->tiny);
-}
 
 rf_status rf__xop_matmul_integer(rf__xplan *p, uint32_t li)
 {
@@ -675,7 +516,7 @@ rf_status rf__xop_matmul_integer(rf__xplan *p, uint32_t li)
     c.st[2][F_XZ] = az != RF_GRAPH_NO_TENSOR;
     c.st[2][F_WZ] = bz != RF_GRAPH_NO_TENSOR;
     rf__xlayer_measured(p, li, "onednn:matmul-int8");
-    RF_TRY(rf__xstep_add_kernel(p, li, mm_finish, io, n, n - 1, &c));
+    RF_TRY(rf__xstep_add_kernel(p, li, rf__xqint_mm_finish, io, n, n - 1, &c));
     chain_commit(p, li, Y, &q, 2.0 * (double)M * (double)K * (double)N);
     return RF_OK;
 }
