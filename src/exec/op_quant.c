@@ -126,8 +126,8 @@ static void dq_range_part(void *arg, unsigned part, unsigned parts)
 {
     dq_job *j = arg;
     int64_t lo, hi;
-    if (part >= 256) return;
-    rf__xpar_range(j->s->c.inner, 64, part, parts, &lo, &hi);
+    if (part >= 256) return; /* a larger team: the first 256 parts cover x */
+    rf__xpar_range(j->s->c.inner, 64, part, parts < 256 ? parts : 256, &lo, &hi);
     j->lo[part] = j->hi[part] = 0.0f;
     if (hi > lo) dq_range(j->s->ptr[0] + lo, hi - lo, &j->lo[part], &j->hi[part]);
 }
