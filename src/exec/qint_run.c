@@ -65,16 +65,24 @@ static void fin_bind(const rf__xstep *s, qfin *f)
     f->y = s->ptr[k];
 }
 
-/* The fused element-wise layers on one output value of channel c (each rounded to float as the
- * separate layers round it). */
-static inline float fin_post(const qfin *f, int64_t acc, int64_t c)
+/* The fused element-wise layers over a row of n outputs, in order, each rounded to float as its
+ * own layer rounds; the Add's operand is channel c's value (by_col: y[i]'s channel is i). One
+ * loop per layer, so each vectorises. */
+static void post_row(const qfin *f, float *y, int64_t n, int64_t c, int by_col)
 {
-    float v = (float)acc;
     int op = f->s->c.op;
-    if (op & P_MUL) v = v * f->mul[0];
-    if (op & P_ADD) v = v + f->add[op & P_ADD_PER ? c : 0];
-    if (op & P_RELU) v = v > 0.0f ? v : 0.0f;
-    return v;
+    if (op & P_MUL) {
+        float m = f->mul[0];
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] * m;
+    }
+    if ((op & P_ADD) && (op & P_ADD_PER) && by_col) {
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] + f->add[i];
+    } else if (op & P_ADD) {
+        float b = f->add[op & P_ADD_PER ? c : 0];
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] + b;
+    }
+    if (op & P_RELU)
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
 }
 
 /* Channel sums of x - zx per group: rows (n, g, h) split over the team. */
@@ -148,13 +156,14 @@ static void fin_write(void *arg, unsigned part, unsigned parts)
             for (int64_t c = c0; c < c1; c++) {
                 float *y = f->y + ((n * CO + c) * OH + oh) * OW;
                 if (!f->bs) {
-                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = fin_post(f, a[ow * CO + c], c);
-                    continue;
+                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = (float)a[ow * CO + c];
+                } else {
+                    int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
+                    const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
+                    for (int64_t ow = 0; ow < OW; ow++)
+                        y[ow] = (float)((int64_t)a[ow * CO + c] + coef * b[ow]);
                 }
-                int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
-                const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
-                for (int64_t ow = 0; ow < OW; ow++)
-                    y[ow] = fin_post(f, (int64_t)a[ow * CO + c] + coef * b[ow], c);
+                post_row(f, y, OW, c, 0);
             }
         }
     }
@@ -182,7 +191,8 @@ static void mm_write(void *arg, unsigned part, unsigned parts)
         const int32_t *a = f->a + m * N;
         float *y = f->y + m * N;
         if (!fl[F_TERM]) {
-            for (int64_t n = 0; n < N; n++) y[n] = fin_post(f, a[n], n);
+            for (int64_t n = 0; n < N; n++) y[n] = (float)a[n];
+            post_row(f, y, N, 0, 1);
             continue;
         }
         int64_t rs = -K * (int64_t)zx;
@@ -190,8 +200,9 @@ static void mm_write(void *arg, unsigned part, unsigned parts)
         for (int64_t k = 0; k < K; k++) rs += (int64_t)x[k];
         for (int64_t n = 0; n < N; n++) {
             int64_t coef = fl[F_OFF] - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? n : 0] : 0);
-            y[n] = fin_post(f, (int64_t)a[n] + coef * rs, n);
+            y[n] = (float)((int64_t)a[n] + coef * rs);
         }
+        post_row(f, y, N, 0, 1);
     }
 }
 
