@@ -6,8 +6,9 @@
  *     sum (x - zx)(w - zw[c]) = sum (x - zx)(w - o) + (o - zw[c]) * sum (x - zx),
  * the first term oneDNN's int8 kernel (s32 accumulator, w - o fits s8), the second a box sum of
  * the shifted input over each output's window (a row sum for MatMulInteger) times a per-channel
- * integer, added in 64-bit integers and converted to float once, as ONNX Runtime's int32 output
- * is by the Cast after it (bit-exact while the accumulator fits int32, as ONNX Runtime needs).
+ * integer, added in wrapping 32-bit arithmetic and converted to float once, as ONNX Runtime's
+ * int32 output is by the Cast after it (bit-exact while the result fits int32, as ONNX Runtime
+ * needs; the steps that run are in qint_run.c).
  * When w - zw fits s8 with one zero point, the weights are shifted by it and no term is added.
  * The padding of ConvInteger holds the zero point (contributes 0), as in ONNX Runtime and oneDNN.
  * Refused (not measured, reason given): a zero point of x with more than one value, weights

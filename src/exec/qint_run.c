@@ -1,9 +1,9 @@
 /* qint_run.c — the finishing steps of ConvInteger and MatMulInteger (planned by op_qint.c): the
  * s32 accumulator oneDNN wrote plus the weight zero point's term, (o - zw[c]) * sum (x - zx) over
- * each output's window (channel sums, then box sums; padding adds nothing), in 64-bit integers,
- * converted to float once, then the fused Cast / Mul / Add / Relu each rounded as its own layer
- * rounds; the conv's s32 nhwc becomes f32 nchw on the way. Parts run on the pass's team (xpar.c).
- * Never allocates, never plans. */
+ * each output's window (channel sums, then box sums; padding adds nothing), in the wrapping
+ * 32-bit arithmetic of ONNX Runtime's int32 accumulator, converted to float once, then the fused
+ * Cast / Mul / Add / Relu each rounded as its own layer rounds; the conv's s32 nhwc becomes f32
+ * nchw on the way. Parts run on the pass's team (xpar.c). Never allocates, never plans. */
 #include <string.h>
 
 #include "exec/qint.h"
@@ -139,32 +139,63 @@ static void fin_boxsum(void *arg, unsigned part, unsigned parts)
     }
 }
 
-/* Y[n, c, oh, :] = A[n, oh, :, c] + (o - zw[c]) * box[n, g(c), oh, :], 16 channels at a time so
- * both sides stream. */
+/* 16 channels of one output pixel: A's row plus coef * the box sum, in the wrapping 32-bit
+ * arithmetic of ONNX Runtime's int32 accumulator (exact whenever the result fits int32, which
+ * ONNX Runtime needs too), to float. */
+static inline void fin_px16(const int32_t *a, const uint32_t *coef, uint32_t b, float *t)
+{
+    for (int k = 0; k < 16; k++) t[k] = (float)(int32_t)((uint32_t)a[k] + coef[k] * b);
+}
+
+/* Y[n, c, oh, :] = A[n, oh, :, c] + (o - zw[c]) * box[n, g(c), oh, :], then the fused layers:
+ * 16 channels at a time, A read a pixel's 16 channels at once, Y written as 16 row streams. */
 static void fin_write(void *arg, unsigned part, unsigned parts)
 {
     const qfin *f = arg;
     const int64_t *g0 = f->s->c.st[0], *fl = f->s->c.st[2];
     int64_t CO = g0[G_CO], OH = g0[G_OH], OW = g0[G_OW], G = g0[G_G], cog = CO / G, lo, hi;
-    int32_t off = (int32_t)fl[F_OFF];
+    int64_t off = fl[F_OFF];
     rf__xpar_range(g0[G_N] * OH, 1, part, parts, &lo, &hi);
     for (int64_t r = lo; r < hi; r++) {
         int64_t n = r / OH, oh = r % OH;
         const int32_t *a = f->a + r * OW * CO;
         for (int64_t c0 = 0; c0 < CO; c0 += 16) {
-            int64_t c1 = c0 + 16 < CO ? c0 + 16 : CO;
-            for (int64_t c = c0; c < c1; c++) {
-                float *y = f->y + ((n * CO + c) * OH + oh) * OW;
-                if (!f->bs) {
-                    for (int64_t ow = 0; ow < OW; ow++) y[ow] = (float)a[ow * CO + c];
-                } else {
-                    int64_t coef = off - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0);
-                    const int32_t *b = f->bs + ((n * G + c / cog) * OH + oh) * OW;
-                    for (int64_t ow = 0; ow < OW; ow++)
-                        y[ow] = (float)((int64_t)a[ow * CO + c] + coef * b[ow]);
-                }
-                post_row(f, y, OW, c, 0);
+            int64_t nb = CO - c0 < 16 ? CO - c0 : 16;
+            uint32_t coef[16] = {0};
+            const int32_t *brow[16] = {NULL};
+            float *yrow[16], t[16];
+            for (int64_t k = 0; k < nb; k++) {
+                int64_t c = c0 + k;
+                yrow[k] = f->y + ((n * CO + c) * OH + oh) * OW;
+                if (!f->bs) continue;
+                int64_t zw = f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? c : 0] : 0;
+                coef[k] = (uint32_t)(off - zw);
+                brow[k] = f->bs + ((n * G + c / cog) * OH + oh) * OW;
             }
+            /* 64 pixels at a time into a tile, then 16 runs of 64 floats: rows of Y lie a
+             * plane apart, and 16 streams that far apart would share the caches' sets */
+            for (int64_t w0 = 0; w0 < OW; w0 += 64) {
+                int64_t m = OW - w0 < 64 ? OW - w0 : 64;
+                float tile[16][64];
+                if (nb == 16 && (!f->bs || G == 1)) { /* one box sum for the 16 channels */
+                    for (int64_t j = 0; j < m; j++) {
+                        int64_t ow = w0 + j;
+                        fin_px16(a + ow * CO + c0, coef, f->bs ? (uint32_t)brow[0][ow] : 0, t);
+                        for (int k = 0; k < 16; k++) tile[k][j] = t[k];
+                    }
+                } else {
+                    for (int64_t j = 0; j < m; j++)
+                        for (int64_t k = 0; k < nb; k++) {
+                            int64_t ow = w0 + j;
+                            uint32_t b = brow[k] ? (uint32_t)brow[k][ow] : 0;
+                            uint32_t v = (uint32_t)a[ow * CO + c0 + k] + coef[k] * b;
+                            tile[k][j] = (float)(int32_t)v;
+                        }
+                }
+                for (int64_t k = 0; k < nb; k++)
+                    memcpy(yrow[k] + w0, tile[k], (size_t)m * sizeof **tile);
+            }
+            for (int64_t k = 0; k < nb; k++) post_row(f, yrow[k], OW, c0 + k, 0);
         }
     }
 }
@@ -198,9 +229,9 @@ static void mm_write(void *arg, unsigned part, unsigned parts)
         int64_t rs = -K * (int64_t)zx;
         const float *x = f->x + m * K;
         for (int64_t k = 0; k < K; k++) rs += (int64_t)x[k];
-        for (int64_t n = 0; n < N; n++) {
+        for (int64_t n = 0; n < N; n++) { /* wrapping 32-bit, as the conv's */
             int64_t coef = fl[F_OFF] - (f->wz ? (int64_t)f->wz[fl[F_WZ_PER] ? n : 0] : 0);
-            y[n] = (float)((int64_t)a[n] + coef * rs);
+            y[n] = (float)(int32_t)((uint32_t)a[n] + (uint32_t)coef * (uint32_t)rs);
         }
         post_row(f, y, N, 0, 1);
     }
