@@ -179,9 +179,11 @@ static rf_status finalize(rf__xplan *p)
         if (x->weight && x->copy_of != RF__XNONE && x->data)
             RF_TRY(reorder_once(p, &x->copy_src_md, p->t[x->copy_of].data, &x->md, x->data));
     }
-    for (size_t t = 0; t < g->n_tensors; t++) {
+    for (size_t t = 0; t < p->n_t; t++) { /* graph tensors, and shifted weights once packed */
         rf__xtensor *x = &p->t[t];
-        if (x->raw && !x->used && !(g->tensors[t].flags & RF_TENSOR_OUTPUT)) {
+        if (t >= g->n_tensors && x->shift_of == RF__XNONE) continue;
+        if (x->raw && !x->used &&
+            (t >= g->n_tensors || !(g->tensors[t].flags & RF_TENSOR_OUTPUT))) {
             rf__free(p->ctx, x->raw);
             x->raw = NULL;
             x->data = NULL;
