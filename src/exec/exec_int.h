@@ -58,6 +58,9 @@ typedef struct rf__xtensor {
     void *raw;                      /* persistent allocation (unaligned) */
     float *data;                    /* its elements, resolved by rf__xplan_finalize */
     uint32_t src;                   /* the graph tensor it stands for, or RF__XNONE */
+    uint32_t shift_of;              /* a weight filled once with shift_of's values minus shift
+                                       (op_qint.c: u8 weights made s8), or RF__XNONE */
+    float shift;
 } rf__xtensor;
 
 /* Elements of an executor tensor (its dims multiplied). */
@@ -335,6 +338,19 @@ rf_status rf__xop_contrib(rf__xplan *p, uint32_t li);
 rf_status rf__xop_attn(rf__xplan *p, uint32_t li);
 /* MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv on oneDNN int8 (op_qlinear.c). */
 rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li);
+/* ConvInteger and MatMulInteger with any zero points (op_qint.c): an input zero point computed
+ * at run time, u8 weights and weight zero points per tensor or per output channel folded in. */
+rf_status rf__xop_conv_integer(rf__xplan *p, uint32_t li);
+rf_status rf__xop_matmul_integer(rf__xplan *p, uint32_t li);
+
+/* ---- xpar.c: a C kernel's parts on the pass's OpenMP team ---- */
+/* fn(arg, part, parts) once per thread of the team (parts = the team's size), or fn(arg, 0, 1)
+ * on the caller when serial is set or there is no OpenMP runtime. Returns when all are done. */
+typedef void (*rf__xpar_fn)(void *arg, unsigned part, unsigned parts);
+void rf__xpar_run(rf__xpar_fn fn, void *arg, int serial);
+/* Part `part` of `parts` of 0 .. n-1 in whole blocks of `align`: [*lo, *hi). */
+void rf__xpar_range(int64_t n, int64_t align, unsigned part, unsigned parts, int64_t *lo,
+                    int64_t *hi);
 
 /* C binary ops (rf__xkernel_args.op for the n-ary kernel). */
 enum {

@@ -1,15 +1,15 @@
-/* op_qlinear.c — ONNX's integer matrix ops on oneDNN's int8 primitives: MatMulInteger and
- * QLinearMatMul as an int8 matmul, ConvInteger and QLinearConv as an int8 convolution (through
- * rf__xop_conv_as). Sources u8 or s8 (the graph's type), weights s8, s32 accumulation; the zero
- * points and the output scales (x_scale * w_scale / y_scale, per output channel when w_scale is)
- * are oneDNN attributes fixed when the primitive is made, as ONNX Runtime fixes them when it
- * prepares the kernel; QLinear's rounding (half to even), y_zero_point and saturation are eltwise
- * post-ops on an f32 destination. The executor keeps every tensor as f32 holding the integer
- * values, so the activation's conversion to 8 bits is a timed reorder (an extra layer) and the
- * weight's is packing, done once. Refused (not measured, reason given): scales or zero points
- * computed at run time (their values must be known to make the primitive), zero points per row,
- * weight zero points for a convolution other than 0 (oneDNN's int8 convolution has none), weight
- * values that do not fit s8 (u8 weights above 127), MatMulInteger with a batched B. */
+/* op_qlinear.c — ONNX's QLinear matrix ops on oneDNN's int8 primitives: QLinearMatMul as an int8
+ * matmul, QLinearConv as an int8 convolution (through rf__xop_conv_as); ConvInteger and
+ * MatMulInteger go to op_qint.c. Sources u8 or s8 (the graph's type), weights s8, s32
+ * accumulation; the zero points and the output scales (x_scale * w_scale / y_scale, per output
+ * channel when w_scale is) are oneDNN attributes fixed when the primitive is made, as ONNX Runtime
+ * fixes them when it prepares the kernel; rounding (half to even), y_zero_point and saturation
+ * are eltwise post-ops on an f32 destination. The executor keeps every tensor as f32 holding the
+ * integer values, so the activation's conversion to 8 bits is a timed reorder (an extra layer)
+ * and the weight's is packing, done once. Refused (not measured, reason given): scales or zero
+ * points computed at run time (their values must be known to make the primitive), zero points
+ * per row, weight zero points for a convolution other than 0 (oneDNN's int8 convolution has
+ * none), weight values that do not fit s8 (u8 weights above 127), a batched B. */
 #include <math.h>
 #include <string.h>
 
@@ -231,12 +231,8 @@ rf_status rf__xop_qlinear(rf__xplan *p, uint32_t li)
     float *sc = p->qscratch[4];
     int64_t n = 0;
     float zy = 0, lo = 0, hi = 0;
-    if (!strcmp(t, "MatMulInteger"))
-        return qmatmul(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), NULL, 0, 0, 0, 0,
-                       0);
-    if (!strcmp(t, "ConvInteger"))
-        return qconv(p, li, in_at(l, 0), in_at(l, 1), in_at(l, 2), in_at(l, 3), RF_GRAPH_NO_TENSOR,
-                     NULL, 0, 0, 0, 0, 0);
+    if (!strcmp(t, "MatMulInteger")) return rf__xop_matmul_integer(p, li);
+    if (!strcmp(t, "ConvInteger")) return rf__xop_conv_integer(p, li);
     int mm = !strcmp(t, "QLinearMatMul"), cv = !strcmp(t, "QLinearConv");
     if (!mm && !cv) {
         rf__xlayer_unmeasured(p, li, "no int8 kernel for op '%s'", t);

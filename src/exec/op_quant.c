@@ -113,21 +113,87 @@ static void dq_range(const float *x, int64_t n, float *mn, float *mx)
 #define dq_apply dq_apply_c
 #endif
 
+/* DynamicQuantizeLinear over the pass's threads: each part finds its range, the parts' ranges
+ * make the scale and zero point, then each part quantises its share. With c.op set, y is u8 in
+ * the nhwc layout the int8 convolution reads (x [N, C, H, W] in c.dims), written as such. */
+typedef struct dq_job {
+    const rf__xstep *s;
+    float lo[256], hi[256]; /* per part (a team is at most 256 threads) */
+    float sc, z;
+} dq_job;
+
+static void dq_range_part(void *arg, unsigned part, unsigned parts)
+{
+    dq_job *j = arg;
+    int64_t lo, hi;
+    if (part >= 256) return; /* a larger team: the first 256 parts cover x */
+    rf__xpar_range(j->s->c.inner, 64, part, parts < 256 ? parts : 256, &lo, &hi);
+    j->lo[part] = j->hi[part] = 0.0f;
+    if (hi > lo) dq_range(j->s->ptr[0] + lo, hi - lo, &j->lo[part], &j->hi[part]);
+}
+
+static void dq_apply_part(void *arg, unsigned part, unsigned parts)
+{
+    const dq_job *j = arg;
+    const rf__xstep *s = j->s;
+    int64_t lo, hi;
+    if (!s->c.op) {
+        rf__xpar_range(s->c.inner, 64, part, parts, &lo, &hi);
+        if (hi > lo) dq_apply(s->ptr[0] + lo, s->ptr[1] + lo, hi - lo, j->sc, j->z);
+        return;
+    }
+    const int64_t *d = s->c.dims; /* N C H W */
+    int64_t C = d[1], H = d[2], W = d[3];
+    float row[256];
+    uint8_t *y = (uint8_t *)(void *)s->ptr[1];
+    rf__xpar_range(d[0] * H, 1, part, parts, &lo, &hi);
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t n = r / H, h = r % H;
+        uint8_t *yr = y + r * W * C;
+        for (int64_t c = 0; c < C; c++) {
+            const float *x = s->ptr[0] + ((n * C + c) * H + h) * W;
+            for (int64_t w0 = 0; w0 < W; w0 += 256) {
+                int64_t m = W - w0 < 256 ? W - w0 : 256;
+                dq_apply(x + w0, row, m, j->sc, j->z);
+                for (int64_t i = 0; i < m; i++) yr[(w0 + i) * C + c] = (uint8_t)row[i];
+            }
+        }
+    }
+}
+
 static void dyn_quant(const rf__xstep *s)
 {
-    const float *x = s->ptr[0];
-    float *y = s->ptr[1], *ys = s->ptr[2], *yz = s->ptr[3];
-    int64_t n = s->c.inner;
-    float mn, mx;
-    dq_range(x, n, &mn, &mx);
+    dq_job j;
+    j.s = s;
+    memset(j.lo, 0, sizeof j.lo);
+    memset(j.hi, 0, sizeof j.hi);
+    rf__xpar_run(dq_range_part, &j, s->tiny);
+    float mn = 0.0f, mx = 0.0f;
+    for (int k = 0; k < 256; k++) {
+        mn = j.lo[k] < mn ? j.lo[k] : mn;
+        mx = j.hi[k] > mx ? j.hi[k] : mx;
+    }
     float sc = (mx - mn) / 255.0f;
     float z = sc > 0 ? sat(rne(-mn / sc), 0.0f, 255.0f) : 0.0f;
-    ys[0] = sc;
-    yz[0] = z;
+    s->ptr[2][0] = sc;
+    s->ptr[3][0] = z;
+    j.sc = sc, j.z = z;
     if (sc > 0)
-        dq_apply(x, y, n, sc, z);
+        rf__xpar_run(dq_apply_part, &j, s->tiny);
+    else if (s->c.op)
+        memset(s->ptr[1], (int)z, (size_t)s->c.inner);
     else
-        memset(y, 0, (size_t)n * sizeof *y);
+        memset(s->ptr[1], 0, (size_t)s->c.inner * sizeof(float));
+}
+
+/* Is y (rank 4) read only by a ConvInteger as its input? Then it is written as u8 nhwc. */
+static int feeds_int8_conv(const rf__xplan *p, uint32_t y)
+{
+    uint32_t li = p->consumer[y];
+    if (li == RF__XNONE || p->t[y].rank != 4) return 0;
+    const rf_layer *l = &p->g->layers[li];
+    return !strcmp(l->op_type, "ConvInteger") && l->n_inputs >= 1 && l->inputs[0] == y &&
+           (l->n_inputs < 2 || l->inputs[1] != y) && (l->n_inputs < 3 || l->inputs[2] != y);
 }
 
 /* The range of an integer type, 0 when it is not one quantisation here produces. */
@@ -232,6 +298,13 @@ static rf_status dyn_op(rf__xplan *p, uint32_t li)
         uint32_t t = l->outputs[o];
         dnnl_memory_desc_t md;
         rf__xdesc_plain(&md, p->t[t].rank, p->t[t].dims);
+        if (o == 0 && feeds_int8_conv(p, t)) { /* u8 nhwc, as the conv reads it */
+            dnnl_dims_t d4 = {0};
+            memcpy(d4, p->t[t].dims, 4 * sizeof *d4);
+            dnnl_memory_desc_init_by_tag(&md, 4, d4, dnnl_u8, dnnl_acdb);
+            c.op = 1;
+            memcpy(c.dims, p->t[t].dims, 4 * sizeof *c.dims);
+        }
         rf__xtensor_define(p, t, &md);
         io[1 + o] = t;
     }

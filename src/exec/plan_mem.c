@@ -162,7 +162,10 @@ static rf_status finalize(rf__xplan *p)
         } else {
             x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
         }
-        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes); /* zeros (RNN bias) */
+        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes);    /* zeros (RNN bias) */
+        if (x->fill && x->shift_of != RF__XNONE && p->t[x->shift_of].data) /* filled: lower index */
+            for (size_t i = 0; i < x->bytes / 4 && i < p->t[x->shift_of].bytes / 4; i++)
+                x->data[i] = p->t[x->shift_of].data[i] - x->shift;
         if (x->fill && t < g->n_tensors) {
             uint64_t n = x->bytes / 4;
             rf_tensor_elems(&g->tensors[t], &n);
@@ -176,9 +179,11 @@ static rf_status finalize(rf__xplan *p)
         if (x->weight && x->copy_of != RF__XNONE && x->data)
             RF_TRY(reorder_once(p, &x->copy_src_md, p->t[x->copy_of].data, &x->md, x->data));
     }
-    for (size_t t = 0; t < g->n_tensors; t++) {
+    for (size_t t = 0; t < p->n_t; t++) { /* graph tensors, and shifted weights once packed */
         rf__xtensor *x = &p->t[t];
-        if (x->raw && !x->used && !(g->tensors[t].flags & RF_TENSOR_OUTPUT)) {
+        if (t >= g->n_tensors && x->shift_of == RF__XNONE) continue;
+        if (x->raw && !x->used &&
+            (t >= g->n_tensors || !(g->tensors[t].flags & RF_TENSOR_OUTPUT))) {
             rf__free(p->ctx, x->raw);
             x->raw = NULL;
             x->data = NULL;

@@ -33,7 +33,7 @@ rf_status rf__xtensor_add(rf__xplan *p, const rf__xtensor *like, uint32_t *out)
         t->rank = like->rank;
         memcpy(t->dims, like->dims, sizeof t->dims);
     }
-    t->alias = t->copy_of = t->src = RF__XNONE;
+    t->alias = t->copy_of = t->src = t->shift_of = RF__XNONE;
     t->first = t->last = -1;
     *out = (uint32_t)p->n_t++;
     return RF_OK;

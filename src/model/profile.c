@@ -113,7 +113,7 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
 {
     const rf_graph *g = p->graph;
     const rf_exec_result *x = p->exec;
-    char shape[128 + RF_NAME_MAX];
+    char shape[128 + RF_NAME_MAX + RF_TEXT_MAX];
     for (uint32_t i = 0; i < g->n_layers && i < p->cost->n_layers; i++) {
         const rf_layer *l = &g->layers[i];
         const rf_layer_cost *c = &p->cost->layers[i];
@@ -125,6 +125,10 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
         if (e && e->measured && e->fused_into >= 0 && (uint32_t)e->fused_into < g->n_layers) {
             size_t n = strlen(shape); /* the row keeps its share; the note says whose kernel */
             snprintf(shape + n, sizeof shape - n, " fused into %s", g->layers[e->fused_into].name);
+        } else if (e && !e->measured) { /* every row the executor did not run says why */
+            size_t n = strlen(shape);
+            snprintf(shape + n, sizeof shape - n, "%snot measured: %s", n ? " " : "",
+                     e->reason[0] ? e->reason : "no reason given");
         }
         if (e && e->measured && e->median_s > 0) {
             rf_measured m = {e->median_s, e->min_s, e->max_s, x->runs};
