@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "buf.h"
 #include "core.h"
@@ -37,7 +38,7 @@ typedef enum rf_advice_kind {
 
 /** "precision", "kv-precision", "fusion", "attention", "batching", "pruning", "distillation",
  *  "hardware", "parallelism", "dispatch", "check". */
-const char *rf_advice_kind_name(rf_advice_kind k);
+RF_API const char *rf_advice_kind_name(rf_advice_kind k);
 
 /** One row of a batching table: the whole model at `batch` samples (sequences) per pass. */
 typedef struct rf_advice_batch {
@@ -102,18 +103,20 @@ typedef struct rf_advice_opts {
 /** Advice for a profiled model on ceilings `compute` / `bandwidth` of `m` (the profile's), from
  *  its graph and costs (weights, activations, dtypes, producers) and, after rf_profile_measure,
  *  its measured times. *out: rf_advice_free. */
-rf_status rf_advise_profile(rf_ctx *ctx, const rf_profile *p, const rf_machine *m, size_t compute,
-                            size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out);
+RF_API rf_status rf_advise_profile(rf_ctx *ctx, const rf_profile *p, const rf_machine *m,
+                                   size_t compute, size_t bandwidth, const rf_advice_opts *o,
+                                   rf_advice_list **out);
 
 /** Advice for an LLM analysis: its decode step (what token rates hang on), with the KV cache
  *  and batching of sequences. */
-rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opts *o,
-                        rf_advice_list **out);
+RF_API rf_status rf_advise_llm(rf_ctx *ctx, const rf_llm_result *r, const rf_advice_opts *o,
+                               rf_advice_list **out);
 
 /** Advice for a plain operations list (`analyze`): FLOPs and bytes only, so precision assumes
  *  FP32 data and every byte scales, fusion and batching have nothing to go on. */
-rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, size_t compute,
-                           size_t bandwidth, const rf_advice_opts *o, rf_advice_list **out);
+RF_API rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
+                                  size_t compute, size_t bandwidth, const rf_advice_opts *o,
+                                  rf_advice_list **out);
 
 /** Advice on an operations list as its rows go by, in memory that does not grow with the rows:
  *  every row is evaluated (rf_advise_result gives the same figures from a result's rows), a
@@ -121,34 +124,36 @@ rf_status rf_advise_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m,
  *  them all). `m` is borrowed until rf_advice_stream_finish; `network`: the index of a network
  *  ceiling of `m`, or SIZE_MAX. The other machines of `o` are resolved here (errors here). */
 typedef struct rf_advice_stream rf_advice_stream;
-rf_status rf_advice_stream_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
-                               size_t network, const rf_advice_opts *o, rf_advice_stream **out);
+RF_API rf_status rf_advice_stream_new(rf_ctx *ctx, const rf_machine *m, size_t compute,
+                                      size_t bandwidth, size_t network, const rf_advice_opts *o,
+                                      rf_advice_stream **out);
 
 /** Add one evaluated row (`name`: name_len bytes, not necessarily terminated; row->name is not
  *  read). The signature of rf_row_observer: pass it to rf_analysis_set_observer with the stream. */
-rf_status rf_advice_stream_row(void *stream, const rf_row *row, const char *name, size_t name_len);
+RF_API rf_status rf_advice_stream_row(void *stream, const rf_row *row, const char *name,
+                                      size_t name_len);
 
 /** The advice over every row added; *out: rf_advice_free. The stream can then only be freed. */
-rf_status rf_advice_stream_finish(rf_advice_stream *s, rf_advice_list **out);
+RF_API rf_status rf_advice_stream_finish(rf_advice_stream *s, rf_advice_list **out);
 
 /** Release. Accepts NULL. */
-void rf_advice_stream_free(rf_advice_stream *s);
+RF_API void rf_advice_stream_free(rf_advice_stream *s);
 
 /** Release. Accepts NULL. */
-void rf_advice_free(rf_advice_list *a);
+RF_API void rf_advice_free(rf_advice_list *a);
 
 /** The advice as text: one numbered paragraph per suggestion (priority, saving, speedup, layers,
  *  ceiling, assumption), batching with its table; the thresholds in the heading. */
-rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report_opts *o,
-                           rf_writer *w);
+RF_API rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report_opts *o,
+                                  rf_writer *w);
 
 /** The advice as a JSON array (the value of an "advice" key). */
-rf_status rf_report_advice_json(rf_ctx *ctx, const rf_advice_list *a, rf_writer *w);
+RF_API rf_status rf_report_advice_json(rf_ctx *ctx, const rf_advice_list *a, rf_writer *w);
 
 /** A JSON object `doc` (as rf_report_json and rf_report_llm_json write it) with an "advice" key
  *  added at its end. */
-rf_status rf_report_json_add_advice(rf_ctx *ctx, const char *doc, size_t len,
-                                    const rf_advice_list *a, rf_writer *w);
+RF_API rf_status rf_report_json_add_advice(rf_ctx *ctx, const char *doc, size_t len,
+                                           const rf_advice_list *a, rf_writer *w);
 
 #ifdef __cplusplus
 }

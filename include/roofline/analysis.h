@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "core.h"
 
 #ifdef __cplusplus
@@ -127,19 +128,20 @@ typedef struct rf_analysis rf_analysis;
  *  from rf_machine_select). With `top` > 0 only the first `top` rows in `sort` order are kept
  *  (a heap: memory O(top), time O(n log top)). The machine is copied from; it may be freed after.
  */
-rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
-                          rf_sort sort, uint64_t top, rf_analysis **out);
+RF_API rf_status rf_analysis_new(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
+                                 rf_sort sort, uint64_t top, rf_analysis **out);
 
 /** Add one operation. `name` need not be NUL-terminated (name_len bytes); `op` may be NULL.
  *  FLOPs and bytes must be finite and >= 0 (RF_RANGE otherwise). Both 0 counts as undefined and
  *  is logged as a warning through the context. */
-rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, const char *op,
-                          double flops, double bytes);
+RF_API rf_status rf_analysis_add(rf_analysis *a, const char *name, size_t name_len, const char *op,
+                                 double flops, double bytes);
 
 /** rf_analysis_add with a `detail` text kept in the row (may be NULL; the profile's output
  *  shape). With `quiet` non-zero an undefined row is not logged (the caller already warned). */
-rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len, const char *op,
-                                 const char *detail, int quiet, double flops, double bytes);
+RF_API rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_len,
+                                        const char *op, const char *detail, int quiet, double flops,
+                                        double bytes);
 
 /** rf_analysis_add_detail with a measured time `m` (may be NULL: same as without). The row gets
  *  the measured fields (rf_achieved): achieved FLOP/s and bytes/s, utilization of its roof, the
@@ -148,28 +150,28 @@ rf_status rf_analysis_add_detail(rf_analysis *a, const char *name, size_t name_l
  *  ceiling with a capacity — a miscounted op, or a provisional roof). m->time_s must be finite and
  *  > 0, min_s <= time_s <= max_s (0 for both: taken as time_s); RF_RANGE otherwise, naming the
  *  row. A row with no cost (undefined) keeps its measured time and no derived figures. */
-rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
-                                   const char *op, const char *detail, int quiet, double flops,
-                                   double bytes, const rf_measured *m);
+RF_API rf_status rf_analysis_add_measured(rf_analysis *a, const char *name, size_t name_len,
+                                          const char *op, const char *detail, int quiet,
+                                          double flops, double bytes, const rf_measured *m);
 
 /** Give the analysis a third roof: ceiling `network` of `m` (kind RF_CEILING_NETWORK). Call
  *  before adding rows; rows then may carry network bytes (rf_analysis_add_net), and the result's
  *  `network` and `roof.net_bytes_per_s` are set. */
-rf_status rf_analysis_set_network(rf_analysis *a, const rf_machine *m, size_t network);
+RF_API rf_status rf_analysis_set_network(rf_analysis *a, const rf_machine *m, size_t network);
 
 /** rf_analysis_add_measured with `net_bytes` over the network (finite, >= 0; > 0 needs a network
  *  roof, rf_analysis_set_network): the row's time, bound and attainable take all three roofs. */
-rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len, const char *op,
-                              const char *detail, int quiet, double flops, double bytes,
-                              double net_bytes, const rf_measured *m);
+RF_API rf_status rf_analysis_add_net(rf_analysis *a, const char *name, size_t name_len,
+                                     const char *op, const char *detail, int quiet, double flops,
+                                     double bytes, double net_bytes, const rf_measured *m);
 
 /** Record the measured wall time of the whole pass (seconds, finite and > 0, else RF_RANGE): the
  *  totals then set the sum of the measured layers against it (the gap is dispatch overhead). */
-rf_status rf_analysis_set_wall(rf_analysis *a, double seconds);
+RF_API rf_status rf_analysis_set_wall(rf_analysis *a, double seconds);
 
 /** Record other processes' share of the machine's CPU time while the pass was timed (0..1, else
  *  RF_RANGE; a negative share means unknown and is accepted as such). */
-rf_status rf_analysis_set_busy(rf_analysis *a, double share);
+RF_API rf_status rf_analysis_set_busy(rf_analysis *a, double share);
 
 /** Something that sees every row as it is evaluated, kept for printing or not (the advice:
  *  rf_advice_stream_row). `name` holds name_len bytes (row->name is NULL at that point); a status
@@ -178,20 +180,20 @@ typedef rf_status (*rf_row_observer)(void *user, const rf_row *row, const char *
                                      size_t name_len);
 
 /** Call `fn(user, ...)` for every row added from now on (NULL: none). */
-rf_status rf_analysis_set_observer(rf_analysis *a, rf_row_observer fn, void *user);
+RF_API rf_status rf_analysis_set_observer(rf_analysis *a, rf_row_observer fn, void *user);
 
 /** Finish: sort the kept rows and hand over the result (*out owned by the caller). The accumulator
  *  can then only be freed. */
-rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out);
+RF_API rf_status rf_analysis_finish(rf_analysis *a, const char *title, rf_result **out);
 
 /** Release an accumulator. Accepts NULL. */
-void rf_analysis_free(rf_analysis *a);
+RF_API void rf_analysis_free(rf_analysis *a);
 
 /** Release a result. Accepts NULL. */
-void rf_result_free(rf_result *r);
+RF_API void rf_result_free(rf_result *r);
 
 /** Parse "time", "ai", "name", "input", "lost" into *out; RF_USAGE otherwise. */
-rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out);
+RF_API rf_status rf_sort_parse(rf_ctx *ctx, const char *text, rf_sort *out);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "graph.h"
 
@@ -125,26 +126,26 @@ enum {
  *  encrypted or column-major files, compressed tensors, zstd wrappers, JSON tensor indexes).
  *  Warnings (unknown flag bits, unaligned or overlapping tensors) go to the context's log. *out
  *  is NULL on failure; free with rf_apr_free. */
-rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *name, unsigned flags,
-                       rf_apr **out);
+RF_API rf_status rf_apr_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                              unsigned flags, rf_apr **out);
 
 /** Map `path` and parse it; errors start with the path. */
-rf_status rf_apr_read_file(rf_ctx *ctx, const char *path, unsigned flags, rf_apr **out);
+RF_API rf_status rf_apr_read_file(rf_ctx *ctx, const char *path, unsigned flags, rf_apr **out);
 
 /** Release. Accepts NULL. */
-void rf_apr_free(rf_apr *a);
+RF_API void rf_apr_free(rf_apr *a);
 
 /** The tensor named `name`, or NULL. O(1) on average. */
-const rf_apr_tensor *rf_apr_find(const rf_apr *a, const char *name);
+RF_API const rf_apr_tensor *rf_apr_find(const rf_apr *a, const char *name);
 
 /** "APR_Q8", "Q4_K", ...; "?" out of range. Static. */
-const char *rf_apr_dtype_name(rf_apr_dtype t);
+RF_API const char *rf_apr_dtype_name(rf_apr_dtype t);
 
 /** "v2", "APR1", "APR1 (LZ4 wrapper)", "APR1 (wrapper)". Static. */
-const char *rf_apr_layout_name(rf_apr_layout l);
+RF_API const char *rf_apr_layout_name(rf_apr_layout l);
 
 /** 1 when data[0..n) starts like an APR file of any kind (APR\0, APR1, APR2, APRN). */
-int rf_apr_magic(const void *data, size_t n);
+RF_API int rf_apr_magic(const void *data, size_t n);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "export.h"
 #include "ctx.h"
 
 #ifdef __cplusplus
@@ -27,25 +28,25 @@ typedef struct rf_buf {
 } rf_buf;
 
 /** Start an empty buffer that may grow to `max_bytes` (0 = 256 MiB), allocating through `ctx`. */
-void rf_buf_init(rf_buf *b, rf_ctx *ctx, size_t max_bytes);
+RF_API void rf_buf_init(rf_buf *b, rf_ctx *ctx, size_t max_bytes);
 
 /** Release the buffer's memory. Accepts NULL. */
-void rf_buf_free(rf_buf *b);
+RF_API void rf_buf_free(rf_buf *b);
 
 /** Append `size` bytes. RF_NOMEM or RF_RANGE (cap reached). */
-rf_status rf_buf_append(rf_buf *b, const char *data, size_t size);
+RF_API rf_status rf_buf_append(rf_buf *b, const char *data, size_t size);
 
 /** A writer that appends to `b`. */
-rf_writer rf_buf_writer(rf_buf *b);
+RF_API rf_writer rf_buf_writer(rf_buf *b);
 
 /** Write through a writer; convenience for renderers. */
-rf_status rf_write(rf_writer *w, const char *data, size_t size);
+RF_API rf_status rf_write(rf_writer *w, const char *data, size_t size);
 
 /** Write a string literal (its length known at compile time). */
 #define RF_WRITE_LIT(w, lit) rf_write((w), "" lit, sizeof(lit) - 1)
 
 /** printf-style write through a writer (formatted in chunks of up to 4 KiB; longer is cut). */
-rf_status rf_writef(rf_writer *w, const char *fmt, ...)
+RF_API rf_status rf_writef(rf_writer *w, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -54,8 +55,8 @@ rf_status rf_writef(rf_writer *w, const char *fmt, ...)
 /** Write `text` word-wrapped to `width` columns (UTF-8 code points count one column each): the
  *  first line starts with `first` (e.g. "  1. "), the following ones with `indent` spaces (at most
  *  32). Words are never split. Ends with a newline. */
-rf_status rf_write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
-                           const char *text);
+RF_API rf_status rf_write_wrapped(rf_writer *w, size_t width, const char *first, size_t indent,
+                                  const char *text);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "export.h"
 #include "core.h"
 
 #ifdef __cplusplus
@@ -51,34 +52,35 @@ typedef struct rf_cluster {
 } rf_cluster;
 
 /** An empty cluster. *out owned by the caller (rf_cluster_free). */
-rf_status rf_cluster_new(rf_ctx *ctx, rf_cluster **out);
+RF_API rf_status rf_cluster_new(rf_ctx *ctx, rf_cluster **out);
 
 /** Add a node: a copy of `m` under `name`. */
-rf_status rf_cluster_add_node(rf_ctx *ctx, rf_cluster *c, const char *name, const rf_machine *m);
+RF_API rf_status rf_cluster_add_node(rf_ctx *ctx, rf_cluster *c, const char *name,
+                                     const rf_machine *m);
 
 /** Record a ping-pong curve between two ranks on one node (`inter` 0) or on two (`inter` 1):
  *  message sizes and half round trips. The ceiling net.p2p.intra / net.p2p.inter is the highest
  *  rate (bytes / half round trip) of the curve; its note gives the latency: the half round trip of
  *  the smallest message. RF_RANGE for sizes or times that are not finite and positive. */
-rf_status rf_cluster_set_pingpong(rf_ctx *ctx, rf_cluster *c, int inter, const double *bytes,
-                                  const double *half_rtt_s, size_t n);
+RF_API rf_status rf_cluster_set_pingpong(rf_ctx *ctx, rf_cluster *c, int inter, const double *bytes,
+                                         const double *half_rtt_s, size_t n);
 
 /** Record an allreduce curve over `ranks` ranks: message sizes and times of one allreduce. The
  *  rate is the bus bandwidth as nccl-tests define it, algbw x 2(n-1)/n with algbw = bytes /
  *  time; the ceiling net.allreduce.busbw is the highest. */
-rf_status rf_cluster_set_allreduce(rf_ctx *ctx, rf_cluster *c, unsigned ranks, const double *bytes,
-                                   const double *seconds, size_t n);
+RF_API rf_status rf_cluster_set_allreduce(rf_ctx *ctx, rf_cluster *c, unsigned ranks,
+                                          const double *bytes, const double *seconds, size_t n);
 
 /** Bus bandwidth of an allreduce of `bytes` in `seconds` over `ranks` ranks (nccl-tests:
  *  busbw = algbw x 2(ranks-1)/ranks). 0 for one rank. */
-double rf_allreduce_busbw(double bytes, double seconds, unsigned ranks);
+RF_API double rf_allreduce_busbw(double bytes, double seconds, unsigned ranks);
 
 /** Compute the spread and the aggregate machine from the nodes (and the network curves recorded
  *  so far; call again after recording more). */
-rf_status rf_cluster_finish(rf_ctx *ctx, rf_cluster *c);
+RF_API rf_status rf_cluster_finish(rf_ctx *ctx, rf_cluster *c);
 
 /** Release. Accepts NULL. */
-void rf_cluster_free(rf_cluster *c);
+RF_API void rf_cluster_free(rf_cluster *c);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 
 #ifdef __cplusplus
@@ -27,7 +28,7 @@ typedef enum rf_ceiling_kind {
 } rf_ceiling_kind;
 
 /** "compute", "bandwidth" or "network". Static. */
-const char *rf_ceiling_kind_name(rf_ceiling_kind kind);
+RF_API const char *rf_ceiling_kind_name(rf_ceiling_kind kind);
 
 /** Where a ceiling's figure comes from. */
 typedef enum rf_provenance {
@@ -91,13 +92,13 @@ typedef enum rf_bound {
 #define RF_BOUND_COUNT 4
 
 /** Short lower-case name of a bound: "memory", "compute", "undefined". Static. */
-const char *rf_bound_name(rf_bound bound);
+RF_API const char *rf_bound_name(rf_bound bound);
 
 /** Lower-case name of a provenance: "measured", "datasheet", "file", "user". Static. */
-const char *rf_provenance_name(rf_provenance p);
+RF_API const char *rf_provenance_name(rf_provenance p);
 
 /** Parse a provenance name (as printed by rf_provenance_name); returns 0 when unknown. */
-int rf_provenance_parse(const char *text, rf_provenance *out);
+RF_API int rf_provenance_parse(const char *text, rf_provenance *out);
 
 /** One roof: a compute ceiling and a bandwidth ceiling. */
 typedef struct rf_roof {
@@ -124,77 +125,79 @@ typedef struct rf_eval {
  *  bytes/s (0: no network roof). time = max(flops / peak, bytes / bw, net_bytes / net_bw); the
  *  bound is the resource of the longest time (ties: compute, then memory); attainable = flops /
  *  time. net_bytes > 0 without a network roof is RF_USAGE. */
-rf_status rf_roof_eval_net(rf_ctx *ctx, const rf_roof *roof, double net_bw, double flops,
-                           double bytes, double net_bytes, rf_eval *out);
+RF_API rf_status rf_roof_eval_net(rf_ctx *ctx, const rf_roof *roof, double net_bw, double flops,
+                                  double bytes, double net_bytes, rf_eval *out);
 
 /** Ridge point peak / bw in FLOP/byte. RF_RANGE if either is not finite and > 0. */
-rf_status rf_ridge_ai(rf_ctx *ctx, const rf_roof *roof, double *ai_out);
+RF_API rf_status rf_ridge_ai(rf_ctx *ctx, const rf_roof *roof, double *ai_out);
 
 /** Evaluate (flops, bytes) under `roof`.
  *  flops and bytes must be finite and >= 0, the roof's figures finite and > 0; otherwise RF_RANGE
  *  with a message naming the value. flops = bytes = 0 gives RF_BOUND_UNDEFINED with time 0.
  *  Thread-safe given distinct contexts. */
-rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double bytes, rf_eval *out);
+RF_API rf_status rf_roof_eval(rf_ctx *ctx, const rf_roof *roof, double flops, double bytes,
+                              rf_eval *out);
 
 /* ---- machines ---- */
 
 /** Create an empty machine named `name` (may be truncated to RF_NAME_MAX-1). *out owned by caller.
  */
-rf_status rf_machine_new(rf_ctx *ctx, const char *name, rf_machine **out);
+RF_API rf_status rf_machine_new(rf_ctx *ctx, const char *name, rf_machine **out);
 
 /** Deep copy of `src`. */
-rf_status rf_machine_clone(rf_ctx *ctx, const rf_machine *src, rf_machine **out);
+RF_API rf_status rf_machine_clone(rf_ctx *ctx, const rf_machine *src, rf_machine **out);
 
 /** Release a machine. Accepts NULL. */
-void rf_machine_free(rf_machine *m);
+RF_API void rf_machine_free(rf_machine *m);
 
 /** Append a copy of `c` (its value must be finite and > 0, its name non-empty and unique in `m`).
  *  The first compute and the first bandwidth ceiling added become the defaults. */
-rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c);
+RF_API rf_status rf_machine_add(rf_ctx *ctx, rf_machine *m, const rf_ceiling *c);
 
 /** Replace the value of ceiling `index` (finite and > 0, else RF_RANGE) and record where the new
  *  figure comes from (e.g. RF_PROV_USER, "--peak-flops on the command line"). */
-rf_status rf_machine_set_value(rf_ctx *ctx, rf_machine *m, size_t index, double value,
-                               rf_provenance prov, const char *source);
+RF_API rf_status rf_machine_set_value(rf_ctx *ctx, rf_machine *m, size_t index, double value,
+                                      rf_provenance prov, const char *source);
 
 /** Convenience: a machine with one compute ceiling "peak" and one bandwidth ceiling "memory", the
  *  simple form of a machine file (textbook; fasterbench's HardwarePeaks). */
-rf_status rf_machine_simple(rf_ctx *ctx, const char *name, double peak_flops_per_s,
-                            double bw_bytes_per_s, rf_provenance prov, const char *source,
-                            rf_machine **out);
+RF_API rf_status rf_machine_simple(rf_ctx *ctx, const char *name, double peak_flops_per_s,
+                                   double bw_bytes_per_s, rf_provenance prov, const char *source,
+                                   rf_machine **out);
 
 /** Non-zero when any ceiling of `m` is provisional (measured in a disturbed run). */
-int rf_machine_provisional(const rf_machine *m);
+RF_API int rf_machine_provisional(const rf_machine *m);
 
 /** Index of the ceiling called exactly `name` (case-insensitive), or -1. */
-long rf_machine_find(const rf_machine *m, const char *name);
+RF_API long rf_machine_find(const rf_machine *m, const char *name);
 
 /** Select a ceiling of `kind` by name: an exact (case-insensitive) name, or a prefix ending at a
  * '.'
  *  ("fp32" matches "fp32.fma.avx512"; the highest value wins among several). NULL or "" selects the
  *  machine's default for that kind. RF_USAGE with the list of candidates when nothing matches. */
-rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
-                            const char *name, size_t *index_out);
+RF_API rf_status rf_machine_select(rf_ctx *ctx, const rf_machine *m, rf_ceiling_kind kind,
+                                   const char *name, size_t *index_out);
 
 /** The ceiling of `kind` of `m` named by the first of `names` ("bf16|fp16": alternatives in
  *  order) that matches one, as a name or a prefix ending at a '.' ("fp16" matches
  *  "fp16.tensor"), the highest value among several; SIZE_MAX when none does. */
-size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const char *names);
+RF_API size_t rf_machine_find_prefix(const rf_machine *m, rf_ceiling_kind kind, const char *names);
 
 /** The roof made of ceilings `compute` and `bandwidth` of `m`. */
-rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
-                          rf_roof *out);
+RF_API rf_status rf_machine_roof(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
+                                 rf_roof *out);
 
 /** Which ceiling binds at intensity `ai` (FLOP/byte, may be +inf) when the data stream from
  *  bandwidth ceiling `bandwidth` and compute runs at ceiling `compute`: `*index_out` is `compute`
  * when ai >= ridge, else `bandwidth`. `*attainable_out` (may be NULL) gets min(peak, ai * bw).
  * Against a machine with several memory levels, pass the level the data live in. */
-rf_status rf_machine_binding(rf_ctx *ctx, const rf_machine *m, size_t compute, size_t bandwidth,
-                             double ai, size_t *index_out, double *attainable_out);
+RF_API rf_status rf_machine_binding(rf_ctx *ctx, const rf_machine *m, size_t compute,
+                                    size_t bandwidth, double ai, size_t *index_out,
+                                    double *attainable_out);
 
 /** Roof height of every ceiling of `m` at intensity `ai`: value for compute ceilings, ai * value
  * for bandwidth ceilings. `heights` has m->n_ceilings entries. Used by the charts. */
-void rf_machine_heights(const rf_machine *m, double ai, double *heights);
+RF_API void rf_machine_heights(const rf_machine *m, double ai, double *heights);
 
 /* ---- units ---- */
 
@@ -202,26 +205,26 @@ void rf_machine_heights(const rf_machine *m, double ai, double *heights);
  *  an optional unit text after it that is ignored if it is one of "FLOP/s", "FLOPS", "B/s", "/s":
  *  "19.5T" -> 19.5e12, "2039G" -> 2.039e12, "1.5e9" -> 1.5e9. Rejects NaN, infinities, hex,
  *  negative numbers, overflow and trailing garbage with RF_RANGE or RF_FORMAT, naming `what`. */
-rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *out);
+RF_API rf_status rf_si_parse(rf_ctx *ctx, const char *text, const char *what, double *out);
 
 /** Format `value` with an SI prefix and `unit` into buf: rf_si_format(buf, 16, 1.95e13, 3,
  * "FLOP/s")
  *  -> "19.5 TFLOP/s". `digits` significant digits (1..9). Infinity prints as "inf". Returns buf. */
-char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit);
+RF_API char *rf_si_format(char *buf, size_t size, double value, int digits, const char *unit);
 
 /** rf_si_format with 3 significant digits and no space, for narrow columns and axis labels:
  *  "3.15M", "262kB", "0.25", "inf", "-" (NaN). Returns buf. */
-char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit);
+RF_API char *rf_si_format_compact(char *buf, size_t size, double value, const char *unit);
 
 /** Format a time in seconds with the best of s, ms, us, ns: "16.5 us". Returns buf. */
-char *rf_time_format(char *buf, size_t size, double seconds, int digits);
+RF_API char *rf_time_format(char *buf, size_t size, double seconds, int digits);
 
 /** Format a byte count with binary prefixes (KiB, MiB, GiB) for memory sizes. Returns buf. */
-char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits);
+RF_API char *rf_bytes_format_iec(char *buf, size_t size, double bytes, int digits);
 
 /** Shortest decimal text that parses back to exactly `value` (for JSON/CSV output; locale
  *  independent, "%.17g" style but minimal). "inf" for +infinity. Returns buf (size >= 32). */
-char *rf_number_format(char *buf, size_t size, double value);
+RF_API char *rf_number_format(char *buf, size_t size, double value);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "ctx.h"
 #include "graph.h"
@@ -49,24 +50,24 @@ typedef struct rf_cost {
 /** Count every layer of `g` (docs/cost-model.md). Never fails for an unknown op: that layer is
  *  marked unknown, and one warning listing the unknown op types goes through the context's log.
  *  *out is owned by the caller (rf_cost_free). RF_NOMEM, RF_RANGE (counts beyond 2^63). */
-rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out);
+RF_API rf_status rf_graph_cost(rf_ctx *ctx, const rf_graph *g, rf_cost **out);
 
 /** Release a cost. Accepts NULL. */
-void rf_cost_free(rf_cost *c);
+RF_API void rf_cost_free(rf_cost *c);
 
 /** Add one row per layer of `g` with its cost `c` to an analysis (the profile's table): name,
  *  op type, output shape as detail, FLOPs, bytes. Layers whose cost is undefined go in as
  *  undefined rows (not logged again); layers that cost nothing (Shape, Reshape, Constant, ...:
  *  docs/cost-model.md "Metadata") are left out and counted in *n_skipped (may be NULL). */
-rf_status rf_graph_analysis_add(rf_ctx *ctx, rf_analysis *a, const rf_graph *g, const rf_cost *c,
-                                uint32_t *n_skipped);
+RF_API rf_status rf_graph_analysis_add(rf_ctx *ctx, rf_analysis *a, const rf_graph *g,
+                                       const rf_cost *c, uint32_t *n_skipped);
 
 /** Cost of a dense layer without bias at `batch`, elements of `elem_bytes` bytes:
  *  FLOPs = 2*batch*in*out; bytes = weights in*out + input batch*in + output batch*out, each times
  *  elem_bytes (every tensor once; docs/cost-model.md "Dense"). RF_RANGE on overflow past 2^53 or
  *  zero sizes. */
-rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out, uint64_t elem_bytes,
-                        double *flops, double *bytes);
+RF_API rf_status rf_dense_cost(rf_ctx *ctx, uint64_t batch, uint64_t in, uint64_t out,
+                               uint64_t elem_bytes, double *flops, double *bytes);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -34,41 +35,41 @@ typedef void (*rf_log_fn)(void *user, rf_log_level level, const char *message);
 
 /** Create a context. `alloc` may be NULL (the C library's malloc). The allocator is copied.
  *  Returns RF_NOMEM when the context itself cannot be allocated; *out is then NULL. */
-rf_status rf_ctx_new(rf_ctx **out, const rf_allocator *alloc);
+RF_API rf_status rf_ctx_new(rf_ctx **out, const rf_allocator *alloc);
 
 /** Release a context. Accepts NULL. Objects created through it must be freed before. */
-void rf_ctx_free(rf_ctx *ctx);
+RF_API void rf_ctx_free(rf_ctx *ctx);
 
 /** The message of the last error on this context: one sentence naming the file and the item, e.g.
  *  "ops.csv: row 3, field 'flops': \"abc\" is not a number". Empty string when there was none.
  *  Valid until the next call that fails on this context. */
-const char *rf_ctx_errmsg(const rf_ctx *ctx);
+RF_API const char *rf_ctx_errmsg(const rf_ctx *ctx);
 
 /** Byte offset in the input where the last error was found, or -1 when it has none. */
-int64_t rf_ctx_error_offset(const rf_ctx *ctx);
+RF_API int64_t rf_ctx_error_offset(const rf_ctx *ctx);
 
 /** Status of the last error on this context (RF_OK after rf_ctx_clear_error). */
-rf_status rf_ctx_error_status(const rf_ctx *ctx);
+RF_API rf_status rf_ctx_error_status(const rf_ctx *ctx);
 
 /** Forget the last error. */
-void rf_ctx_clear_error(rf_ctx *ctx);
+RF_API void rf_ctx_clear_error(rf_ctx *ctx);
 
 /** Install a log callback (NULL removes it). Messages below `min_level` are dropped. */
-void rf_ctx_set_log(rf_ctx *ctx, rf_log_fn fn, void *user, rf_log_level min_level);
+RF_API void rf_ctx_set_log(rf_ctx *ctx, rf_log_fn fn, void *user, rf_log_level min_level);
 
 /** The allocator this context uses (a copy of the one given, or the C library's). */
-const rf_allocator *rf_ctx_allocator(const rf_ctx *ctx);
+RF_API const rf_allocator *rf_ctx_allocator(const rf_ctx *ctx);
 
 /** Test hook: make the `n`-th allocation from now (1-based) fail, and every one after it while
  *  `sticky` is non-zero. n = 0 disables failure injection. Returns nothing; used by the
  *  out-of-memory sweeps in tests/ (curl's allocation limits, SQLite's malloc stress). */
-void rf_ctx_fail_alloc_after(rf_ctx *ctx, uint64_t n, int sticky);
+RF_API void rf_ctx_fail_alloc_after(rf_ctx *ctx, uint64_t n, int sticky);
 
 /** Number of allocations made through this context so far (for the out-of-memory sweeps). */
-uint64_t rf_ctx_alloc_count(const rf_ctx *ctx);
+RF_API uint64_t rf_ctx_alloc_count(const rf_ctx *ctx);
 
 /** Library version as "MAJOR.MINOR.PATCH"; static. */
-const char *rf_version(void);
+RF_API const char *rf_version(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 
 #ifdef __cplusplus
@@ -84,26 +85,26 @@ typedef enum rf_dtype {
 } rf_dtype;
 
 /** Short name ("F32", "Q4_K", ...); "unknown" for out-of-range values. Static. */
-const char *rf_dtype_name(rf_dtype t);
+RF_API const char *rf_dtype_name(rf_dtype t);
 
 /** Look up a name, case-insensitive ("q4_k", "F16"; SafeTensors spellings "F8_E4M3", "F4").
  *  Returns 1 and *out, or 0 when unknown. */
-int rf_dtype_from_name(const char *name, rf_dtype *out);
+RF_API int rf_dtype_from_name(const char *name, rf_dtype *out);
 
 /** Map a ggml type id (GGUF tensor info) or an ONNX TensorProto.DataType id. 1 and *out, or 0
  *  for unknown or removed ids (the caller reports the id). */
-int rf_dtype_from_ggml(uint32_t id, rf_dtype *out);
-int rf_dtype_from_onnx(int32_t id, rf_dtype *out);
+RF_API int rf_dtype_from_ggml(uint32_t id, rf_dtype *out);
+RF_API int rf_dtype_from_onnx(int32_t id, rf_dtype *out);
 
 /** Elements per block and bytes per block (block of 1 for plain types; bytes 0 for STRING and
  *  UNKNOWN). */
-uint32_t rf_dtype_block_elems(rf_dtype t);
-uint32_t rf_dtype_block_bytes(rf_dtype t);
+RF_API uint32_t rf_dtype_block_elems(rf_dtype t);
+RF_API uint32_t rf_dtype_block_bytes(rf_dtype t);
 
 /** Storage bytes of `n_elems` elements: n / block · bytes per block, rounded up to a whole block
  *  (readers that must insist on whole blocks check n % block themselves). Returns 1 and *out, or
  *  0 on overflow or for a type without a fixed size. */
-int rf_dtype_bytes(rf_dtype t, uint64_t n_elems, uint64_t *out);
+RF_API int rf_dtype_bytes(rf_dtype t, uint64_t n_elems, uint64_t *out);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "core.h"
 #include "ctx.h"
 #include "graph.h"
@@ -76,10 +77,11 @@ typedef struct rf_exec_result {
  *  *out owned by the caller. RF_NOMEM; RF_RANGE when the tensors need more memory than the
  *  machine has; RF_INTERNAL when oneDNN fails at run time. Not thread-safe (one call at a time
  *  per process: it sets the process's OpenMP/OpenBLAS thread counts). */
-rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_exec_result **out);
+RF_API rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o,
+                             rf_exec_result **out);
 
 /** Release a result. Accepts NULL. */
-void rf_exec_result_free(rf_exec_result *r);
+RF_API void rf_exec_result_free(rf_exec_result *r);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "exec.h"
 #include "graph.h"
@@ -77,9 +78,9 @@ typedef struct rf_exec_llm_result {
  *  mapped (rf_llm_read_file) and an architecture built block by block (rf_llm_hparams.known)
  * without experts: RF_UNSUPPORTED otherwise, naming the reason. *out owned by the caller
  *  (rf_exec_llm_result_free). Not thread-safe with other calls on `ctx`. */
-rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_opts *prefill,
-                          const rf_llm_opts *decode, const rf_exec_opts *opts,
-                          rf_exec_llm_result **out);
+RF_API rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_opts *prefill,
+                                 const rf_llm_opts *decode, const rf_exec_opts *opts,
+                                 rf_exec_llm_result **out);
 
 /** The kernel ceiling of decode for weights of type `t` (issue 28): bytes of weights per second
  *  the library's own dot kernel for `t` (at the best instruction set of this CPU) consumes on
@@ -91,20 +92,21 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
  * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
  * MiB.
  */
-rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, double min_time_s,
-                                 int dram, rf_ceiling *out);
+RF_API rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads,
+                                        double min_time_s, int dram, rf_ceiling *out);
 /** rf_exec_kernel_ceiling for every weight type with a kernel, each added to `m`. */
-rf_status rf_exec_kernel_ceilings(rf_ctx *ctx, rf_machine *m, unsigned threads, double min_time_s);
+RF_API rf_status rf_exec_kernel_ceilings(rf_ctx *ctx, rf_machine *m, unsigned threads,
+                                         double min_time_s);
 /** The name rf_exec_kernel_ceiling gives the ceiling of type `t` on this CPU ("q8_0.gemv.avx512"),
  *  or "" when `t` has no kernel. */
-void rf_exec_kernel_ceiling_name(rf_dtype t, char *out, size_t cap);
+RF_API void rf_exec_kernel_ceiling_name(rf_dtype t, char *out, size_t cap);
 
 /** Release. Accepts NULL. */
-void rf_exec_llm_result_free(rf_exec_llm_result *r);
+RF_API void rf_exec_llm_result_free(rf_exec_llm_result *r);
 
 /** Name of the instruction set the LLM kernels use on this CPU ("avx512", "avx2", "generic"),
  *  after $RF_ISA. Static. */
-const char *rf_exec_llm_isa(void);
+RF_API const char *rf_exec_llm_isa(void);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 
 #ifdef __cplusplus
@@ -106,38 +107,39 @@ typedef struct rf_gguf {
  *  ggml type, RF_RANGE for sizes that overflow) is one sentence naming the item and the byte
  *  offset, also set as rf_ctx_error_offset. A split shard parses alone (its own tensors only).
  *  *out is NULL on failure; free with rf_gguf_free. */
-rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **out);
+RF_API rf_status rf_gguf_parse(rf_ctx *ctx, const void *data, size_t size, rf_gguf **out);
 
 /** rf_gguf_parse of the first (or only) file of a set whose bytes the caller holds (valid until
  *  rf_gguf_free); when its split.* keys say it is split, the other files are read beside `path`
  *  ("NAME-0000K-of-0000N.gguf") and merged. Errors are prefixed by `path`. */
-rf_status rf_gguf_parse_set(rf_ctx *ctx, const void *data, size_t size, const char *path,
-                            rf_gguf **out);
+RF_API rf_status rf_gguf_parse_set(rf_ctx *ctx, const void *data, size_t size, const char *path,
+                                   rf_gguf **out);
 
 /** Map `path` and parse it; when it is the first of split files (split.count > 1) the other shards
  *  (same name with -0000K-of-0000N) are mapped and parsed too, and checked to agree (split.no,
  *  split.count, split.tensors.count, no tensor twice). Error messages start with the path. */
-rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out);
+RF_API rf_status rf_gguf_read_file(rf_ctx *ctx, const char *path, rf_gguf **out);
 
 /** Release a parsed file and its mappings. Accepts NULL. */
-void rf_gguf_free(rf_gguf *g);
+RF_API void rf_gguf_free(rf_gguf *g);
 
 /** The key/value named `key` (NUL-terminated), or NULL. O(1) on average. */
-const rf_gguf_kv *rf_gguf_find(const rf_gguf *g, const char *key);
+RF_API const rf_gguf_kv *rf_gguf_find(const rf_gguf *g, const char *key);
 
 /** The tensor named `name`, or NULL. O(1) on average. */
-const rf_gguf_tensor *rf_gguf_tensor_find(const rf_gguf *g, const char *name);
+RF_API const rf_gguf_tensor *rf_gguf_tensor_find(const rf_gguf *g, const char *name);
 
 /** Typed lookups. Missing key: RF_FORMAT "missing key 'K'". Wrong type (e.g. a string where a
  *  count is expected, a negative integer, a value above the target's range): RF_FORMAT naming the
  *  key, its type and the byte offset. get_u64/get_u32 accept every integer type holding a
  *  non-negative value; get_f64 accepts F32 and F64; get_str needs STRING (borrowed, not
  *  terminated); get_array_len needs ARRAY and returns its element count. */
-rf_status rf_gguf_get_u64(rf_ctx *ctx, const rf_gguf *g, const char *key, uint64_t *out);
-rf_status rf_gguf_get_u32(rf_ctx *ctx, const rf_gguf *g, const char *key, uint32_t *out);
-rf_status rf_gguf_get_f64(rf_ctx *ctx, const rf_gguf *g, const char *key, double *out);
-rf_status rf_gguf_get_str(rf_ctx *ctx, const rf_gguf *g, const char *key, rf_gguf_str *out);
-rf_status rf_gguf_get_array_len(rf_ctx *ctx, const rf_gguf *g, const char *key, uint64_t *out);
+RF_API rf_status rf_gguf_get_u64(rf_ctx *ctx, const rf_gguf *g, const char *key, uint64_t *out);
+RF_API rf_status rf_gguf_get_u32(rf_ctx *ctx, const rf_gguf *g, const char *key, uint32_t *out);
+RF_API rf_status rf_gguf_get_f64(rf_ctx *ctx, const rf_gguf *g, const char *key, double *out);
+RF_API rf_status rf_gguf_get_str(rf_ctx *ctx, const rf_gguf *g, const char *key, rf_gguf_str *out);
+RF_API rf_status rf_gguf_get_array_len(rf_ctx *ctx, const rf_gguf *g, const char *key,
+                                       uint64_t *out);
 
 /** Walking an array value on demand: init from an ARRAY value, then call next until it returns
  *  0. Elements were validated during the parse, so next cannot fail; nested arrays come back as
@@ -148,11 +150,11 @@ typedef struct rf_gguf_iter {
     uint64_t left;
     uint64_t pos; /* file offset of the next element (first shard) */
 } rf_gguf_iter;
-void rf_gguf_array_iter(const rf_gguf *g, const rf_gguf_value *array, rf_gguf_iter *it);
-int rf_gguf_array_next(rf_gguf_iter *it, rf_gguf_value *out);
+RF_API void rf_gguf_array_iter(const rf_gguf *g, const rf_gguf_value *array, rf_gguf_iter *it);
+RF_API int rf_gguf_array_next(rf_gguf_iter *it, rf_gguf_value *out);
 
 /** Name of a metadata value type ("UINT32"), or "?" for an unknown id. Static. */
-const char *rf_gguf_vtype_name(uint32_t type);
+RF_API const char *rf_gguf_vtype_name(uint32_t type);
 
 /* ---- ggml tensor types ----------------------------------------------------------------------- */
 
@@ -161,13 +163,13 @@ const char *rf_gguf_vtype_name(uint32_t type);
 
 /** Block geometry of ggml type `id`: elements per block and bytes per block (e.g. Q4_K: 256 and
  *  144). Returns 1, or 0 for an unknown or removed id (4, 5, 31-33, 36-38, >= 43). */
-int rf_ggml_type_block(uint32_t id, uint32_t *block_elems, uint32_t *block_bytes);
+RF_API int rf_ggml_type_block(uint32_t id, uint32_t *block_elems, uint32_t *block_bytes);
 
 /** Name of ggml type `id` ("Q4_K"), or NULL for an unknown or removed id. Static. */
-const char *rf_ggml_type_name(uint32_t id);
+RF_API const char *rf_ggml_type_name(uint32_t id);
 
 /** ggml type id for a name (case-insensitive, "q4_k" or "Q4_K"), or -1. */
-int rf_ggml_type_from_name(const char *name);
+RF_API int rf_ggml_type_from_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "dtype.h"
 
@@ -107,14 +108,14 @@ typedef enum rf_op_kind {
 } rf_op_kind;
 
 /** Name of a kind ("conv"); static. */
-const char *rf_op_kind_name(rf_op_kind k);
+RF_API const char *rf_op_kind_name(rf_op_kind k);
 
 /** Kind of an ONNX-style op type ("Conv", "MatMul", "Relu", ...); RF_OP_UNKNOWN when not known.
  *  Readers of other formats may use it too or set the kind directly. */
-rf_op_kind rf_op_kind_from_type(const char *op_type);
+RF_API rf_op_kind rf_op_kind_from_type(const char *op_type);
 /** The kind of `op_type` in ONNX domain `domain` ("" or "ai.onnx": the standard ops;
  *  "com.microsoft": ONNX Runtime's contrib ops roofline has rules for; any other: unknown). */
-rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain);
+RF_API rf_op_kind rf_op_kind_in_domain(const char *op_type, const char *domain);
 
 /** One op of the registry (every op type roofline knows: its cost rule and executor kernel). */
 typedef struct rf_op_info {
@@ -128,8 +129,8 @@ typedef struct rf_op_info {
 
 /** How many ops the registry holds; rf_op_registry_at(i) for i below it fills *out (1), else 0.
  *  Sorted by name; static data. */
-size_t rf_op_registry_count(void);
-int rf_op_registry_at(size_t i, rf_op_info *out);
+RF_API size_t rf_op_registry_count(void);
+RF_API int rf_op_registry_at(size_t i, rf_op_info *out);
 
 /** A layer (an operator instance). */
 typedef struct rf_layer {
@@ -181,95 +182,96 @@ typedef struct rf_graph {
 } rf_graph;
 
 /** Create an empty graph; `format` is copied. Free with rf_graph_free. */
-rf_status rf_graph_new(rf_ctx *ctx, const char *format, rf_graph **out);
+RF_API rf_status rf_graph_new(rf_ctx *ctx, const char *format, rf_graph **out);
 
 /** Release a graph and everything it owns. Accepts NULL. */
-void rf_graph_free(rf_graph *g);
+RF_API void rf_graph_free(rf_graph *g);
 
 /** Copy bytes into the graph's arena (NUL-terminated). NULL when out of memory (error set). */
-char *rf_graph_strdup(rf_ctx *ctx, rf_graph *g, const char *s, size_t len);
+RF_API char *rf_graph_strdup(rf_ctx *ctx, rf_graph *g, const char *s, size_t len);
 
 /** Arena allocation of `size` bytes, 8-byte aligned, zeroed; freed with the graph. */
-void *rf_graph_alloc(rf_ctx *ctx, rf_graph *g, size_t size);
+RF_API void *rf_graph_alloc(rf_ctx *ctx, rf_graph *g, size_t size);
 
 /** Set name / architecture (copied). */
-rf_status rf_graph_set_name(rf_ctx *ctx, rf_graph *g, const char *name);
-rf_status rf_graph_set_architecture(rf_ctx *ctx, rf_graph *g, const char *arch);
+RF_API rf_status rf_graph_set_name(rf_ctx *ctx, rf_graph *g, const char *name);
+RF_API rf_status rf_graph_set_architecture(rf_ctx *ctx, rf_graph *g, const char *arch);
 
 /** Append a metadata key/value (both copied). */
-rf_status rf_graph_add_meta(rf_ctx *ctx, rf_graph *g, const char *key, const char *value);
+RF_API rf_status rf_graph_add_meta(rf_ctx *ctx, rf_graph *g, const char *key, const char *value);
 
 /** Put the layers in topological order (each after the writers of its inputs), keeping the
  *  present order where it already is one; tensors' producers follow. *moved (may be NULL) gets
  *  the number of layers that changed place. A cycle is RF_FORMAT, naming a node on it. */
-rf_status rf_graph_sort_layers(rf_ctx *ctx, rf_graph *g, uint32_t *moved);
+RF_API rf_status rf_graph_sort_layers(rf_ctx *ctx, rf_graph *g, uint32_t *moved);
 
 /** Add a tensor named `name` (copied; "" allowed and never indexed). rank <= RF_GRAPH_MAX_RANK;
  *  dims may be NULL when rank is 0 or the shape is unknown (rank = UINT32_MAX means unknown rank).
  *  A non-empty name already present is RF_FORMAT ("duplicate tensor"). *index receives the new
  *  index (may be NULL). Weight tensors with a known shape are added to params and weight_bytes. */
-rf_status rf_graph_add_tensor(rf_ctx *ctx, rf_graph *g, const char *name, rf_dtype dtype,
-                              uint32_t rank, const int64_t *dims, uint32_t flags, uint32_t *index);
+RF_API rf_status rf_graph_add_tensor(rf_ctx *ctx, rf_graph *g, const char *name, rf_dtype dtype,
+                                     uint32_t rank, const int64_t *dims, uint32_t flags,
+                                     uint32_t *index);
 
 /** Index of the tensor named `name`, or RF_GRAPH_NO_TENSOR. */
-uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name);
+RF_API uint32_t rf_graph_find_tensor(const rf_graph *g, const char *name);
 
 /** Set a tensor's shape (after creation, e.g. by shape inference); dims copied. */
-rf_status rf_graph_set_shape(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t rank,
-                             const int64_t *dims);
+RF_API rf_status rf_graph_set_shape(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t rank,
+                                    const int64_t *dims);
 
 /** Set a tensor's element type. */
-rf_status rf_graph_set_dtype(rf_ctx *ctx, rf_graph *g, uint32_t tensor, rf_dtype dtype);
+RF_API rf_status rf_graph_set_dtype(rf_ctx *ctx, rf_graph *g, uint32_t tensor, rf_dtype dtype);
 
 /** Add RF_TENSOR_* flags to a tensor. Marking a weight RF_TENSOR_BUFFER takes its elements out of
  *  g->params (its bytes stay in g->weight_bytes). */
-rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t flags);
+RF_API rf_status rf_graph_add_flags(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t flags);
 
 /** Record the symbol of unknown dim `axis` of a tensor (copied). */
-rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t axis,
-                                const char *symbol);
+RF_API rf_status rf_graph_set_dim_name(rf_ctx *ctx, rf_graph *g, uint32_t tensor, uint32_t axis,
+                                       const char *symbol);
 
 /** Record known integer contents of a tensor (at most RF_GRAPH_MAX_VALUES; longer is ignored). */
-rf_status rf_graph_set_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const int64_t *v,
-                              uint32_t n);
+RF_API rf_status rf_graph_set_values(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const int64_t *v,
+                                     uint32_t n);
 
 /** Record known floating-point contents of a tensor (at most RF_GRAPH_MAX_VALUES). */
-rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
-                               uint32_t n);
+RF_API rf_status rf_graph_set_fvalues(rf_ctx *ctx, rf_graph *g, uint32_t tensor, const double *v,
+                                      uint32_t n);
 
 /** Add a layer. op_type and name copied; kind from rf_op_kind_from_type(op_type). The index
  *  arrays are copied; every index must be < n_tensors or RF_GRAPH_NO_TENSOR (inputs only).
  *  repeat starts at 1. The outputs' producer is set to this layer. *index may be NULL. */
-rf_status rf_graph_add_layer(rf_ctx *ctx, rf_graph *g, const char *name, const char *op_type,
-                             const uint32_t *inputs, uint32_t n_inputs, const uint32_t *outputs,
-                             uint32_t n_outputs, uint32_t *index);
+RF_API rf_status rf_graph_add_layer(rf_ctx *ctx, rf_graph *g, const char *name, const char *op_type,
+                                    const uint32_t *inputs, uint32_t n_inputs,
+                                    const uint32_t *outputs, uint32_t n_outputs, uint32_t *index);
 
 /** Attributes of layer `layer` (names and values copied). A later attribute of the same name
  *  shadows an earlier one for rf_layer_attr. */
-rf_status rf_graph_set_attr_int(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
-                                int64_t v);
-rf_status rf_graph_set_attr_float(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
-                                  double v);
-rf_status rf_graph_set_attr_string(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
-                                   const char *v, size_t len);
-rf_status rf_graph_set_attr_ints(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
-                                 const int64_t *v, uint32_t n);
-rf_status rf_graph_set_attr_floats(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
-                                   const double *v, uint32_t n);
+RF_API rf_status rf_graph_set_attr_int(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
+                                       int64_t v);
+RF_API rf_status rf_graph_set_attr_float(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
+                                         double v);
+RF_API rf_status rf_graph_set_attr_string(rf_ctx *ctx, rf_graph *g, uint32_t layer,
+                                          const char *name, const char *v, size_t len);
+RF_API rf_status rf_graph_set_attr_ints(rf_ctx *ctx, rf_graph *g, uint32_t layer, const char *name,
+                                        const int64_t *v, uint32_t n);
+RF_API rf_status rf_graph_set_attr_floats(rf_ctx *ctx, rf_graph *g, uint32_t layer,
+                                          const char *name, const double *v, uint32_t n);
 
 /** The last attribute of layer `l` named `name`, or NULL. */
-const rf_attr *rf_layer_attr(const rf_layer *l, const char *name);
+RF_API const rf_attr *rf_layer_attr(const rf_layer *l, const char *name);
 /** Attribute as an int (INT) or `def` when absent or of another type. */
-int64_t rf_layer_attr_int(const rf_layer *l, const char *name, int64_t def);
+RF_API int64_t rf_layer_attr_int(const rf_layer *l, const char *name, int64_t def);
 
 /** Elements of a tensor (product of dims). 1 and *out, or 0 when a dim is unknown or the product
  *  overflows. Bytes likewise, through rf_dtype_bytes. */
-int rf_tensor_elems(const rf_tensor *t, uint64_t *out);
-int rf_tensor_bytes(const rf_tensor *t, uint64_t *out);
+RF_API int rf_tensor_elems(const rf_tensor *t, uint64_t *out);
+RF_API int rf_tensor_bytes(const rf_tensor *t, uint64_t *out);
 
 /** Write a tensor's shape as "1x3x224x224" ("?" for unknown dims, the symbol when known, "scalar"
  *  for rank 0, "?" for unknown rank) into buf[size]; always terminated. Returns buf. */
-const char *rf_tensor_shape_str(const rf_tensor *t, char *buf, size_t size);
+RF_API const char *rf_tensor_shape_str(const rf_tensor *t, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "core.h"
 #include "ctx.h"
 #include "analysis.h"
@@ -45,19 +46,19 @@ typedef struct rf_llm_model rf_llm_model;
  * the path (RF_IO, RF_FORMAT; RF_UNSUPPORTED for another format). An unknown architecture (or a
  * SafeTensors file without its config.json) is not an error: it is logged as a warning, `known`
  * is 0, and rf_llm_weights_report describes the weights. *out owned by the caller (rf_llm_free). */
-rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
+RF_API rf_status rf_llm_read_file(rf_ctx *ctx, const char *path, rf_llm_model **out);
 
 /** The same from the bytes of the file (`name`: its path, for messages and for the files read
  *  beside it: config.json, split GGUF files, SafeTensors shards of an index). The bytes are only
  *  borrowed for the call. */
-rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                       rf_llm_model **out);
+RF_API rf_status rf_llm_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                              rf_llm_model **out);
 
 /** Release. Accepts NULL. */
-void rf_llm_free(rf_llm_model *m);
+RF_API void rf_llm_free(rf_llm_model *m);
 
 /** The model's hyper-parameters (valid until rf_llm_free). */
-const rf_llm_hparams *rf_llm_hparams_get(const rf_llm_model *m);
+RF_API const rf_llm_hparams *rf_llm_hparams_get(const rf_llm_model *m);
 
 /** The two phases. */
 typedef enum rf_llm_phase {
@@ -95,16 +96,17 @@ typedef struct rf_llm_opts {
  *  positions' logits). Identical blocks become one block of layers with repeat = n_layer;
  *  otherwise one block per layer index. Weight tensors of all blocks are in the graph, so
  *  g->params and g->weight_bytes are the file's. *out owned by the caller (rf_graph_free). */
-rf_status rf_llm_build(rf_ctx *ctx, const rf_llm_model *m, const rf_llm_opts *o, rf_graph **out);
+RF_API rf_status rf_llm_build(rf_ctx *ctx, const rf_llm_model *m, const rf_llm_opts *o,
+                              rf_graph **out);
 
 /** rf_graph_cost of a graph from rf_llm_build, with the options' conventions applied: the score
  *  matrix's bytes left out under fused attention (the default); under causal_half in prefill,
  *  half of the attention matmuls' FLOPs, of the softmax's and of the score bytes that remain.
  *  *out: rf_cost_free. */
-rf_status rf_llm_cost(rf_ctx *ctx, const rf_graph *g, const rf_llm_opts *o, rf_cost **out);
+RF_API rf_status rf_llm_cost(rf_ctx *ctx, const rf_graph *g, const rf_llm_opts *o, rf_cost **out);
 
 /** 1 when layer `l` of a graph from rf_llm_build belongs to the repeated decoder block. */
-int rf_llm_layer_in_block(const rf_layer *l);
+RF_API int rf_llm_layer_in_block(const rf_layer *l);
 
 /** Token-rate ceilings of a model on a roof. Times in s, rates in tokens/s, bytes, FLOP. */
 typedef struct rf_llm_ceilings {
@@ -133,10 +135,10 @@ typedef struct rf_llm_ceilings {
  *  what-if type if one was given). The batch at which decode turns compute-bound comes from the
  *  decode totals, whose FLOPs and non-weight bytes grow linearly with the batch.
  *  RF_RANGE for a roof that is not finite and positive. */
-rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_graph *g,
-                                  const rf_cost *prefill, const rf_llm_opts *po,
-                                  const rf_cost *decode, const rf_llm_opts *dopt,
-                                  const rf_roof *roof, rf_llm_ceilings *out);
+RF_API rf_status rf_llm_ceilings_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_graph *g,
+                                         const rf_cost *prefill, const rf_llm_opts *po,
+                                         const rf_cost *decode, const rf_llm_opts *dopt,
+                                         const rf_roof *roof, rf_llm_ceilings *out);
 
 /** One phase of an LLM analysis: its graph, costs and per-layer evaluations on the roof. */
 typedef struct rf_llm_phase_result {
@@ -255,19 +257,20 @@ typedef struct rf_llm_dist {
 
 /** The distributed view of an analysis `r` (rf_llm_analyze) under `o`. RF_USAGE for a degree of
  *  0, a pipeline longer than the blocks, or a link that is not finite and positive. */
-rf_status rf_llm_distribute(rf_ctx *ctx, const rf_llm_result *r, const rf_llm_dist_opts *o,
-                            rf_llm_dist *out);
+RF_API rf_status rf_llm_distribute(rf_ctx *ctx, const rf_llm_result *r, const rf_llm_dist_opts *o,
+                                   rf_llm_dist *out);
 
 /** Analyse `m` on ceilings `compute` / `bandwidth` of `mach` for the prefill options `po` and the
  *  decode options `dopt` (their `phase` fields are set by the call): builds and costs both
  *  graphs, evaluates every layer, computes the ceilings and the result rows. `model_name` (the
  *  path) is kept for the reports. *out owned by the caller: rf_llm_result_free. */
-rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_name,
-                         const rf_machine *mach, size_t compute, size_t bandwidth,
-                         const rf_llm_opts *po, const rf_llm_opts *dopt, rf_llm_result **out);
+RF_API rf_status rf_llm_analyze(rf_ctx *ctx, const rf_llm_model *m, const char *model_name,
+                                const rf_machine *mach, size_t compute, size_t bandwidth,
+                                const rf_llm_opts *po, const rf_llm_opts *dopt,
+                                rf_llm_result **out);
 
 /** Release. Accepts NULL. */
-void rf_llm_result_free(rf_llm_result *r);
+RF_API void rf_llm_result_free(rf_llm_result *r);
 
 /** The weights of a model whose architecture roofline does not build (a SafeTensors file without
  *  its config.json, a GGUF of another family): aprender's simple figures. */
@@ -291,22 +294,23 @@ typedef struct rf_llm_weights {
 } rf_llm_weights;
 
 /** The weights report of `m` (any architecture). *out: rf_llm_weights_free. */
-rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weights **out);
-void rf_llm_weights_free(rf_llm_weights *w);
+RF_API rf_status rf_llm_weights_report(rf_ctx *ctx, const rf_llm_model *m, rf_llm_weights **out);
+RF_API void rf_llm_weights_free(rf_llm_weights *w);
 
 /** The compute ceiling of `mach` an LLM's matrix math runs on when the user names none (LLM-Viewer
  *  and llm-analysis pick it by precision, not the machine's FP32 default): F32 weights -> fp32;
  *  otherwise the activations' width (o->act_bits, 16 by default; weights are dequantised to it,
  *  W4A16, W8A16) -> the best bf16/fp16 ceiling (bf16 first for BF16 weights), 8 -> int8,
  *  32 -> fp32. Without such a ceiling the machine's default. `why` gets one sentence. */
-rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
-                              const rf_llm_opts *o, size_t *compute, char *why, size_t cap);
+RF_API rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
+                                     const rf_llm_opts *o, size_t *compute, char *why, size_t cap);
 
 /** Set measured rates on an analysis: `decode_tokens_per_s` (0: not measured) and `ttft_s` (time
  *  to first token of the batch's prompt; 0: not measured), and compute their shares of each
  *  ceiling. `source` says where they come from. RF_RANGE for a negative or non-finite figure. */
-rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decode_tokens_per_s,
-                                     double ttft_s, const char *source);
+RF_API rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r,
+                                            double decode_tokens_per_s, double ttft_s,
+                                            const char *source);
 
 #ifdef __cplusplus
 }

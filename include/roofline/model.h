@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "cost.h"
 #include "graph.h"
@@ -46,19 +47,20 @@ typedef struct rf_model_opts {
 } rf_model_opts;
 
 /** Detect a model file's format from its first bytes and its name. RF_MODEL_AUTO when unknown. */
-rf_model_format rf_model_detect(const void *head, size_t n, const char *path);
+RF_API rf_model_format rf_model_detect(const void *head, size_t n, const char *path);
 
 /** Load a model file into a graph and infer its shapes with `opts` (may be NULL). Errors name
  *  the path. RF_UNSUPPORTED for a format not known (the message lists the known ones). */
-rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts, rf_graph **out);
+RF_API rf_status rf_model_load(rf_ctx *ctx, const char *path, const rf_model_opts *opts,
+                               rf_graph **out);
 
 /** The same for a model already in memory (e.g. the embedded demo); `name` for messages. */
-rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                            const rf_model_opts *opts, rf_graph **out);
+RF_API rf_status rf_model_load_mem(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                                   const rf_model_opts *opts, rf_graph **out);
 
 /** The built-in demo model (ResNet-18, torchvision architecture, batch 1, 3x224x224, weights
  *  external and absent): the bytes of an ONNX file embedded in the library. Static. */
-const void *rf_demo_model(size_t *size);
+RF_API const void *rf_demo_model(size_t *size);
 
 /** A model profiled on a roof: its graph, costs and one result row per layer. */
 typedef struct rf_profile {
@@ -75,8 +77,9 @@ typedef struct rf_profile {
 /** Load `path` (NULL: the built-in demo) with `mo`, cost it and evaluate every layer on ceilings
  *  `compute` / `bandwidth` of `m`. The result's title names the file, its format and opset, and
  *  the input shapes. *out: rf_profile_free. */
-rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
-                           const rf_machine *m, size_t compute, size_t bandwidth, rf_profile **out);
+RF_API rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *mo,
+                                  const rf_machine *m, size_t compute, size_t bandwidth,
+                                  rf_profile **out);
 
 /** Run the profiled model forward on this CPU (rf_exec_run with `eo`, may be NULL: defaults) and
  *  rebuild its rows on ceilings `compute` / `bandwidth` of `m` with every layer's measured time
@@ -84,24 +87,24 @@ rf_status rf_profile_model(rf_ctx *ctx, const char *path, const rf_model_opts *m
  *  their own, and the whole pass's wall time. Layers the executor could not run keep their
  *  estimate only; p->exec says why. */
 struct rf_exec_opts;
-rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
-                             size_t bandwidth, const struct rf_exec_opts *eo);
+RF_API rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, size_t compute,
+                                    size_t bandwidth, const struct rf_exec_opts *eo);
 
 /** Run the analysed model on this CPU (rf_exec_llm_run: one prefill chunk of the result's prompt,
  *  decode steps at its context) and set the measured rates on `r`. `eo` may be NULL. (Declared
  *  here, beside rf_profile_measure, not in llm.h: it runs the executor, which sits above llm.) */
-rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
-                         const struct rf_exec_opts *eo);
+RF_API rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
+                                const struct rf_exec_opts *eo);
 
 /** Release. Accepts NULL. */
-void rf_profile_free(rf_profile *p);
+RF_API void rf_profile_free(rf_profile *p);
 
 /** 1 when more than a tenth of the profile's listed layers have an undefined cost: its totals
  *  are then a lower bound (`roofline profile` says so and exits 2 unless --allow-undefined). */
-int rf_profile_lower_bound(const rf_profile *p);
+RF_API int rf_profile_lower_bound(const rf_profile *p);
 
 /** RF_OK, or RF_FORMAT with one line starting with `name` when rf_profile_lower_bound holds. */
-rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name);
+RF_API rf_status rf_profile_check_defined(rf_ctx *ctx, const rf_profile *p, const char *name);
 
 /** How much of a profile rf_profile_measure ran (rf_profile_measured_coverage). */
 typedef struct rf_profile_coverage {
@@ -115,17 +118,17 @@ typedef struct rf_profile_coverage {
 /** Fill *out from a measured profile (all 0 when `p` has not been measured). A pass is whole when
  *  ran == layers; a partial one has no whole-pass wall time (rf_profile_measure leaves it unset).
  */
-void rf_profile_measured_coverage(const rf_profile *p, rf_profile_coverage *out);
+RF_API void rf_profile_measured_coverage(const rf_profile *p, rf_profile_coverage *out);
 
 /** RF_OK, or RF_FORMAT with one line starting with `name` when `p` was measured and some listed
  *  layer did not run: "N of M layers, P% of the FLOPs measured", the first layer not run and why
  *  (`roofline profile --measure` exits 2 then, unless --allow-unmeasured). */
-rf_status rf_profile_check_measured(rf_ctx *ctx, const rf_profile *p, const char *name);
+RF_API rf_status rf_profile_check_measured(rf_ctx *ctx, const rf_profile *p, const char *name);
 
 /** The layout of a public struct, for bindings that declare it by hand (python/roofline checks
  *  its ctypes copies with it): with `field` NULL, sizeof(type) ("rf_buf"); else the offset of
  *  that field. 1 with *out set, 0 when the library does not describe that type or field. */
-int rf_abi_layout(const char *type, const char *field, size_t *out);
+RF_API int rf_abi_layout(const char *type, const char *field, size_t *out);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "graph.h"
 
@@ -21,11 +22,11 @@ extern "C" {
  *  rf_graph_infer_shapes after. RF_FORMAT / RF_UNSUPPORTED / RF_RANGE with the byte offset on the
  *  context for malformed input; RF_NOMEM. Peak memory is bounded by a small multiple of the
  *  graph's size, not of the weights (raw_data is never copied). */
-rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
-                        const char *base_dir, rf_graph **out);
+RF_API rf_status rf_onnx_parse(rf_ctx *ctx, const void *data, size_t size, const char *name,
+                               const char *base_dir, rf_graph **out);
 
 /** Memory-map `path` and rf_onnx_parse it (base_dir = the file's folder). */
-rf_status rf_onnx_read_file(rf_ctx *ctx, const char *path, rf_graph **out);
+RF_API rf_status rf_onnx_read_file(rf_ctx *ctx, const char *path, rf_graph **out);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "cost.h"
 #include "graph.h"
 
@@ -32,9 +33,9 @@ typedef struct rf_op_input {
  *  cost is unknown is RF_OK with out->known = 0 and the reason. `out_dims` (RF_GRAPH_MAX_RANK
  *  entries) and `out_rank` receive the inferred output shape when not NULL. RF_USAGE for a
  *  malformed input (rank too high, negative dim). Thread-safe given distinct contexts. */
-rf_status rf_op_cost(rf_ctx *ctx, const char *op_type, const rf_op_input *inputs, uint32_t n_inputs,
-                     const rf_attr *attrs, uint32_t n_attrs, rf_layer_cost *out, int64_t *out_dims,
-                     uint32_t *out_rank);
+RF_API rf_status rf_op_cost(rf_ctx *ctx, const char *op_type, const rf_op_input *inputs,
+                            uint32_t n_inputs, const rf_attr *attrs, uint32_t n_attrs,
+                            rf_layer_cost *out, int64_t *out_dims, uint32_t *out_rank);
 
 #ifdef __cplusplus
 }

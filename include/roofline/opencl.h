@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "core.h"
 #include "probe.h"
 
@@ -47,17 +48,17 @@ typedef struct rf_ocl_device {
 } rf_ocl_device;
 
 /** Non-zero when this library was built with OpenCL. */
-int rf_ocl_built(void);
+RF_API int rf_ocl_built(void);
 
 /** Every device of every platform into out[0..max), *n_out of them. RF_UNSUPPORTED with one
  *  sentence when the library was built without OpenCL, when the ICD loader finds no platform
  *  (no vendor file, or OCL_ICD_VENDORS naming none) or no platform has a device. */
-rf_status rf_ocl_devices(rf_ctx *ctx, rf_ocl_device *out, size_t max, size_t *n_out);
+RF_API rf_status rf_ocl_devices(rf_ctx *ctx, rf_ocl_device *out, size_t max, size_t *n_out);
 
 /** The device `spec` names: "opencl" (the first GPU or accelerator of any platform, else the first
  *  device) or "opencl:P.D" (platform P, device D, 0-based as rf_ocl_devices numbers them).
  *  RF_USAGE for another text, RF_UNSUPPORTED when there is no such device (or no OpenCL). */
-rf_status rf_ocl_select(rf_ctx *ctx, const char *spec, rf_ocl_device *out);
+RF_API rf_status rf_ocl_select(rf_ctx *ctx, const char *spec, rf_ocl_device *out);
 
 /** What to measure. Zero-initialised: the full run. */
 typedef struct rf_ocl_opts {
@@ -88,31 +89,32 @@ typedef struct rf_ocl_report {
 /** Measure `dev` (from rf_ocl_devices or rf_ocl_select). Progress goes to the context's log at
  *  RF_LOG_INFO. Kernels are built from source at run time; a build or enqueue failure is
  *  RF_INTERNAL naming the call and the OpenCL error. *out owned by the caller. */
-rf_status rf_ocl_run(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
-                     rf_ocl_report **out);
+RF_API rf_status rf_ocl_run(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
+                            rf_ocl_report **out);
 
 /** Release a report (and its machine). Accepts NULL. */
-void rf_ocl_report_free(rf_ocl_report *r);
+RF_API void rf_ocl_report_free(rf_ocl_report *r);
 
 /** Path of the cache file of `dev` for `opts` (quick and full apart; keyed by platform, device,
  *  driver and the library's version) beside the CPU's, under $XDG_CACHE_HOME/roofline/. */
-rf_status rf_ocl_cache_path(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
-                            char *buf, size_t size);
+RF_API rf_status rf_ocl_cache_path(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
+                                   char *buf, size_t size);
 
 /** The cached machine of `dev` (RF_OK with *out NULL when there is none; a damaged file is
  *  ignored with a warning through the log). */
-rf_status rf_ocl_cache_load(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
-                            rf_machine **out);
+RF_API rf_status rf_ocl_cache_load(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
+                                   rf_machine **out);
 
 /** Store `m` as the cached machine of `dev` (the higher figure of this run and the cached one per
  *  ceiling, as the CPU's cache; written to a temporary file and renamed). */
-rf_status rf_ocl_cache_store(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
-                             const rf_machine *m);
+RF_API rf_status rf_ocl_cache_store(rf_ctx *ctx, const rf_ocl_device *dev, const rf_ocl_opts *opts,
+                                    const rf_machine *m);
 
 /** Add every ceiling of `dev` to `node` as "PREFIX.NAME" (e.g. "ocl0.0.fp32.fma.opencl"),
  *  replacing the ceilings a former merge of the same prefix left; the node's defaults stay. The
  *  prefix is 1-31 bytes of letters, digits, '.', '_' and '-' (RF_USAGE otherwise). */
-rf_status rf_ocl_merge(rf_ctx *ctx, rf_machine *node, const rf_machine *dev, const char *prefix);
+RF_API rf_status rf_ocl_merge(rf_ctx *ctx, rf_machine *node, const rf_machine *dev,
+                              const char *prefix);
 
 #ifdef __cplusplus
 }

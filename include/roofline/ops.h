@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "ctx.h"
 
@@ -40,17 +41,18 @@ typedef enum rf_ops_format { RF_OPS_AUTO, RF_OPS_CSV, RF_OPS_JSON } rf_ops_forma
  *  empty input, header only, unknown or missing columns, missing or extra fields, non-numeric,
  *  NaN, inf, hex, overflow, negative, unterminated quote, NUL bytes, invalid UTF-8, trailing data,
  *  duplicate keys, nesting. */
-rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format fmt, rf_op_fn fn,
-                       void *user);
+RF_API rf_status rf_ops_parse(rf_ctx *ctx, const void *data, size_t size, rf_ops_format fmt,
+                              rf_op_fn fn, void *user);
 
 /** Read a file (memory-mapped) or standard input when path is "-"; the format from the extension
  *  (.csv, .json) or else AUTO. Error messages start with the path. */
-rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_op_fn fn,
-                           void *user);
+RF_API rf_status rf_ops_read_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_op_fn fn,
+                                  void *user);
 
 /** rf_ops_read_file with every row added to `an` as it is read (streamed: memory does not grow
  *  with the number of rows), with its measured time when the row has one. */
-rf_status rf_ops_analyze_file(rf_ctx *ctx, const char *path, rf_ops_format fmt, rf_analysis *an);
+RF_API rf_status rf_ops_analyze_file(rf_ctx *ctx, const char *path, rf_ops_format fmt,
+                                     rf_analysis *an);
 
 #ifdef __cplusplus
 }

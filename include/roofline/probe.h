@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "core.h"
 
 #ifdef __cplusplus
@@ -81,32 +82,33 @@ typedef struct rf_probe_report {
  *  ceilings get their capacity from hwloc's cache sizes (all cores' private caches together).
  *  RF_USAGE for an unknown or unsupported `isa`. *out owned by the caller. Not thread-safe: it
  *  starts and pins its own threads. */
-rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report **out);
+RF_API rf_status rf_probe_run(rf_ctx *ctx, const rf_probe_opts *opts, rf_probe_report **out);
 
 /** Release a report (and its machine). Accepts NULL. */
-void rf_probe_report_free(rf_probe_report *r);
+RF_API void rf_probe_report_free(rf_probe_report *r);
 
 /** The ISA rf_probe_run would use for `isa` (NULL: $RF_ISA, else the best): RF_USAGE naming the
  *  choices when unknown, or when the CPU or OS lacks it. `*name_out` is static. */
-rf_status rf_probe_isa(rf_ctx *ctx, const char *isa, const char **name_out);
+RF_API rf_status rf_probe_isa(rf_ctx *ctx, const char *isa, const char **name_out);
 
 /** Path of the cache file for `opts` (quick and full are kept apart, keyed by CPU model, CPU count
  *  and ISA) under $XDG_CACHE_HOME/roofline/, else $HOME/.cache/roofline/. RF_RANGE if too long. */
-rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf, size_t size);
+RF_API rf_status rf_probe_cache_path(rf_ctx *ctx, const rf_probe_opts *opts, char *buf,
+                                     size_t size);
 
 /** Load the cached machine for `opts`: RF_OK with *out NULL when there is none, or when the cached
  *  machine is provisional (measured in a disturbed run: it is to be measured again). */
-rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out);
+RF_API rf_status rf_probe_cache_load(rf_ctx *ctx, const rf_probe_opts *opts, rf_machine **out);
 
 /** Store `m` as the cached machine for `opts` (creating the folders; written to a temporary file
  *  and renamed). A provisional `m` is merged with the cached machine first, keeping each ceiling's
  *  higher figure, so repeated disturbed runs converge on the best figures seen. */
-rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m);
+RF_API rf_status rf_probe_cache_store(rf_ctx *ctx, const rf_probe_opts *opts, const rf_machine *m);
 
 /** The machine behind `--hw measured`: the cached full run, else the cached quick run (neither
  *  when provisional), else a quick run now, stored in the cache; a provisional run gives the best
  *  figures of it and the earlier provisional cache. */
-rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out);
+RF_API rf_status rf_probe_measured(rf_ctx *ctx, rf_machine **out);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "ctx.h"
 
@@ -42,20 +43,21 @@ typedef rf_status (*rf_prof_fn)(void *user, const rf_prof_kernel *k);
  *  known metric is required. Errors (RF_FORMAT, RF_RANGE, RF_NOMEM) name the line and column
  *  (CSV) or the event (trace) and set the byte offset. `*found` (may be NULL) gets the format
  *  read. */
-rf_status rf_prof_parse(rf_ctx *ctx, const void *data, size_t size, rf_prof_format fmt,
-                        rf_prof_fn fn, void *user, rf_prof_format *found);
+RF_API rf_status rf_prof_parse(rf_ctx *ctx, const void *data, size_t size, rf_prof_format fmt,
+                               rf_prof_fn fn, void *user, rf_prof_format *found);
 
 /** Read `path` (memory-mapped; "-" is standard input) and add one measured row per kernel to `an`:
  *  FLOPs of all precisions, the DRAM bytes (else L2, else L1 when DRAM was not collected) and the
  *  summed time; the detail names the launch count and the L1/L2/DRAM intensities (the
  *  hierarchical roofline). Error messages start with the path. */
-rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt, rf_analysis *an);
+RF_API rf_status rf_prof_analyze_file(rf_ctx *ctx, const char *path, rf_prof_format fmt,
+                                      rf_analysis *an);
 
 /** What `path` holds: RF_PROF_NCU when a line in its first 64 KiB is a header naming "Kernel
  *  Name" and a metric column, RF_PROF_TORCH when it is JSON holding "traceEvents" or events with
  *  "ph" in its first 64 KiB, else RF_PROF_AUTO (not a profile: an operations list, say). "-" is
  *  never sniffed (AUTO). Errors only when the file cannot be read. */
-rf_status rf_prof_detect_file(rf_ctx *ctx, const char *path, rf_prof_format *out);
+RF_API rf_status rf_prof_detect_file(rf_ctx *ctx, const char *path, rf_prof_format *out);
 
 /** The memory level whose bytes make a row's intensity (the hierarchical roofline: one point per
  *  level for each kernel). AUTO: DRAM, else L2, else L1, the first collected. */
@@ -69,11 +71,11 @@ typedef enum rf_prof_level {
 /** rf_prof_analyze_file with the bytes of one `level`: kernels without bytes at that level are
  *  left out (*n_rows, may be NULL, gets the rows added), and nothing is logged for undefined
  *  rows (the AUTO analysis of the same file already said). */
-rf_status rf_prof_analyze_file_level(rf_ctx *ctx, const char *path, rf_prof_format fmt,
-                                     rf_prof_level level, rf_analysis *an, size_t *n_rows);
+RF_API rf_status rf_prof_analyze_file_level(rf_ctx *ctx, const char *path, rf_prof_format fmt,
+                                            rf_prof_level level, rf_analysis *an, size_t *n_rows);
 
 /** Parse "ncu", "torch-trace" (or "torch") into *out; RF_USAGE otherwise. */
-rf_status rf_prof_format_parse(rf_ctx *ctx, const char *text, rf_prof_format *out);
+RF_API rf_status rf_prof_format_parse(rf_ctx *ctx, const char *text, rf_prof_format *out);
 
 #ifdef __cplusplus
 }

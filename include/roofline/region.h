@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "analysis.h"
 #include "buf.h"
 #include "core.h"
@@ -34,15 +35,15 @@ extern "C" {
  *  memory runs out the call is dropped. These calls keep process-wide state (a list of thread
  *  records, registered once with atexit), the one exception to "no hidden global state": code
  *  being timed has no context to pass. */
-void rf_region_begin(const char *name);
+RF_API void rf_region_begin(const char *name);
 
 /** Close region `name`, the innermost open one on this thread. An end whose name is not the
  *  innermost open region (or without any open) is ignored and counted as `unmatched`. */
-void rf_region_end(const char *name);
+RF_API void rf_region_end(const char *name);
 
 /** Add `flops` FLOP and `bytes` byte of work to region `name` (summed over calls and threads).
  *  May be called inside or outside the region; non-finite or negative values are ignored. */
-void rf_region_add(const char *name, double flops, double bytes);
+RF_API void rf_region_add(const char *name, double flops, double bytes);
 
 /** What one region did, merged over every thread. */
 typedef struct rf_region_stats {
@@ -65,7 +66,7 @@ typedef struct rf_region_stats {
 } rf_region_stats;
 /** The FLOPs and bytes a region is evaluated with: the hardware counts when every call of it was
  *  counted (returns 1), else the rf_region_add figures (returns 0). */
-int rf_region_counts(const rf_region_stats *s, double *flops, double *bytes);
+RF_API int rf_region_counts(const rf_region_stats *s, double *flops, double *bytes);
 
 /** A set of region statistics, in the order the names were first seen. */
 typedef struct rf_regions {
@@ -76,23 +77,24 @@ typedef struct rf_regions {
 
 /** Merge every thread's records into *out (owned by the caller: rf_regions_free). Safe while
  *  other threads are recording (each thread's record is locked briefly). */
-rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out);
+RF_API rf_status rf_regions_snapshot(rf_ctx *ctx, rf_regions **out);
 
 /** Release. Accepts NULL. */
-void rf_regions_free(rf_regions *r);
+RF_API void rf_regions_free(rf_regions *r);
 
 /** Add the regions of `from` (another process's record) to `into` (made with the same `ctx`),
  *  matched by name (new names appended): calls, totals, counts, threads and unmatched ends are
  *  summed, min and max kept; the median is the calls-weighted mean of the two (an estimate: the
  *  samples are not in the records). */
-rf_status rf_regions_merge(rf_ctx *ctx, rf_regions *into, const rf_regions *from);
+RF_API rf_status rf_regions_merge(rf_ctx *ctx, rf_regions *into, const rf_regions *from);
 
 /** The regions as an analysis on ceilings `compute` / `bandwidth` of `m`: one row per region, op
  *  "region", its FLOPs and bytes (totals of rf_region_add over every call) and its measured time
  *  (the total over every call and thread), so each lands as a measured point under its roof.
  *  *out: rf_result_free. */
-rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
-                             size_t compute, size_t bandwidth, const char *title, rf_result **out);
+RF_API rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
+                                    size_t compute, size_t bandwidth, const char *title,
+                                    rf_result **out);
 
 /** Write the regions recorded so far to `path` (NULL: a new file regions-PID.json of this process
  *  in the directory $ROOFLINE_OUTPUT_DIR, created with O_EXCL and never through a symlink, so each
@@ -103,29 +105,29 @@ rf_status rf_regions_analyze(rf_ctx *ctx, const rf_regions *regions, const rf_ma
  *  machine, else the datasheet xeon-8480plus (the demo's) — the roof only matters to
  *  `roofline plot` on the file; `roofline run` evaluates the regions again. Called at exit
  *  automatically. */
-rf_status rf_regions_write(rf_ctx *ctx, const char *path);
+RF_API rf_status rf_regions_write(rf_ctx *ctx, const char *path);
 
 /** The saved result of `regions` under the default roof of `m` (rf_report_json: one row per
  *  region, op "region", the FLOPs and bytes given) with a top-level "regions" array holding each
  *  region's measured figures (name, calls, total_s, min_s, median_s, max_s, flops, bytes,
  *  threads, unmatched). `title` names the program (may be NULL). */
-rf_status rf_regions_write_json(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
-                                const char *title, rf_writer *w);
+RF_API rf_status rf_regions_write_json(rf_ctx *ctx, const rf_regions *regions, const rf_machine *m,
+                                       const char *title, rf_writer *w);
 
 /** Read the "regions" array of a file written by rf_regions_write_json (strict: unknown keys,
  *  wrong types, negative or non-finite figures are errors naming the item). `source` names the
  *  input in messages. *out owned by the caller. */
-rf_status rf_regions_parse_json(rf_ctx *ctx, const void *data, size_t size, const char *source,
-                                rf_regions **out);
+RF_API rf_status rf_regions_parse_json(rf_ctx *ctx, const void *data, size_t size,
+                                       const char *source, rf_regions **out);
 
 /** rf_regions_parse_json on a file. */
-rf_status rf_regions_read_file(rf_ctx *ctx, const char *path, rf_regions **out);
+RF_API rf_status rf_regions_read_file(rf_ctx *ctx, const char *path, rf_regions **out);
 
 /** Table of the regions' measured points against the rows of `r` (the same regions evaluated
  *  under a roof, matched by name): calls, time per call (median and min), total, achieved
  *  FLOP/s and byte/s, and utilization = achieved / attainable. */
-rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_result *r,
-                            const rf_report_opts *o, rf_writer *w);
+RF_API rf_status rf_report_regions(rf_ctx *ctx, const rf_regions *regions, const rf_result *r,
+                                   const rf_report_opts *o, rf_writer *w);
 
 /** Hardware counters this process could count a region's FLOPs and bytes with. */
 typedef struct rf_perf_counters {
@@ -143,11 +145,12 @@ typedef int (*rf_perf_open_fn)(void *user, uint32_t type, uint64_t config);
 /** Try the x86 floating-point retirement events of this CPU's vendor and the last-level-cache
  *  misses through `open_fn` (NULL: perf_event_open on this process; tests pass a stand-in, which
  *  is offered every event). Always RF_OK unless `out` is NULL; the outcome is in *out. */
-rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user, rf_perf_counters *out);
+RF_API rf_status rf_perf_detect(rf_ctx *ctx, rf_perf_open_fn open_fn, void *user,
+                                rf_perf_counters *out);
 
 /** One sentence for `roofline run`: which counters count the regions, or that none are available
  *  and why, and that the rf_region_add counts are used. Returns buf. */
-const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size);
+RF_API const char *rf_perf_describe(const rf_perf_counters *c, char *buf, size_t size);
 /** Where the markers read hardware counters from: `open` opens one event for the calling thread
  *  and returns a handle >= 0 (or -errno), `read` stores its running count (scaled for
  *  multiplexing) and returns 0 (or -errno), `close` releases it. */
@@ -164,14 +167,14 @@ typedef struct rf_perf_ops {
  *  test passes stand-in `ops` here (which are offered every event of every vendor); NULL restores
  *  the environment's choice. Call before any thread records (or after rf_regions_reset). A
  *  thread whose events do not all open counts nothing. */
-void rf_regions_set_perf(const rf_perf_ops *ops);
+RF_API void rf_regions_set_perf(const rf_perf_ops *ops);
 
 /** Forget every record (tests). No thread may be inside a marker call meanwhile. */
-void rf_regions_reset(void);
+RF_API void rf_regions_reset(void);
 
 /** Test hook: the clock the markers read, in nanoseconds (NULL: CLOCK_MONOTONIC). Set it before
  *  any thread records. */
-void rf_regions_set_clock(uint64_t (*now_ns)(void *user), void *user);
+RF_API void rf_regions_set_clock(uint64_t (*now_ns)(void *user), void *user);
 
 /* The macro layer: compiled to nothing unless ROOFLINE_MARKERS is defined before this header is
  * first included (as LIKWID_PERFMON does for likwid-marker.h), so instrumented code ships

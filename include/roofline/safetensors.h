@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "graph.h"
 
@@ -60,7 +61,8 @@ typedef struct rf_safetensors {
  *  are copied). Refusals (RF_FORMAT, RF_RANGE, RF_UNSUPPORTED for an unknown dtype or a rank
  *  above RF_GRAPH_MAX_RANK) name the item and set the byte offset. Free with rf_safetensors_free.
  */
-rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_safetensors **out);
+RF_API rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size,
+                                      rf_safetensors **out);
 
 /** Open `path`: a .safetensors file, a `model.safetensors.index.json` (every shard of its
  *  weight_map is opened and validated; every tensor must be found exactly once, in the shard the
@@ -68,19 +70,19 @@ rf_status rf_safetensors_parse(rf_ctx *ctx, const void *data, size_t size, rf_sa
 /** A sharded checkpoint from the bytes of its `model.safetensors.index.json` (a JSON object with a
  *  "weight_map" of tensor name -> shard file name); `ipath` is the index's path: the shards are
  *  read beside it and named in messages. *out: rf_safetensors_free. */
-rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size, const char *ipath,
-                                     rf_safetensors **out);
+RF_API rf_status rf_safetensors_parse_index(rf_ctx *ctx, const void *data, size_t size,
+                                            const char *ipath, rf_safetensors **out);
 
-rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
+RF_API rf_status rf_safetensors_read_file(rf_ctx *ctx, const char *path, rf_safetensors **out);
 
 /** Release. Accepts NULL. */
-void rf_safetensors_free(rf_safetensors *st);
+RF_API void rf_safetensors_free(rf_safetensors *st);
 
 /** The tensor named `name`, or NULL. O(1) on average. */
-const rf_st_tensor *rf_safetensors_find(const rf_safetensors *st, const char *name);
+RF_API const rf_st_tensor *rf_safetensors_find(const rf_safetensors *st, const char *name);
 
 /** Value of a `__metadata__` key, or NULL. */
-const char *rf_safetensors_meta(const rf_safetensors *st, const char *key);
+RF_API const char *rf_safetensors_meta(const rf_safetensors *st, const char *key);
 
 /* ---- Hugging Face config.json ------------------------------------------------------------------
  */
@@ -109,14 +111,14 @@ typedef struct rf_hfconfig {
 
 /** Parse a config.json image. RF_FORMAT (not JSON, duplicate keys, a field of the wrong type, a
  *  negative or fractional count) naming the field. */
-rf_status rf_hfconfig_parse(rf_ctx *ctx, const void *data, size_t size, rf_hfconfig *out);
+RF_API rf_status rf_hfconfig_parse(rf_ctx *ctx, const void *data, size_t size, rf_hfconfig *out);
 
 /** Read `path` (a config.json). Errors start with the path. */
-rf_status rf_hfconfig_read_file(rf_ctx *ctx, const char *path, rf_hfconfig *out);
+RF_API rf_status rf_hfconfig_read_file(rf_ctx *ctx, const char *path, rf_hfconfig *out);
 
 /** Read the config.json beside a model: in `model_path` when it is a folder, else in the folder of
  *  the file. RF_IO naming the expected path when there is none. */
-rf_status rf_hfconfig_read_beside(rf_ctx *ctx, const char *model_path, rf_hfconfig *out);
+RF_API rf_status rf_hfconfig_read_beside(rf_ctx *ctx, const char *model_path, rf_hfconfig *out);
 
 #ifdef __cplusplus
 }

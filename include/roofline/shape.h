@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "ctx.h"
 #include "graph.h"
 
@@ -26,14 +27,16 @@ typedef struct rf_shape_binding {
 
 /** Parse "NAME=1x3x224x224" (is_dim 0; dims >= 1, "x"-separated) or "SYMBOL=8" (is_dim 1) into
  *  *b. RF_USAGE with a message naming the text when it is malformed. */
-rf_status rf_shape_binding_parse(rf_ctx *ctx, const char *text, int is_dim, rf_shape_binding *b);
+RF_API rf_status rf_shape_binding_parse(rf_ctx *ctx, const char *text, int is_dim,
+                                        rf_shape_binding *b);
 
 /** Apply bindings to the graph inputs (replacing their dims; an unknown input name is
  *  RF_USAGE), then bind symbols, then infer every layer's output shapes in order for the common
  *  operator set (docs/cost-model.md "Shape inference"). Shapes the file already states are kept
  *  unless an input binding changed the graph's inputs. Layers whose outputs stay unknown are left
  *  so; the cost model reports them as undefined with the reason. */
-rf_status rf_graph_infer_shapes(rf_ctx *ctx, rf_graph *g, const rf_shape_binding *b, size_t n);
+RF_API rf_status rf_graph_infer_shapes(rf_ctx *ctx, rf_graph *g, const rf_shape_binding *b,
+                                       size_t n);
 
 #ifdef __cplusplus
 }

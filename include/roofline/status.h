@@ -5,6 +5,8 @@
 #ifndef ROOFLINE_STATUS_H
 #define ROOFLINE_STATUS_H
 
+#include "export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,14 +31,14 @@ typedef enum rf_status {
 } rf_status;
 
 /** The code's short name ("FORMAT"); a static string, never NULL. Thread-safe. */
-const char *rf_status_name(rf_status status);
+RF_API const char *rf_status_name(rf_status status);
 
 /** A lower-case sentence fragment for the code ("malformed input"); static, never NULL. */
-const char *rf_status_str(rf_status status);
+RF_API const char *rf_status_str(rf_status status);
 
 /** True for the codes that mean the caller's input or usage was wrong (FORMAT, UNSUPPORTED, RANGE,
  *  USAGE, IO), as opposed to NOMEM and INTERNAL. The CLI maps the first to exit code 2. */
-int rf_status_is_input_error(rf_status status);
+RF_API int rf_status_is_input_error(rf_status status);
 
 #ifdef __cplusplus
 }

@@ -9,10 +9,14 @@
 
 #include "llm/llm_build_int.h"
 
+/* Room for a block's prefix (pre, under 32 bytes), a dot and the longest name a caller passes (a
+ * literal, or rf__per_weight's 320-byte nx, ny): no name is cut. */
+#define RF__LB_FULL_MAX (sizeof(((rf__lb *)0)->pre) + 1 + 320)
+
 rf_status rf__lb_act(rf__lb *b, const char *name, rf_dtype t, uint32_t flags, uint32_t rank,
                      const int64_t *dims, uint32_t *out)
 {
-    char full[320];
+    char full[RF__LB_FULL_MAX];
     snprintf(full, sizeof full, "%s%s%s", b->in_block ? b->pre : "", b->in_block ? "." : "", name);
     return rf_graph_add_tensor(b->ctx, b->g, full, t, rank, dims, flags, out);
 }
@@ -21,7 +25,7 @@ rf_status rf__lb_layer(rf__lb *b, const char *name, const char *op_type, int kin
                        const uint32_t *in, uint32_t n_in, const uint32_t *out, uint32_t n_out,
                        uint32_t *index)
 {
-    char full[320];
+    char full[RF__LB_FULL_MAX];
     uint32_t li;
     snprintf(full, sizeof full, "%s%s%s", b->in_block ? b->pre : "", b->in_block ? "." : "", name);
     RF_TRY(rf_graph_add_layer(b->ctx, b->g, full, op_type, in, n_in, out, n_out, &li));

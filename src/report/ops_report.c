@@ -7,6 +7,7 @@
 #include "core/rf_int.h"
 #include "report_int.h"
 #include "roofline/graph.h"
+#include "roofline/report.h"
 
 static int rf__ops_match(const rf_op_info *o, const char *pattern)
 {
