@@ -293,6 +293,10 @@ rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li);
  * none). Returns the count. */
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
                          rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out);
+/* The bias a (de)convolution without one can take from the layer after its output Y: an Add of
+ * a constant per-channel operand (C elements, [C,1,..] or [1,C,1,..], plain bytes), the Add's
+ * index in *layer. RF__XNONE when there is none. */
+uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer);
 /* The binary post-ops' operands in the layout their args say (a plain copy when needed). */
 rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n);
 /* After the fused kernel of layer li was added: the layers fused[] are marked measured as part

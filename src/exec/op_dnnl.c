@@ -163,6 +163,32 @@ static void padded(const rf__xtensor *t, uint32_t R, int64_t *d)
     for (uint32_t i = 0; i < R; i++) d[i] = i < R - t->rank ? 1 : t->dims[i - (R - t->rank)];
 }
 
+/* src1's layout for a broadcast binary whose src0 m0 (dims yd, rank R) is blocked: bd in the
+ * same format tag, so oneDNN's vector kernel runs (a plain src1 next to a blocked src0 sends it
+ * to its reference kernel, 100x slower). Falls back to the plain bd_plain. */
+static dnnl_memory_desc_t like_src0(const dnnl_memory_desc_t *m0, uint32_t R, const int64_t *yd,
+                                    const int64_t *bd, const dnnl_memory_desc_t *bd_plain)
+{
+    static const dnnl_format_tag_t tags[][3] = {
+        {dnnl_aBc16b, dnnl_aBc8b, dnnl_acb},
+        {dnnl_aBcd16b, dnnl_aBcd8b, dnnl_acdb},
+        {dnnl_aBcde16b, dnnl_aBcde8b, dnnl_acdeb},
+    };
+    if (R < 3 || R > 5) return *bd_plain;
+    dnnl_dims_t y, b;
+    for (uint32_t i = 0; i < R; i++) y[i] = yd[i], b[i] = bd[i];
+    for (int k = 0; k < 3; k++) {
+        dnnl_memory_desc_t t;
+        if (dnnl_memory_desc_init_by_tag(&t, (int)R, y, dnnl_f32, tags[R - 3][k]) !=
+                dnnl_success ||
+            !dnnl_memory_desc_equal(&t, m0))
+            continue;
+        if (dnnl_memory_desc_init_by_tag(&t, (int)R, b, dnnl_f32, tags[R - 3][k]) == dnnl_success)
+            return t;
+    }
+    return *bd_plain;
+}
+
 rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -201,7 +227,7 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     rf__xdesc_plain(&a_plain, R, ad);
     rf__xdesc_plain(&b_plain, R, bd);
     m0 = p->t[A].rank == R ? p->t[A].md : a_plain;
-    m1 = full_b ? m0 : b_plain;
+    m1 = full_b ? m0 : like_src0(&m0, R, yd, bd, &b_plain);
     dnnl_binary_desc_t bdsc;
     dnnl_primitive_desc_t pd;
     if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
@@ -288,6 +314,33 @@ static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_op
     if (dnnl_post_ops_append_binary(po, alg, &md) != dnnl_success) return 0;
     *a = (rf__xprim_arg){DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1, o, md, NULL};
     return 1;
+}
+
+uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer)
+{
+    const rf_graph *g = p->g;
+    if (Y >= g->n_tensors || p->consumer[Y] == RF__XNONE) return RF__XNONE;
+    const rf_layer *l = &g->layers[p->consumer[Y]];
+    if (strcmp(l->op_type, "Add") || l->n_inputs != 2 || l->n_outputs != 1 ||
+        l->inputs[0] == l->inputs[1])
+        return RF__XNONE;
+    uint32_t o = l->inputs[l->inputs[0] == Y ? 1 : 0], out = l->outputs[0];
+    if (o == RF_GRAPH_NO_TENSOR || o >= g->n_tensors || !p->t[o].weight || !p->t[o].ready ||
+        out >= g->n_tensors || p->t[out].ready || !rf__shape_full(&g->tensors[out]))
+        return RF__XNONE;
+    const rf__xtensor *x = &p->t[Y], *b = &p->t[o], *y = &p->t[out];
+    uint32_t R = x->rank;
+    if (R < 2 || b->rank > R || y->rank != R || memcmp(y->dims, x->dims, R * sizeof *x->dims))
+        return RF__XNONE;
+    int64_t bd[RF_GRAPH_MAX_RANK];
+    padded(b, R, bd);
+    for (uint32_t i = 0; i < R; i++)
+        if (bd[i] != (i == 1 ? x->dims[1] : 1)) return RF__XNONE;
+    dnnl_memory_desc_t plain;
+    rf__xdesc_plain(&plain, b->rank, b->dims);
+    if (!dnnl_memory_desc_equal(&plain, &b->md)) return RF__XNONE;
+    *layer = p->consumer[Y];
+    return o;
 }
 
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,

@@ -73,25 +73,40 @@ static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, 
     return rf__xstep_add_prim(p, li, -1, pd, a, n);
 }
 
-/* The primitive descriptor of (de)convolution desc of layer li with the element-wise layers that
- * follow its output Y fused in as post-ops (*f); without them when oneDNN refuses the post-ops.
- * 1 on success, 0: no primitive. */
-static int fused_desc(rf__xplan *p, const void *desc, uint32_t Y, dnnl_primitive_desc_t *pd,
-                      rf__xfused *f)
+/* The bias of a (de)convolution writing Y: B, or when it has none, the constant per-channel
+ * operand of an Add right after it (that Add then runs as part of the kernel: f->layer[0], and
+ * f->y is its output). */
+static uint32_t fused_bias(rf__xplan *p, uint32_t Y, uint32_t B, rf__xfused *f)
+{
+    f->n = f->n_arg = 0;
+    f->y = Y;
+    if (B != RF_GRAPH_NO_TENSOR) return B;
+    uint32_t add, b = rf__xfuse_bias(p, Y, &add);
+    if (b == RF__XNONE) return RF_GRAPH_NO_TENSOR;
+    f->layer[f->n++] = add;
+    f->y = p->g->layers[add].outputs[0];
+    return b;
+}
+
+/* The primitive descriptor of (de)convolution desc of layer li with up to max element-wise
+ * layers that follow f->y (its output, or the Add fused_bias took) fused in as post-ops (*f);
+ * without them when oneDNN refuses the post-ops. 1 on success, 0: no primitive. */
+static int fused_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
+                      uint32_t max)
 {
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_attr_t at = NULL;
-    f->n = f->n_arg = 0;
-    f->y = Y;
+    uint32_t n0 = f->n, y0 = f->y, more;
     *pd = NULL;
-    if (dnnl_post_ops_create(&po) == dnnl_success &&
-        (f->n = rf__xfuse_chain(p, Y, po, f->layer, f->arg, &f->n_arg, RF__XFUSE_MAX, &f->y)) > 0 &&
-        (dnnl_primitive_attr_clone(&at, p->attr) != dnnl_success ||
-         dnnl_primitive_attr_set_post_ops(at, po) != dnnl_success ||
-         dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) != dnnl_success)) {
+    if (max && dnnl_post_ops_create(&po) == dnnl_success &&
+        (more = rf__xfuse_chain(p, y0, po, f->layer + n0, f->arg, &f->n_arg, max, &f->y)) > 0 &&
+        (f->n += more,
+         dnnl_primitive_attr_clone(&at, p->attr) != dnnl_success ||
+             dnnl_primitive_attr_set_post_ops(at, po) != dnnl_success ||
+             dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) != dnnl_success)) {
         *pd = NULL;
-        f->n = f->n_arg = 0;
-        f->y = Y;
+        f->n = n0, f->n_arg = 0;
+        f->y = y0;
     }
     if (po) dnnl_post_ops_destroy(po);
     if (at) dnnl_primitive_attr_destroy(at);
@@ -171,11 +186,12 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     rf__xfused f;
+    if (!attr) B = fused_bias(p, Y, B, &f);
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
         (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
-              : !fused_desc(p, &cd, Y, &pd, &f))) {
+              : !fused_desc(p, &cd, &pd, &f, RF__XFUSE_MAX - f.n))) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no %sconvolution for these parameters",
                               xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
@@ -250,10 +266,15 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
     dnnl_deconvolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     rf__xfused f;
+    /* nothing fused, no bias taken from an Add: oneDNN 2.6 runs an f32 deconvolution as a
+     * backward-data convolution and then applies bias and post-ops in a loop of its own (3x and
+     * 15x the kernel's time on a 2x2 stride-2 ConvTranspose); the Add runs as its own binary */
+    f.n = f.n_arg = 0;
+    f.y = Y;
     if (dnnl_dilated_deconvolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !fused_desc(p, &cd, Y, &pd, &f)) {
+        !fused_desc(p, &cd, &pd, &f, 0)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }

@@ -115,3 +115,47 @@ RF_TEST(conv_chain_has_no_inner_reorders)
     }
     tg_free(&t);
 }
+
+/* x -> Conv(w1) -> Add(b1 [32,1,1]) -> ConvTranspose(w2, 2x2 stride 2) -> Add(b2 [1,16,1,1])
+ * -> y: the Conv takes b1 as its bias (the Add fused into it), the ConvTranspose fuses nothing
+ * (oneDNN's deconvolution applies post-ops one element at a time) and its Add runs as a binary
+ * on the blocked output. `keep`: the intermediates are graph outputs, nothing fuses. */
+static tg bias_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 16, 8, 8));
+    uint32_t w1 = tens(&t, "w1", RF_TENSOR_WEIGHT, D(32, 16, 3, 3));
+    uint32_t b1 = tens(&t, "b1", RF_TENSOR_WEIGHT, D(32, 1, 1));
+    uint32_t w2 = tens(&t, "w2", RF_TENSOR_WEIGHT, D(32, 16, 2, 2));
+    uint32_t b2 = tens(&t, "b2", RF_TENSOR_WEIGHT, D(1, 16, 1, 1));
+    uint32_t c1 = tens(&t, "c1", mid, D(1, 32, 8, 8)), a1 = tens(&t, "a1", mid, D(1, 32, 8, 8));
+    uint32_t d2 = tens(&t, "d2", mid, D(1, 16, 16, 16));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 16, 16, 16));
+    li[0] = lay(&t, "Conv", IN(x, w1), c1);
+    ints(&t, li[0], "pads", D(1, 1, 1, 1));
+    li[1] = lay(&t, "Add", IN(c1, b1), a1);
+    li[2] = lay(&t, "ConvTranspose", IN(a1, w2), d2);
+    ints(&t, li[2], "strides", D(2, 2));
+    li[3] = lay(&t, "Add", IN(b2, d2), *y);
+    return t;
+}
+
+RF_TEST(add_becomes_bias_not_deconv_post_op)
+{
+    uint32_t y, yu, li[4], lu[4];
+    tg f = bias_chain(0, &y, li), u = bias_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        RF_EXPECT_INT(f.p->layers[li[1]].fused_into, (int)li[0]);
+        expect_measured(&f, li[1], "onednn:post-op");
+        RF_EXPECT_INT(f.p->layers[li[3]].fused_into, -1);
+        expect_measured(&f, li[3], "onednn:binary");
+        for (int k = 0; k < 4; k++) RF_EXPECT_INT(u.p->layers[lu[k]].fused_into, -1);
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("bias-fused vs unfused", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
+}
