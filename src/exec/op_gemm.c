@@ -196,8 +196,9 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
                               xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
     }
+    double work = conv_work(y, w); /* before conv_step: adding copies moves p->t */
     RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel, attr ? NULL : &f));
-    if (!attr) rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(y, w));
+    if (!attr) rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
     return RF_OK;
 }
 
@@ -278,8 +279,9 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
         rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }
+    double work = conv_work(x, w); /* before conv_step: adding copies moves p->t */
     RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution", &f));
-    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(x, w));
+    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
     return RF_OK;
 }
 
