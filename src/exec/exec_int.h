@@ -121,7 +121,8 @@ struct rf__xstep {
     uint32_t n_io, n_in;
     float **ptr; /* resolved data of io[] */
     rf__xkernel_args c;
-    int tiny; /* moves under RF__XTINY_BYTES: run on one thread (fork/join would cost more) */
+    int tiny; /* run on one thread (fork/join would cost more): a C step moving under
+                 RF__XTINY_BYTES, a primitive by prim_tiny (steps.c) */
 };
 
 /* Values of a scale or zero point op_qlinear.c reads when it makes a primitive (per plan). */
@@ -131,6 +132,9 @@ struct rf__xstep {
  * costs microseconds, and on a busy machine a spinning peer that was descheduled costs a time
  * slice (a 200k-node chain of tiny ops took 120 s on 2 threads under load, 4 s on one). */
 #define RF__XTINY_BYTES (128u * 1024u)
+/* ... and a convolution or matmul step also does fewer multiply-adds than this (about 20 us
+ * on one core): its weights may weigh more than its activations. */
+#define RF__XTINY_MACS 1e6
 
 /* An extra layer's description (its timing comes from its step). */
 typedef struct rf__xextra_layer {
@@ -179,6 +183,10 @@ struct rf__xplan {
 /* Build the plan of `g`: every layer's steps, tensor lifetimes, the arena; weights and inputs
  * filled with synthetic values. RF_NOMEM, RF_RANGE (too big), RF_INTERNAL (oneDNN). */
 rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
+/* rf__xplan_new for a team of `threads` set through omp_set (omp_set_num_threads; NULL: none):
+ * the primitives of tiny steps are made for one thread (their work split is fixed then). */
+rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                             rf__xplan **out);
 void rf__xplan_free(rf__xplan *p);
 /* Run every step once. step_s (n_steps entries) receives each step's time when not NULL; the
  * clock is read just before and just after each step. */

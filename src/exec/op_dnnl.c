@@ -179,8 +179,7 @@ static dnnl_memory_desc_t like_src0(const dnnl_memory_desc_t *m0, uint32_t R, co
     for (uint32_t i = 0; i < R; i++) y[i] = yd[i], b[i] = bd[i];
     for (int k = 0; k < 3; k++) {
         dnnl_memory_desc_t t;
-        if (dnnl_memory_desc_init_by_tag(&t, (int)R, y, dnnl_f32, tags[R - 3][k]) !=
-                dnnl_success ||
+        if (dnnl_memory_desc_init_by_tag(&t, (int)R, y, dnnl_f32, tags[R - 3][k]) != dnnl_success ||
             !dnnl_memory_desc_equal(&t, m0))
             continue;
         if (dnnl_memory_desc_init_by_tag(&t, (int)R, b, dnnl_f32, tags[R - 3][k]) == dnnl_success)
