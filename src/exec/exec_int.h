@@ -297,15 +297,18 @@ rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li);
 /* Post-op fusion (op_dnnl.c): the element-wise layers that follow tensor Y alone (Relu, Clip,
  * HardSigmoid, ..., Add/Mul/... of a residual, a per-channel or a scalar operand), appended to
  * po as oneDNN post-ops, at most max of them: their indices in fused[], the binary post-ops'
- * operands in args[*n_args] (up to max), the tensor the last one writes in *y_out (Y when
- * none). Returns the count. */
+ * operands in args[*n_args] (up to max; binary 0: the chain stops at the first binary layer;
+ * like, not NULL: a residual is read in that layout), the tensor the last one writes in *y_out
+ * (Y when none). Returns the count. */
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
-                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out);
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, int binary,
+                         const dnnl_memory_desc_t *like, uint32_t *y_out);
 /* The bias a (de)convolution without one can take from the layer after its output Y: an Add of
  * a constant per-channel operand (C elements, [C,1,..] or [1,C,1,..], plain bytes), the Add's
  * index in *layer. RF__XNONE when there is none. */
 uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer);
-/* The binary post-ops' operands in the layout their args say (a plain copy when needed). */
+/* The binary post-ops' operands in the layout their args say (a plain copy, or a residual
+ * reordered to the kernel's output layout, when needed). */
 rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n);
 /* After the fused kernel of layer li was added: the layers fused[] are marked measured as part
  * of it, their outputs (and li's own, Y) made views of y_out. work: li's FLOPs per pass. */

@@ -283,7 +283,7 @@ static int fusable_unary(const char *op)
  * (a residual, read in its own layout), per channel or a scalar (read as a plain [1,C,1,..]).
  * Sub and Div only with t first. Appends to po, fills *a; 1 when it did. */
 static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_ops_t po,
-                       rf__xprim_arg *a)
+                       const dnnl_memory_desc_t *like, rf__xprim_arg *a)
 {
     dnnl_alg_kind_t alg;
     int commutes;
@@ -304,7 +304,7 @@ static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_op
     dnnl_memory_desc_t md, plain;
     rf__xdesc_plain(&plain, R, od);
     if (full && ot->rank == R)
-        md = ot->md; /* a residual: in whatever layout it has */
+        md = like ? *like : ot->md; /* a residual: in whatever layout it has, or like's */
     else if (chan)
         md = plain;
     else
@@ -343,7 +343,8 @@ uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer)
 }
 
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
-                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out)
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, int binary,
+                         const dnnl_memory_desc_t *like, uint32_t *y_out)
 {
     const rf_graph *g = p->g;
     uint32_t n = 0, t = Y;
@@ -374,7 +375,7 @@ uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t 
             if (!ready || !elt_alg(p, l, &alg, &a, &b) ||
                 dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) != dnnl_success)
                 break;
-        } else if (fuse_binary(p, l, t, po, &args[*n_args])) {
+        } else if (binary && fuse_binary(p, l, t, po, like, &args[*n_args])) {
             ++*n_args;
         } else {
             break;
@@ -389,9 +390,14 @@ uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t 
 rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n)
 {
     for (uint32_t k = 0; k < n; k++) { /* per-channel operands are read as plain bytes */
-        dnnl_memory_desc_t own = p->t[args[k].t].md;
-        if (!dnnl_memory_desc_equal(&own, &args[k].md))
+        const rf__xtensor *x = &p->t[args[k].t];
+        dnnl_memory_desc_t own = x->md, plain;
+        rf__xdesc_plain(&plain, x->rank, x->dims);
+        if (dnnl_memory_desc_equal(&own, &args[k].md)) continue;
+        if (dnnl_memory_desc_equal(&plain, &args[k].md) || x->rank != (uint32_t)args[k].md.ndims)
             RF_TRY(rf__xtensor_plain(p, li, args[k].t, &args[k].t));
+        else /* a residual in the kernel's output layout */
+            RF_TRY(rf__xtensor_convert(p, li, args[k].t, NULL, &args[k].md, &args[k].t));
     }
     return RF_OK;
 }

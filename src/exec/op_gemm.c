@@ -88,29 +88,80 @@ static uint32_t fused_bias(rf__xplan *p, uint32_t Y, uint32_t B, rf__xfused *f)
     return b;
 }
 
-/* The primitive descriptor of (de)convolution desc of layer li with up to max element-wise
- * layers that follow f->y (its output, or the Add fused_bias took) fused in as post-ops (*f);
- * without them when oneDNN refuses the post-ops. 1 on success, 0: no primitive. */
-static int fused_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
-                      uint32_t max)
+/* Is oneDNN's implementation `pd` a generic one (im2col GEMM, reference)? */
+static int generic_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *name = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) != dnnl_success || !name)
+        return 0;
+    return strstr(name, "gemm") || strstr(name, "ref");
+}
+
+/* One try of fused_desc: the chain after f->y (binary post-ops only when `binary`) in *pd, or
+ * NULL and f untouched. */
+static void chain_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
+                       uint32_t max, int binary, const dnnl_memory_desc_t *like)
 {
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_attr_t at = NULL;
-    uint32_t n0 = f->n, y0 = f->y, more;
+    rf__xfused g = *f;
     *pd = NULL;
-    if (max && dnnl_post_ops_create(&po) == dnnl_success &&
-        (more = rf__xfuse_chain(p, y0, po, f->layer + n0, f->arg, &f->n_arg, max, &f->y)) > 0 &&
-        (f->n += more,
-         dnnl_primitive_attr_clone(&at, p->attr) != dnnl_success ||
-             dnnl_primitive_attr_set_post_ops(at, po) != dnnl_success ||
-             dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) != dnnl_success)) {
+    uint32_t more = 0;
+    if (dnnl_post_ops_create(&po) == dnnl_success)
+        more =
+            rf__xfuse_chain(p, f->y, po, g.layer + f->n, g.arg, &g.n_arg, max, binary, like, &g.y);
+    if (more && dnnl_primitive_attr_clone(&at, p->attr) == dnnl_success &&
+        dnnl_primitive_attr_set_post_ops(at, po) == dnnl_success &&
+        dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) == dnnl_success) {
+        g.n += more;
+        *f = g;
+    } else {
         *pd = NULL;
-        f->n = n0, f->n_arg = 0;
-        f->y = y0;
     }
     if (po) dnnl_post_ops_destroy(po);
     if (at) dnnl_primitive_attr_destroy(at);
-    return *pd ? 1 : rf__xprim_desc(p, desc, pd);
+}
+
+/* The primitive descriptor of (de)convolution desc of layer li with up to max element-wise
+ * layers that follow f->y (its output, or the Add fused_bias took) fused in as post-ops (*f);
+ * without them when oneDNN refuses the post-ops. A binary post-op whose operand's layout
+ * oneDNN's direct kernels do not take sends it to im2col GEMM (a residual in nhwc next to a
+ * conv that wants nChw16c: 3x slower than the conv plus a separate Add): then a residual is
+ * read in the layout the conv writes (reordered before it), and if that does not help either,
+ * the chain stops before the first binary post-op. 1 on success, 0: no primitive. */
+static int fused_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
+                      uint32_t max)
+{
+    dnnl_primitive_desc_t base = NULL;
+    rf__xfused f0 = *f;
+    *pd = NULL;
+    if (!rf__xprim_desc(p, desc, &base)) return 0;
+    const dnnl_memory_desc_t *dst = dnnl_primitive_desc_query_md(base, dnnl_query_dst_md, 0);
+    /* a convolution's activation layouts as the kernel without post-ops picked them, not `any`
+     * (the direct kernels take a binary post-op only with them fixed); weights stay `any` */
+    dnnl_convolution_desc_t cd;
+    int fixed = *(const dnnl_primitive_kind_t *)desc == dnnl_convolution && dst;
+    if (fixed) {
+        memcpy(&cd, desc, sizeof cd);
+        cd.src_desc = *dnnl_primitive_desc_query_md(base, dnnl_query_src_md, 0);
+        cd.dst_desc = *dst;
+    }
+    for (int k = 0; max && k < 3 && !*pd; k++) { /* residual as it is, in dst's layout, none */
+        *f = f0;
+        chain_desc(p, k == 1 && fixed ? (const void *)&cd : desc, pd, f, max, k < 2,
+                   k == 1 ? dst : NULL);
+        if (*pd && generic_impl(*pd) && !generic_impl(base)) {
+            dnnl_primitive_desc_destroy(*pd);
+            *pd = NULL;
+        }
+    }
+    if (*pd) {
+        dnnl_primitive_desc_destroy(base);
+        return 1;
+    }
+    *f = f0;
+    *pd = base;
+    return 1;
 }
 
 /* FLOPs of a (de)convolution per pass, 2 per multiply-add (docs/cost-model.md "Conv"): each
