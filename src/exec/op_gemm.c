@@ -129,13 +129,25 @@ static void chain_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd
  * conv that wants nChw16c: 3x slower than the conv plus a separate Add): then a residual is
  * read in the layout the conv writes (reordered before it), and if that does not help either,
  * the chain stops before the first binary post-op. 1 on success, 0: no primitive. */
-static int fused_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
-                      uint32_t max)
+static int fused_desc(rf__xplan *p, const void *desc, const dnnl_memory_desc_t *xmd,
+                      dnnl_primitive_desc_t *pd, rf__xfused *f, uint32_t max)
 {
     dnnl_primitive_desc_t base = NULL;
     rf__xfused f0 = *f;
+    dnnl_convolution_desc_t in_place;
     *pd = NULL;
-    if (!rf__xprim_desc(p, desc, &base)) return 0;
+    if (xmd && *(const dnnl_primitive_kind_t *)desc == dnnl_convolution) {
+        /* the input in the layout it arrived in (a chain of convs: no reorder between them),
+         * when a direct kernel takes it */
+        memcpy(&in_place, desc, sizeof in_place);
+        in_place.src_desc = *xmd;
+        if (rf__xprim_desc(p, &in_place, &base) && !generic_impl(base))
+            desc = &in_place;
+        else if (base)
+            dnnl_primitive_desc_destroy(base);
+        base = desc == &in_place ? base : NULL;
+    }
+    if (!base && !rf__xprim_desc(p, desc, &base)) return 0;
     const dnnl_memory_desc_t *dst = dnnl_primitive_desc_query_md(base, dnnl_query_dst_md, 0);
     /* a convolution's activation layouts as the kernel without post-ops picked them, not `any`
      * (the direct kernels take a binary post-op only with them fixed); weights stay `any` */
@@ -237,12 +249,15 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     rf__xfused f;
+    dnnl_memory_desc_t xplain;
+    rf__xdesc_plain(&xplain, x->rank, x->dims);
+    int plain_x = dnnl_memory_desc_equal(&xplain, &x->md) || x->md.data_type != xdt;
     if (!attr) B = fused_bias(p, Y, B, &f);
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
         (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
-              : !fused_desc(p, &cd, &pd, &f, RF__XFUSE_MAX - f.n))) {
+              : !fused_desc(p, &cd, plain_x ? NULL : &x->md, &pd, &f, RF__XFUSE_MAX - f.n))) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no %sconvolution for these parameters",
                               xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
@@ -326,7 +341,7 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
     if (dnnl_dilated_deconvolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !fused_desc(p, &cd, &pd, &f, 0)) {
+        !fused_desc(p, &cd, NULL, &pd, &f, 0)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }

@@ -159,3 +159,77 @@ RF_TEST(add_becomes_bias_not_deconv_post_op)
     tg_free(&f);
     tg_free(&u);
 }
+
+/* x -> Conv a -> Cast -> Concat(., Conv b) -> Conv -> y: the Cast and the Concat run in the
+ * convs' layout (no reorder after the input's), and the result equals the same graph with the
+ * intermediates made outputs (every layer on its own, in whatever layouts that gives). */
+static tg concat_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 32, 12, 12));
+    uint32_t wa = tens(&t, "wa", RF_TENSOR_WEIGHT, D(32, 32, 3, 3));
+    uint32_t wb = tens(&t, "wb", RF_TENSOR_WEIGHT, D(32, 32, 1, 1));
+    uint32_t wc = tens(&t, "wc", RF_TENSOR_WEIGHT, D(32, 64, 3, 3));
+    uint32_t a = tens(&t, "a", mid, D(1, 32, 12, 12)), ac = tens(&t, "ac", mid, D(1, 32, 12, 12));
+    uint32_t b = tens(&t, "b", mid, D(1, 32, 12, 12)), c = tens(&t, "c", mid, D(1, 64, 12, 12));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 32, 12, 12));
+    li[0] = lay(&t, "Conv", IN(x, wa), a);
+    ints(&t, li[0], "pads", D(1, 1, 1, 1));
+    li[1] = lay(&t, "Cast", IN(a), ac);
+    li[2] = lay(&t, "Conv", IN(x, wb), b);
+    li[3] = lay(&t, "Concat", IN(ac, b), c);
+    rf_graph_set_attr_int(t.ctx, t.g, li[3], "axis", 1);
+    li[4] = lay(&t, "Conv", IN(c, wc), *y);
+    ints(&t, li[4], "pads", D(1, 1, 1, 1));
+    return t;
+}
+
+RF_TEST(concat_and_cast_keep_the_conv_layout)
+{
+    uint32_t y, yu, li[5], lu[5];
+    tg f = concat_chain(0, &y, li), u = concat_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        expect_measured(&f, li[1], "c:cast");
+        expect_measured(&f, li[3], "onednn:concat");
+        for (size_t e = 0; e < f.p->n_extra; e++) /* only the input goes to the convs' layout */
+            RF_EXPECT_STR(f.p->extra[e].name, "reorder:x");
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("concat in the conv layout vs alone", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
+}
+
+/* The team sizes a plan asked for while it was built (a stand-in for omp_set_num_threads). */
+static int team_calls[2];
+static void fake_team(int n)
+{
+    team_calls[n == 1 ? 0 : 1]++;
+}
+
+/* A tiny conv's primitive is made again for one thread when the plan is for two; its result is
+ * the same, and its step is marked tiny. */
+RF_TEST(tiny_conv_made_for_one_thread)
+{
+    uint32_t y, li[5];
+    tg t = chain(0, &y, li), r = chain(0, &y, li);
+    team_calls[0] = team_calls[1] = 0;
+    rf_status st = rf__xplan_new_team(t.ctx, t.g, fake_team, 2, &t.p);
+    RF_REQUIRE(st == RF_OK);
+    RF_EXPECT(team_calls[0] >= 2 && team_calls[1] == team_calls[0]); /* 1, then back to 2 */
+    size_t tiny = 0;
+    for (size_t s = 0; s < t.p->n_steps; s++)
+        if (t.p->steps[s].prim && t.p->steps[s].layer == li[0]) tiny += t.p->steps[s].tiny;
+    RF_EXPECT(tiny >= 1);
+    if (rf__xplan_pass(t.p, fake_clock, NULL, NULL) == RF_OK && run(&r)) {
+        uint64_t n = elems(&t, y);
+        float *a = out(&t, y), *b = out(&r, y);
+        close_all("one-thread primitive vs default", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&t);
+    tg_free(&r);
+}
