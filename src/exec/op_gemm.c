@@ -371,11 +371,15 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
         dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
+    rf__xfused f = {.n = 0, .n_arg = 0, .y = Y};
+    /* the element-wise layers after it as post-ops, as after a Conv (fused_desc) */
     if (dnnl_matmul_desc_init(&md, am, &bw, C != RF__XNONE ? cm : NULL, ym) != dnnl_success ||
-        !rf__xprim_desc(p, &md, &pd)) {
+        !fused_desc(p, &md, NULL, &pd, &f, RF__XFUSE_MAX)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no matmul for these shapes");
         return RF_OK;
     }
+    double work = 2.0 * (double)am->dims[am->ndims - 1]; /* FLOPs: 2 K per output element */
+    for (int i = 0; i < ym->ndims; i++) work *= (double)ym->dims[i];
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     uint32_t au, bu, cu = 0;
     rf_status st = rf__xtensor_plain(p, li, A, &au);
@@ -383,19 +387,24 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
     if (st == RF_OK && !dnnl_memory_desc_equal(&wm, bm))
         st = rf__xtensor_convert(p, li, bu, bm, &wm, &bu);
     if (st == RF_OK && C != RF__XNONE) st = rf__xtensor_plain(p, li, C, &cu);
+    if (st == RF_OK) st = rf__xfuse_operands(p, li, f.arg, f.n_arg);
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
     dnnl_memory_desc_t yplain;
     rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xtensor_define(p, Y, &yplain);
-    rf__xprim_arg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
-                          {DNNL_ARG_WEIGHTS, bu, wm, NULL},
-                          {DNNL_ARG_DST, Y, *ym, NULL},
-                          {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    rf__xtensor_define(p, f.y, &yplain); /* with post-ops: the last fused layer's output */
+    rf__xprim_arg a[4 + RF__XFUSE_MAX] = {{DNNL_ARG_SRC, au, *am, NULL},
+                                          {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                                          {DNNL_ARG_DST, f.y, *ym, NULL},
+                                          {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    uint32_t n = C != RF__XNONE ? 4 : 3;
+    for (uint32_t k = 0; k < f.n_arg; k++) a[n++] = f.arg[k];
     rf__xlayer_measured(p, li, "onednn:matmul");
-    return rf__xstep_add_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
+    RF_TRY(rf__xstep_add_prim(p, li, -1, pd, a, n));
+    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
+    return RF_OK;
 }
 
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)

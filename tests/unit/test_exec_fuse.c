@@ -1,5 +1,5 @@
-/* test_exec_fuse.c — element-wise layers fused into the convolution before them as oneDNN
- * post-ops: the fused result equals the unfused one (the same graph with the intermediate
+/* test_exec_fuse.c — element-wise layers fused into the convolution or matmul before them as
+ * oneDNN post-ops: the fused result equals the unfused one (the same graph with the intermediate
  * tensors made graph outputs, which keeps every layer on its own step), each fused layer is
  * reported with its host and a share of the host kernel's time, and a chain of convolutions
  * runs in one layout (no reorder between them). */
@@ -232,4 +232,43 @@ RF_TEST(tiny_conv_made_for_one_thread)
     }
     tg_free(&t);
     tg_free(&r);
+}
+
+/* a [6,16] . w [16,24] -> Add(bias [24]) -> Relu -> y: both fused into the matmul (rows
+ * measured as post-ops of it), the result equal to the graph with the intermediates as outputs. */
+static tg mm_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(6, 16));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(16, 24));
+    uint32_t b = tens(&t, "b", RF_TENSOR_WEIGHT, D(24));
+    uint32_t m = tens(&t, "m", mid, D(6, 24)), s = tens(&t, "s", mid, D(6, 24));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(6, 24));
+    li[0] = lay(&t, "MatMul", IN(a, w), m);
+    li[1] = lay(&t, "Add", IN(m, b), s);
+    li[2] = lay(&t, "Relu", IN(s), *y);
+    return t;
+}
+
+RF_TEST(matmul_fuses_bias_and_relu)
+{
+    uint32_t y, yu, li[3], lu[3];
+    tg f = mm_chain(0, &y, li), u = mm_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        expect_measured(&f, li[0], "onednn:matmul");
+        RF_EXPECT_INT(f.p->layers[li[1]].fused_into, (int)li[0]);
+        RF_EXPECT_INT(f.p->layers[li[2]].fused_into, (int)li[0]);
+        expect_measured(&f, li[2], "onednn:post-op");
+        RF_EXPECT_INT(u.p->layers[lu[1]].fused_into, -1);
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("fused matmul vs unfused", a, b, n);
+        size_t zero = 0;
+        for (uint64_t i = 0; i < n; i++) zero += a[i] == 0;
+        RF_EXPECT(zero > 0 && zero < n); /* the Relu cut some, not all: the test can fail */
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
 }
