@@ -79,7 +79,7 @@ os.rename(out + ".part", out)
 EOF
         ;;
     *) [ -f "$dir/package/$3" ] || { echo "$spec has no $3" >&2; return 1; }
-       ln -sf "$dir/package/$3" "$out" ;;
+       ln -sf "../pkg/${dir##*/}/package/$3" "$out" ;; # relative: the cache may be shared
     esac
     echo "$out"
 }

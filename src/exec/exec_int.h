@@ -124,7 +124,8 @@ struct rf__xstep {
     uint32_t n_io, n_in;
     float **ptr; /* resolved data of io[] */
     rf__xkernel_args c;
-    int tiny; /* moves under RF__XTINY_BYTES: run on one thread (fork/join would cost more) */
+    int tiny; /* run on one thread (fork/join would cost more): a C step moving under
+                 RF__XTINY_BYTES, a primitive by prim_tiny (steps.c) */
 };
 
 /* Values of a scale or zero point op_qlinear.c reads when it makes a primitive (per plan). */
@@ -134,6 +135,9 @@ struct rf__xstep {
  * costs microseconds, and on a busy machine a spinning peer that was descheduled costs a time
  * slice (a 200k-node chain of tiny ops took 120 s on 2 threads under load, 4 s on one). */
 #define RF__XTINY_BYTES (128u * 1024u)
+/* ... and a convolution or matmul step also does fewer multiply-adds than this (about 20 us
+ * on one core): its weights may weigh more than its activations. */
+#define RF__XTINY_MACS 1e6
 
 /* An extra layer's description (its timing comes from its step). */
 typedef struct rf__xextra_layer {
@@ -182,6 +186,10 @@ struct rf__xplan {
 /* Build the plan of `g`: every layer's steps, tensor lifetimes, the arena; weights and inputs
  * filled with synthetic values. RF_NOMEM, RF_RANGE (too big), RF_INTERNAL (oneDNN). */
 rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
+/* rf__xplan_new for a team of `threads` set through omp_set (omp_set_num_threads; NULL: none):
+ * the primitives of tiny steps are made for one thread (their work split is fixed then). */
+rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                             rf__xplan **out);
 void rf__xplan_free(rf__xplan *p);
 /* Run every step once. step_s (n_steps entries) receives each step's time when not NULL; the
  * clock is read just before and just after each step. */
@@ -292,11 +300,18 @@ rf_status rf__xop_eltwise(rf__xplan *p, uint32_t li);
 /* Post-op fusion (op_dnnl.c): the element-wise layers that follow tensor Y alone (Relu, Clip,
  * HardSigmoid, ..., Add/Mul/... of a residual, a per-channel or a scalar operand), appended to
  * po as oneDNN post-ops, at most max of them: their indices in fused[], the binary post-ops'
- * operands in args[*n_args] (up to max), the tensor the last one writes in *y_out (Y when
- * none). Returns the count. */
+ * operands in args[*n_args] (up to max; binary 0: the chain stops at the first binary layer;
+ * like, not NULL: a residual is read in that layout), the tensor the last one writes in *y_out
+ * (Y when none). Returns the count. */
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
-                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out);
-/* The binary post-ops' operands in the layout their args say (a plain copy when needed). */
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, int binary,
+                         const dnnl_memory_desc_t *like, uint32_t *y_out);
+/* The bias a (de)convolution without one can take from the layer after its output Y: an Add of
+ * a constant per-channel operand (C elements, [C,1,..] or [1,C,1,..], plain bytes), the Add's
+ * index in *layer. RF__XNONE when there is none. */
+uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer);
+/* The binary post-ops' operands in the layout their args say (a plain copy, or a residual
+ * reordered to the kernel's output layout, when needed). */
 rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n);
 /* After the fused kernel of layer li was added: the layers fused[] are marked measured as part
  * of it, their outputs (and li's own, Y) made views of y_out. work: li's FLOPs per pass. */

@@ -315,11 +315,21 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
     memset(&c, 0, sizeof c);
     c.op = op;
     uint32_t io[2];
-    RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &io[0]));
-    io[1] = l->outputs[0];
-    if (!rf__xshape_is(p, li, io[1], p->t[io[0]].rank, p->t[io[0]].dims)) return RF_OK;
     uint64_t n = 1;
-    for (uint32_t i = 0; i < p->t[io[0]].rank; i++) n *= (uint64_t)p->t[io[0]].dims[i];
+    int copy = op == U_COPY || op == U_COPY_LIKE;
+    if (copy) { /* a copy of every byte: in the input's layout (a conv's stays, no reorders) */
+        io[0] = l->inputs[0];
+        io[1] = l->outputs[0];
+        if (!rf__xshape_is(p, li, io[1], p->t[io[0]].rank, p->t[io[0]].dims)) return RF_OK;
+        dnnl_memory_desc_t md = p->t[io[0]].md;
+        n = dnnl_memory_desc_get_size(&md) / sizeof(float);
+        rf__xtensor_define(p, io[1], &md);
+    } else {
+        RF_TRY(rf__xtensor_plain(p, li, l->inputs[0], &io[0]));
+        io[1] = l->outputs[0];
+        if (!rf__xshape_is(p, li, io[1], p->t[io[0]].rank, p->t[io[0]].dims)) return RF_OK;
+        for (uint32_t i = 0; i < p->t[io[0]].rank; i++) n *= (uint64_t)p->t[io[0]].dims[i];
+    }
     c.inner = (int64_t)n;
     /* the attributes as `a` (value) and `b` (off, in millionths), each op's own defaults */
     int shrink = op == U_SHRINK, unit = op == U_THRESHOLDED_RELU || op == U_CELU;
@@ -338,7 +348,7 @@ rf_status rf__xop_cunary(rf__xplan *p, uint32_t li)
         rf__xlayer_unmeasured(p, li, "Celu with alpha 0");
         return RF_OK;
     }
-    rf__xlayer_measured(p, li, op == U_COPY || op == U_COPY_LIKE ? "c:cast" : "c:unary");
+    rf__xlayer_measured(p, li, copy ? "c:cast" : "c:unary");
     return rf__xstep_add_kernel(p, li, unary, io, 2, 1, &c);
 }
 

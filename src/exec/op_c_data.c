@@ -430,8 +430,11 @@ rf_status rf__xop_data(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     uint32_t xu, Y = l->outputs[0];
-    int ok;
-    RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));
+    int ok, dims_only = !strcmp(l->op_type, "Shape") || !strcmp(l->op_type, "Size");
+    if (dims_only && l->n_inputs && l->inputs[0] != RF_GRAPH_NO_TENSOR && l->n_outputs)
+        xu = l->inputs[0], ok = 1; /* only its dims are read: no plain copy */
+    else
+        RF_TRY(rf__xinput0_plain(p, li, &xu, &ok));
     if (!ok) return RF_OK;
     if (!strcmp(l->op_type, "Gather")) return gather_op(p, li, xu);
     if (!strcmp(l->op_type, "Slice")) return slice(p, li, xu);

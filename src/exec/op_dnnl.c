@@ -163,6 +163,31 @@ static void padded(const rf__xtensor *t, uint32_t R, int64_t *d)
     for (uint32_t i = 0; i < R; i++) d[i] = i < R - t->rank ? 1 : t->dims[i - (R - t->rank)];
 }
 
+/* src1's layout for a broadcast binary whose src0 m0 (dims yd, rank R) is blocked: bd in the
+ * same format tag, so oneDNN's vector kernel runs (a plain src1 next to a blocked src0 sends it
+ * to its reference kernel, 100x slower). Falls back to the plain bd_plain. */
+static dnnl_memory_desc_t like_src0(const dnnl_memory_desc_t *m0, uint32_t R, const int64_t *yd,
+                                    const int64_t *bd, const dnnl_memory_desc_t *bd_plain)
+{
+    static const dnnl_format_tag_t tags[][3] = {
+        {dnnl_aBc16b, dnnl_aBc8b, dnnl_acb},
+        {dnnl_aBcd16b, dnnl_aBcd8b, dnnl_acdb},
+        {dnnl_aBcde16b, dnnl_aBcde8b, dnnl_acdeb},
+    };
+    if (R < 3 || R > 5) return *bd_plain;
+    dnnl_dims_t y, b;
+    for (uint32_t i = 0; i < R; i++) y[i] = yd[i], b[i] = bd[i];
+    for (int k = 0; k < 3; k++) {
+        dnnl_memory_desc_t t;
+        if (dnnl_memory_desc_init_by_tag(&t, (int)R, y, dnnl_f32, tags[R - 3][k]) != dnnl_success ||
+            !dnnl_memory_desc_equal(&t, m0))
+            continue;
+        if (dnnl_memory_desc_init_by_tag(&t, (int)R, b, dnnl_f32, tags[R - 3][k]) == dnnl_success)
+            return t;
+    }
+    return *bd_plain;
+}
+
 rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -201,7 +226,7 @@ rf_status rf__xop_binary(rf__xplan *p, uint32_t li)
     rf__xdesc_plain(&a_plain, R, ad);
     rf__xdesc_plain(&b_plain, R, bd);
     m0 = p->t[A].rank == R ? p->t[A].md : a_plain;
-    m1 = full_b ? m0 : b_plain;
+    m1 = full_b ? m0 : like_src0(&m0, R, yd, bd, &b_plain);
     dnnl_binary_desc_t bdsc;
     dnnl_primitive_desc_t pd;
     if (dnnl_binary_desc_init(&bdsc, alg, &m0, &m1, &m0) != dnnl_success ||
@@ -258,7 +283,7 @@ static int fusable_unary(const char *op)
  * (a residual, read in its own layout), per channel or a scalar (read as a plain [1,C,1,..]).
  * Sub and Div only with t first. Appends to po, fills *a; 1 when it did. */
 static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_ops_t po,
-                       rf__xprim_arg *a)
+                       const dnnl_memory_desc_t *like, rf__xprim_arg *a)
 {
     dnnl_alg_kind_t alg;
     int commutes;
@@ -279,7 +304,7 @@ static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_op
     dnnl_memory_desc_t md, plain;
     rf__xdesc_plain(&plain, R, od);
     if (full && ot->rank == R)
-        md = ot->md; /* a residual: in whatever layout it has */
+        md = like ? *like : ot->md; /* a residual: in whatever layout it has, or like's */
     else if (chan)
         md = plain;
     else
@@ -290,8 +315,36 @@ static int fuse_binary(rf__xplan *p, const rf_layer *l, uint32_t t, dnnl_post_op
     return 1;
 }
 
+uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer)
+{
+    const rf_graph *g = p->g;
+    if (Y >= g->n_tensors || p->consumer[Y] == RF__XNONE) return RF__XNONE;
+    const rf_layer *l = &g->layers[p->consumer[Y]];
+    if (strcmp(l->op_type, "Add") || l->n_inputs != 2 || l->n_outputs != 1 ||
+        l->inputs[0] == l->inputs[1])
+        return RF__XNONE;
+    uint32_t o = l->inputs[l->inputs[0] == Y ? 1 : 0], out = l->outputs[0];
+    if (o == RF_GRAPH_NO_TENSOR || o >= g->n_tensors || !p->t[o].weight || !p->t[o].ready ||
+        out >= g->n_tensors || p->t[out].ready || !rf__shape_full(&g->tensors[out]))
+        return RF__XNONE;
+    const rf__xtensor *x = &p->t[Y], *b = &p->t[o], *y = &p->t[out];
+    uint32_t R = x->rank;
+    if (R < 2 || b->rank > R || y->rank != R || memcmp(y->dims, x->dims, R * sizeof *x->dims))
+        return RF__XNONE;
+    int64_t bd[RF_GRAPH_MAX_RANK];
+    padded(b, R, bd);
+    for (uint32_t i = 0; i < R; i++)
+        if (bd[i] != (i == 1 ? x->dims[1] : 1)) return RF__XNONE;
+    dnnl_memory_desc_t plain;
+    rf__xdesc_plain(&plain, b->rank, b->dims);
+    if (!dnnl_memory_desc_equal(&plain, &b->md)) return RF__XNONE;
+    *layer = p->consumer[Y];
+    return o;
+}
+
 uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t *fused,
-                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, uint32_t *y_out)
+                         rf__xprim_arg *args, uint32_t *n_args, uint32_t max, int binary,
+                         const dnnl_memory_desc_t *like, uint32_t *y_out)
 {
     const rf_graph *g = p->g;
     uint32_t n = 0, t = Y;
@@ -322,7 +375,7 @@ uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t 
             if (!ready || !elt_alg(p, l, &alg, &a, &b) ||
                 dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) != dnnl_success)
                 break;
-        } else if (fuse_binary(p, l, t, po, &args[*n_args])) {
+        } else if (binary && fuse_binary(p, l, t, po, like, &args[*n_args])) {
             ++*n_args;
         } else {
             break;
@@ -337,9 +390,14 @@ uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t 
 rf_status rf__xfuse_operands(rf__xplan *p, uint32_t li, rf__xprim_arg *args, uint32_t n)
 {
     for (uint32_t k = 0; k < n; k++) { /* per-channel operands are read as plain bytes */
-        dnnl_memory_desc_t own = p->t[args[k].t].md;
-        if (!dnnl_memory_desc_equal(&own, &args[k].md))
+        const rf__xtensor *x = &p->t[args[k].t];
+        dnnl_memory_desc_t own = x->md, plain;
+        rf__xdesc_plain(&plain, x->rank, x->dims);
+        if (dnnl_memory_desc_equal(&own, &args[k].md)) continue;
+        if (dnnl_memory_desc_equal(&plain, &args[k].md) || x->rank != (uint32_t)args[k].md.ndims)
             RF_TRY(rf__xtensor_plain(p, li, args[k].t, &args[k].t));
+        else /* a residual in the kernel's output layout */
+            RF_TRY(rf__xtensor_convert(p, li, args[k].t, NULL, &args[k].md, &args[k].t));
     }
     return RF_OK;
 }

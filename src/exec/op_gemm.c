@@ -73,29 +73,107 @@ static rf_status conv_step(rf__xplan *p, uint32_t li, dnnl_primitive_desc_t pd, 
     return rf__xstep_add_prim(p, li, -1, pd, a, n);
 }
 
-/* The primitive descriptor of (de)convolution desc of layer li with the element-wise layers that
- * follow its output Y fused in as post-ops (*f); without them when oneDNN refuses the post-ops.
- * 1 on success, 0: no primitive. */
-static int fused_desc(rf__xplan *p, const void *desc, uint32_t Y, dnnl_primitive_desc_t *pd,
-                      rf__xfused *f)
+/* The bias of a (de)convolution writing Y: B, or when it has none, the constant per-channel
+ * operand of an Add right after it (that Add then runs as part of the kernel: f->layer[0], and
+ * f->y is its output). */
+static uint32_t fused_bias(rf__xplan *p, uint32_t Y, uint32_t B, rf__xfused *f)
+{
+    f->n = f->n_arg = 0;
+    f->y = Y;
+    if (B != RF_GRAPH_NO_TENSOR) return B;
+    uint32_t add, b = rf__xfuse_bias(p, Y, &add);
+    if (b == RF__XNONE) return RF_GRAPH_NO_TENSOR;
+    f->layer[f->n++] = add;
+    f->y = p->g->layers[add].outputs[0];
+    return b;
+}
+
+/* Is oneDNN's implementation `pd` a generic one (im2col GEMM, reference)? */
+static int generic_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *name = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) != dnnl_success || !name)
+        return 0;
+    return strstr(name, "gemm") || strstr(name, "ref");
+}
+
+/* One try of fused_desc: the chain after f->y (binary post-ops only when `binary`) in *pd, or
+ * NULL and f untouched. */
+static void chain_desc(rf__xplan *p, const void *desc, dnnl_primitive_desc_t *pd, rf__xfused *f,
+                       uint32_t max, int binary, const dnnl_memory_desc_t *like)
 {
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_attr_t at = NULL;
-    f->n = f->n_arg = 0;
-    f->y = Y;
+    rf__xfused g = *f;
     *pd = NULL;
-    if (dnnl_post_ops_create(&po) == dnnl_success &&
-        (f->n = rf__xfuse_chain(p, Y, po, f->layer, f->arg, &f->n_arg, RF__XFUSE_MAX, &f->y)) > 0 &&
-        (dnnl_primitive_attr_clone(&at, p->attr) != dnnl_success ||
-         dnnl_primitive_attr_set_post_ops(at, po) != dnnl_success ||
-         dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) != dnnl_success)) {
+    uint32_t more = 0;
+    if (dnnl_post_ops_create(&po) == dnnl_success)
+        more =
+            rf__xfuse_chain(p, f->y, po, g.layer + f->n, g.arg, &g.n_arg, max, binary, like, &g.y);
+    if (more && dnnl_primitive_attr_clone(&at, p->attr) == dnnl_success &&
+        dnnl_primitive_attr_set_post_ops(at, po) == dnnl_success &&
+        dnnl_primitive_desc_create(pd, desc, at, p->eng, NULL) == dnnl_success) {
+        g.n += more;
+        *f = g;
+    } else {
         *pd = NULL;
-        f->n = f->n_arg = 0;
-        f->y = Y;
     }
     if (po) dnnl_post_ops_destroy(po);
     if (at) dnnl_primitive_attr_destroy(at);
-    return *pd ? 1 : rf__xprim_desc(p, desc, pd);
+}
+
+/* The primitive descriptor of (de)convolution desc of layer li with up to max element-wise
+ * layers that follow f->y (its output, or the Add fused_bias took) fused in as post-ops (*f);
+ * without them when oneDNN refuses the post-ops. A binary post-op whose operand's layout
+ * oneDNN's direct kernels do not take sends it to im2col GEMM (a residual in nhwc next to a
+ * conv that wants nChw16c: 3x slower than the conv plus a separate Add): then a residual is
+ * read in the layout the conv writes (reordered before it), and if that does not help either,
+ * the chain stops before the first binary post-op. 1 on success, 0: no primitive. */
+static int fused_desc(rf__xplan *p, const void *desc, const dnnl_memory_desc_t *xmd,
+                      dnnl_primitive_desc_t *pd, rf__xfused *f, uint32_t max)
+{
+    dnnl_primitive_desc_t base = NULL;
+    rf__xfused f0 = *f;
+    dnnl_convolution_desc_t in_place;
+    *pd = NULL;
+    if (xmd && *(const dnnl_primitive_kind_t *)desc == dnnl_convolution) {
+        /* the input in the layout it arrived in (a chain of convs: no reorder between them),
+         * when a direct kernel takes it */
+        memcpy(&in_place, desc, sizeof in_place);
+        in_place.src_desc = *xmd;
+        if (rf__xprim_desc(p, &in_place, &base) && !generic_impl(base))
+            desc = &in_place;
+        else if (base)
+            dnnl_primitive_desc_destroy(base);
+        base = desc == &in_place ? base : NULL;
+    }
+    if (!base && !rf__xprim_desc(p, desc, &base)) return 0;
+    const dnnl_memory_desc_t *dst = dnnl_primitive_desc_query_md(base, dnnl_query_dst_md, 0);
+    /* a convolution's activation layouts as the kernel without post-ops picked them, not `any`
+     * (the direct kernels take a binary post-op only with them fixed); weights stay `any` */
+    dnnl_convolution_desc_t cd;
+    int fixed = *(const dnnl_primitive_kind_t *)desc == dnnl_convolution && dst;
+    if (fixed) {
+        memcpy(&cd, desc, sizeof cd);
+        cd.src_desc = *dnnl_primitive_desc_query_md(base, dnnl_query_src_md, 0);
+        cd.dst_desc = *dst;
+    }
+    for (int k = 0; max && k < 3 && !*pd; k++) { /* residual as it is, in dst's layout, none */
+        *f = f0;
+        chain_desc(p, k == 1 && fixed ? (const void *)&cd : desc, pd, f, max, k < 2,
+                   k == 1 ? dst : NULL);
+        if (*pd && generic_impl(*pd) && !generic_impl(base)) {
+            dnnl_primitive_desc_destroy(*pd);
+            *pd = NULL;
+        }
+    }
+    if (*pd) {
+        dnnl_primitive_desc_destroy(base);
+        return 1;
+    }
+    *f = f0;
+    *pd = base;
+    return 1;
 }
 
 /* FLOPs of a (de)convolution per pass, 2 per multiply-add (docs/cost-model.md "Conv"): each
@@ -171,17 +249,22 @@ rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uin
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     rf__xfused f;
+    dnnl_memory_desc_t xplain;
+    rf__xdesc_plain(&xplain, x->rank, x->dims);
+    int plain_x = dnnl_memory_desc_equal(&xplain, &x->md) || x->md.data_type != xdt;
+    if (!attr) B = fused_bias(p, Y, B, &f);
     if (dnnl_dilated_convolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
         (attr ? dnnl_primitive_desc_create(&pd, &cd, attr, p->eng, NULL) != dnnl_success
-              : !fused_desc(p, &cd, Y, &pd, &f))) {
+              : !fused_desc(p, &cd, plain_x ? NULL : &x->md, &pd, &f, RF__XFUSE_MAX - f.n))) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no %sconvolution for these parameters",
                               xdt == dnnl_f32 ? "" : "int8 ");
         return RF_OK;
     }
+    double work = conv_work(y, w); /* before conv_step: adding copies moves p->t */
     RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, kernel, attr ? NULL : &f));
-    if (!attr) rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(y, w));
+    if (!attr) rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
     return RF_OK;
 }
 
@@ -250,15 +333,21 @@ rf_status rf__xop_deconv(rf__xplan *p, uint32_t li)
     dnnl_deconvolution_desc_t cd;
     dnnl_primitive_desc_t pd;
     rf__xfused f;
+    /* nothing fused, no bias taken from an Add: oneDNN 2.6 runs an f32 deconvolution as a
+     * backward-data convolution and then applies bias and post-ops in a loop of its own (3x and
+     * 15x the kernel's time on a 2x2 stride-2 ConvTranspose); the Add runs as its own binary */
+    f.n = f.n_arg = 0;
+    f.y = Y;
     if (dnnl_dilated_deconvolution_forward_desc_init(
             &cd, dnnl_forward_inference, dnnl_deconvolution_direct, &xa, &wa,
             B != RF_GRAPH_NO_TENSOR ? &bm : NULL, &ya, st, dl, pdl, pdr) != dnnl_success ||
-        !fused_desc(p, &cd, Y, &pd, &f)) {
+        !fused_desc(p, &cd, NULL, &pd, &f, 0)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no deconvolution for these parameters");
         return RF_OK;
     }
+    double work = conv_work(x, w); /* before conv_step: adding copies moves p->t */
     RF_TRY(conv_step(p, li, pd, X, W, &wplain, B, &bm, Y, "onednn:deconvolution", &f));
-    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, conv_work(x, w));
+    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
     return RF_OK;
 }
 
@@ -282,11 +371,15 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
         dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
+    rf__xfused f = {.n = 0, .n_arg = 0, .y = Y};
+    /* the element-wise layers after it as post-ops, as after a Conv (fused_desc) */
     if (dnnl_matmul_desc_init(&md, am, &bw, C != RF__XNONE ? cm : NULL, ym) != dnnl_success ||
-        !rf__xprim_desc(p, &md, &pd)) {
+        !fused_desc(p, &md, NULL, &pd, &f, RF__XFUSE_MAX)) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no matmul for these shapes");
         return RF_OK;
     }
+    double work = 2.0 * (double)am->dims[am->ndims - 1]; /* FLOPs: 2 K per output element */
+    for (int i = 0; i < ym->ndims; i++) work *= (double)ym->dims[i];
     dnnl_memory_desc_t wm = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     uint32_t au, bu, cu = 0;
     rf_status st = rf__xtensor_plain(p, li, A, &au);
@@ -294,19 +387,24 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
     if (st == RF_OK && !dnnl_memory_desc_equal(&wm, bm))
         st = rf__xtensor_convert(p, li, bu, bm, &wm, &bu);
     if (st == RF_OK && C != RF__XNONE) st = rf__xtensor_plain(p, li, C, &cu);
+    if (st == RF_OK) st = rf__xfuse_operands(p, li, f.arg, f.n_arg);
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
     dnnl_memory_desc_t yplain;
     rf__xdesc_plain(&yplain, p->t[Y].rank, p->t[Y].dims);
-    rf__xtensor_define(p, Y, &yplain);
-    rf__xprim_arg a[4] = {{DNNL_ARG_SRC, au, *am, NULL},
-                          {DNNL_ARG_WEIGHTS, bu, wm, NULL},
-                          {DNNL_ARG_DST, Y, *ym, NULL},
-                          {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    rf__xtensor_define(p, f.y, &yplain); /* with post-ops: the last fused layer's output */
+    rf__xprim_arg a[4 + RF__XFUSE_MAX] = {{DNNL_ARG_SRC, au, *am, NULL},
+                                          {DNNL_ARG_WEIGHTS, bu, wm, NULL},
+                                          {DNNL_ARG_DST, f.y, *ym, NULL},
+                                          {DNNL_ARG_BIAS, cu, C != RF__XNONE ? *cm : *ym, NULL}};
+    uint32_t n = C != RF__XNONE ? 4 : 3;
+    for (uint32_t k = 0; k < f.n_arg; k++) a[n++] = f.arg[k];
     rf__xlayer_measured(p, li, "onednn:matmul");
-    return rf__xstep_add_prim(p, li, -1, pd, a, C != RF__XNONE ? 4 : 3);
+    RF_TRY(rf__xstep_add_prim(p, li, -1, pd, a, n));
+    rf__xfuse_commit(p, li, Y, f.layer, f.n, f.y, work);
+    return RF_OK;
 }
 
 rf_status rf__xop_gemm(rf__xplan *p, uint32_t li)

@@ -322,6 +322,50 @@ rf_status rf__xop_reduce(rf__xplan *p, uint32_t li)
     return rf__xstep_add_prim(p, li, -1, pd, a, 2);
 }
 
+/* The layout a Concat runs in: that of the first input in one of the common activation
+ * layouts of rank R other than plain (nhwc-like or channel-blocked: what convs hand on); the
+ * others are reordered to it. dnnl_format_tag_undef: plain. */
+static dnnl_format_tag_t concat_tag(const rf__xplan *p, const rf_layer *l, int R)
+{
+    static const dnnl_format_tag_t tags[][3] = {
+        {dnnl_acb, dnnl_aBc16b, dnnl_aBc8b},
+        {dnnl_acdb, dnnl_aBcd16b, dnnl_aBcd8b},
+        {dnnl_acdeb, dnnl_aBcde16b, dnnl_aBcde8b},
+    };
+    if (R < 3 || R > 5) return dnnl_format_tag_undef;
+    for (uint32_t i = 0; i < l->n_inputs; i++) {
+        uint32_t t = l->inputs[i];
+        if (t == RF_GRAPH_NO_TENSOR || p->t[t].rank != (uint32_t)R) continue;
+        dnnl_dims_t d;
+        for (int k = 0; k < R; k++) d[k] = p->t[t].dims[k];
+        for (int k = 0; k < 3; k++) {
+            dnnl_memory_desc_t m;
+            if (dnnl_memory_desc_init_by_tag(&m, R, d, dnnl_f32, tags[R - 3][k]) == dnnl_success &&
+                dnnl_memory_desc_equal(&m, &p->t[t].md))
+                return tags[R - 3][k];
+        }
+    }
+    return dnnl_format_tag_undef;
+}
+
+/* md of tensor t in `tag` (its dims), or plain when tag is undef. */
+static void concat_md(const rf__xtensor *t, dnnl_format_tag_t tag, dnnl_memory_desc_t *md)
+{
+    dnnl_dims_t d;
+    for (uint32_t i = 0; i < t->rank; i++) d[i] = t->dims[i];
+    if (tag == dnnl_format_tag_undef ||
+        dnnl_memory_desc_init_by_tag(md, (int)t->rank, d, dnnl_f32, tag) != dnnl_success)
+        rf__xdesc_plain(md, t->rank, t->dims);
+}
+
+/* Is the concat primitive pd oneDNN's reference one (one element at a time)? */
+static int concat_ref(const_dnnl_primitive_desc_t pd)
+{
+    const char *name = NULL;
+    return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success &&
+           name && strstr(name, "ref");
+}
+
 rf_status rf__xop_concat(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -340,26 +384,46 @@ rf_status rf__xop_concat(rf__xplan *p, uint32_t li)
         st = RF_NOMEM_ERR(p->ctx);
         goto done;
     }
-    for (uint32_t i = 0; i < l->n_inputs; i++) {
-        uint32_t t = l->inputs[i];
-        if (t == RF_GRAPH_NO_TENSOR || (p->t[t].rank && p->t[t].dims[axis] == 0)) continue;
-        rf__xdesc_plain(&mds[n], p->t[t].rank, p->t[t].dims);
-        a[n] = (rf__xprim_arg){DNNL_ARG_MULTIPLE_SRC + (int)n, t, mds[n], NULL};
-        n++;
+    /* in the inputs' layout when they share one (no reorders between convs and the concat),
+     * else (or when oneDNN would concat that layout one element at a time) plain */
+    dnnl_format_tag_t tag = concat_tag(p, l, r);
+    dnnl_primitive_desc_t pd = NULL;
+    for (int k = 0; k < 2 && !pd; k++, tag = dnnl_format_tag_undef) {
+        if (k && tag == dnnl_format_tag_undef) break;
+        n = 0;
+        for (uint32_t i = 0; i < l->n_inputs; i++) {
+            uint32_t t = l->inputs[i];
+            if (t == RF_GRAPH_NO_TENSOR || (p->t[t].rank && p->t[t].dims[axis] == 0)) continue;
+            concat_md(&p->t[t], p->t[t].rank == (uint32_t)r ? tag : dnnl_format_tag_undef, &mds[n]);
+            a[n] = (rf__xprim_arg){DNNL_ARG_MULTIPLE_SRC + (int)n, t, mds[n], NULL};
+            n++;
+        }
+        concat_md(&p->t[Y], tag, &ym);
+        if (!n || dnnl_concat_primitive_desc_create(&pd, &ym, (int)n, (int)axis, mds, p->attr,
+                                                    p->eng) != dnnl_success)
+            pd = NULL;
+        if (pd && tag != dnnl_format_tag_undef && concat_ref(pd)) {
+            dnnl_primitive_desc_destroy(pd);
+            pd = NULL;
+        }
     }
-    rf__xdesc_plain(&ym, p->t[Y].rank, p->t[Y].dims);
-    dnnl_primitive_desc_t pd;
-    if (!n || axis < 0 || axis >= r ||
-        dnnl_concat_primitive_desc_create(&pd, &ym, (int)n, (int)axis, mds, p->attr, p->eng) !=
-            dnnl_success) {
+    if (!pd) {
         rf__xlayer_unmeasured(p, li, "oneDNN has no concat for these inputs");
         goto done;
     }
-    for (uint32_t i = 0; i < n && st == RF_OK; i++) st = rf__xtensor_plain(p, li, a[i].t, &a[i].t);
+    for (uint32_t i = 0; i < n && st == RF_OK; i++) {
+        dnnl_memory_desc_t pl;
+        rf__xdesc_plain(&pl, p->t[a[i].t].rank, p->t[a[i].t].dims);
+        if (dnnl_memory_desc_equal(&mds[i], &p->t[a[i].t].md)) continue;
+        st = dnnl_memory_desc_equal(&mds[i], &pl)
+                 ? rf__xtensor_plain(p, li, a[i].t, &a[i].t)
+                 : rf__xtensor_convert(p, li, a[i].t, NULL, &mds[i], &a[i].t);
+    }
     if (st != RF_OK) {
         dnnl_primitive_desc_destroy(pd);
         goto done;
     }
+    rf__xtensor_define(p, Y, &ym);
     a[n] = (rf__xprim_arg){DNNL_ARG_DST, Y, ym, NULL};
     rf__xlayer_measured(p, li, "onednn:concat");
     st = rf__xstep_add_prim(p, li, -1, pd, a, n + 1);

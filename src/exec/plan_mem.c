@@ -213,6 +213,7 @@ static void tiny_steps(rf__xplan *p)
 {
     for (size_t s = 0; s < p->n_steps; s++) {
         rf__xstep *st = &p->steps[s];
+        if (st->prim) continue; /* set when it was made (steps.c) */
         uint64_t bytes = 0;
         uint32_t n = st->prim ? st->n_args : st->n_io;
         for (uint32_t k = 0; k < n; k++) {
@@ -225,12 +226,20 @@ static void tiny_steps(rf__xplan *p)
 
 rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
 {
+    return rf__xplan_new_team(ctx, g, NULL, 1, out);
+}
+
+rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                             rf__xplan **out)
+{
     rf_status st = RF_OK;
     *out = NULL;
     rf__xplan *p = rf__calloc(ctx, 1, sizeof *p);
     if (!p) return RF_NOMEM_ERR(ctx);
     p->ctx = ctx;
     p->g = g;
+    p->omp_set = omp_set;
+    p->threads = threads > 0 ? threads : 1;
     p->layers = rf__calloc(ctx, g->n_layers ? g->n_layers : 1, sizeof *p->layers);
     p->consumer = rf__calloc(ctx, g->n_tensors ? g->n_tensors : 1, sizeof *p->consumer);
     if (!p->layers || !p->consumer) {

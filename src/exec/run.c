@@ -224,9 +224,7 @@ rf_status rf_exec_run(rf_ctx *ctx, const rf_graph *g, const rf_exec_opts *o, rf_
     rf_exec_result *r = NULL;
     double *step_s = NULL, *wall = NULL;
     rf_status st;
-    RF_TRY_GOTO(st, rf__xplan_new(ctx, g, &p), done);
-    p->omp_set = omp.set;
-    p->threads = (int)threads;
+    RF_TRY_GOTO(st, rf__xplan_new_team(ctx, g, omp.set, (int)threads, &p), done);
     RF_TRY_GOTO(st, result_new(p, &r), done);
     r->threads = threads;
     /* --repeat 1 means one pass in all: no warm-up unless asked for */

@@ -54,9 +54,82 @@ int rf__xprim_desc(rf__xplan *p, const void *op_desc, dnnl_primitive_desc_t *pd)
     return dnnl_primitive_desc_create(pd, op_desc, p->attr, p->eng, NULL) == dnnl_success;
 }
 
+/* Is a primitive step tiny (rf__xstep.tiny)? Its activations (arguments that are not weights)
+ * under RF__XTINY_BYTES and, for a convolution, deconvolution or matmul, under RF__XTINY_MACS
+ * multiply-adds (dst elements x weights per output element, from the layouts of pd). */
+static int prim_tiny(const rf__xplan *p, const_dnnl_primitive_desc_t pd, const rf__xprim_arg *args,
+                     uint32_t n_args, dnnl_primitive_kind_t kind)
+{
+    uint64_t bytes = 0;
+    for (uint32_t k = 0; k < n_args; k++)
+        if (args[k].t >= p->n_t || !p->t[args[k].t].weight)
+            bytes += dnnl_memory_desc_get_size(&args[k].md);
+    if (bytes >= RF__XTINY_BYTES) return 0;
+    if (kind != dnnl_convolution && kind != dnnl_deconvolution && kind != dnnl_matmul &&
+        kind != dnnl_inner_product)
+        return 1;
+    const dnnl_memory_desc_t *w = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    const dnnl_memory_desc_t *big = dnnl_primitive_desc_query_md(
+        pd, kind == dnnl_deconvolution ? dnnl_query_src_md : dnnl_query_dst_md, 0);
+    if (!w || !big || big->ndims < 2 || w->ndims < 1) return 0;
+    double we = 1, be = 1; /* weights met per element of `big`: all of them over its channels */
+    for (int i = 0; i < w->ndims; i++) we *= (double)w->dims[i];
+    for (int i = 0; i < big->ndims; i++) be *= (double)big->dims[i];
+    double per = kind == dnnl_matmul ? (double)w->dims[w->ndims - 2]
+                                     : we / (double)(big->dims[1] > 0 ? big->dims[1] : 1);
+    return be * per < RF__XTINY_MACS;
+}
+
+/* The primitive descriptor of a tiny step made again while the OpenMP team is one thread:
+ * convolutions, matmuls and normalizations fix their work split when made, and a split for two
+ * threads forks a team even when the step runs with one (on a busy machine a fork waits for a
+ * descheduled peer: the 50 us pass that took 45 ms). Only when the new one reads and writes
+ * the same layouts; else (and for concats and sums, which split at run time) pd as it was. *tiny:
+ * the step's team is one thread. */
+static dnnl_primitive_desc_t one_thread(rf__xplan *p, dnnl_primitive_desc_t pd,
+                                        const rf__xprim_arg *args, uint32_t n_args, int *tiny)
+{
+    dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+    const_dnnl_op_desc_t od = NULL;
+    const_dnnl_primitive_attr_t at = NULL;
+    *tiny = 0;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind) != dnnl_success)
+        return pd;
+    *tiny = prim_tiny(p, pd, args, n_args, kind);
+    if (!*tiny || !p->omp_set || p->threads <= 1 || kind == dnnl_concat || kind == dnnl_sum ||
+        dnnl_primitive_desc_get_attr(pd, &at) != dnnl_success ||
+        (kind != dnnl_reorder &&
+         (dnnl_primitive_desc_query(pd, dnnl_query_op_d, 0, &od) != dnnl_success || !od)))
+        return pd;
+    dnnl_primitive_desc_t one = NULL;
+    dnnl_status_t ok = dnnl_invalid_arguments;
+    p->omp_set(1);
+    if (kind == dnnl_reorder) {
+        const dnnl_memory_desc_t *src = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+        const dnnl_memory_desc_t *dst = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+        if (src && dst) ok = dnnl_reorder_primitive_desc_create(&one, src, p->eng, dst, p->eng, at);
+    } else {
+        ok = dnnl_primitive_desc_create(&one, od, at, p->eng, NULL);
+    }
+    p->omp_set(p->threads);
+    if (ok != dnnl_success) return pd;
+    for (uint32_t k = 0; k < n_args; k++) {
+        const dnnl_memory_desc_t *m =
+            dnnl_primitive_desc_query_md(one, dnnl_query_exec_arg_md, args[k].id);
+        if (!m || !dnnl_memory_desc_equal(m, &args[k].md)) {
+            dnnl_primitive_desc_destroy(one);
+            return pd;
+        }
+    }
+    dnnl_primitive_desc_destroy(pd);
+    return one;
+}
+
 rf_status rf__xstep_add_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_primitive_desc_t pd,
                              const rf__xprim_arg *args, uint32_t n_args)
 {
+    int tiny;
+    pd = one_thread(p, pd, args, n_args, &tiny);
     rf_status st = RF_OK;
     rf__xprim_arg *a = NULL;
     dnnl_primitive_t prim = NULL;
@@ -85,6 +158,7 @@ rf_status rf__xstep_add_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_prim
     s->layer = li;
     s->extra = extra;
     s->prim = prim;
+    s->tiny = tiny;
     s->args = a;
     s->n_args = n_args + (sp_bytes ? 1 : 0);
     prim = NULL;

@@ -1,5 +1,5 @@
-/* test_exec_fuse.c — element-wise layers fused into the convolution before them as oneDNN
- * post-ops: the fused result equals the unfused one (the same graph with the intermediate
+/* test_exec_fuse.c — element-wise layers fused into the convolution or matmul before them as
+ * oneDNN post-ops: the fused result equals the unfused one (the same graph with the intermediate
  * tensors made graph outputs, which keeps every layer on its own step), each fused layer is
  * reported with its host and a share of the host kernel's time, and a chain of convolutions
  * runs in one layout (no reorder between them). */
@@ -114,4 +114,161 @@ RF_TEST(conv_chain_has_no_inner_reorders)
         }
     }
     tg_free(&t);
+}
+
+/* x -> Conv(w1) -> Add(b1 [32,1,1]) -> ConvTranspose(w2, 2x2 stride 2) -> Add(b2 [1,16,1,1])
+ * -> y: the Conv takes b1 as its bias (the Add fused into it), the ConvTranspose fuses nothing
+ * (oneDNN's deconvolution applies post-ops one element at a time) and its Add runs as a binary
+ * on the blocked output. `keep`: the intermediates are graph outputs, nothing fuses. */
+static tg bias_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 16, 8, 8));
+    uint32_t w1 = tens(&t, "w1", RF_TENSOR_WEIGHT, D(32, 16, 3, 3));
+    uint32_t b1 = tens(&t, "b1", RF_TENSOR_WEIGHT, D(32, 1, 1));
+    uint32_t w2 = tens(&t, "w2", RF_TENSOR_WEIGHT, D(32, 16, 2, 2));
+    uint32_t b2 = tens(&t, "b2", RF_TENSOR_WEIGHT, D(1, 16, 1, 1));
+    uint32_t c1 = tens(&t, "c1", mid, D(1, 32, 8, 8)), a1 = tens(&t, "a1", mid, D(1, 32, 8, 8));
+    uint32_t d2 = tens(&t, "d2", mid, D(1, 16, 16, 16));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 16, 16, 16));
+    li[0] = lay(&t, "Conv", IN(x, w1), c1);
+    ints(&t, li[0], "pads", D(1, 1, 1, 1));
+    li[1] = lay(&t, "Add", IN(c1, b1), a1);
+    li[2] = lay(&t, "ConvTranspose", IN(a1, w2), d2);
+    ints(&t, li[2], "strides", D(2, 2));
+    li[3] = lay(&t, "Add", IN(b2, d2), *y);
+    return t;
+}
+
+RF_TEST(add_becomes_bias_not_deconv_post_op)
+{
+    uint32_t y, yu, li[4], lu[4];
+    tg f = bias_chain(0, &y, li), u = bias_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        RF_EXPECT_INT(f.p->layers[li[1]].fused_into, (int)li[0]);
+        expect_measured(&f, li[1], "onednn:post-op");
+        RF_EXPECT_INT(f.p->layers[li[3]].fused_into, -1);
+        expect_measured(&f, li[3], "onednn:binary");
+        for (int k = 0; k < 4; k++) RF_EXPECT_INT(u.p->layers[lu[k]].fused_into, -1);
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("bias-fused vs unfused", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
+}
+
+/* x -> Conv a -> Cast -> Concat(., Conv b) -> Conv -> y: the Cast and the Concat run in the
+ * convs' layout (no reorder after the input's), and the result equals the same graph with the
+ * intermediates made outputs (every layer on its own, in whatever layouts that gives). */
+static tg concat_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(1, 32, 12, 12));
+    uint32_t wa = tens(&t, "wa", RF_TENSOR_WEIGHT, D(32, 32, 3, 3));
+    uint32_t wb = tens(&t, "wb", RF_TENSOR_WEIGHT, D(32, 32, 1, 1));
+    uint32_t wc = tens(&t, "wc", RF_TENSOR_WEIGHT, D(32, 64, 3, 3));
+    uint32_t a = tens(&t, "a", mid, D(1, 32, 12, 12)), ac = tens(&t, "ac", mid, D(1, 32, 12, 12));
+    uint32_t b = tens(&t, "b", mid, D(1, 32, 12, 12)), c = tens(&t, "c", mid, D(1, 64, 12, 12));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(1, 32, 12, 12));
+    li[0] = lay(&t, "Conv", IN(x, wa), a);
+    ints(&t, li[0], "pads", D(1, 1, 1, 1));
+    li[1] = lay(&t, "Cast", IN(a), ac);
+    li[2] = lay(&t, "Conv", IN(x, wb), b);
+    li[3] = lay(&t, "Concat", IN(ac, b), c);
+    rf_graph_set_attr_int(t.ctx, t.g, li[3], "axis", 1);
+    li[4] = lay(&t, "Conv", IN(c, wc), *y);
+    ints(&t, li[4], "pads", D(1, 1, 1, 1));
+    return t;
+}
+
+RF_TEST(concat_and_cast_keep_the_conv_layout)
+{
+    uint32_t y, yu, li[5], lu[5];
+    tg f = concat_chain(0, &y, li), u = concat_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        expect_measured(&f, li[1], "c:cast");
+        expect_measured(&f, li[3], "onednn:concat");
+        for (size_t e = 0; e < f.p->n_extra; e++) /* only the input goes to the convs' layout */
+            RF_EXPECT_STR(f.p->extra[e].name, "reorder:x");
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("concat in the conv layout vs alone", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
+}
+
+/* The team sizes a plan asked for while it was built (a stand-in for omp_set_num_threads). */
+static int team_calls[2];
+static void fake_team(int n)
+{
+    team_calls[n == 1 ? 0 : 1]++;
+}
+
+/* A tiny conv's primitive is made again for one thread when the plan is for two; its result is
+ * the same, and its step is marked tiny. */
+RF_TEST(tiny_conv_made_for_one_thread)
+{
+    uint32_t y, li[5];
+    tg t = chain(0, &y, li), r = chain(0, &y, li);
+    team_calls[0] = team_calls[1] = 0;
+    rf_status st = rf__xplan_new_team(t.ctx, t.g, fake_team, 2, &t.p);
+    RF_REQUIRE(st == RF_OK);
+    RF_EXPECT(team_calls[0] >= 2 && team_calls[1] == team_calls[0]); /* 1, then back to 2 */
+    size_t tiny = 0;
+    for (size_t s = 0; s < t.p->n_steps; s++)
+        if (t.p->steps[s].prim && t.p->steps[s].layer == li[0]) tiny += t.p->steps[s].tiny;
+    RF_EXPECT(tiny >= 1);
+    if (rf__xplan_pass(t.p, fake_clock, NULL, NULL) == RF_OK && run(&r)) {
+        uint64_t n = elems(&t, y);
+        float *a = out(&t, y), *b = out(&r, y);
+        close_all("one-thread primitive vs default", a, b, n);
+        free(a), free(b);
+    }
+    tg_free(&t);
+    tg_free(&r);
+}
+
+/* a [6,16] . w [16,24] -> Add(bias [24]) -> Relu -> y: both fused into the matmul (rows
+ * measured as post-ops of it), the result equal to the graph with the intermediates as outputs. */
+static tg mm_chain(int keep, uint32_t *y, uint32_t *li)
+{
+    tg t = tg_new();
+    uint32_t mid = keep ? RF_TENSOR_OUTPUT : 0;
+    uint32_t a = tens(&t, "a", RF_TENSOR_INPUT, D(6, 16));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(16, 24));
+    uint32_t b = tens(&t, "b", RF_TENSOR_WEIGHT, D(24));
+    uint32_t m = tens(&t, "m", mid, D(6, 24)), s = tens(&t, "s", mid, D(6, 24));
+    *y = tens(&t, "y", RF_TENSOR_OUTPUT, D(6, 24));
+    li[0] = lay(&t, "MatMul", IN(a, w), m);
+    li[1] = lay(&t, "Add", IN(m, b), s);
+    li[2] = lay(&t, "Relu", IN(s), *y);
+    return t;
+}
+
+RF_TEST(matmul_fuses_bias_and_relu)
+{
+    uint32_t y, yu, li[3], lu[3];
+    tg f = mm_chain(0, &y, li), u = mm_chain(1, &yu, lu);
+    if (run(&f) && run(&u)) {
+        expect_measured(&f, li[0], "onednn:matmul");
+        RF_EXPECT_INT(f.p->layers[li[1]].fused_into, (int)li[0]);
+        RF_EXPECT_INT(f.p->layers[li[2]].fused_into, (int)li[0]);
+        expect_measured(&f, li[2], "onednn:post-op");
+        RF_EXPECT_INT(u.p->layers[lu[1]].fused_into, -1);
+        uint64_t n = elems(&f, y);
+        float *a = out(&f, y), *b = out(&u, yu);
+        close_all("fused matmul vs unfused", a, b, n);
+        size_t zero = 0;
+        for (uint64_t i = 0; i < n; i++) zero += a[i] == 0;
+        RF_EXPECT(zero > 0 && zero < n); /* the Relu cut some, not all: the test can fail */
+        free(a), free(b);
+    }
+    tg_free(&f);
+    tg_free(&u);
 }
