@@ -1,11 +1,11 @@
 /* qkernels.c — the decode dot products' ceilings on one core (issues 10 and 28): for each weight
- * type and each instruction-set level this CPU runs, the row kernel and the kernel of four rows at
- * once (rf__dot_rows, as decode calls them), ns and cycles per 256 weights with the rows in L2
- * (64 rows of 2048: compute only), the bytes per second that makes, and the same streaming a
- * matrix of COLD_MIB (default 768) MiB, larger than this machine's L3 (what one core pulls from
- * DRAM). Best of 9 passes each; cycles from a chain of dependent adds timed on the same core
- * (x86-64 only). Internal API (src/exec/qkernels.h): built with the library's private headers.
- * Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
+ * type and each instruction-set level this CPU runs, the row kernel decode calls: ns and cycles
+ * per 256 weights with the rows in L2 (64 rows of 2048: compute only), the bytes per second that
+ * makes, and the same streaming a matrix of COLD_MIB (default 768) MiB, past the L3 of the Xeons
+ * this runs on (what one core pulls from DRAM; the former 32 MiB sat in a 300 MB L3). Best of 9
+ * passes each; cycles from a chain of dependent adds timed on the same core (x86-64 only). Internal
+ * API (src/exec/qkernels.h): built with the library's private headers. Usage: build/bench/qkernels
+ * [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,13 +42,13 @@ static double cycle_s(void)
 static volatile float rf_sink; /* keeps the products from being optimised away */
 
 /* Best seconds of one pass of `rows` dot products of K weights. */
-static double pass_s(const rf__dot_kernels *kn, const uint8_t *w, size_t rb, size_t rows,
-                     const void *a, size_t K, float *y)
+static double pass_s(rf__row_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
+                     size_t K, float *y)
 {
     double best = 1e9;
     for (int r = 0; r < 9; r++) {
         double t0 = now();
-        rf__dot_rows(kn, w, rb, rows, a, K, y);
+        for (size_t n = 0; n < rows; n++) y[n] = fn(w + n * rb, a, K);
         double t = now() - t0;
         float s = 0;
         for (size_t n = 0; n < rows; n += 64) s += y[n];
@@ -93,19 +93,14 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
             const void *a = rf__act_quantize(id, isa, x, K, buf);
-            rf__dot_kernels all = rf__dot_kernels_get(id, isa), one = all;
-            one.rows = NULL;
-            for (int v = 0; v < 2; v++) {
-                const rf__dot_kernels *kn = v ? &all : &one;
-                if (v && !all.rows) continue;
-                double th = pass_s(kn, w, rb, hot, a, K, y), tc = pass_s(kn, w, rb, cold, a, K, y);
-                double ns = 1e9 * th / ((double)hot * K / 256);
-                printf("%-4s %-7s %-5s L2: %6.2f ns/256 weights", types[t].name,
-                       rf__kernel_isa_name(isa), v ? "rows4" : "row", ns);
-                if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
-                printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core\n", (double)hot * rb / th / 1e9,
-                       (double)cold * rb / tc / 1e9);
-            }
+            rf__row_dot_fn fn = rf__row_dot_get(id, isa);
+            double th = pass_s(fn, w, rb, hot, a, K, y), tc = pass_s(fn, w, rb, cold, a, K, y);
+            double ns = 1e9 * th / ((double)hot * K / 256);
+            printf("%-4s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__kernel_isa_name(isa),
+                   ns);
+            if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
+            printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core\n", (double)hot * rb / th / 1e9,
+                   (double)cold * rb / tc / 1e9);
         }
         free(w);
         free(x);

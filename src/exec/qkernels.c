@@ -344,21 +344,3 @@ int rf__row_dot_has(int id, int isa)
                                                    rf__row_dot_avx512};
     return isa >= 0 && isa < RF__KERNEL_ISAS && tabs[isa][id] != NULL;
 }
-
-rf__dot_kernels rf__dot_kernels_get(int id, int isa)
-{
-    rf__dot_kernels kn = {rf__row_dot_get(id, isa), NULL};
-    if (isa >= RF__KERNEL_AVX512) kn.rows = rf__rows_dot_avx512[id];
-    return kn;
-}
-
-void rf__dot_rows(const rf__dot_kernels *kn, const void *w, size_t row_bytes, size_t rows,
-                  const void *a, size_t k, float *y)
-{
-    const uint8_t *p = w;
-    size_t r = 0;
-    if (kn->rows)
-        for (; r + RF__DOT_ROWS <= rows; r += RF__DOT_ROWS)
-            kn->rows(p + r * row_bytes, row_bytes, a, k, y + r);
-    for (; r < rows; r++) y[r] = kn->row(p + r * row_bytes, a, k);
-}

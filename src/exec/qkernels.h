@@ -117,25 +117,6 @@ extern const rf__row_dot_fn rf__row_dot_generic[RF__WEIGHT_TYPES];
 extern const rf__row_dot_fn rf__row_dot_avx2[RF__WEIGHT_TYPES];
 extern const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES];
 
-/* Dot products of RF__DOT_ROWS consecutive weight rows (row_bytes apart) with one activation into
- * y[0..RF__DOT_ROWS): the decode kernels of the levels that have them (qkernels_rows_avx512.c;
- * NULL entries: none). The activation's loads serve every row, and the rows are as many streams
- * from memory at once. */
-#define RF__DOT_ROWS 4
-typedef void (*rf__rows_dot_fn)(const void *w, size_t row_bytes, const void *a, size_t k, float *y);
-extern const rf__rows_dot_fn rf__rows_dot_avx512[RF__WEIGHT_TYPES];
-/* The kernels of type id at level isa: the row kernel (never NULL) and the one of RF__DOT_ROWS
- * rows (NULL when the level has none). */
-typedef struct rf__dot_kernels {
-    rf__row_dot_fn row;
-    rf__rows_dot_fn rows;
-} rf__dot_kernels;
-rf__dot_kernels rf__dot_kernels_get(int id, int isa);
-/* y[r] = (row r) . a for r < rows, rows row_bytes apart from w: the kernel of RF__DOT_ROWS rows
- * over as many as it takes, the row kernel for the rest. */
-void rf__dot_rows(const rf__dot_kernels *kn, const void *w, size_t row_bytes, size_t rows,
-                  const void *a, size_t k, float *y);
-
 /* Kernel id of a dtype, or -1 when none. */
 int rf__weight_type(rf_dtype t);
 /* Kernel id chosen for a type without one: the nearest in bits per weight whose block divides
@@ -202,9 +183,8 @@ float rf__bf16_to_f32(uint16_t h);
 void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 
 /* ---- qroof.c: the kernel ceiling ------------------------------------------------------------ */
-/* Weight bytes per second the dot kernels of type id at level isa consume on `threads` pinned
- * threads at once, called as decode calls them (rf__dot_rows: four rows at once where the level
- * has that kernel; the probe's harness, best repeatable of 3), each over its own rows of 2048
+/* Weight bytes per second the dot kernel of type id at level isa consumes on `threads` pinned
+ * threads at once (the probe's harness, best repeatable of 3), each over its own rows of 2048
  * weights: 256 KiB of them (held in L2) or, when `dram`, its share of a matrix three times the
  * last-level cache (256 to 512 MiB). */
 rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,

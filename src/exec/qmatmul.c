@@ -79,7 +79,7 @@ void rf__qmatmul_parallel(rf__qmatmul *q, rf__team_job job, void *arg)
 }
 
 typedef struct rf__matmul_job {
-    rf__dot_kernels kn;
+    rf__row_dot_fn dot;
     int id;
     const uint8_t *w;
     size_t row_bytes;
@@ -93,28 +93,18 @@ typedef struct rf__matmul_job {
     int isa;
 } rf__matmul_job;
 
-/* Part `tid` of `n`: its rows, whole groups of 16 (a cache line of y, four calls of the four-row
- * kernel) but for the last part. */
 static void rf__dot_rows_job(void *arg, unsigned tid, unsigned n)
 {
     const rf__matmul_job *m = arg;
-    uint64_t groups = (m->N + 15) / 16;
-    uint64_t a = groups * tid / n * 16, b = groups * (tid + 1) / n * 16;
-    if (b > m->N) b = m->N;
-    if (a >= b) return;
-    if (m->S == 1) {
-        const void *xa = m->act_bytes ? (const void *)m->act : (const void *)m->x;
-        rf__dot_rows(&m->kn, m->w + a * m->row_bytes, m->row_bytes, (size_t)(b - a), xa,
-                     (size_t)m->K, m->y + a);
-        return;
-    }
-    for (uint64_t r = a; r < b; r += 16) /* 16 rows at a time, read once from memory */
+    uint64_t a = m->N * tid / n, b = m->N * (tid + 1) / n;
+    for (uint64_t r = a; r < b; r++) {
+        const uint8_t *row = m->w + r * m->row_bytes;
         for (uint64_t s = 0; s < m->S; s++) {
             const void *xa = m->act_bytes ? (const void *)(m->act + s * m->act_bytes)
                                           : (const void *)(m->x + s * m->K);
-            rf__dot_rows(&m->kn, m->w + r * m->row_bytes, m->row_bytes,
-                         (size_t)(b - r < 16 ? b - r : 16), xa, (size_t)m->K, m->y + s * m->N + r);
+            m->y[s * m->N + r] = m->dot(row, xa, m->K);
         }
+    }
 }
 
 /* Job `c` of `nc`: its share of the rows, dequantised a block at a time into its own buffer (F32
@@ -157,7 +147,7 @@ rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, si
                           uint64_t N, uint64_t K, const float *x, uint64_t S, float *y)
 {
     rf__matmul_job m = {
-        rf__dot_kernels_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
+        rf__row_dot_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
     m.isa = q->isa;
     if (S < RF__QMATMUL_GEMM_MIN_ROWS) {
         /* the activations quantised once, read by every row */

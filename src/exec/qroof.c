@@ -18,11 +18,10 @@
 #define RF__HARNESS_MAX_THREADS_QROOF 256 /* the harness's limit (harness.c) */
 
 typedef struct rf__qroof_job {
-    rf__dot_kernels kn; /* as decode calls them (rf__dot_rows) */
-    uint8_t *w;         /* threads x per_thread bytes of rows */
+    rf__row_dot_fn dot;
+    uint8_t *w; /* threads x per_thread bytes of rows */
     size_t per_thread, row_bytes, rows;
     const void *act;
-    float *y; /* threads x rows dot products */
     float sink[RF__HARNESS_MAX_THREADS_QROOF];
 } rf__qroof_job;
 
@@ -30,11 +29,9 @@ static void rf__qroof_work(void *arg, unsigned tid, uint64_t units)
 {
     rf__qroof_job *j = arg;
     const uint8_t *w = j->w + (size_t)tid * j->per_thread;
-    float *y = j->y + (size_t)tid * j->rows, s = 0;
-    for (uint64_t u = 0; u < units; u++) {
-        rf__dot_rows(&j->kn, w, j->row_bytes, j->rows, j->act, RF__QROOF_K, y);
-        s += y[u % j->rows];
-    }
+    float s = 0;
+    for (uint64_t u = 0; u < units; u++)
+        for (size_t r = 0; r < j->rows; r++) s += j->dot(w + r * j->row_bytes, j->act, RF__QROOF_K);
     j->sink[tid] += s;
 }
 
@@ -92,7 +89,7 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
     uint32_t be, bb;
     rf__weight_block(id, &be, &bb);
     rf__qroof_job j = {0};
-    j.kn = rf__dot_kernels_get(id, isa);
+    j.dot = rf__row_dot_get(id, isa);
     j.row_bytes = (size_t)RF__QROOF_K / be * bb;
     uint64_t total = RF__QROOF_L2_BYTES * (uint64_t)threads;
     if (dram) {
@@ -108,9 +105,8 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
     size_t act_bytes = rf__act_bytes(id, RF__QROOF_K);
     float *x = rf__malloc(ctx, RF__QROOF_K * sizeof *x + act_bytes + 64);
     j.w = rf__malloc(ctx, j.per_thread * threads);
-    j.y = rf__malloc(ctx, j.rows * threads * sizeof *j.y);
     rf__team *team = NULL;
-    rf_status st = !x || !j.w || !j.y ? RF_NOMEM_ERR(ctx) : rf__team_new(ctx, threads, &team);
+    rf_status st = !x || !j.w ? RF_NOMEM_ERR(ctx) : rf__team_new(ctx, threads, &team);
     if (st == RF_OK) {
         uint64_t s = 1;
         for (size_t i = 0; i < RF__QROOF_K; i++)
@@ -125,7 +121,6 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
         if (st == RF_OK) *bytes_per_s = stats.best;
     }
     rf__team_free(ctx, team);
-    rf__free(ctx, j.y);
     rf__free(ctx, j.w);
     rf__free(ctx, x);
     return st;

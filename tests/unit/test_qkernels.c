@@ -230,56 +230,6 @@ RF_TEST(qk_isa_variants)
     }
 }
 
-/* The kernels of several rows (rf__dot_rows: four rows at once where the level has that kernel,
- * the row kernel for the rest) against dequantise-then-dot of each row: 7 rows (one call of four,
- * three single rows) of lengths with tails, rows further apart than their bytes. */
-static void check_rows(int id, int isa)
-{
-    static const size_t lens_f[] = {1, 15, 17, 33, 100, 2048, 5003};
-    static const size_t lens_32[] = {32, 96, 2048, 4128};
-    static const size_t lens_256[] = {256, 2816};
-    uint32_t be, bb;
-    rf__weight_block(id, &be, &bb);
-    const size_t *lens = be == 1 ? lens_f : be == 32 ? lens_32 : lens_256;
-    size_t n = be == 1 ? 7 : be == 32 ? 4 : 2, rows = 7;
-    rf__dot_kernels kn = rf__dot_kernels_get(id, isa);
-    for (size_t li = 0; li < n; li++) {
-        size_t k = lens[li], rb = k / be * bb, stride = rb + 2 * bb + 6;
-        uint8_t *w = malloc(rows * stride);
-        float *x = malloc(k * sizeof *x), *xq = malloc(k * sizeof *xq), y[7];
-        void *buf = malloc(rf__act_bytes(id, k) + 1);
-        memset(w, 0x7f, rows * stride);
-        for (size_t r = 0; r < rows; r++) fill_weights(id, w + r * stride, k);
-        for (size_t i = 0; i < k; i++) x[i] = rndf();
-        const void *a = rf__act_quantize(id, isa, x, k, buf);
-        act_values(id, a, x, k, xq);
-        rf__dot_rows(&kn, w, stride, rows, a, k, y);
-        for (size_t r = 0; r < rows; r++) {
-            double mag, ref = ref_dot(id, w + r * stride, xq, k, &mag);
-            if (!(fabs(y[r] - ref) <= 2e-5 * mag + 1e-6))
-                RF_FAIL_AT("%s %s rows k=%zu row %zu: %.9g vs reference %.9g (sum|wx| %.3g)",
-                           rf_dtype_name(rf__weight_dtype(id)), rf__kernel_isa_name(isa), k, r,
-                           y[r], ref, mag);
-        }
-        free(w);
-        free(x);
-        free(xq);
-        free(buf);
-    }
-}
-
-RF_TEST(qk_rows_kernels)
-{
-    int best = rf__kernel_isa_best(), four = 0;
-    for (int isa = RF__KERNEL_GENERIC; isa <= best; isa++)
-        for (int id = 0; id < RF__WEIGHT_TYPES; id++) {
-            check_rows(id, isa);
-            four += rf__dot_kernels_get(id, isa).rows != NULL;
-        }
-    /* the AVX-512 level has them for the float types, Q8_0 and Q4_0 */
-    if (best >= RF__KERNEL_AVX512) RF_EXPECT(four >= 5);
-}
-
 /* The attention's row helpers at every level against naive loops: strided rows, lengths with
  * tails (n not a multiple of 8 or 32). */
 /* The AVX2 dequantisers (prefill's path to sgemm) against the reference, element by element: the
