@@ -10,8 +10,9 @@
 #include "roofline/model.h"
 
 /* The roof a decode of these weights can reach on the threads it ran: min(the roof's bandwidth,
- * the dot kernel's ceiling), the kernel's from the machine when the probe measured it on as many
- * threads (`roofline peaks`), else measured now (issue 28). */
+ * the dot kernel's ceiling: what it keeps up while its rows stream from memory, as decode's do),
+ * the kernel's from the machine when the probe measured it on as many threads (`roofline peaks`),
+ * else measured now (issue 28). */
 static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
 {
     rf_llm_measured *m = &r->measured;
@@ -24,7 +25,7 @@ static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exe
         if (strcmp(k->name, name) == 0 && k->stats.threads == x->threads) c = *k;
     }
     if (!(c.value > 0))
-        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &c));
+        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 1, &c));
     m->kernel_bytes_per_s = c.value;
     rf__strlcpy(m->kernel_ceiling, c.name, sizeof m->kernel_ceiling);
     rf__strlcpy(m->kernel_type, rf_dtype_name(x->decode_kernel_dtype), sizeof m->kernel_type);
