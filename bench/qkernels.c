@@ -1,10 +1,11 @@
-/* qkernels.c — the quantized dot products' compute ceiling (issue 10's LLM decode goal): for each
- * quantized type and each instruction-set level this CPU runs, ns and cycles per 256 weights on
- * one core with the rows in L2 (64 rows of 2048: compute only), the bytes per second that makes
- * (the bandwidth one core could consume at most), and the same over a DRAM-sized matrix (32 MiB
- * per pass: what one core gets streaming). Best of 9 passes each; cycles from a chain of dependent
- * adds timed on the same core (x86-64 only). Internal API (src/exec/qkernels.h): built with the
- * library's private headers. Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0) */
+/* qkernels.c — the decode dot products' ceilings on one core (issues 10 and 28): for each weight
+ * type and each instruction-set level this CPU runs, the row kernel decode calls: ns and cycles
+ * per 256 weights with the rows in L2 (64 rows of 2048: compute only), the bytes per second that
+ * makes, and the same streaming a matrix of COLD_MIB (default 768) MiB, past the L3 of the Xeons
+ * this runs on (what one core pulls from DRAM; the former 32 MiB sat in a 300 MB L3). Best of 9
+ * passes each; cycles from a chain of dependent adds timed on the same core (x86-64 only). Internal
+ * API (src/exec/qkernels.h): built with the library's private headers. Usage: build/bench/qkernels
+ * [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +43,15 @@ static volatile float rf_sink; /* keeps the products from being optimised away *
 
 /* Best seconds of one pass of `rows` dot products of K weights. */
 static double pass_s(rf__row_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
-                     size_t K)
+                     size_t K, float *y)
 {
     double best = 1e9;
     for (int r = 0; r < 9; r++) {
         double t0 = now();
-        float s = 0;
-        for (size_t n = 0; n < rows; n++) s += fn(w + n * rb, a, K);
+        for (size_t n = 0; n < rows; n++) y[n] = fn(w + n * rb, a, K);
         double t = now() - t0;
+        float s = 0;
+        for (size_t n = 0; n < rows; n += 64) s += y[n];
         rf_sink = s;
         best = t < best ? t : best;
     }
@@ -61,13 +63,15 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int id;
-    } types[] = {{"q4_k", RF__WEIGHT_Q4_K},
-                 {"q6_k", RF__WEIGHT_Q6_K},
-                 {"q8_0", RF__WEIGHT_Q8_0},
-                 {"q4_0", RF__WEIGHT_Q4_0}};
-    const size_t K = 2048, hot = 64, cold_bytes = 32u << 20;
+    } types[] = {{"q4_k", RF__WEIGHT_Q4_K}, {"q6_k", RF__WEIGHT_Q6_K}, {"q8_0", RF__WEIGHT_Q8_0},
+                 {"q4_0", RF__WEIGHT_Q4_0}, {"f16", RF__WEIGHT_F16},   {"bf16", RF__WEIGHT_BF16},
+                 {"f32", RF__WEIGHT_F32}};
+    const size_t K = 2048, hot = 64;
+    const char *cm = getenv("COLD_MIB");
+    size_t cold_bytes = (size_t)(cm ? strtoul(cm, NULL, 10) : 768) << 20;
     double cyc = cycle_s();
-    printf("clock: %.2f GHz (dependent adds); K = %zu\n", cyc > 0 ? 1e-9 / cyc : 0.0, K);
+    printf("clock: %.2f GHz (dependent adds); K = %zu; cold matrix %zu MiB\n",
+           cyc > 0 ? 1e-9 / cyc : 0.0, K, cold_bytes >> 20);
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         if (argc > 1 && strcmp(argv[1], types[t].name) != 0) continue;
         int id = types[t].id;
@@ -75,29 +79,32 @@ int main(int argc, char **argv)
         rf__weight_block(id, &be, &bb);
         size_t rb = K / be * bb, cold = cold_bytes / rb;
         uint8_t *w = malloc(cold * rb);
-        float *x = malloc(K * sizeof *x);
+        float *x = malloc(K * sizeof *x), *y = malloc(cold * sizeof *y);
         void *buf = aligned_alloc(64, rf__act_bytes(id, K) + 64);
-        if (!w || !x || !buf) return 1;
+        if (!w || !x || !y || !buf) return 1;
         srand(1);
         for (size_t i = 0; i < cold * rb; i++) w[i] = (uint8_t)rand();
         for (size_t b = 0; b < cold * K / be; b++) { /* sane F16 scales (2^-14 .. 2^-13) */
             uint16_t d = (uint16_t)(0x0400 + (rand() & 0x3ff));
-            memcpy(w + b * bb + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
+            if (be == 1) d = (uint16_t)(0x2000 + (rand() & 0x3ff)); /* F16/BF16: finite values */
+            if (id != RF__WEIGHT_F32) memcpy(w + b * bb + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
             if (id == RF__WEIGHT_Q4_K) memcpy(w + b * bb + 2, &d, 2);
         }
         for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
             const void *a = rf__act_quantize(id, isa, x, K, buf);
             rf__row_dot_fn fn = rf__row_dot_get(id, isa);
-            double th = pass_s(fn, w, rb, hot, a, K), tc = pass_s(fn, w, rb, cold, a, K);
+            double th = pass_s(fn, w, rb, hot, a, K, y), tc = pass_s(fn, w, rb, cold, a, K, y);
             double ns = 1e9 * th / ((double)hot * K / 256);
-            printf("%s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__kernel_isa_name(isa), ns);
+            printf("%-4s %-7s L2: %6.2f ns/256 weights", types[t].name, rf__kernel_isa_name(isa),
+                   ns);
             if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
-            printf(", %5.1f GB/s; DRAM-sized: %5.1f GB/s on one core\n",
-                   (double)hot * rb / th / 1e9, (double)cold * rb / tc / 1e9);
+            printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core\n", (double)hot * rb / th / 1e9,
+                   (double)cold * rb / tc / 1e9);
         }
         free(w);
         free(x);
+        free(y);
         free(buf);
     }
     return 0;

@@ -85,10 +85,12 @@ RF_API rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const r
 /** The kernel ceiling of decode for weights of type `t` (issue 28): bytes of weights per second
  *  the library's own dot kernel for `t` (at the best instruction set of this CPU) consumes on
  *  `threads` threads at once (0: every core) from rows held in L2, measured now (each figure
- *  best of 3 runs of at least `min_time_s`; `dram` non-zero: the DRAM figures too). Filled as a
- * bandwidth ceiling named like the probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s,
- * RF_PROV_MEASURED); its note gives one core from L2 (and, with `dram`, one core and all threads
- * from DRAM). A decode of such weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
+ *  best of 3 runs of at least `min_time_s`; `dram` non-zero: the DRAM figures too, and the value
+ *  is then the lower of the two: what the kernel keeps up on those threads while its rows stream
+ *  from past the last-level cache, as decode's do). Filled as a bandwidth ceiling named like the
+ *  probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s, RF_PROV_MEASURED); its note gives
+ *  every figure (one core and all threads, from L2 and, with `dram`, from DRAM). A decode of such
+ *  weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
  * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
  * MiB.
  */

@@ -10,8 +10,9 @@
 #include "roofline/model.h"
 
 /* The roof a decode of these weights can reach on the threads it ran: min(the roof's bandwidth,
- * the dot kernel's ceiling), the kernel's from the machine when the probe measured it on as many
- * threads (`roofline peaks`), else measured now (issue 28). */
+ * the dot kernel's ceiling: what it keeps up while its rows stream from memory, as decode's do),
+ * the kernel's from the machine when the probe measured it on as many threads (`roofline peaks`),
+ * else measured now (issue 28). */
 static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
 {
     rf_llm_measured *m = &r->measured;
@@ -26,7 +27,7 @@ static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exe
     if (!(c.value > 0)) {
         rf__log(ctx, RF_LOG_INFO, "measuring: the %s dot kernel's ceiling on %u thread%s", name,
                 x->threads, x->threads == 1 ? "" : "s");
-        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &c));
+        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 1, &c));
     }
     m->kernel_bytes_per_s = c.value;
     rf__strlcpy(m->kernel_ceiling, c.name, sizeof m->kernel_ceiling);

@@ -57,3 +57,23 @@ RF_TEST(qroof_rates_every_type)
     RF_EXPECT(rf__qkernel_rate(ctx, RF__WEIGHT_TYPES, isa, 1, 0, 0.002, &r) == RF_RANGE);
     rf_ctx_free(ctx);
 }
+
+/* With the DRAM figures the value is the lower of the two rates on all threads: the rows streamed
+ * from past the last-level cache, as decode reads them (the source says which), never above the
+ * rate from L2. */
+RF_TEST(qroof_dram_fed_value)
+{
+    rf_ctx *ctx = NULL;
+    RF_EXPECT(rf_ctx_new(&ctx, NULL) == RF_OK);
+    rf_ceiling l2, fed;
+    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_F16, 1, 0.005, 0, &l2) == RF_OK);
+    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_F16, 1, 0.005, 1, &fed) == RF_OK);
+    RF_EXPECT(fed.value > 1e8);
+    RF_EXPECT_CONTAINS(fed.note, "from DRAM");
+    if (strstr(fed.source, "streamed")) /* then it took the DRAM figure, lower than its own L2 */
+        RF_EXPECT(fed.value <= 1.5 * l2.value);
+    else
+        RF_EXPECT_CONTAINS(fed.source, "held in L2");
+    RF_EXPECT(fed.stats.median == fed.value);
+    rf_ctx_free(ctx);
+}
