@@ -45,7 +45,8 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     double kv_bytes = 2.0 * (double)kvn * 4, total = kv_bytes;
     double rows = (double)n,
            floats = rows * (3.0 * (double)lx->E + 2.0 * (double)qw + 2.0 * (double)kw +
-                            2.0 * (double)lx->F + (double)tw + (double)lx->V) +
+                            2.0 * (double)lx->F + (double)tw) +
+                    (double)lx->B * (double)lx->V + /* logits: each sequence's last row */
                     (double)lx->B * (double)lx->H *
                         ((double)S * (double)S > (double)L ? (double)S * (double)S : (double)L) +
                     (double)lx->Tmax * (double)lx->D;
@@ -69,7 +70,7 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     lx->gate = rf__alloc_floats(lx, n * lx->F, &fail);
     lx->up = rf__alloc_floats(lx, n * lx->F, &fail);
     lx->fused = rf__alloc_floats(lx, n * tw, &fail);
-    lx->logits = rf__alloc_floats(lx, n * lx->V, &fail);
+    lx->logits = rf__alloc_floats(lx, lx->B * lx->V, &fail);
     lx->scores = rf__alloc_floats(lx, sc, &fail);
     lx->rope_cs = rf__alloc_floats(lx, lx->Tmax * (lx->D / 2) * 2, &fail);
     lx->k_cache = rf__alloc_floats(lx, kvn, &fail);
@@ -98,6 +99,7 @@ static void rf__llm_exec_free(rf__llm_exec *lx)
         }
     rf__free(ctx, lx->weights);
     rf__free(ctx, lx->qg_act);
+    rf__free(ctx, lx->fg_buf);
     rf__qmatmul_free(ctx, lx->matmul);
 }
 

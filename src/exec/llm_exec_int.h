@@ -105,6 +105,8 @@ typedef struct rf__llm_exec {
     double mem_bytes;
     void *qg_act; /* prefill's quantised activation rows (rf__qgemm_run scratch) */
     size_t qg_act_cap;
+    void *fg_buf; /* prefill's float GEMM scratch (rf__fgemm_run: activation panels, tiles) */
+    size_t fg_cap;
     /* timing of the pass under way */
     double (*clock)(void *);
     void *clock_user;

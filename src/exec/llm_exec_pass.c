@@ -49,6 +49,32 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
     return RF_OK;
 }
 
+/* Many rows on an AVX-512 CPU, the other types (F32, F16, BF16, those without a packed form):
+ * the float GEMM (qgemm.h), its rows dequantised a tile at a time; 0 when the product goes the
+ * other way. */
+static rf_status rf__linear_fgemm(rf__llm_exec *lx, const rf__exec_weight *w, const float *x,
+                                  uint64_t n, uint64_t in, float *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul);
+    uint32_t be, bb;
+    rf__weight_block(w->id, &be, &bb);
+    *done = 0;
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || w->cols != in ||
+        (in > RF__FGEMM_KC && RF__FGEMM_KC % be))
+        return RF_OK;
+    size_t need = rf__fgemm_scratch_bytes(n, in, rf__qmatmul_threads(lx->matmul)) + 64;
+    if (need > lx->fg_cap) {
+        void *p = rf__realloc(lx->ctx, lx->fg_buf, need);
+        if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->fg_buf = p;
+        lx->fg_cap = need;
+    }
+    uint8_t *buf = (uint8_t *)lx->fg_buf + (64 - (uintptr_t)lx->fg_buf % 64) % 64;
+    rf__fgemm_run(lx->matmul, isa, w->id, w->data, w->row_bytes, w->rows, in, x, n, buf, y);
+    *done = 1;
+    return RF_OK;
+}
+
 /* y [n, rows of w] = x [n, cols of w] . W^T (+ bias). */
 static rf_status rf__linear(rf__llm_exec *lx, int64_t blk, int role, int bias_role, const float *x,
                             uint64_t n, uint64_t in, uint64_t out, float *y)
@@ -57,6 +83,7 @@ static rf_status rf__linear(rf__llm_exec *lx, int64_t blk, int role, int bias_ro
                           *b = bias_role >= 0 ? rf__llm_exec_weight(lx, blk, bias_role) : NULL;
     int done;
     RF_TRY(rf__linear_qgemm(lx, w, x, n, in, y, &done));
+    if (!done) RF_TRY(rf__linear_fgemm(lx, w, x, n, in, y, &done));
     if (!done)
         RF_TRY(rf__qmatmul_run(lx->ctx, lx->matmul, w->id, w->data, w->row_bytes, w->rows, in, x, n,
                                y));
@@ -211,10 +238,14 @@ rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0)
         RF_TRY(rf__attention(lx, (int64_t)l, S, p0));
         RF_TRY(rf__mlp(lx, (int64_t)l, S));
     }
-    rf__norm_role(lx, -1, RF__R_OUT_NORM, RF__R_OUT_NORM_B, lx->x, lx->x_norm, n, lx->E);
+    /* The next token needs the logits of each sequence's last position only (llama.cpp, by
+     * default, outputs those alone too): those B rows gathered, normed and through the head. */
+    for (uint64_t b = 0; b < lx->B && S > 1; b++)
+        memmove(lx->x + b * lx->E, lx->x + (b * S + S - 1) * lx->E, lx->E * sizeof(float));
+    rf__norm_role(lx, -1, RF__R_OUT_NORM, RF__R_OUT_NORM_B, lx->x, lx->x_norm, lx->B, lx->E);
     rf__step_done(lx, RF__STEP_OUT_NORM);
     int role = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) ? RF__R_OUTPUT : RF__R_TOK_EMBD;
-    RF_TRY(rf__linear(lx, -1, role, -1, lx->x_norm, n, lx->E, lx->V, lx->logits));
+    RF_TRY(rf__linear(lx, -1, role, -1, lx->x_norm, lx->B, lx->E, lx->V, lx->logits));
     rf__step_done(lx, RF__STEP_OUTPUT);
     return RF_OK;
 }

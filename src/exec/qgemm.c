@@ -159,16 +159,19 @@ void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *b
         }
 }
 
-void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
-                          unsigned ms, unsigned nr, float *y, size_t ldy)
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const rf__qgemm_act *a,
+                          uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy)
 {
     uint64_t nb = w->K / (uint64_t)w->blk;
     int blk = w->blk;
+    (void)ng;
     for (unsigned s = 0; s < ms; s++)
-        for (unsigned r = 0; r < nr; r++) {
+        for (unsigned rr = 0; rr < nr; rr++) {
+            uint64_t gr = g + rr / RF__QGEMM_ROWS;
+            unsigned r = rr % RF__QGEMM_ROWS;
             float acc = 0;
             for (uint64_t j = 0; j < nb; j++) {
-                const uint8_t *o = w->data + (size_t)(g * nb + j) * w->block_bytes;
+                const uint8_t *o = w->data + (size_t)(gr * nb + j) * w->block_bytes;
                 const float *av = (const float *)(const void *)(o + RF__QGEMM_ROWS * blk);
                 const int8_t *xq = a->q + (s0 + s) * w->K + j * (uint64_t)blk;
                 int32_t dot = 0;
@@ -177,7 +180,7 @@ void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act 
                 acc += av[r] * a->d[(s0 + s) * nb + j] * (float)dot +
                        av[RF__QGEMM_ROWS + r] * a->s[(s0 + s) * nb + j];
             }
-            y[s * ldy + r] = acc;
+            y[s * ldy + rr] = acc;
         }
 }
 
@@ -194,17 +197,20 @@ typedef struct rf__qgemm_job {
     float *y;
 } rf__qgemm_job;
 
+/* Job p of np: its share of the pairs of groups, each pair by every tile of activation rows
+ * (the pair's weights stay in L2 while the activation rows stream by). */
 static void rf__qgemm_part(void *arg, unsigned p, unsigned np)
 {
     const rf__qgemm_job *j = arg;
     const rf__qgemm_w *w = j->w;
-    uint64_t g0 = w->groups * p / np, g1 = w->groups * (p + 1) / np;
-    for (uint64_t g = g0; g < g1; g++) {
-        uint64_t r0 = g * RF__QGEMM_ROWS;
-        unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
+    uint64_t pairs = (w->groups + 1) / 2, p0 = pairs * p / np, p1 = pairs * (p + 1) / np;
+    for (uint64_t pr = p0; pr < p1; pr++) {
+        uint64_t g = 2 * pr, r0 = g * RF__QGEMM_ROWS;
+        unsigned ng = g + 1 < w->groups ? 2 : 1;
+        unsigned nr = (unsigned)(w->N - r0 < 2 * RF__QGEMM_ROWS ? w->N - r0 : 2 * RF__QGEMM_ROWS);
         for (uint64_t s0 = 0; s0 < j->a->S; s0 += RF__QGEMM_MR) {
             unsigned ms = (unsigned)(j->a->S - s0 < RF__QGEMM_MR ? j->a->S - s0 : RF__QGEMM_MR);
-            j->kern(w, g, j->a, s0, ms, nr, j->y + s0 * w->N + r0, (size_t)w->N);
+            j->kern(w, g, ng, j->a, s0, ms, nr, j->y + s0 * w->N + r0, (size_t)w->N);
         }
     }
 }
@@ -216,4 +222,122 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
     rf__qgemm_quantize(x, S, w->K, w->blk, act, &a);
     rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), y};
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
+}
+
+/* ---- float weights ---- */
+
+void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
+                          float *t)
+{
+    for (unsigned i = 0; i < nr; i++)
+        for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
+            float acc = 0;
+            for (unsigned k = 0; k < kc; k++) acc += w[i * ldw + k] * p[k * RF__FGEMM_SB + s];
+            t[i * RF__FGEMM_SB + s] = acc;
+        }
+}
+
+static uint64_t rf__fgemm_panels(uint64_t S)
+{
+    return (S + RF__FGEMM_SB - 1) / RF__FGEMM_SB;
+}
+
+size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads)
+{
+    uint64_t kc = K < RF__FGEMM_KC ? K : RF__FGEMM_KC;
+    return (size_t)(rf__fgemm_panels(S) * RF__FGEMM_SB * K +
+                    4 * (uint64_t)threads * RF__FGEMM_NR * kc) *
+           sizeof(float);
+}
+
+typedef struct rf__fgemm_job {
+    rf__fgemm_kernel_fn kern;
+    int isa, id;
+    const uint8_t *w;
+    size_t row_bytes;
+    uint64_t N, K, S;
+    const float *x;
+    float *panels; /* rf__fgemm_panels(S) x [K][SB] */
+    float *wbuf;   /* per job: NR x KC dequantised values */
+    float *y;
+} rf__fgemm_job;
+
+/* Job c of nc packs its share of K for every panel. */
+static void rf__fgemm_pack_job(void *arg, unsigned c, unsigned nc)
+{
+    const rf__fgemm_job *j = arg;
+    uint64_t k0 = j->K * c / nc, k1 = j->K * (c + 1) / nc;
+    for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
+        float *p = j->panels + b * j->K * RF__FGEMM_SB;
+        for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
+            uint64_t row = b * RF__FGEMM_SB + s;
+            const float *xr = j->x + row * j->K;
+            if (row < j->S)
+                for (uint64_t k = k0; k < k1; k++) p[k * RF__FGEMM_SB + s] = xr[k];
+            else
+                for (uint64_t k = k0; k < k1; k++) p[k * RF__FGEMM_SB + s] = 0;
+        }
+    }
+}
+
+/* Job c of nc: its share of the weight rows, a tile of NR rows (dequantised unless F32) by every
+ * panel, K a chunk at a time, the tile's results added into y. */
+static void rf__fgemm_rows_job(void *arg, unsigned c, unsigned nc)
+{
+    const rf__fgemm_job *j = arg;
+    uint64_t ra = j->N * c / nc, rb = j->N * (c + 1) / nc, K = j->K;
+    uint32_t be, bb;
+    rf__weight_block(j->id, &be, &bb);
+    float *wb = j->wbuf + (size_t)c * RF__FGEMM_NR * (K < RF__FGEMM_KC ? K : RF__FGEMM_KC);
+    _Alignas(64) float t[RF__FGEMM_NR * RF__FGEMM_SB];
+    for (uint64_t k0 = 0; k0 < K; k0 += RF__FGEMM_KC) {
+        unsigned kc = (unsigned)(K - k0 < RF__FGEMM_KC ? K - k0 : RF__FGEMM_KC);
+        for (uint64_t r0 = ra; r0 < rb; r0 += RF__FGEMM_NR) {
+            unsigned nr = (unsigned)(rb - r0 < RF__FGEMM_NR ? rb - r0 : RF__FGEMM_NR);
+            const float *wt = wb;
+            size_t ldw = kc;
+            if (j->id == RF__WEIGHT_F32) {
+                wt = (const float *)(const void *)(j->w + r0 * j->row_bytes) + k0;
+                ldw = j->row_bytes / sizeof(float);
+            } else {
+                for (unsigned i = 0; i < nr; i++)
+                    rf__dequant_row_isa(j->isa, j->id,
+                                        j->w + (r0 + i) * j->row_bytes + k0 / be * bb, wb + i * kc,
+                                        kc);
+            }
+            for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
+                j->kern(j->panels + (b * K + k0) * RF__FGEMM_SB, wt, ldw, nr, kc, t);
+                uint64_t ns = j->S - b * RF__FGEMM_SB;
+                if (ns > RF__FGEMM_SB) ns = RF__FGEMM_SB;
+                for (uint64_t s = 0; s < ns; s++) {
+                    float *yr = j->y + (b * RF__FGEMM_SB + s) * j->N + r0;
+                    if (k0 == 0)
+                        for (unsigned i = 0; i < nr; i++) yr[i] = t[i * RF__FGEMM_SB + s];
+                    else
+                        for (unsigned i = 0; i < nr; i++) yr[i] += t[i * RF__FGEMM_SB + s];
+                }
+            }
+        }
+    }
+}
+
+void rf__fgemm_run(rf__qmatmul *q, int isa, int id, const void *w, size_t row_bytes, uint64_t N,
+                   uint64_t K, const float *x, uint64_t S, void *scratch, float *y)
+{
+    rf__fgemm_kernel_fn kern = isa >= RF__KERNEL_AVX512 ? rf__fgemm_kernel_avx512() : NULL;
+    float *panels = scratch;
+    rf__fgemm_job j = {kern ? kern : rf__fgemm_kernel_ref,
+                       isa,
+                       id,
+                       w,
+                       row_bytes,
+                       N,
+                       K,
+                       S,
+                       x,
+                       panels,
+                       panels + rf__fgemm_panels(S) * RF__FGEMM_SB * K,
+                       y};
+    rf__qmatmul_parallel(q, rf__fgemm_pack_job, &j);
+    rf__qmatmul_parallel(q, rf__fgemm_rows_job, &j);
 }

@@ -16,7 +16,7 @@
 #include "exec/qkernels.h"
 
 #define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
-#define RF__QGEMM_MR 8    /* activation rows per kernel call */
+#define RF__QGEMM_MR 6    /* activation rows per kernel call (by 2 groups: 32 rows) */
 
 /* A packed weight matrix. */
 typedef struct rf__qgemm_w {
@@ -52,11 +52,12 @@ void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *b
                         rf__qgemm_act *a);
 
 /* The kernel: y[s * ldy + r] for s < ms (<= RF__QGEMM_MR) activation rows from s0, r < nr rows
- * of group g. */
-typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a,
-                                    uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy);
-void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
-                          unsigned ms, unsigned nr, float *y, size_t ldy);
+ * of the ng (1 or 2) groups from g (nr <= 16 ng). */
+typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, unsigned ng,
+                                    const rf__qgemm_act *a, uint64_t s0, unsigned ms, unsigned nr,
+                                    float *y, size_t ldy);
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const rf__qgemm_act *a,
+                          uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy);
 /* The AVX-512 VNNI kernel, or NULL when this build has none. */
 rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void);
 /* The kernel for `isa` (the reference below AVX-512). */
@@ -66,5 +67,29 @@ rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
  * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. */
 void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
                    void *act, float *y);
+
+/* ---- prefill products on float weights (F32 read in place; F16, BF16 and any type without a
+ * packed form dequantised a tile of rows at a time): y [S, N] = x . W^T in F32 with F32
+ * accumulation. x is first packed into panels of RF__FGEMM_SB activation rows, [K][SB] (rows
+ * past S zero), so a kernel tile is RF__FGEMM_NR weight rows broadcast by SB activation rows in
+ * four zmm (24 FMA accumulators); K is taken RF__FGEMM_KC at a time so one panel stays in L2. */
+#define RF__FGEMM_SB 64   /* activation rows per panel (four zmm of F32) */
+#define RF__FGEMM_NR 6    /* weight rows per kernel tile */
+#define RF__FGEMM_KC 2048 /* values of K per pass over the panels */
+
+/* The tile kernel: acc[i][s] (i < nr <= NR, s < SB) = sum over kc values of w[i * ldw + k] .
+ * p[k * SB + s]; the result stored to t[i * SB + s]. */
+typedef void (*rf__fgemm_kernel_fn)(const float *p, const float *w, size_t ldw, unsigned nr,
+                                    unsigned kc, float *t);
+void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
+                          float *t);
+/* The AVX-512 kernel, or NULL when this build has none. */
+rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void);
+/* Scratch bytes rf__fgemm_run needs (64-byte aligned) for S x K activations and `threads`. */
+size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads);
+/* y [S, N] = x [S, K] . W^T for N rows of type id (row_bytes apart), the team splitting the
+ * rows; K a multiple of id's block (and of 256 when K > RF__FGEMM_KC and id is block-quantised). */
+void rf__fgemm_run(rf__qmatmul *q, int isa, int id, const void *w, size_t row_bytes, uint64_t N,
+                   uint64_t K, const float *x, uint64_t S, void *scratch, float *y);
 
 #endif

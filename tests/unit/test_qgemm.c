@@ -4,7 +4,7 @@
  * dequantise-then-multiply in double. The tolerance is the activations' rounding to 8 bits: per
  * block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks max|x|_b / 254 .
  * sum_b |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a partial group of
- * 16) and 11 activation rows (a partial tile of 8). */
+ * 16, an odd group count: a pair and a single) and 11 activation rows (a partial tile of 6). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,18 +113,21 @@ static void one_type(int id)
     rf__qgemm_kernel_fn kerns[2] = {rf__qgemm_kernel_ref, rf__kernel_isa_best() >= RF__KERNEL_AVX512
                                                               ? rf__qgemm_kernel_avx512()
                                                               : NULL};
-    for (int ki = 0; ki < 2; ki++) {
-        if (!kerns[ki]) continue;
+    for (int ki = 0; ki < 4; ki++) { /* each kernel by single groups, then by pairs */
+        unsigned per = ki % 2 ? 2 : 1;
+        if (!kerns[ki / 2]) continue;
         for (size_t i = 0; i < S * N; i++) y[i] = NAN;
-        for (uint64_t g = 0; g < pw.groups; g++)
+        for (uint64_t g = 0; g < pw.groups; g += per)
             for (uint64_t s0 = 0; s0 < S; s0 += RF__QGEMM_MR) {
                 unsigned ms = (unsigned)(S - s0 < RF__QGEMM_MR ? S - s0 : RF__QGEMM_MR);
-                unsigned nr = (unsigned)(N - g * 16 < 16 ? N - g * 16 : 16);
-                kerns[ki](&pw, g, &a, s0, ms, nr, y + s0 * N + g * 16, N);
+                unsigned ng = g + per <= pw.groups ? per : 1;
+                unsigned nr = (unsigned)(N - g * 16 < 16 * ng ? N - g * 16 : 16 * ng);
+                kerns[ki / 2](&pw, g, ng, &a, s0, ms, nr, y + s0 * N + g * 16, N);
             }
         int bad = check(y, ref, tol, S * N);
         if (bad)
-            RF_FAIL_AT("type %d kernel %d: %d of %d outside the bound", id, ki, bad, (int)(S * N));
+            RF_FAIL_AT("type %d kernel %d by %u: %d of %d outside the bound", id, ki / 2, per, bad,
+                       (int)(S * N));
     }
     /* the threaded driver, two threads, at the best level */
     rf_ctx *ctx;
