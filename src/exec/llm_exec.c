@@ -51,14 +51,17 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
                         ((double)S * (double)S > (double)L ? (double)S * (double)S : (double)L) +
                     (double)lx->Tmax * (double)lx->D;
     total += floats * 4;
+    double packed = rf__llm_exec_prefill_bytes(lx, S); /* made at the first prefill pass */
+    total += packed;
     const char *what;
     double usable = (double)rf__mem_usable(&what);
     if (total > 0.9 * usable)
         return rf__error(lx->ctx, RF_RANGE, -1,
                          "model: measuring needs %.3g GB (a KV cache of %.3g GB for %llu "
-                         "positions, attention scores and activations); %s allows %.3g GB now",
-                         total / 1e9, kv_bytes / 1e9, (unsigned long long)lx->Tmax, what,
-                         usable / 1e9);
+                         "positions, %.3g GB of weights repacked for prefill, attention scores "
+                         "and activations); %s allows %.3g GB now",
+                         total / 1e9, kv_bytes / 1e9, (unsigned long long)lx->Tmax, packed / 1e9,
+                         what, usable / 1e9);
     int fail = 0;
     lx->x = rf__alloc_floats(lx, n * lx->E, &fail);
     lx->x_norm = rf__alloc_floats(lx, n * lx->E, &fail);
@@ -226,8 +229,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     lx.weights = rf__calloc(ctx, model->n_w ? model->n_w : 1, sizeof *lx.weights);
     if (!lx.weights) st = RF_NOMEM_ERR(ctx);
     if (st == RF_OK) st = rf__llm_exec_setup_weights(&lx, r);
-    if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     if (st == RF_OK) st = rf__qmatmul_new(ctx, opts->threads, isa, &lx.matmul);
+    if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     unsigned warm = opts->warmup ? opts->warmup : 2;
     rf__cpu_times c0 = rf__cpu_times_now();
     if (st == RF_OK) st = rf__llm_exec_time(&lx, S, 0, warm, opts->repeat, &pf);
@@ -265,10 +268,9 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  "token ids.",
                  B * S < 8 ? "Prefill: integer dot products per row, as in decode."
                  : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
-                     ? "Prefill: Q8_0, Q4_0, Q4_K and Q6_K weights repacked (at the first, "
-                       "warm-up pass) and multiplied as integers against 8-bit activation "
-                       "rows with AVX-512 VNNI; other types dequantised to F32 in chunks, "
-                       "then OpenBLAS sgemm."
+                     ? "Prefill: Q8_0/Q4_0/Q4_K/Q6_K repacked at warm-up, integer products "
+                       "on 8-bit activations (AVX-512 VNNI); other types an AVX-512 sgemm; the LM "
+                       "head on last rows."
                      : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
                        "sgemm.");
     }

@@ -126,6 +126,11 @@ rf_status rf__llm_exec_setup_weights(rf__llm_exec *lx, rf_exec_llm_result *r);
  * every step timed into lx->step_s / lx->step_calls. */
 rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 
+/* Bytes a prefill of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the
+ * packed copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h) and the
+ * products' scratch; 0 when its products take no packed path. */
+double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S);
+
 /* ---- llm_exec_ops.c ---- */
 /* RMSNorm (w may be NULL) or LayerNorm (bias may be NULL) of n rows of width c, in place ok. */
 void rf__llm_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,

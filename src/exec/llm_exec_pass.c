@@ -40,6 +40,7 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
     if (need > lx->qg_act_cap) {
         void *p = rf__realloc(lx->ctx, lx->qg_act, need);
         if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->mem_bytes += (double)(need - lx->qg_act_cap);
         lx->qg_act = p;
         lx->qg_act_cap = need;
     }
@@ -66,6 +67,7 @@ static rf_status rf__linear_fgemm(rf__llm_exec *lx, const rf__exec_weight *w, co
     if (need > lx->fg_cap) {
         void *p = rf__realloc(lx->ctx, lx->fg_buf, need);
         if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->mem_bytes += (double)(need - lx->fg_cap);
         lx->fg_buf = p;
         lx->fg_cap = need;
     }
@@ -73,6 +75,25 @@ static rf_status rf__linear_fgemm(rf__llm_exec *lx, const rf__exec_weight *w, co
     rf__fgemm_run(lx->matmul, isa, w->id, w->data, w->row_bytes, w->rows, in, x, n, buf, y);
     *done = 1;
     return RF_OK;
+}
+
+double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S)
+{
+    uint64_t n = lx->B * S, kmax = 0;
+    int isa = rf__qmatmul_isa(lx->matmul);
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512) return 0;
+    int head = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) ? RF__R_OUTPUT : RF__R_TOK_EMBD;
+    double packed = 0;
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        const rf__exec_weight *w = &lx->weights[i];
+        int role = lx->model->w[i].role;
+        if (!w->used || w->vec || w->id < 0 || (role == RF__R_TOK_EMBD && head != role)) continue;
+        if ((role == head ? lx->B : n) < RF__QGEMM_MIN_ROWS) continue; /* the head: B rows */
+        if (rf__qgemm_supported(w->id)) packed += (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        if (w->cols > kmax) kmax = w->cols;
+    }
+    return packed + (double)rf__qgemm_act_bytes(n, kmax, 16) +
+           (double)rf__fgemm_scratch_bytes(n, kmax, rf__qmatmul_threads(lx->matmul));
 }
 
 /* y [n, rows of w] = x [n, cols of w] . W^T (+ bias). */

@@ -130,17 +130,22 @@ size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk)
     return q + 2 * (size_t)(S * (K / (uint64_t)blk)) * sizeof(float);
 }
 
-void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
-                        rf__qgemm_act *a)
+/* The struct over buf for S x K activations of block blk. */
+static void rf__qgemm_act_at(void *buf, uint64_t S, uint64_t K, int blk, rf__qgemm_act *a)
 {
-    uint64_t nb = K / (uint64_t)blk;
     a->q = buf;
     a->d = (float *)(void *)((uint8_t *)buf + (S * K + 63) / 64 * 64);
-    a->s = a->d + S * nb;
+    a->s = a->d + S * (K / (uint64_t)blk);
     a->S = S;
     a->K = K;
     a->blk = blk;
-    for (uint64_t s = 0; s < S; s++)
+}
+
+void rf__qgemm_quantize_rows_ref(const float *x, const rf__qgemm_act *a, uint64_t s0, uint64_t s1)
+{
+    uint64_t K = a->K, nb = K / (uint64_t)a->blk;
+    int blk = a->blk;
+    for (uint64_t s = s0; s < s1; s++)
         for (uint64_t j = 0; j < nb; j++) {
             const float *xb = x + s * K + j * (uint64_t)blk;
             int8_t *qb = a->q + s * K + j * (uint64_t)blk;
@@ -157,6 +162,13 @@ void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *b
             a->d[s * nb + j] = amax / 127.0f;
             a->s[s * nb + j] = sum;
         }
+}
+
+void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
+                        rf__qgemm_act *a)
+{
+    rf__qgemm_act_at(buf, S, K, blk, a);
+    rf__qgemm_quantize_rows_ref(x, a, 0, S);
 }
 
 void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const rf__qgemm_act *a,
@@ -194,8 +206,17 @@ typedef struct rf__qgemm_job {
     const rf__qgemm_w *w;
     const rf__qgemm_act *a;
     rf__qgemm_kernel_fn kern;
+    rf__qgemm_quantize_fn quant;
+    const float *x;
     float *y;
 } rf__qgemm_job;
+
+/* Job p of np quantises its share of the activation rows. */
+static void rf__qgemm_quant_part(void *arg, unsigned p, unsigned np)
+{
+    const rf__qgemm_job *j = arg;
+    j->quant(j->x, j->a, j->a->S * p / np, j->a->S * (p + 1) / np);
+}
 
 /* Job p of np: its share of the pairs of groups, each pair by every tile of activation rows
  * (the pair's weights stay in L2 while the activation rows stream by). */
@@ -219,8 +240,12 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
                    void *act, float *y)
 {
     rf__qgemm_act a;
-    rf__qgemm_quantize(x, S, w->K, w->blk, act, &a);
-    rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), y};
+    rf__qgemm_act_at(act, S, w->K, w->blk, &a);
+    rf__qgemm_quantize_fn quant =
+        isa >= RF__KERNEL_AVX512 ? rf__qgemm_quantize_rows_avx512() : NULL;
+    rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), quant ? quant : rf__qgemm_quantize_rows_ref,
+                       x, y};
+    rf__qmatmul_parallel(q, rf__qgemm_quant_part, &j);
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
 }
 

@@ -51,6 +51,13 @@ size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk);
 void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
                         rf__qgemm_act *a);
 
+/* Rows s0 .. s1 - 1 of x quantised into a (its buffers set up for x's S x K): the portable way,
+ * and the AVX-512 one (NULL when this build has none). */
+typedef void (*rf__qgemm_quantize_fn)(const float *x, const rf__qgemm_act *a, uint64_t s0,
+                                      uint64_t s1);
+void rf__qgemm_quantize_rows_ref(const float *x, const rf__qgemm_act *a, uint64_t s0, uint64_t s1);
+rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void);
+
 /* The kernel: y[s * ldy + r] for s < ms (<= RF__QGEMM_MR) activation rows from s0, r < nr rows
  * of the ng (1 or 2) groups from g (nr <= 16 ng). */
 typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, unsigned ng,

@@ -104,6 +104,47 @@ rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void)
 {
     return rf__qgemm_avx512;
 }
+/* Rows s0 .. s1 - 1 quantised: per block of 32 (two zmm) or 16 (one), max |x| and the sum reduced,
+ * x . 127 / max rounded to nearest even (as nearbyintf) and narrowed with saturation. */
+RF__TARGET_VNNI static void rf__qgemm_quantize_avx512(const float *x, const rf__qgemm_act *a,
+                                                      uint64_t s0, uint64_t s1)
+{
+    const uint64_t K = a->K, nb = K / (uint64_t)a->blk;
+    for (uint64_t s = s0; s < s1; s++) {
+        const float *xr = x + s * K;
+        int8_t *qr = a->q + s * K;
+        for (uint64_t j = 0; j < nb; j++) {
+            if (a->blk == 32) {
+                __m512 v0 = _mm512_loadu_ps(xr + 32 * j), v1 = _mm512_loadu_ps(xr + 32 * j + 16);
+                float amax =
+                    _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+                float sum = _mm512_reduce_add_ps(_mm512_add_ps(v0, v1));
+                __m512 is = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+                __m128i q0 = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v0, is)));
+                __m128i q1 = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v1, is)));
+                _mm_storeu_si128((__m128i *)(void *)(qr + 32 * j), q0);
+                _mm_storeu_si128((__m128i *)(void *)(qr + 32 * j + 16), q1);
+                a->d[s * nb + j] = amax / 127.0f;
+                a->s[s * nb + j] = sum;
+            } else {
+                __m512 v0 = _mm512_loadu_ps(xr + 16 * j);
+                float amax = _mm512_reduce_max_ps(_mm512_abs_ps(v0));
+                float sum = _mm512_reduce_add_ps(v0);
+                __m512 is = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+                __m128i q0 = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v0, is)));
+                _mm_storeu_si128((__m128i *)(void *)(qr + 16 * j), q0);
+                a->d[s * nb + j] = amax / 127.0f;
+                a->s[s * nb + j] = sum;
+            }
+        }
+    }
+}
+
+rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void)
+{
+    return rf__qgemm_quantize_avx512;
+}
+
 /* The float tile: NR weight rows broadcast against the panel's 64 activation rows (4 zmm). */
 #define RF__TARGET_F __attribute__((target("avx512f")))
 RF__TARGET_F static RF__INLINE void rf__fg_tile(const float *p, const float *w, size_t ldw,
@@ -150,6 +191,10 @@ rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void)
 }
 #else
 rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void)
+{
+    return NULL;
+}
+rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void)
 {
     return NULL;
 }

@@ -262,3 +262,15 @@ RF_TEST(fgemm_q5_k)
 {
     one_float_type(RF__WEIGHT_Q5_K);
 }
+
+/* The packed form's size, which the LLM pass's memory check counts: 1.25 bytes a weight for the
+ * blocks of 32 (16 x 32 quants and 2 x 16 F32 per block of 16 rows), 1.5 for Q6_K's 16; a partial
+ * group of rows takes a whole group. */
+RF_TEST(qgemm_bytes)
+{
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 2048, 2048), 2048 * 2048 * 5 / 4);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q4_K, 2048, 2048), 2048 * 2048 * 5 / 4);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q6_K, 2048, 2048), 2048 * 2048 * 3 / 2);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 17, 64), 2 * 2 * 640);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_F16, 16, 64), 0);
+}
