@@ -277,6 +277,7 @@ size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads)
 
 typedef struct rf__fgemm_job {
     rf__fgemm_kernel_fn kern;
+    rf__fgemm_pack_fn pack; /* NULL: one value at a time */
     int isa, id;
     const uint8_t *w;
     size_t row_bytes;
@@ -287,11 +288,23 @@ typedef struct rf__fgemm_job {
     float *y;
 } rf__fgemm_job;
 
-/* Job c of nc packs its share of K for every panel. */
+/* Job c of nc packs its share of K for every panel: 16 values at a time with AVX-512 when it
+ * can, the rest (and every value without it) one by one. */
 static void rf__fgemm_pack_job(void *arg, unsigned c, unsigned nc)
 {
     const rf__fgemm_job *j = arg;
-    uint64_t k0 = j->K * c / nc, k1 = j->K * (c + 1) / nc;
+    uint64_t k16 = j->pack ? j->K / 16 : 0, k0 = 16 * (k16 * c / nc),
+             k1 = 16 * (k16 * (c + 1) / nc);
+    if (k1 > k0) j->pack(j->x, j->S, j->K, j->panels, k0, k1);
+    if (c + 1 < nc) {
+        if (!j->pack)
+            k0 = j->K * c / nc, k1 = j->K * (c + 1) / nc;
+        else
+            return;
+    } else {
+        k0 = j->pack ? 16 * k16 : j->K * c / nc;
+        k1 = j->K;
+    }
     for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
         float *p = j->panels + b * j->K * RF__FGEMM_SB;
         for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
@@ -352,6 +365,7 @@ void rf__fgemm_run(rf__qmatmul *q, int isa, int id, const void *w, size_t row_by
     rf__fgemm_kernel_fn kern = isa >= RF__KERNEL_AVX512 ? rf__fgemm_kernel_avx512() : NULL;
     float *panels = scratch;
     rf__fgemm_job j = {kern ? kern : rf__fgemm_kernel_ref,
+                       isa >= RF__KERNEL_AVX512 ? rf__fgemm_pack_rows_avx512() : NULL,
                        isa,
                        id,
                        w,

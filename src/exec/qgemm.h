@@ -92,6 +92,10 @@ void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned n
                           float *t);
 /* The AVX-512 kernel, or NULL when this build has none. */
 rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void);
+/* Pack x [S, K] into the panels for values k0 .. k1 - 1 (multiples of 16): AVX-512 or NULL. */
+typedef void (*rf__fgemm_pack_fn)(const float *x, uint64_t S, uint64_t K, float *panels,
+                                  uint64_t k0, uint64_t k1);
+rf__fgemm_pack_fn rf__fgemm_pack_rows_avx512(void);
 /* Scratch bytes rf__fgemm_run needs (64-byte aligned) for S x K activations and `threads`. */
 size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads);
 /* y [S, N] = x [S, K] . W^T for N rows of type id (row_bytes apart), the team splitting the

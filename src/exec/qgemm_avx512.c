@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #define RF__TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define RF__TARGET_F __attribute__((target("avx512f")))
 #define RF__INLINE inline __attribute__((always_inline))
 
 /* G groups (1 or 2) by MS activation rows, NT 4-value slices per block (blk / 4). */
@@ -145,8 +146,50 @@ rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void)
     return rf__qgemm_quantize_avx512;
 }
 
+/* Panels of x for K values k0 .. k1 - 1 (multiples of 16): each 16 x 16 block of rows and values
+ * transposed in registers (unpack, shuffle, then two 128-bit lane shuffles); rows past S zero. */
+RF__TARGET_F static void rf__fgemm_pack_avx512(const float *x, uint64_t S, uint64_t K,
+                                               float *panels, uint64_t k0, uint64_t k1)
+{
+    uint64_t np = (S + RF__FGEMM_SB - 1) / RF__FGEMM_SB;
+    for (uint64_t b = 0; b < np; b++)
+        for (unsigned s0 = 0; s0 < RF__FGEMM_SB; s0 += 16)
+            for (uint64_t k = k0; k < k1; k += 16) {
+                __m512 r[16], t[16];
+                for (unsigned i = 0; i < 16; i++) {
+                    uint64_t row = b * RF__FGEMM_SB + s0 + i;
+                    r[i] = row < S ? _mm512_loadu_ps(x + row * K + k) : _mm512_setzero_ps();
+                }
+                for (int i = 0; i < 16; i += 2) {
+                    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+                }
+                for (int i = 0; i < 16; i += 4) {
+                    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+                    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
+                    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+                    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+                }
+                for (int h = 0; h < 16; h += 8)
+                    for (int i = 0; i < 4; i++) {
+                        t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0x88);
+                        t[h + 4 + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0xdd);
+                    }
+                for (int i = 0; i < 8; i++) {
+                    r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+                    r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
+                }
+                float *p = panels + (b * K + k) * RF__FGEMM_SB + s0;
+                for (int i = 0; i < 16; i++) _mm512_storeu_ps(p + (size_t)i * RF__FGEMM_SB, r[i]);
+            }
+}
+
+rf__fgemm_pack_fn rf__fgemm_pack_rows_avx512(void)
+{
+    return rf__fgemm_pack_avx512;
+}
+
 /* The float tile: NR weight rows broadcast against the panel's 64 activation rows (4 zmm). */
-#define RF__TARGET_F __attribute__((target("avx512f")))
 RF__TARGET_F static RF__INLINE void rf__fg_tile(const float *p, const float *w, size_t ldw,
                                                 unsigned kc, float *t, const int NR)
 {
@@ -199,6 +242,10 @@ rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void)
     return NULL;
 }
 rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void)
+{
+    return NULL;
+}
+rf__fgemm_pack_fn rf__fgemm_pack_rows_avx512(void)
 {
     return NULL;
 }
