@@ -252,8 +252,9 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
 /* ---- float weights ---- */
 
 void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
-                          float *t)
+                          float *t, const rf__fgemm_prefetch *pf)
 {
+    (void)pf;
     for (unsigned i = 0; i < nr; i++)
         for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
             float acc = 0;
@@ -343,8 +344,15 @@ static void rf__fgemm_rows_job(void *arg, unsigned c, unsigned nc)
                                         j->w + (r0 + i) * j->row_bytes + k0 / be * bb, wb + i * kc,
                                         kc);
             }
+            /* the next tile's rows (of this pass over K) prefetched during the first panel */
+            uint64_t rn = r0 + RF__FGEMM_NR;
+            rf__fgemm_prefetch pf = {
+                j->w + rn * j->row_bytes + k0 / be * bb, j->row_bytes,
+                (unsigned)((kc / be * bb + 63) / 64),
+                rn < rb ? (unsigned)(rb - rn < RF__FGEMM_NR ? rb - rn : RF__FGEMM_NR) : 0};
             for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
-                j->kern(j->panels + (b * K + k0) * RF__FGEMM_SB, wt, ldw, nr, kc, t);
+                j->kern(j->panels + (b * K + k0) * RF__FGEMM_SB, wt, ldw, nr, kc, t,
+                        b == 0 && pf.rows ? &pf : NULL);
                 uint64_t ns = j->S - b * RF__FGEMM_SB;
                 if (ns > RF__FGEMM_SB) ns = RF__FGEMM_SB;
                 for (uint64_t s = 0; s < ns; s++) {

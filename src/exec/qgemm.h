@@ -84,12 +84,21 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
 #define RF__FGEMM_NR 6    /* weight rows per kernel tile */
 #define RF__FGEMM_KC 2048 /* values of K per pass over the panels */
 
+/* Cache lines a tile kernel prefetches (into L2) as it runs, one per value of K: `lines` from
+ * each of `rows` rows `stride` bytes apart from base (the next tile's weight rows, whose first
+ * bytes would otherwise wait on DRAM, a new 4 KiB page per row). */
+typedef struct rf__fgemm_prefetch {
+    const uint8_t *base;
+    size_t stride;
+    unsigned lines, rows;
+} rf__fgemm_prefetch;
+
 /* The tile kernel: acc[i][s] (i < nr <= NR, s < SB) = sum over kc values of w[i * ldw + k] .
- * p[k * SB + s]; the result stored to t[i * SB + s]. */
+ * p[k * SB + s]; the result stored to t[i * SB + s]; pf (or NULL) prefetched meanwhile. */
 typedef void (*rf__fgemm_kernel_fn)(const float *p, const float *w, size_t ldw, unsigned nr,
-                                    unsigned kc, float *t);
+                                    unsigned kc, float *t, const rf__fgemm_prefetch *pf);
 void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
-                          float *t);
+                          float *t, const rf__fgemm_prefetch *pf);
 /* The AVX-512 kernel, or NULL when this build has none. */
 rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void);
 /* Pack x [S, K] into the panels for values k0 .. k1 - 1 (multiples of 16): AVX-512 or NULL. */

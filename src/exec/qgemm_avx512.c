@@ -191,13 +191,23 @@ rf__fgemm_pack_fn rf__fgemm_pack_rows_avx512(void)
 
 /* The float tile: NR weight rows broadcast against the panel's 64 activation rows (4 zmm). */
 RF__TARGET_F static RF__INLINE void rf__fg_tile(const float *p, const float *w, size_t ldw,
-                                                unsigned kc, float *t, const int NR)
+                                                unsigned kc, float *t, const rf__fgemm_prefetch *pf,
+                                                const int NR)
 {
     __m512 acc[RF__FGEMM_NR][4];
+    const uint8_t *pl = pf ? pf->base : NULL;
+    unsigned pli = 0, plr = 0;
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
         acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
     for (unsigned k = 0; k < kc; k++, p += RF__FGEMM_SB) {
+        if (pl) { /* one line a value of K, row after row */
+            __builtin_prefetch(pl + 64 * (size_t)pli, 0, 2);
+            if (++pli == pf->lines) {
+                pli = 0;
+                pl = ++plr < pf->rows ? pl + pf->stride : NULL;
+            }
+        }
         __m512 p0 = _mm512_load_ps(p), p1 = _mm512_load_ps(p + 16), p2 = _mm512_load_ps(p + 32),
                p3 = _mm512_load_ps(p + 48);
 #pragma GCC unroll 8
@@ -216,15 +226,15 @@ RF__TARGET_F static RF__INLINE void rf__fg_tile(const float *p, const float *w, 
 }
 
 RF__TARGET_F static void rf__fgemm_avx512(const float *p, const float *w, size_t ldw, unsigned nr,
-                                          unsigned kc, float *t)
+                                          unsigned kc, float *t, const rf__fgemm_prefetch *pf)
 {
     switch (nr) {
-    case 6: rf__fg_tile(p, w, ldw, kc, t, 6); break;
-    case 5: rf__fg_tile(p, w, ldw, kc, t, 5); break;
-    case 4: rf__fg_tile(p, w, ldw, kc, t, 4); break;
-    case 3: rf__fg_tile(p, w, ldw, kc, t, 3); break;
-    case 2: rf__fg_tile(p, w, ldw, kc, t, 2); break;
-    default: rf__fg_tile(p, w, ldw, kc, t, 1); break;
+    case 6: rf__fg_tile(p, w, ldw, kc, t, pf, 6); break;
+    case 5: rf__fg_tile(p, w, ldw, kc, t, pf, 5); break;
+    case 4: rf__fg_tile(p, w, ldw, kc, t, pf, 4); break;
+    case 3: rf__fg_tile(p, w, ldw, kc, t, pf, 3); break;
+    case 2: rf__fg_tile(p, w, ldw, kc, t, pf, 2); break;
+    default: rf__fg_tile(p, w, ldw, kc, t, pf, 1); break;
     }
 }
 

@@ -228,7 +228,7 @@ static void one_float_type(int id)
     _Alignas(64) float t[2][RF__FGEMM_NR * RF__FGEMM_SB];
     for (int i = 0; i < 64 * RF__FGEMM_SB; i++) p[i] = rndf();
     for (int ki = 0; ki < 2; ki++)
-        if (kerns[ki]) kerns[ki](p, wf, K, 5, 64, t[ki]);
+        if (kerns[ki]) kerns[ki](p, wf, K, 5, 64, t[ki], NULL);
     for (int i = 0; kerns[1] && i < 5 * RF__FGEMM_SB; i++) {
         double mag = 1e-6; /* |p| <= 1: the terms' magnitudes are at most |w| */
         for (int k = 0; k < 64; k++) mag += fabs(wf[(i / RF__FGEMM_SB) * K + (uint64_t)k]);
