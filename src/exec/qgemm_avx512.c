@@ -202,7 +202,7 @@ RF__TARGET_F static RF__INLINE void rf__fg_tile(const float *p, const float *w, 
         acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
     for (unsigned k = 0; k < kc; k++, p += RF__FGEMM_SB) {
         if (pl) { /* one line a value of K, row after row */
-            __builtin_prefetch(pl + 64 * (size_t)pli, 0, 2);
+            __builtin_prefetch(pl + 64 * (size_t)pli, 0, 3);
             if (++pli == pf->lines) {
                 pli = 0;
                 pl = ++plr < pf->rows ? pl + pf->stride : NULL;
