@@ -36,7 +36,8 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
 {
     uint64_t qw = lx->H * lx->D, kw = lx->Hkv * lx->D, n = lx->rows_max, kvn;
     uint64_t tw = qw + 2 * kw > 2 * lx->F ? qw + 2 * kw : 2 * lx->F;
-    uint64_t sc = lx->B * lx->H * (S * S > L ? S * S : L);
+    /* attention scores: a tile of query rows of the prefill by its S positions, or decode's L */
+    uint64_t ts = rf__llm_attn_tile(lx->B, lx->H, S, S) * S, sc = lx->B * lx->H * (ts > L ? ts : L);
     RF_CHECK(lx->ctx,
              rf__mul_ok(lx->n_layer * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
              RF_RANGE, "model: a KV cache of %llu positions is too large to run",
@@ -47,9 +48,7 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
            floats = rows * (3.0 * (double)lx->E + 2.0 * (double)qw + 2.0 * (double)kw +
                             2.0 * (double)lx->F + (double)tw) +
                     (double)lx->B * (double)lx->V + /* logits: each sequence's last row */
-                    (double)lx->B * (double)lx->H *
-                        ((double)S * (double)S > (double)L ? (double)S * (double)S : (double)L) +
-                    (double)lx->Tmax * (double)lx->D;
+                    (double)sc + (double)lx->Tmax * (double)lx->D;
     total += floats * 4;
     double packed = rf__llm_exec_prefill_bytes(lx, S); /* made at the first prefill pass */
     total += packed;

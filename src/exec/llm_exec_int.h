@@ -140,10 +140,16 @@ void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, 
                   const float *cs);
 /* Cos/sin table for T positions (base 10000). */
 void rf__llm_rope_table(float *cs, uint64_t T, uint64_t D);
-/* Attention in three team jobs: scores = q.K^T / sqrt(D) (causal), softmax, A.V into lx->attn. */
-void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
-void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0);
-void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
+/* Attention in three team jobs over a tile of query rows i0 .. i0 + ni - 1 of the pass's S:
+ * scores = q.K^T / sqrt(D) (causal) into lx->scores [B, H, ni, p0 + S], softmax, A.V into those
+ * rows of lx->attn. A long prompt goes tile by tile, so the scores never hold S x S per head. */
+void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni);
+void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0, uint64_t i0, uint64_t ni);
+void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni);
+/* Query rows per attention tile: as many as keep the tile's scores within 32 MiB (at least 1). */
+uint64_t rf__llm_attn_tile(uint64_t B, uint64_t H, uint64_t S, uint64_t T);
 /* y = act(y) (SiLU or GELU, tanh form) over n values; y *= z. */
 void rf__llm_activation(float *y, uint64_t n, int gelu, int isa);
 void rf__llm_mul(float *y, const float *z, uint64_t n);

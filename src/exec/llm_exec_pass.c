@@ -190,12 +190,16 @@ static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t
         memcpy(lx->v_cache + at, lx->v + r * kw, kw * sizeof(float));
     }
     rf__step_done(lx, RF__STEP_KV_STORE);
-    rf__llm_attn_scores(lx, (uint64_t)l, S, p0);
-    rf__step_done(lx, RF__STEP_SCORES);
-    rf__llm_attn_softmax(lx, S, p0);
-    rf__step_done(lx, RF__STEP_SOFTMAX);
-    rf__llm_attn_values(lx, (uint64_t)l, S, p0);
-    rf__step_done(lx, RF__STEP_AV);
+    uint64_t tile = rf__llm_attn_tile(lx->B, lx->H, S, p0 + S);
+    for (uint64_t i0 = 0; i0 < S; i0 += tile) { /* query rows a tile at a time */
+        uint64_t ni = S - i0 < tile ? S - i0 : tile;
+        rf__llm_attn_scores(lx, (uint64_t)l, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_SCORES);
+        rf__llm_attn_softmax(lx, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_SOFTMAX);
+        rf__llm_attn_values(lx, (uint64_t)l, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_AV);
+    }
     RF_TRY(rf__linear(lx, l, RF__R_O, RF__R_O_B, lx->attn, n, qw, E, lx->proj));
     rf__step_done(lx, RF__STEP_O);
     rf__residual(lx, l, n, RF__R_POST_ATTN_NORM, RF__STEP_POST_ATTN_NORM, RF__STEP_ATTN_RES);

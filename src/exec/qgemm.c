@@ -272,7 +272,7 @@ size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads)
 {
     uint64_t kc = K < RF__FGEMM_KC ? K : RF__FGEMM_KC;
     return (size_t)(rf__fgemm_panels(S) * RF__FGEMM_SB * K +
-                    4 * (uint64_t)threads * RF__FGEMM_NR * kc) *
+                    4 * (uint64_t)threads * RF__FGEMM_NR * (kc + 16)) *
            sizeof(float);
 }
 
@@ -327,21 +327,23 @@ static void rf__fgemm_rows_job(void *arg, unsigned c, unsigned nc)
     uint64_t ra = j->N * c / nc, rb = j->N * (c + 1) / nc, K = j->K;
     uint32_t be, bb;
     rf__weight_block(j->id, &be, &bb);
-    float *wb = j->wbuf + (size_t)c * RF__FGEMM_NR * (K < RF__FGEMM_KC ? K : RF__FGEMM_KC);
+    /* rows 64 bytes more than a pass apart: not all in one L1 set (2048 x 4 bytes is 2 x 4 KiB) */
+    size_t wld = (size_t)(K < RF__FGEMM_KC ? K : RF__FGEMM_KC) + 16;
+    float *wb = j->wbuf + (size_t)c * RF__FGEMM_NR * wld;
     _Alignas(64) float t[RF__FGEMM_NR * RF__FGEMM_SB];
     for (uint64_t k0 = 0; k0 < K; k0 += RF__FGEMM_KC) {
         unsigned kc = (unsigned)(K - k0 < RF__FGEMM_KC ? K - k0 : RF__FGEMM_KC);
         for (uint64_t r0 = ra; r0 < rb; r0 += RF__FGEMM_NR) {
             unsigned nr = (unsigned)(rb - r0 < RF__FGEMM_NR ? rb - r0 : RF__FGEMM_NR);
             const float *wt = wb;
-            size_t ldw = kc;
+            size_t ldw = wld;
             if (j->id == RF__WEIGHT_F32) {
                 wt = (const float *)(const void *)(j->w + r0 * j->row_bytes) + k0;
                 ldw = j->row_bytes / sizeof(float);
             } else {
                 for (unsigned i = 0; i < nr; i++)
                     rf__dequant_row_isa(j->isa, j->id,
-                                        j->w + (r0 + i) * j->row_bytes + k0 / be * bb, wb + i * kc,
+                                        j->w + (r0 + i) * j->row_bytes + k0 / be * bb, wb + i * wld,
                                         kc);
             }
             /* the next tile's rows (of this pass over K) prefetched during the first panel */
