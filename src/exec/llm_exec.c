@@ -36,7 +36,8 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
 {
     uint64_t qw = lx->H * lx->D, kw = lx->Hkv * lx->D, n = lx->rows_max, kvn;
     uint64_t tw = qw + 2 * kw > 2 * lx->F ? qw + 2 * kw : 2 * lx->F;
-    uint64_t sc = lx->B * lx->H * (S * S > L ? S * S : L);
+    /* attention scores: a tile of query rows of the prefill by its S positions, or decode's L */
+    uint64_t ts = rf__llm_attn_tile(lx->B, lx->H, S, S) * S, sc = lx->B * lx->H * (ts > L ? ts : L);
     RF_CHECK(lx->ctx,
              rf__mul_ok(lx->n_layer * lx->B, lx->Tmax * kw, &kvn) && kvn < ((uint64_t)1 << 34),
              RF_RANGE, "model: a KV cache of %llu positions is too large to run",
@@ -45,19 +46,21 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     double kv_bytes = 2.0 * (double)kvn * 4, total = kv_bytes;
     double rows = (double)n,
            floats = rows * (3.0 * (double)lx->E + 2.0 * (double)qw + 2.0 * (double)kw +
-                            2.0 * (double)lx->F + (double)tw + (double)lx->V) +
-                    (double)lx->B * (double)lx->H *
-                        ((double)S * (double)S > (double)L ? (double)S * (double)S : (double)L) +
-                    (double)lx->Tmax * (double)lx->D;
+                            2.0 * (double)lx->F + (double)tw) +
+                    (double)lx->B * (double)lx->V + /* logits: each sequence's last row */
+                    (double)sc + (double)lx->Tmax * (double)lx->D;
     total += floats * 4;
+    double packed = rf__llm_exec_prefill_bytes(lx, S); /* made at the first prefill pass */
+    total += packed;
     const char *what;
     double usable = (double)rf__mem_usable(&what);
     if (total > 0.9 * usable)
         return rf__error(lx->ctx, RF_RANGE, -1,
                          "model: measuring needs %.3g GB (a KV cache of %.3g GB for %llu "
-                         "positions, attention scores and activations); %s allows %.3g GB now",
-                         total / 1e9, kv_bytes / 1e9, (unsigned long long)lx->Tmax, what,
-                         usable / 1e9);
+                         "positions, %.3g GB of weights repacked for prefill, attention scores "
+                         "and activations); %s allows %.3g GB now",
+                         total / 1e9, kv_bytes / 1e9, (unsigned long long)lx->Tmax, packed / 1e9,
+                         what, usable / 1e9);
     int fail = 0;
     lx->x = rf__alloc_floats(lx, n * lx->E, &fail);
     lx->x_norm = rf__alloc_floats(lx, n * lx->E, &fail);
@@ -69,7 +72,7 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     lx->gate = rf__alloc_floats(lx, n * lx->F, &fail);
     lx->up = rf__alloc_floats(lx, n * lx->F, &fail);
     lx->fused = rf__alloc_floats(lx, n * tw, &fail);
-    lx->logits = rf__alloc_floats(lx, n * lx->V, &fail);
+    lx->logits = rf__alloc_floats(lx, lx->B * lx->V, &fail);
     lx->scores = rf__alloc_floats(lx, sc, &fail);
     lx->rope_cs = rf__alloc_floats(lx, lx->Tmax * (lx->D / 2) * 2, &fail);
     lx->k_cache = rf__alloc_floats(lx, kvn, &fail);
@@ -98,6 +101,7 @@ static void rf__llm_exec_free(rf__llm_exec *lx)
         }
     rf__free(ctx, lx->weights);
     rf__free(ctx, lx->qg_act);
+    rf__free(ctx, lx->fg_buf);
     rf__qmatmul_free(ctx, lx->matmul);
 }
 
@@ -225,8 +229,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     lx.weights = rf__calloc(ctx, model->n_w ? model->n_w : 1, sizeof *lx.weights);
     if (!lx.weights) st = RF_NOMEM_ERR(ctx);
     if (st == RF_OK) st = rf__llm_exec_setup_weights(&lx, r);
-    if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     if (st == RF_OK) st = rf__qmatmul_new(ctx, opts->threads, isa, &lx.matmul);
+    if (st == RF_OK) st = rf__setup_buffers(&lx, S, L);
     if (st == RF_OK) rf__llm_exec_progress(&lx, "weights and buffers ready", 0, 0);
     unsigned warm = opts->warmup ? opts->warmup : 2;
     rf__cpu_times c0 = rf__cpu_times_now();
@@ -265,10 +269,9 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  "token ids.",
                  B * S < 8 ? "Prefill: integer dot products per row, as in decode."
                  : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
-                     ? "Prefill: Q8_0, Q4_0, Q4_K and Q6_K weights repacked (at the first, "
-                       "warm-up pass) and multiplied as integers against 8-bit activation "
-                       "rows with AVX-512 VNNI; other types dequantised to F32 in chunks, "
-                       "then OpenBLAS sgemm."
+                     ? "Prefill: Q8_0/Q4_0/Q4_K/Q6_K repacked at warm-up, integer products "
+                       "on 8-bit activations (AVX-512 VNNI); other types an AVX-512 sgemm; the LM "
+                       "head on last rows."
                      : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
                        "sgemm.");
     }

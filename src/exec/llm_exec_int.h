@@ -105,6 +105,8 @@ typedef struct rf__llm_exec {
     double mem_bytes;
     void *qg_act; /* prefill's quantised activation rows (rf__qgemm_run scratch) */
     size_t qg_act_cap;
+    void *fg_buf; /* prefill's float GEMM scratch (rf__fgemm_run: activation panels, tiles) */
+    size_t fg_cap;
     /* timing of the pass under way */
     double (*clock)(void *);
     void *clock_user;
@@ -125,6 +127,11 @@ rf_status rf__llm_exec_setup_weights(rf__llm_exec *lx, rf_exec_llm_result *r);
  * every step timed into lx->step_s / lx->step_calls. */
 rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 
+/* Bytes a prefill of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the
+ * packed copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h) and the
+ * products' scratch; 0 when its products take no packed path. */
+double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S);
+
 /* ---- llm_exec_ops.c ---- */
 /* RMSNorm (w may be NULL) or LayerNorm (bias may be NULL) of n rows of width c, in place ok. */
 void rf__llm_norm(const float *x, float *y, uint64_t n, uint64_t c, const float *w, const float *b,
@@ -134,10 +141,16 @@ void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, 
                   const float *cs);
 /* Cos/sin table for T positions (base 10000). */
 void rf__llm_rope_table(float *cs, uint64_t T, uint64_t D);
-/* Attention in three team jobs: scores = q.K^T / sqrt(D) (causal), softmax, A.V into lx->attn. */
-void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
-void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0);
-void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0);
+/* Attention in three team jobs over a tile of query rows i0 .. i0 + ni - 1 of the pass's S:
+ * scores = q.K^T / sqrt(D) (causal) into lx->scores [B, H, ni, p0 + S], softmax, A.V into those
+ * rows of lx->attn. A long prompt goes tile by tile, so the scores never hold S x S per head. */
+void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni);
+void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0, uint64_t i0, uint64_t ni);
+void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni);
+/* Query rows per attention tile: as many as keep the tile's scores within 32 MiB (at least 1). */
+uint64_t rf__llm_attn_tile(uint64_t B, uint64_t H, uint64_t S, uint64_t T);
 /* y = act(y) (SiLU or GELU, tanh form) over n values; y *= z. */
 void rf__llm_activation(float *y, uint64_t n, int gelu, int isa);
 void rf__llm_mul(float *y, const float *z, uint64_t n);

@@ -60,6 +60,7 @@ void rf__llm_rope(float *x, uint64_t n, uint64_t heads, uint64_t D, uint64_t S, 
 typedef struct rf__attn_job {
     rf__llm_exec *lx;
     uint64_t layer, S, p0, T;
+    uint64_t i0, ni; /* the tile of query rows: i0 .. i0 + ni - 1 of the S */
 } rf__attn_job;
 
 /* Range of (b, h) pairs of thread tid. */
@@ -88,9 +89,9 @@ static void rf__attn_scores_job(void *arg, unsigned tid, unsigned n)
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
         const float *k0 = rf__cache_row(lx, lx->k_cache, j->layer, b, 0) + hk * D;
-        for (uint64_t i = 0; i < j->S; i++) {
+        for (uint64_t i = j->i0; i < j->i0 + j->ni; i++) {
             const float *q = lx->q + ((b * j->S + i) * lx->H + h) * D;
-            float *s = lx->scores + (bh * j->S + i) * j->T;
+            float *s = lx->scores + (bh * j->ni + i - j->i0) * j->T;
             uint64_t len = j->p0 + i + 1; /* causal: positions 0 .. p0 + i */
             rf__f32_rows_dot(rf__qmatmul_isa(lx->matmul), k0, len, kw, q, D, s);
             for (uint64_t t = 0; t < len; t++) s[t] *= scale;
@@ -98,9 +99,16 @@ static void rf__attn_scores_job(void *arg, unsigned tid, unsigned n)
     }
 }
 
-void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0)
+uint64_t rf__llm_attn_tile(uint64_t B, uint64_t H, uint64_t S, uint64_t T)
 {
-    rf__attn_job j = {lx, layer, S, p0, p0 + S};
+    uint64_t per_row = B * H * (T ? T : 1) * sizeof(float), rows = ((uint64_t)32 << 20) / per_row;
+    return rows < 1 ? 1 : rows > S ? S : rows;
+}
+
+void rf__llm_attn_scores(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni)
+{
+    rf__attn_job j = {lx, layer, S, p0, p0 + S, i0, ni};
     rf__qmatmul_parallel(lx->matmul, rf__attn_scores_job, &j);
 }
 
@@ -111,8 +119,8 @@ static void rf__attn_softmax_job(void *arg, unsigned tid, unsigned n)
     uint64_t a, e;
     rf__attn_heads_of(lx, tid, n, &a, &e);
     for (uint64_t bh = a; bh < e; bh++)
-        for (uint64_t i = 0; i < j->S; i++) {
-            float *s = lx->scores + (bh * j->S + i) * j->T, mx = -INFINITY, sum = 0;
+        for (uint64_t i = j->i0; i < j->i0 + j->ni; i++) {
+            float *s = lx->scores + (bh * j->ni + i - j->i0) * j->T, mx = -INFINITY, sum = 0;
             uint64_t len = j->p0 + i + 1;
             for (uint64_t t = 0; t < len; t++) mx = s[t] > mx ? s[t] : mx;
             for (uint64_t t = 0; t < len; t++) { /* below -87 expf is subnormal: 0, as it */
@@ -124,9 +132,9 @@ static void rf__attn_softmax_job(void *arg, unsigned tid, unsigned n)
         }
 }
 
-void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0)
+void rf__llm_attn_softmax(rf__llm_exec *lx, uint64_t S, uint64_t p0, uint64_t i0, uint64_t ni)
 {
-    rf__attn_job j = {lx, 0, S, p0, p0 + S};
+    rf__attn_job j = {lx, 0, S, p0, p0 + S, i0, ni};
     rf__qmatmul_parallel(lx->matmul, rf__attn_softmax_job, &j);
 }
 
@@ -139,17 +147,18 @@ static void rf__attn_values_job(void *arg, unsigned tid, unsigned n)
     for (uint64_t bh = a; bh < e; bh++) {
         uint64_t b = bh / lx->H, h = bh % lx->H, hk = h / grp;
         const float *v0 = rf__cache_row(lx, lx->v_cache, j->layer, b, 0) + hk * D;
-        for (uint64_t i = 0; i < j->S; i++) {
-            const float *p = lx->scores + (bh * j->S + i) * j->T;
+        for (uint64_t i = j->i0; i < j->i0 + j->ni; i++) {
+            const float *p = lx->scores + (bh * j->ni + i - j->i0) * j->T;
             float *out = lx->attn + ((b * j->S + i) * lx->H + h) * D;
             rf__f32_rows_axpy(rf__qmatmul_isa(lx->matmul), v0, j->p0 + i + 1, kw, p, D, out);
         }
     }
 }
 
-void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0)
+void rf__llm_attn_values(rf__llm_exec *lx, uint64_t layer, uint64_t S, uint64_t p0, uint64_t i0,
+                         uint64_t ni)
 {
-    rf__attn_job j = {lx, layer, S, p0, p0 + S};
+    rf__attn_job j = {lx, layer, S, p0, p0 + S, i0, ni};
     rf__qmatmul_parallel(lx->matmul, rf__attn_values_job, &j);
 }
 

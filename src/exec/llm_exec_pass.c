@@ -40,6 +40,7 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
     if (need > lx->qg_act_cap) {
         void *p = rf__realloc(lx->ctx, lx->qg_act, need);
         if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->mem_bytes += (double)(need - lx->qg_act_cap);
         lx->qg_act = p;
         lx->qg_act_cap = need;
     }
@@ -47,6 +48,52 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
     rf__qgemm_run(lx->matmul, isa, &w->packed, x, n, act, y);
     *done = 1;
     return RF_OK;
+}
+
+/* Many rows on an AVX-512 CPU, the other types (F32, F16, BF16, those without a packed form):
+ * the float GEMM (qgemm.h), its rows dequantised a tile at a time; 0 when the product goes the
+ * other way. */
+static rf_status rf__linear_fgemm(rf__llm_exec *lx, const rf__exec_weight *w, const float *x,
+                                  uint64_t n, uint64_t in, float *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul);
+    uint32_t be, bb;
+    rf__weight_block(w->id, &be, &bb);
+    *done = 0;
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || w->cols != in ||
+        (in > RF__FGEMM_KC && RF__FGEMM_KC % be))
+        return RF_OK;
+    size_t need = rf__fgemm_scratch_bytes(n, in, rf__qmatmul_threads(lx->matmul)) + 64;
+    if (need > lx->fg_cap) {
+        void *p = rf__realloc(lx->ctx, lx->fg_buf, need);
+        if (!p) return RF_NOMEM_ERR(lx->ctx);
+        lx->mem_bytes += (double)(need - lx->fg_cap);
+        lx->fg_buf = p;
+        lx->fg_cap = need;
+    }
+    uint8_t *buf = (uint8_t *)lx->fg_buf + (64 - (uintptr_t)lx->fg_buf % 64) % 64;
+    rf__fgemm_run(lx->matmul, isa, w->id, w->data, w->row_bytes, w->rows, in, x, n, buf, y);
+    *done = 1;
+    return RF_OK;
+}
+
+double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S)
+{
+    uint64_t n = lx->B * S, kmax = 0;
+    int isa = rf__qmatmul_isa(lx->matmul);
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512) return 0;
+    int head = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) ? RF__R_OUTPUT : RF__R_TOK_EMBD;
+    double packed = 0;
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        const rf__exec_weight *w = &lx->weights[i];
+        int role = lx->model->w[i].role;
+        if (!w->used || w->vec || w->id < 0 || (role == RF__R_TOK_EMBD && head != role)) continue;
+        if ((role == head ? lx->B : n) < RF__QGEMM_MIN_ROWS) continue; /* the head: B rows */
+        if (rf__qgemm_supported(w->id)) packed += (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        if (w->cols > kmax) kmax = w->cols;
+    }
+    return packed + (double)rf__qgemm_act_bytes(n, kmax, 16) +
+           (double)rf__fgemm_scratch_bytes(n, kmax, rf__qmatmul_threads(lx->matmul));
 }
 
 /* y [n, rows of w] = x [n, cols of w] . W^T (+ bias). */
@@ -57,6 +104,7 @@ static rf_status rf__linear(rf__llm_exec *lx, int64_t blk, int role, int bias_ro
                           *b = bias_role >= 0 ? rf__llm_exec_weight(lx, blk, bias_role) : NULL;
     int done;
     RF_TRY(rf__linear_qgemm(lx, w, x, n, in, y, &done));
+    if (!done) RF_TRY(rf__linear_fgemm(lx, w, x, n, in, y, &done));
     if (!done)
         RF_TRY(rf__qmatmul_run(lx->ctx, lx->matmul, w->id, w->data, w->row_bytes, w->rows, in, x, n,
                                y));
@@ -142,12 +190,16 @@ static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t
         memcpy(lx->v_cache + at, lx->v + r * kw, kw * sizeof(float));
     }
     rf__step_done(lx, RF__STEP_KV_STORE);
-    rf__llm_attn_scores(lx, (uint64_t)l, S, p0);
-    rf__step_done(lx, RF__STEP_SCORES);
-    rf__llm_attn_softmax(lx, S, p0);
-    rf__step_done(lx, RF__STEP_SOFTMAX);
-    rf__llm_attn_values(lx, (uint64_t)l, S, p0);
-    rf__step_done(lx, RF__STEP_AV);
+    uint64_t tile = rf__llm_attn_tile(lx->B, lx->H, S, p0 + S);
+    for (uint64_t i0 = 0; i0 < S; i0 += tile) { /* query rows a tile at a time */
+        uint64_t ni = S - i0 < tile ? S - i0 : tile;
+        rf__llm_attn_scores(lx, (uint64_t)l, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_SCORES);
+        rf__llm_attn_softmax(lx, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_SOFTMAX);
+        rf__llm_attn_values(lx, (uint64_t)l, S, p0, i0, ni);
+        rf__step_done(lx, RF__STEP_AV);
+    }
     RF_TRY(rf__linear(lx, l, RF__R_O, RF__R_O_B, lx->attn, n, qw, E, lx->proj));
     rf__step_done(lx, RF__STEP_O);
     rf__residual(lx, l, n, RF__R_POST_ATTN_NORM, RF__STEP_POST_ATTN_NORM, RF__STEP_ATTN_RES);
@@ -211,10 +263,14 @@ rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0)
         RF_TRY(rf__attention(lx, (int64_t)l, S, p0));
         RF_TRY(rf__mlp(lx, (int64_t)l, S));
     }
-    rf__norm_role(lx, -1, RF__R_OUT_NORM, RF__R_OUT_NORM_B, lx->x, lx->x_norm, n, lx->E);
+    /* The next token needs the logits of each sequence's last position only (llama.cpp, by
+     * default, outputs those alone too): those B rows gathered, normed and through the head. */
+    for (uint64_t b = 0; b < lx->B && S > 1; b++)
+        memmove(lx->x + b * lx->E, lx->x + (b * S + S - 1) * lx->E, lx->E * sizeof(float));
+    rf__norm_role(lx, -1, RF__R_OUT_NORM, RF__R_OUT_NORM_B, lx->x, lx->x_norm, lx->B, lx->E);
     rf__step_done(lx, RF__STEP_OUT_NORM);
     int role = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) ? RF__R_OUTPUT : RF__R_TOK_EMBD;
-    RF_TRY(rf__linear(lx, -1, role, -1, lx->x_norm, n, lx->E, lx->V, lx->logits));
+    RF_TRY(rf__linear(lx, -1, role, -1, lx->x_norm, lx->B, lx->E, lx->V, lx->logits));
     rf__step_done(lx, RF__STEP_OUTPUT);
     return RF_OK;
 }

@@ -130,17 +130,22 @@ size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk)
     return q + 2 * (size_t)(S * (K / (uint64_t)blk)) * sizeof(float);
 }
 
-void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
-                        rf__qgemm_act *a)
+/* The struct over buf for S x K activations of block blk. */
+static void rf__qgemm_act_at(void *buf, uint64_t S, uint64_t K, int blk, rf__qgemm_act *a)
 {
-    uint64_t nb = K / (uint64_t)blk;
     a->q = buf;
     a->d = (float *)(void *)((uint8_t *)buf + (S * K + 63) / 64 * 64);
-    a->s = a->d + S * nb;
+    a->s = a->d + S * (K / (uint64_t)blk);
     a->S = S;
     a->K = K;
     a->blk = blk;
-    for (uint64_t s = 0; s < S; s++)
+}
+
+void rf__qgemm_quantize_rows_ref(const float *x, const rf__qgemm_act *a, uint64_t s0, uint64_t s1)
+{
+    uint64_t K = a->K, nb = K / (uint64_t)a->blk;
+    int blk = a->blk;
+    for (uint64_t s = s0; s < s1; s++)
         for (uint64_t j = 0; j < nb; j++) {
             const float *xb = x + s * K + j * (uint64_t)blk;
             int8_t *qb = a->q + s * K + j * (uint64_t)blk;
@@ -159,16 +164,26 @@ void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *b
         }
 }
 
-void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
-                          unsigned ms, unsigned nr, float *y, size_t ldy)
+void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
+                        rf__qgemm_act *a)
+{
+    rf__qgemm_act_at(buf, S, K, blk, a);
+    rf__qgemm_quantize_rows_ref(x, a, 0, S);
+}
+
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const rf__qgemm_act *a,
+                          uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy)
 {
     uint64_t nb = w->K / (uint64_t)w->blk;
     int blk = w->blk;
+    (void)ng;
     for (unsigned s = 0; s < ms; s++)
-        for (unsigned r = 0; r < nr; r++) {
+        for (unsigned rr = 0; rr < nr; rr++) {
+            uint64_t gr = g + rr / RF__QGEMM_ROWS;
+            unsigned r = rr % RF__QGEMM_ROWS;
             float acc = 0;
             for (uint64_t j = 0; j < nb; j++) {
-                const uint8_t *o = w->data + (size_t)(g * nb + j) * w->block_bytes;
+                const uint8_t *o = w->data + (size_t)(gr * nb + j) * w->block_bytes;
                 const float *av = (const float *)(const void *)(o + RF__QGEMM_ROWS * blk);
                 const int8_t *xq = a->q + (s0 + s) * w->K + j * (uint64_t)blk;
                 int32_t dot = 0;
@@ -177,7 +192,7 @@ void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act 
                 acc += av[r] * a->d[(s0 + s) * nb + j] * (float)dot +
                        av[RF__QGEMM_ROWS + r] * a->s[(s0 + s) * nb + j];
             }
-            y[s * ldy + r] = acc;
+            y[s * ldy + rr] = acc;
         }
 }
 
@@ -191,20 +206,32 @@ typedef struct rf__qgemm_job {
     const rf__qgemm_w *w;
     const rf__qgemm_act *a;
     rf__qgemm_kernel_fn kern;
+    rf__qgemm_quantize_fn quant;
+    const float *x;
     float *y;
 } rf__qgemm_job;
 
+/* Job p of np quantises its share of the activation rows. */
+static void rf__qgemm_quant_part(void *arg, unsigned p, unsigned np)
+{
+    const rf__qgemm_job *j = arg;
+    j->quant(j->x, j->a, j->a->S * p / np, j->a->S * (p + 1) / np);
+}
+
+/* Job p of np: its share of the pairs of groups, each pair by every tile of activation rows
+ * (the pair's weights stay in L2 while the activation rows stream by). */
 static void rf__qgemm_part(void *arg, unsigned p, unsigned np)
 {
     const rf__qgemm_job *j = arg;
     const rf__qgemm_w *w = j->w;
-    uint64_t g0 = w->groups * p / np, g1 = w->groups * (p + 1) / np;
-    for (uint64_t g = g0; g < g1; g++) {
-        uint64_t r0 = g * RF__QGEMM_ROWS;
-        unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
+    uint64_t pairs = (w->groups + 1) / 2, p0 = pairs * p / np, p1 = pairs * (p + 1) / np;
+    for (uint64_t pr = p0; pr < p1; pr++) {
+        uint64_t g = 2 * pr, r0 = g * RF__QGEMM_ROWS;
+        unsigned ng = g + 1 < w->groups ? 2 : 1;
+        unsigned nr = (unsigned)(w->N - r0 < 2 * RF__QGEMM_ROWS ? w->N - r0 : 2 * RF__QGEMM_ROWS);
         for (uint64_t s0 = 0; s0 < j->a->S; s0 += RF__QGEMM_MR) {
             unsigned ms = (unsigned)(j->a->S - s0 < RF__QGEMM_MR ? j->a->S - s0 : RF__QGEMM_MR);
-            j->kern(w, g, j->a, s0, ms, nr, j->y + s0 * w->N + r0, (size_t)w->N);
+            j->kern(w, g, ng, j->a, s0, ms, nr, j->y + s0 * w->N + r0, (size_t)w->N);
         }
     }
 }
@@ -213,7 +240,153 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
                    void *act, float *y)
 {
     rf__qgemm_act a;
-    rf__qgemm_quantize(x, S, w->K, w->blk, act, &a);
-    rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), y};
+    rf__qgemm_act_at(act, S, w->K, w->blk, &a);
+    rf__qgemm_quantize_fn quant =
+        isa >= RF__KERNEL_AVX512 ? rf__qgemm_quantize_rows_avx512() : NULL;
+    rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), quant ? quant : rf__qgemm_quantize_rows_ref,
+                       x, y};
+    rf__qmatmul_parallel(q, rf__qgemm_quant_part, &j);
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
+}
+
+/* ---- float weights ---- */
+
+void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
+                          float *t, const rf__fgemm_prefetch *pf)
+{
+    (void)pf;
+    for (unsigned i = 0; i < nr; i++)
+        for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
+            float acc = 0;
+            for (unsigned k = 0; k < kc; k++) acc += w[i * ldw + k] * p[k * RF__FGEMM_SB + s];
+            t[i * RF__FGEMM_SB + s] = acc;
+        }
+}
+
+static uint64_t rf__fgemm_panels(uint64_t S)
+{
+    return (S + RF__FGEMM_SB - 1) / RF__FGEMM_SB;
+}
+
+size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads)
+{
+    uint64_t kc = K < RF__FGEMM_KC ? K : RF__FGEMM_KC;
+    return (size_t)(rf__fgemm_panels(S) * RF__FGEMM_SB * K +
+                    4 * (uint64_t)threads * RF__FGEMM_NR * (kc + 16)) *
+           sizeof(float);
+}
+
+typedef struct rf__fgemm_job {
+    rf__fgemm_kernel_fn kern;
+    rf__fgemm_pack_fn pack; /* NULL: one value at a time */
+    int isa, id;
+    const uint8_t *w;
+    size_t row_bytes;
+    uint64_t N, K, S;
+    const float *x;
+    float *panels; /* rf__fgemm_panels(S) x [K][SB] */
+    float *wbuf;   /* per job: NR x KC dequantised values */
+    float *y;
+} rf__fgemm_job;
+
+/* Job c of nc packs its share of K for every panel: 16 values at a time with AVX-512 when it
+ * can, the rest (and every value without it) one by one. */
+static void rf__fgemm_pack_job(void *arg, unsigned c, unsigned nc)
+{
+    const rf__fgemm_job *j = arg;
+    uint64_t k16 = j->pack ? j->K / 16 : 0, k0 = 16 * (k16 * c / nc),
+             k1 = 16 * (k16 * (c + 1) / nc);
+    if (k1 > k0) j->pack(j->x, j->S, j->K, j->panels, k0, k1);
+    if (c + 1 < nc) {
+        if (!j->pack)
+            k0 = j->K * c / nc, k1 = j->K * (c + 1) / nc;
+        else
+            return;
+    } else {
+        k0 = j->pack ? 16 * k16 : j->K * c / nc;
+        k1 = j->K;
+    }
+    for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
+        float *p = j->panels + b * j->K * RF__FGEMM_SB;
+        for (unsigned s = 0; s < RF__FGEMM_SB; s++) {
+            uint64_t row = b * RF__FGEMM_SB + s;
+            const float *xr = j->x + row * j->K;
+            if (row < j->S)
+                for (uint64_t k = k0; k < k1; k++) p[k * RF__FGEMM_SB + s] = xr[k];
+            else
+                for (uint64_t k = k0; k < k1; k++) p[k * RF__FGEMM_SB + s] = 0;
+        }
+    }
+}
+
+/* Job c of nc: its share of the weight rows, a tile of NR rows (dequantised unless F32) by every
+ * panel, K a chunk at a time, the tile's results added into y. */
+static void rf__fgemm_rows_job(void *arg, unsigned c, unsigned nc)
+{
+    const rf__fgemm_job *j = arg;
+    uint64_t ra = j->N * c / nc, rb = j->N * (c + 1) / nc, K = j->K;
+    uint32_t be, bb;
+    rf__weight_block(j->id, &be, &bb);
+    /* rows 64 bytes more than a pass apart: not all in one L1 set (2048 x 4 bytes is 2 x 4 KiB) */
+    size_t wld = (size_t)(K < RF__FGEMM_KC ? K : RF__FGEMM_KC) + 16;
+    float *wb = j->wbuf + (size_t)c * RF__FGEMM_NR * wld;
+    _Alignas(64) float t[RF__FGEMM_NR * RF__FGEMM_SB];
+    for (uint64_t k0 = 0; k0 < K; k0 += RF__FGEMM_KC) {
+        unsigned kc = (unsigned)(K - k0 < RF__FGEMM_KC ? K - k0 : RF__FGEMM_KC);
+        for (uint64_t r0 = ra; r0 < rb; r0 += RF__FGEMM_NR) {
+            unsigned nr = (unsigned)(rb - r0 < RF__FGEMM_NR ? rb - r0 : RF__FGEMM_NR);
+            const float *wt = wb;
+            size_t ldw = wld;
+            if (j->id == RF__WEIGHT_F32) {
+                wt = (const float *)(const void *)(j->w + r0 * j->row_bytes) + k0;
+                ldw = j->row_bytes / sizeof(float);
+            } else {
+                for (unsigned i = 0; i < nr; i++)
+                    rf__dequant_row_isa(j->isa, j->id,
+                                        j->w + (r0 + i) * j->row_bytes + k0 / be * bb, wb + i * wld,
+                                        kc);
+            }
+            /* the next tile's rows (of this pass over K) prefetched during the first panel */
+            uint64_t rn = r0 + RF__FGEMM_NR;
+            rf__fgemm_prefetch pf = {
+                j->w + rn * j->row_bytes + k0 / be * bb, j->row_bytes,
+                (unsigned)((kc / be * bb + 63) / 64),
+                rn < rb ? (unsigned)(rb - rn < RF__FGEMM_NR ? rb - rn : RF__FGEMM_NR) : 0};
+            for (uint64_t b = 0; b < rf__fgemm_panels(j->S); b++) {
+                j->kern(j->panels + (b * K + k0) * RF__FGEMM_SB, wt, ldw, nr, kc, t,
+                        b == 0 && pf.rows ? &pf : NULL);
+                uint64_t ns = j->S - b * RF__FGEMM_SB;
+                if (ns > RF__FGEMM_SB) ns = RF__FGEMM_SB;
+                for (uint64_t s = 0; s < ns; s++) {
+                    float *yr = j->y + (b * RF__FGEMM_SB + s) * j->N + r0;
+                    if (k0 == 0)
+                        for (unsigned i = 0; i < nr; i++) yr[i] = t[i * RF__FGEMM_SB + s];
+                    else
+                        for (unsigned i = 0; i < nr; i++) yr[i] += t[i * RF__FGEMM_SB + s];
+                }
+            }
+        }
+    }
+}
+
+void rf__fgemm_run(rf__qmatmul *q, int isa, int id, const void *w, size_t row_bytes, uint64_t N,
+                   uint64_t K, const float *x, uint64_t S, void *scratch, float *y)
+{
+    rf__fgemm_kernel_fn kern = isa >= RF__KERNEL_AVX512 ? rf__fgemm_kernel_avx512() : NULL;
+    float *panels = scratch;
+    rf__fgemm_job j = {kern ? kern : rf__fgemm_kernel_ref,
+                       isa >= RF__KERNEL_AVX512 ? rf__fgemm_pack_rows_avx512() : NULL,
+                       isa,
+                       id,
+                       w,
+                       row_bytes,
+                       N,
+                       K,
+                       S,
+                       x,
+                       panels,
+                       panels + rf__fgemm_panels(S) * RF__FGEMM_SB * K,
+                       y};
+    rf__qmatmul_parallel(q, rf__fgemm_pack_job, &j);
+    rf__qmatmul_parallel(q, rf__fgemm_rows_job, &j);
 }

@@ -16,7 +16,7 @@
 #include "exec/qkernels.h"
 
 #define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
-#define RF__QGEMM_MR 8    /* activation rows per kernel call */
+#define RF__QGEMM_MR 6    /* activation rows per kernel call (by 2 groups: 32 rows) */
 
 /* A packed weight matrix. */
 typedef struct rf__qgemm_w {
@@ -51,12 +51,20 @@ size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk);
 void rf__qgemm_quantize(const float *x, uint64_t S, uint64_t K, int blk, void *buf,
                         rf__qgemm_act *a);
 
+/* Rows s0 .. s1 - 1 of x quantised into a (its buffers set up for x's S x K): the portable way,
+ * and the AVX-512 one (NULL when this build has none). */
+typedef void (*rf__qgemm_quantize_fn)(const float *x, const rf__qgemm_act *a, uint64_t s0,
+                                      uint64_t s1);
+void rf__qgemm_quantize_rows_ref(const float *x, const rf__qgemm_act *a, uint64_t s0, uint64_t s1);
+rf__qgemm_quantize_fn rf__qgemm_quantize_rows_avx512(void);
+
 /* The kernel: y[s * ldy + r] for s < ms (<= RF__QGEMM_MR) activation rows from s0, r < nr rows
- * of group g. */
-typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a,
-                                    uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy);
-void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, const rf__qgemm_act *a, uint64_t s0,
-                          unsigned ms, unsigned nr, float *y, size_t ldy);
+ * of the ng (1 or 2) groups from g (nr <= 16 ng). */
+typedef void (*rf__qgemm_kernel_fn)(const rf__qgemm_w *w, uint64_t g, unsigned ng,
+                                    const rf__qgemm_act *a, uint64_t s0, unsigned ms, unsigned nr,
+                                    float *y, size_t ldy);
+void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const rf__qgemm_act *a,
+                          uint64_t s0, unsigned ms, unsigned nr, float *y, size_t ldy);
 /* The AVX-512 VNNI kernel, or NULL when this build has none. */
 rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void);
 /* The kernel for `isa` (the reference below AVX-512). */
@@ -66,5 +74,42 @@ rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
  * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. */
 void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
                    void *act, float *y);
+
+/* ---- prefill products on float weights (F32 read in place; F16, BF16 and any type without a
+ * packed form dequantised a tile of rows at a time): y [S, N] = x . W^T in F32 with F32
+ * accumulation. x is first packed into panels of RF__FGEMM_SB activation rows, [K][SB] (rows
+ * past S zero), so a kernel tile is RF__FGEMM_NR weight rows broadcast by SB activation rows in
+ * four zmm (24 FMA accumulators); K is taken RF__FGEMM_KC at a time so one panel stays in L2. */
+#define RF__FGEMM_SB 64   /* activation rows per panel (four zmm of F32) */
+#define RF__FGEMM_NR 6    /* weight rows per kernel tile */
+#define RF__FGEMM_KC 2048 /* values of K per pass over the panels */
+
+/* Cache lines a tile kernel prefetches (into L2) as it runs, one per value of K: `lines` from
+ * each of `rows` rows `stride` bytes apart from base (the next tile's weight rows, whose first
+ * bytes would otherwise wait on DRAM, a new 4 KiB page per row). */
+typedef struct rf__fgemm_prefetch {
+    const uint8_t *base;
+    size_t stride;
+    unsigned lines, rows;
+} rf__fgemm_prefetch;
+
+/* The tile kernel: acc[i][s] (i < nr <= NR, s < SB) = sum over kc values of w[i * ldw + k] .
+ * p[k * SB + s]; the result stored to t[i * SB + s]; pf (or NULL) prefetched meanwhile. */
+typedef void (*rf__fgemm_kernel_fn)(const float *p, const float *w, size_t ldw, unsigned nr,
+                                    unsigned kc, float *t, const rf__fgemm_prefetch *pf);
+void rf__fgemm_kernel_ref(const float *p, const float *w, size_t ldw, unsigned nr, unsigned kc,
+                          float *t, const rf__fgemm_prefetch *pf);
+/* The AVX-512 kernel, or NULL when this build has none. */
+rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void);
+/* Pack x [S, K] into the panels for values k0 .. k1 - 1 (multiples of 16): AVX-512 or NULL. */
+typedef void (*rf__fgemm_pack_fn)(const float *x, uint64_t S, uint64_t K, float *panels,
+                                  uint64_t k0, uint64_t k1);
+rf__fgemm_pack_fn rf__fgemm_pack_rows_avx512(void);
+/* Scratch bytes rf__fgemm_run needs (64-byte aligned) for S x K activations and `threads`. */
+size_t rf__fgemm_scratch_bytes(uint64_t S, uint64_t K, unsigned threads);
+/* y [S, N] = x [S, K] . W^T for N rows of type id (row_bytes apart), the team splitting the
+ * rows; K a multiple of id's block (and of 256 when K > RF__FGEMM_KC and id is block-quantised). */
+void rf__fgemm_run(rf__qmatmul *q, int isa, int id, const void *w, size_t row_bytes, uint64_t N,
+                   uint64_t K, const float *x, uint64_t S, void *scratch, float *y);
 
 #endif

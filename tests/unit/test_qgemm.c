@@ -4,7 +4,7 @@
  * dequantise-then-multiply in double. The tolerance is the activations' rounding to 8 bits: per
  * block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks max|x|_b / 254 .
  * sum_b |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a partial group of
- * 16) and 11 activation rows (a partial tile of 8). */
+ * 16, an odd group count: a pair and a single) and 11 activation rows (a partial tile of 6). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +40,20 @@ static void fill(int id, uint8_t *buf, size_t k)
             memcpy(b + 208, &d, 2);
         else
             memcpy(b, &d, 2);
-        if (id == RF__WEIGHT_Q4_K) memcpy(b + 2, &e, 2);
+        if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K) memcpy(b + 2, &e, 2);
+    }
+    for (size_t i = 0; id == RF__WEIGHT_F16 && i < k; i++) {
+        uint16_t h = rf__f32_to_f16(rndf());
+        memcpy(buf + 2 * i, &h, 2);
+    }
+    for (size_t i = 0; (id == RF__WEIGHT_F32 || id == RF__WEIGHT_BF16) && i < k; i++) {
+        float f = rndf();
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        if (id == RF__WEIGHT_F32)
+            memcpy(buf + 4 * i, &f, 4);
+        else
+            buf[2 * i] = (uint8_t)(u >> 16), buf[2 * i + 1] = (uint8_t)(u >> 24);
     }
 }
 
@@ -113,18 +126,21 @@ static void one_type(int id)
     rf__qgemm_kernel_fn kerns[2] = {rf__qgemm_kernel_ref, rf__kernel_isa_best() >= RF__KERNEL_AVX512
                                                               ? rf__qgemm_kernel_avx512()
                                                               : NULL};
-    for (int ki = 0; ki < 2; ki++) {
-        if (!kerns[ki]) continue;
+    for (int ki = 0; ki < 4; ki++) { /* each kernel by single groups, then by pairs */
+        unsigned per = ki % 2 ? 2 : 1;
+        if (!kerns[ki / 2]) continue;
         for (size_t i = 0; i < S * N; i++) y[i] = NAN;
-        for (uint64_t g = 0; g < pw.groups; g++)
+        for (uint64_t g = 0; g < pw.groups; g += per)
             for (uint64_t s0 = 0; s0 < S; s0 += RF__QGEMM_MR) {
                 unsigned ms = (unsigned)(S - s0 < RF__QGEMM_MR ? S - s0 : RF__QGEMM_MR);
-                unsigned nr = (unsigned)(N - g * 16 < 16 ? N - g * 16 : 16);
-                kerns[ki](&pw, g, &a, s0, ms, nr, y + s0 * N + g * 16, N);
+                unsigned ng = g + per <= pw.groups ? per : 1;
+                unsigned nr = (unsigned)(N - g * 16 < 16 * ng ? N - g * 16 : 16 * ng);
+                kerns[ki / 2](&pw, g, ng, &a, s0, ms, nr, y + s0 * N + g * 16, N);
             }
         int bad = check(y, ref, tol, S * N);
         if (bad)
-            RF_FAIL_AT("type %d kernel %d: %d of %d outside the bound", id, ki, bad, (int)(S * N));
+            RF_FAIL_AT("type %d kernel %d by %u: %d of %d outside the bound", id, ki / 2, per, bad,
+                       (int)(S * N));
     }
     /* the threaded driver, two threads, at the best level */
     rf_ctx *ctx;
@@ -160,4 +176,101 @@ RF_TEST(qgemm_q4_k)
 RF_TEST(qgemm_q6_k)
 {
     one_type(RF__WEIGHT_Q6_K);
+}
+
+/* The float GEMM (rf__fgemm_run) for a type: 13 rows (tiles of 6, 6 and 1 across the jobs), 70
+ * activation rows (a full panel of 64 and a partial one), K = 2304 (two passes of KC = 2048: the
+ * second reads rows from a block offset), against dequantise-then-multiply in double; the
+ * reference kernel and the AVX-512 one alone on one tile. */
+static void one_float_type(int id)
+{
+    const uint64_t N = 13, K = 2304, S = 70;
+    uint32_t be, bb;
+    rf__weight_block(id, &be, &bb);
+    size_t rb = K / be * bb;
+    uint8_t *w = malloc(N * rb);
+    for (uint64_t r = 0; r < N; r++) fill(id, w + r * rb, K);
+    float *x = malloc(S * K * sizeof *x), *wf = malloc(N * K * sizeof *wf);
+    for (uint64_t i = 0; i < S * K; i++) x[i] = rndf();
+    for (uint64_t r = 0; r < N; r++) rf__dequant_row(id, w + r * rb, wf + r * K, K);
+    double *ref = malloc(S * N * sizeof *ref), *tol = malloc(S * N * sizeof *tol);
+    for (uint64_t s = 0; s < S; s++)
+        for (uint64_t r = 0; r < N; r++) {
+            double acc = 0, mag = 0;
+            for (uint64_t k = 0; k < K; k++) {
+                acc += (double)wf[r * K + k] * x[s * K + k];
+                mag += fabs((double)wf[r * K + k] * x[s * K + k]);
+            }
+            ref[s * N + r] = acc;
+            tol[s * N + r] = 2e-5 * mag + 1e-6;
+        }
+    float *y = malloc(S * N * sizeof *y);
+    rf_ctx *ctx;
+    rf__qmatmul *q;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    for (unsigned threads = 1; threads <= 2; threads++)
+        for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
+            RF_EXPECT_INT(rf__qmatmul_new(ctx, threads, isa, &q), RF_OK);
+            size_t sb = rf__fgemm_scratch_bytes(S, K, threads);
+            uint8_t *m = malloc(sb + 64), *sc = m + (64 - (uintptr_t)m % 64) % 64;
+            for (size_t i = 0; i < S * N; i++) y[i] = NAN;
+            rf__fgemm_run(q, isa, id, w, rb, N, K, x, S, sc, y);
+            int bad = check(y, ref, tol, S * N);
+            if (bad) RF_FAIL_AT("type %d isa %d threads %u: %d outside", id, isa, threads, bad);
+            rf__qmatmul_free(ctx, q);
+            free(m);
+        }
+    /* one tile of 5 rows by one panel over 64 values, both kernels against each other */
+    rf__fgemm_kernel_fn kerns[2] = {rf__fgemm_kernel_ref, rf__kernel_isa_best() >= RF__KERNEL_AVX512
+                                                              ? rf__fgemm_kernel_avx512()
+                                                              : NULL};
+    float *p = aligned_alloc(64, 64 * RF__FGEMM_SB * sizeof(float));
+    _Alignas(64) float t[2][RF__FGEMM_NR * RF__FGEMM_SB];
+    for (int i = 0; i < 64 * RF__FGEMM_SB; i++) p[i] = rndf();
+    for (int ki = 0; ki < 2; ki++)
+        if (kerns[ki]) kerns[ki](p, wf, K, 5, 64, t[ki], NULL);
+    for (int i = 0; kerns[1] && i < 5 * RF__FGEMM_SB; i++) {
+        double mag = 1e-6; /* |p| <= 1: the terms' magnitudes are at most |w| */
+        for (int k = 0; k < 64; k++) mag += fabs(wf[(i / RF__FGEMM_SB) * K + (uint64_t)k]);
+        if (!(fabs(t[0][i] - t[1][i]) <= 1e-5 * mag)) RF_FAIL_AT("kernel tile value %d differs", i);
+    }
+    /* the check can fail: a weight changed moves the product out of bounds */
+    RF_EXPECT_INT(rf__qmatmul_new(ctx, 1, rf__kernel_isa_best(), &q), RF_OK);
+    uint8_t *m = malloc(rf__fgemm_scratch_bytes(S, K, 1) + 64),
+            *sc = m + (64 - (uintptr_t)m % 64) % 64;
+    w[rb * 3 + bb * 5 + bb - 1] ^= 0x40; /* a high byte: sign, exponent or quants */
+    rf__fgemm_run(q, rf__kernel_isa_best(), id, w, rb, N, K, x, S, sc, y);
+    RF_EXPECT(check(y, ref, tol, S * N) > 0);
+    rf__qmatmul_free(ctx, q);
+    rf_ctx_free(ctx);
+    free(w), free(x), free(wf), free(ref), free(tol), free(y), free(p), free(m);
+}
+
+RF_TEST(fgemm_f16)
+{
+    one_float_type(RF__WEIGHT_F16);
+}
+RF_TEST(fgemm_f32)
+{
+    one_float_type(RF__WEIGHT_F32);
+}
+RF_TEST(fgemm_bf16)
+{
+    one_float_type(RF__WEIGHT_BF16);
+}
+RF_TEST(fgemm_q5_k)
+{
+    one_float_type(RF__WEIGHT_Q5_K);
+}
+
+/* The packed form's size, which the LLM pass's memory check counts: 1.25 bytes a weight for the
+ * blocks of 32 (16 x 32 quants and 2 x 16 F32 per block of 16 rows), 1.5 for Q6_K's 16; a partial
+ * group of rows takes a whole group. */
+RF_TEST(qgemm_bytes)
+{
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 2048, 2048), 2048 * 2048 * 5 / 4);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q4_K, 2048, 2048), 2048 * 2048 * 5 / 4);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q6_K, 2048, 2048), 2048 * 2048 * 3 / 2);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 17, 64), 2 * 2 * 640);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_F16, 16, 64), 0);
 }
