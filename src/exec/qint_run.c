@@ -8,32 +8,6 @@
 
 #include "exec/qint.h"
 
-#define G_N RF__QG_N
-#define G_C RF__QG_C
-#define G_H RF__QG_H
-#define G_W RF__QG_W
-#define G_G RF__QG_G
-#define G_CO RF__QG_CO
-#define G_OH RF__QG_OH
-#define G_OW RF__QG_OW
-#define K_KH RF__QK_KH
-#define K_KW RF__QK_KW
-#define K_SH RF__QK_SH
-#define K_SW RF__QK_SW
-#define K_DH RF__QK_DH
-#define K_DW RF__QK_DW
-#define K_PT RF__QK_PT
-#define K_PL RF__QK_PL
-#define F_OFF RF__QF_OFF
-#define F_XZ RF__QF_XZ
-#define F_WZ RF__QF_WZ
-#define F_WZ_PER RF__QF_WZ_PER
-#define F_TERM RF__QF_TERM
-#define P_MUL RF__QP_MUL
-#define P_ADD RF__QP_ADD
-#define P_ADD_PER RF__QP_ADD_PER
-#define P_RELU RF__QP_RELU
-
 typedef struct qfin {
     const rf__xstep *s;
     const int32_t *a;
