@@ -102,6 +102,16 @@ expect 2 "cut.csv: line 4: unterminated quote" -- analyze $P --from ncu "$TMP/cu
 head -c 2000 "$D/torch_cpu_trace.json" >"$TMP/cut.json"
 expect 2 "cut.json: " -- analyze $P --from torch-trace "$TMP/cut.json"
 printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","dram__bytes.sum","furlong","4"\n' >"$TMP/unit.csv"
+# Streamed traces still check the whole document: a missing final brace, text after it.
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","dur":1,"args":{"flops":5}}]' >"$TMP/nobrace.json"
+expect 2 "nobrace.json: not valid JSON at line 1 column 81: ',' or '}' expected" -- analyze $P "$TMP/nobrace.json"
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","dur":1,"args":{"flops":5}}], "x": 1} junk' >"$TMP/junk.json"
+expect 2 "junk.json: not valid JSON at line 1 column 91: text after the document" -- analyze $P "$TMP/junk.json"
+printf '{"meta":{"a":[1,2]},"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","dur":1,"args":{"flops":5}}],"x":[1]}' >"$TMP/around.json"
+expect 0 "" -- analyze $P "$TMP/around.json"
+# ncu: a clock in an unknown unit is refused like any unit
+printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","sm__cycles_elapsed.avg.per_second","cycle/fortnight","5"\n' >"$TMP/clk.csv"
+expect 2 "clk.csv: line 2: unknown unit \"cycle/fortnight\"" -- analyze $P "$TMP/clk.csv"
 expect 2 "unit.csv: line 2: unknown unit \"furlong\" for dram__bytes.sum" -- analyze $P "$TMP/unit.csv"
 printf '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","a","dram__bytes.sum","byte","1e999"\n' >"$TMP/big.csv"
 expect 2 "big.csv: line 2: value" -- analyze $P "$TMP/big.csv"
