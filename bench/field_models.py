@@ -5,6 +5,9 @@
                              from the model's inputs and SETTINGS ("name=1x3x64x64 sym=8 ..."),
                              symbolic dims not set -> 1; fails when a dim stays unknown
   expose MODEL OUT           OUT: MODEL with every node output also a graph output (for ORT)
+  inline MODEL SHAPES OUT    OUT: MODEL with every If whose condition ORT reported (SHAPES'
+                             "?values") replaced by the branch taken, its nodes renamed as
+                             roofline names them (IF/then/NODE); prints how many were inlined
   exact MODEL SHAPES ROOF    the exact Conv/MatMul/Gemm FLOPs from ORT's shapes (SHAPES: JSON
                              {tensor: dims} printed by field_ort.js) against roofline's JSON
                              profile ROOF; prints "k n undefined total_layers" and, on stderr,
@@ -82,6 +85,34 @@ def expose(path, dst):
                 m.graph.output.append(onnx.ValueInfoProto(name=o))
                 have.add(o)
     onnx.save(m, dst)
+
+
+def inline(path, shapes_path, dst):
+    """Replace each If with a known condition by its branch's nodes (one level per call)."""
+    m = load(path)
+    with open(shapes_path) as f:
+        values = json.load(f).get("?values", {})
+    nodes, done = [], 0
+    for n in m.graph.node:
+        if n.op_type != "If" or n.input[0] not in values:
+            nodes.append(n)
+            continue
+        side = "then" if values[n.input[0]] else "else"
+        g = attr(n, side + "_branch", None)
+        if g is None:
+            die(f"{path}: If '{n.name}' has no {side}_branch")
+        m.graph.initializer.extend(g.initializer)
+        for b in g.node:
+            b.name = f"{n.name}/{side}/{b.name}"
+            nodes.append(b)
+        for src, dst_name in zip(g.output, n.output):
+            nodes.append(onnx.helper.make_node("Identity", [src.name], [dst_name],
+                                               name=f"{n.name}/{side}/out:{dst_name}"))
+        done += 1
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    onnx.save(m, dst)
+    print(done)
 
 
 def attr(n, name, default):
@@ -191,12 +222,15 @@ def main():
         spec(a[1], a[2])
     elif a[:1] == ["expose"] and len(a) == 3:
         expose(a[1], a[2])
+    elif a[:1] == ["inline"] and len(a) == 4:
+        inline(a[1], a[2], a[3])
     elif a[:1] == ["exact"] and len(a) == 4:
         exact(a[1], a[2], a[3])
     elif a[:1] == ["coverage"] and len(a) == 2:
         coverage(a[1])
     else:
-        die("usage: spec MODEL SETTINGS | expose MODEL OUT | exact MODEL SHAPES ROOF")
+        die("usage: spec MODEL SETTINGS | expose MODEL OUT | inline MODEL SHAPES OUT | "
+            "exact MODEL SHAPES ROOF | coverage ROOF")
 
 
 if __name__ == "__main__":

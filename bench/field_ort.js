@@ -1,5 +1,6 @@
 // field_ort.js — ONNX Runtime (npm onnxruntime-node, CPU provider) for bench/field-models.sh.
-//   node field_ort.js shapes MODEL FEEDS_JSON          one run; prints {output: dims} as JSON
+//   node field_ort.js shapes MODEL FEEDS_JSON          one run; prints {output: dims} as JSON,
+//       with "?values": {name: 0|1} for every bool scalar output (If conditions)
 //   node field_ort.js time MODEL FEEDS_JSON THREADS RUNS
 //       2 warm-up runs, RUNS timed runs; prints "ort_median_s=... ort_min_s=..."
 // FEEDS_JSON: {"x": {"dims": [1,3,64,64], "type": "float32"}} (bench/field_models.py spec; an
@@ -46,7 +47,13 @@ async function main() {
     if (mode === 'shapes') {
         const out = await session.run(feeds);
         const shapes = {};
-        for (const [name, t] of Object.entries(out)) shapes[name] = t.dims.map(Number);
+        const values = {};
+        for (const [name, t] of Object.entries(out)) {
+            shapes[name] = t.dims.map(Number);
+            // bool scalars: the conditions of If nodes (field_models.py inline)
+            if (t.type === 'bool' && t.size === 1) values[name] = Number(t.data[0]);
+        }
+        shapes['?values'] = values;
         for (const [name, t] of Object.entries(feeds)) shapes[name] = t.dims.map(Number);
         console.log(JSON.stringify(shapes));
         return;
