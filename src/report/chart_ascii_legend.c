@@ -262,7 +262,7 @@ static rf_status rf__brief_roofs(rf__ascii *a, rf__line *l, rf_writer *w)
 static rf_status rf__brief_points(rf__ascii *a, rf__line *l, rf_writer *w)
 {
     const rf__chart *c = a->c;
-    char buf[160];
+    char buf[256];
     size_t n_est = c->n_points - c->n_measured, said = 0;
     if (!n_est) return RF_OK;
     if (n_est == 1)
@@ -271,23 +271,32 @@ static rf_status rf__brief_points(rf__ascii *a, rf__line *l, rf_writer *w)
         snprintf(buf, sizeof buf, "%c-%c: table rows 1-%zu", c->points[0].glyph,
                  c->points[n_est - 1].glyph, n_est);
     size_t len = strlen(buf);
-    for (size_t o = 0; o < n_est; o++) { /* the letters drawn under letter o */
+    /* the letters hidden in a cell another point holds: the estimates' letters, or with
+     * measurements the measured points' (their estimates are hollow marks) */
+    size_t lo = c->n_measured ? n_est : 0, hi = c->n_measured ? c->n_points : n_est;
+    for (size_t o = 0; o < c->n_points; o++) {
         size_t k = 0;
-        for (size_t i = 0; i < n_est; i++)
+        for (size_t i = lo; i < hi; i++)
             if (a->same_as[i] == o && k < 12)
                 rf__appendf(buf, sizeof buf, &len, "%s%c",
                             k++      ? " "
                             : said++ ? ", "
                                      : "; ",
                             c->points[i].glyph);
-        if (k) rf__appendf(buf, sizeof buf, &len, " under %c", c->points[o].glyph);
+        const rf__chart_point *po = &c->points[o];
+        int hollow = (po->flags & RF__POINT_HOLLOW) && po->pair != SIZE_MAX;
+        if (k && hollow)
+            rf__appendf(buf, sizeof buf, &len, " under %s", a->utf8 ? "\xE2\x97\x8B" : "o");
+        else if (k)
+            rf__appendf(buf, sizeof buf, &len, " under %c", po->glyph);
     }
     rf__line_text(l, buf, l->max);
     RF_TRY(rf__line_flush(l, w));
     if (!c->n_measured) return RF_OK;
     rf__line_text(l,
-                  a->utf8 ? "letter: measured; \xE2\x97\x8B: its estimate; (%) of the roof"
-                          : "letter: measured; o: its estimate; (%) of the roof",
+                  a->utf8
+                      ? "letter: measured; \xE2\x97\x8B: its estimate on the roof; ':' joins them"
+                      : "letter: measured; o: its estimate on the roof; ':' joins them",
                   SIZE_MAX);
     return rf__line_flush(l, w);
 }

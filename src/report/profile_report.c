@@ -59,12 +59,18 @@ static rf_status rf__slowest(rf_ctx *ctx, rf_writer *w, const rf_result *r, uint
 
 /* --measure: how the model was run, and each layer the executor could not run with its reason
  * (one line per op type: the first reason, and how many layers). */
-static rf_status rf__measured(rf_writer *w, const rf_profile *p)
+static rf_status rf__measured(rf_writer *w, const rf_profile *p, int brief)
 {
     const rf_exec_result *x = p->exec;
     char t[32], b[32];
     rf_profile_coverage cv;
     rf_profile_measured_coverage(p, &cv);
+    if (cv.ran == cv.layers && brief) /* one line: the table's lines gave the wall time */
+        return rf_writef(w,
+                         "run      %u of %u layers on this CPU, %u thread%s, median of %u passes "
+                         "after %u warm-up, %sB at peak\n",
+                         cv.ran, cv.layers, x->threads, x->threads == 1 ? "" : "s", x->runs,
+                         x->warmup, rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, ""));
     if (cv.ran == cv.layers)
         RF_TRY(rf_writef(w,
                          "measured: %u of %u layers on this CPU, %u thread%s, median of %u timed "
@@ -129,7 +135,7 @@ rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t t
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
     RF_TRY(o && o->brief ? rf__model_brief(w, p) : rf__model_summary(w, p));
-    if (p->exec) RF_TRY(rf__measured(w, p));
+    if (p->exec) RF_TRY(rf__measured(w, p, o && o->brief));
     /* a table that listed only the slowest rows was already this list */
     if (o && (o->brief || (o->rows_max && p->result->n_rows > o->rows_max))) return RF_OK;
     return rf__slowest(ctx, w, p->result, top);
