@@ -178,6 +178,10 @@ const char *cli_format(const cli_cmd *cmd, const cli_args *a);
  * when `summary`, the table's last section. Returns the exit code. */
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
                      int chart, int summary, const rf_advice_list *adv);
+/* The same with the table's and chart's options given (rows_max, brief: the demo's one screen). */
+int cli_print_result_opts(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+                          int chart, int summary, const rf_advice_list *adv,
+                          const rf_report_opts *opts);
 
 /* A JSON document rendered by `render` (rf_report_json, rf_report_llm_json ...) with the advice
  * added (adv may be NULL: the document as it is) to stdout. */

@@ -10,7 +10,10 @@ static const cli_opt cli_demo_opts[] = {
     {"batch", 'b', "N", "batch size (default: 1)"},
     {"input", 'i', "NAME=DIMS", "input shape, e.g. input=1x3x512x512"},
     {"compare", 0, "NAME=DIMS", "profile again with these input shapes and show the shift"},
-    {"top", 'n', "N", "list the N slowest layers (default: 5)"},
+    {"top", 'n', "N", "list the N slowest layers, slowest first (default: 8; 0: every layer)"},
+    {"all", 0, NULL,
+     "the full report: every layer in model order, the whole chart and legend, the "
+     "bottleneck summary, the slowest layers and every suggestion"},
     {"format", 'f', "table|json|csv", "output format (default: table)"},
     {"json", 0, NULL, "same as --format json"},
     {"csv", 0, NULL, "same as --format csv"},
@@ -45,7 +48,10 @@ const cli_cmd cmd_demo = {
     "Profiles the built-in model, ResNet-18 (torchvision's architecture, batch 1, 3x224x224, "
     "FP32; an ONNX graph embedded in the program, weights not needed), layer by layer as "
     "'roofline profile' does, against the machine given or else the default machine "
-    "(the datasheet figures of an Intel Xeon Platinum 8480+ when none can be resolved).",
+    "(the datasheet figures of an Intel Xeon Platinum 8480+ when none can be resolved). "
+    "The table fits one screen: the 8 slowest layers and a line for the rest, a short chart of "
+    "them, the model's totals and the first two suggestions; --all prints the full report, "
+    "--json and --csv every layer, --plot the chart of every layer.",
     cli_demo_opts,
     cli_demo,
 };

@@ -15,7 +15,10 @@ static const cli_opt cli_profile_opts[] = {
     {"value", 0, "NAME=N[,...]",
      "value of an integer scalar input that an If or a shape reads, e.g. sr=16000"},
     {"compare", 0, "NAME=DIMS[,...]", "profile again with these input shapes and show the shift"},
-    {"top", 'n', "N", "list the N slowest layers (default: 5; 0: none)"},
+    {"top", 'n', "N",
+     "a model of more than N layers: list its N slowest, slowest first (default: 20; 0: every "
+     "layer)"},
+    {"all", 0, NULL, "list every layer in model order, then the 5 slowest"},
     {"measure", 'm', NULL,
      "run the model on this CPU and put every layer's measured point under "
      "its roof (achieved FLOP/s, utilization)"},
@@ -98,7 +101,8 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
 {
     rf_shape_binding b[32], b2[32];
     size_t nb = 0, nb2 = 0;
-    unsigned long long batch = 0, seq = 0, top = 5;
+    /* the table: the `top` slowest layers (the demo 8, profile 20); --all or --top 0: all */
+    unsigned long long batch = 0, seq = 0, top = fallback_machine ? 8 : 20;
     const char *format = cli_format(cmd, a);
     if (!format) return EXIT_USAGE;
     const char *plot = cli_get(a, "plot");
@@ -177,7 +181,9 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
         eo.threads = (unsigned)threads;
         eo.max_flops = max_flops;
         fprintf(stderr, "roofline: measuring: running the model on this CPU...\n");
+        cli_progress(ctx, 1); /* a line every two seconds of a long run, as llm --measure */
         st = rf_profile_measure(ctx, p1, m, ci, bi, &eo);
+        cli_progress(ctx, 0);
         if (st == RF_OK) cli_warn_busy(p1->result->totals.busy_other, "the passes were timed");
     }
     if (st == RF_OK && cli_get(a, "compare"))
@@ -186,20 +192,32 @@ int cli_profile_run(const cli_cmd *cmd, const cli_args *a, const char *path,
     if (st == RF_OK) {
         int table = strcmp(format, "table") == 0;
         /* the demo (fallback machine set) shows the chart and the summary unless --no-chart */
-        int demo = fallback_machine != NULL;
+        int demo = fallback_machine != NULL, all = cli_get(a, "all") || !top;
         int chart = demo ? !cli_get(a, "no-chart") : cli_get(a, "chart") != NULL;
         int to_stdout = plot && strcmp(plot, "-") == 0; /* the SVG replaces the report */
-        if (!to_stdout)
-            rc = cli_print_result(ctx, p1->result, m, format, table && chart, demo && !table, al);
+        rf_report_opts o = cli_report_opts();
+        if (!all) { /* one screen: the slowest layers, the rest in one line */
+            o.rows_max = top;
+            o.more_hint = "--all lists them";
+            o.brief = demo;
+        }
+        if (!to_stdout) /* brief: the chart after the model's totals */
+            rc = cli_print_result_opts(ctx, p1->result, m, format, table && chart && !o.brief,
+                                       demo && !table, al, &o);
         if (!rc && table && !to_stdout) {
             rf_writer w = cli_stdout();
-            rf_report_opts o = cli_report_opts();
-            st = rf_write(&w, "\n", 1);
-            if (st == RF_OK && demo) st = rf_report_summary(ctx, p1->result, &o, &w);
-            if (st == RF_OK) st = rf_report_profile_summary(ctx, p1, top, &o, &w);
+            st = o.brief ? RF_OK : rf_write(&w, "\n", 1);
+            if (st == RF_OK && demo && !o.brief) st = rf_report_summary(ctx, p1->result, &o, &w);
+            if (st == RF_OK) st = rf_report_profile_summary(ctx, p1, 5, &o, &w);
+            if (st == RF_OK && o.brief && chart) st = rf_write(&w, "\n", 1);
+            if (st == RF_OK && o.brief && chart)
+                st = rf_report_chart_ascii(ctx, p1->result, m, &o, &w);
             if (st == RF_OK && p2)
                 st = rf_report_profile_compare(ctx, p1, p2, cli_get(a, "compare"), &o, &w);
             if (st == RF_OK && al) st = rf_report_advice(ctx, al, &o, &w);
+            if (st == RF_OK && o.brief)
+                st = rf_writef(&w, "\nmore: --all (the full report), --json or --csv (every "
+                                   "layer), --plot demo.html\n");
             if (st != RF_OK)
                 rc = cli_fail(ctx, st);
             else if (cli_flush(ctx) != RF_OK)
@@ -245,8 +263,10 @@ const cli_cmd cmd_profile = {
     "shape from the inputs (--input, --dim, --batch, --seq), counts FLOPs and bytes per layer "
     "(docs/cost-model.md) and evaluates each layer against the machine: one row per layer with "
     "its output shape, then the model's totals (FLOPs and MACs, params, weight bytes) and the "
-    "slowest layers. --compare profiles again with other input shapes and shows how intensity and "
-    "bound shift.",
+    "slowest layers. A model of more than 20 layers (--top) lists its 20 slowest, slowest first, "
+    "and one line for the rest; --all lists every layer in model order; --json and --csv always "
+    "hold every layer. --compare profiles again with other input shapes and shows how intensity "
+    "and bound shift.",
     cli_profile_opts,
     cli_profile,
 };

@@ -57,8 +57,16 @@ rf_status cli_json_with_advice(rf_ctx *ctx,
 int cli_print_result(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
                      int chart, int summary, const rf_advice_list *adv)
 {
-    rf_writer w = cli_stdout();
     rf_report_opts o = cli_report_opts();
+    return cli_print_result_opts(ctx, r, m, format, chart, summary, adv, &o);
+}
+
+int cli_print_result_opts(rf_ctx *ctx, const rf_result *r, const rf_machine *m, const char *format,
+                          int chart, int summary, const rf_advice_list *adv,
+                          const rf_report_opts *opts)
+{
+    rf_writer w = cli_stdout();
+    rf_report_opts o = *opts;
     rf_status st;
     if (strcmp(format, "json") == 0) {
         st = cli_json_with_advice(ctx, cli_render_result, r, adv);

@@ -28,6 +28,13 @@ typedef struct rf_report_opts {
     int wide; /**< 1: every column of a table with measurements; 0: the narrow set that fits 120
                    columns (attainable FLOP/s, efficiency, estimated share, achieved B/s
                    and measured/estimated left out; the shape cut to 12) */
+    uint64_t rows_max;     /**< tables and the ASCII chart: 0 = every row in its order; N = the N
+                                slowest rows only (measured time where a row has one, else the
+                                estimate), slowest first, and one line for the rest */
+    const char *more_hint; /**< appended to that line, e.g. "--all lists them" (NULL: none) */
+    int brief; /**< the one-screen form (`roofline demo`): a chart of at most 100 columns and 10
+                    rows with a legend of a few lines, the first two suggestions of the advice in
+                    a few lines each, the model's totals in one line */
 } rf_report_opts;
 
 /** Aligned table of rows and totals, with SI units. */
@@ -137,7 +144,9 @@ RF_API rf_status rf_report_llm_weights_csv(rf_ctx *ctx, const struct rf_llm_weig
 struct rf_profile;
 
 /** Under `roofline profile`'s table: the model's totals (layers, params, weight bytes, FLOPs and
- *  MACs, undefined layers by op type) and the `top` slowest layers (0: none). */
+ *  MACs, undefined layers by op type) and the `top` slowest layers (0: none). With `o->brief`
+ *  the totals in one line; with `o->brief`, or an `o->rows_max` that the table's rows exceed (the
+ *  table was that list), no slowest layers. */
 RF_API rf_status rf_report_profile_summary(rf_ctx *ctx, const struct rf_profile *p, uint64_t top,
                                            const rf_report_opts *o, rf_writer *w);
 

@@ -222,7 +222,7 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     lx.eps = 1e-5f;
     lx.clock = opts->clock ? opts->clock : rf__llm_exec_clock;
     lx.clock_user = opts->clock_user;
-    lx.progress_t0 = lx.progress_last = lx.clock(lx.clock_user);
+    rf__xprogress_start(&lx.progress, ctx, lx.clock(lx.clock_user));
     int isa = rf__kernel_isa_best();
     rf__llm_exec_timing pf, dc;
     rf_status st = RF_OK;

@@ -24,6 +24,7 @@
 #ifndef RF_LLM_EXEC_INT_H
 #define RF_LLM_EXEC_INT_H
 
+#include "exec/progress.h"
 #include "exec/qgemm.h"
 #include "exec/qkernels.h"
 #include "llm/llm_int.h"
@@ -111,7 +112,7 @@ typedef struct rf__llm_exec {
     double (*clock)(void *);
     void *clock_user;
     double t_last;                       /* clock at the end of the last step */
-    double progress_t0, progress_last;   /* clock at the start, at the last progress line */
+    rf__xprogress progress;              /* its lines (progress.h) */
     double step_s[RF__STEP_COUNT];       /* seconds per kind of step */
     uint64_t step_calls[RF__STEP_COUNT]; /* steps per kind */
 } rf__llm_exec;

@@ -15,14 +15,7 @@ double rf__llm_exec_clock(void *user)
 
 void rf__llm_exec_progress(rf__llm_exec *lx, const char *step, unsigned k, unsigned n)
 {
-    double now = lx->clock(lx->clock_user);
-    if (now - lx->progress_last < 2.0) return;
-    lx->progress_last = now;
-    if (n)
-        rf__log(lx->ctx, RF_LOG_INFO, "measuring: %6.1f s  %s, pass %u of %u",
-                now - lx->progress_t0, step, k, n);
-    else
-        rf__log(lx->ctx, RF_LOG_INFO, "measuring: %6.1f s  %s", now - lx->progress_t0, step);
+    rf__xprogress_step(&lx->progress, lx->clock(lx->clock_user), step, k, n);
 }
 
 static double rf__pass_total(const double *step_s)

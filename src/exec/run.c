@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "exec/exec_int.h"
+#include "exec/progress.h"
 
 /* OpenBLAS's own thread controls (cblas.h of the Debian build declares them). */
 void openblas_set_num_threads(int n);
@@ -63,11 +64,14 @@ static rf_status passes(rf__xplan *p, const rf_exec_opts *o, rf_exec_result *r, 
     void *user = o ? o->clock_user : NULL;
     size_t ns = p->n_steps ? p->n_steps : 1;
     double best = 0;
+    rf__xprogress pr = {0}; /* a line every 2 s: started on the first pass's own clock reading */
     for (unsigned w = 0; w < r->warmup; w++) {
         double t0 = clk(user);
+        if (w == 0) rf__xprogress_start(&pr, p->ctx, t0);
         RF_TRY(rf__xplan_pass(p, clk, user, NULL));
-        double d = clk(user) - t0;
+        double t1 = clk(user), d = t1 - t0;
         if (w == 0 || d < best) best = d;
+        rf__xprogress_step(&pr, t1, "warm-up", w + 1, r->warmup);
     }
     unsigned runs = o ? o->repeat : 0;
     if (!runs) {
@@ -87,8 +91,11 @@ static rf_status passes(rf__xplan *p, const rf_exec_opts *o, rf_exec_result *r, 
     rf__cpu_times c0 = rf__cpu_times_now();
     for (unsigned k = 0; k < runs; k++) {
         double t0 = clk(user);
+        if (k == 0 && !r->warmup) rf__xprogress_start(&pr, p->ctx, t0);
         RF_TRY(rf__xplan_pass(p, clk, user, step_s + (size_t)k * ns));
-        wall[k] = clk(user) - t0;
+        double t1 = clk(user);
+        wall[k] = t1 - t0;
+        rf__xprogress_step(&pr, t1, "timed", k + 1, runs);
     }
     rf__cpu_times c1 = rf__cpu_times_now();
     /* Other processes' CPU time is the machine's, not an injected clock's: unknown then. */

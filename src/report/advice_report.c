@@ -10,6 +10,7 @@
 #include "roofline/advice.h"
 
 #define RF__ADV_NAMES 4 /* layer names shown before "(+N more)" */
+#define RF__ADV_BRIEF 2 /* suggestions in the one-screen form (rf_report_opts.brief) */
 
 rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report_opts *o,
                            rf_writer *w)
@@ -18,15 +19,24 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
     rf_writer cw = rf__clean_writer(w); /* layer names come from files */
     w = &cw;
     size_t width = o && o->width ? o->width : 80;
-    char tot[32];
+    const int brief = o && o->brief; /* the first RF__ADV_BRIEF, each without its assumption */
+    if (brief && width > 120) width = 120; /* one screen: no line wider than the table's */
+    size_t n = brief && a->n > RF__ADV_BRIEF ? RF__ADV_BRIEF : a->n;
+    char tot[32], part[64] = "";
     rf_time_format(tot, sizeof tot, a->total_s, 3);
-    RF_TRY(rf_writef(w, "\nWhat would move it (each change evaluated on the same layers; %s %s)\n",
-                     a->measured ? "from the measured" : "from the estimated", tot));
+    if (n < a->n) snprintf(part, sizeof part, "; the first %zu of %zu", n, a->n);
+    if (brief)
+        RF_TRY(rf_writef(w, "\nWhat would move it (%s %s%s)\n",
+                         a->measured ? "from the measured" : "from the estimated", tot, part));
+    else
+        RF_TRY(rf_writef(w,
+                         "\nWhat would move it (each change evaluated on the same layers; %s %s)\n",
+                         a->measured ? "from the measured" : "from the estimated", tot));
     if (!a->n) {
         RF_TRY(RF_WRITE_LIT(w, "  no change saves 1% of the run or more\n"));
         return RF_OK;
     }
-    for (size_t i = 0; i < a->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const rf_advice *v = &a->items[i];
         char text[2048], first[48], s[32], t0[32], t1[32];
         size_t len = 0;
@@ -50,9 +60,14 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
         else
             rf__appendf(text, sizeof text, &len, "%s: saves %.1f%% (%s of %s), %.2fx.", v->title,
                         100 * v->saving_share, s, t0, v->speedup);
-        if (v->ceiling[0] && v->kind != RF_ADVICE_HARDWARE)
+        if (v->ceiling[0] && v->kind != RF_ADVICE_HARDWARE && !brief)
             rf__appendf(text, sizeof text, &len, " Compute on %s.", v->ceiling);
-        if (v->n_layers) {
+        if (v->n_layers && brief) { /* the count: the names are in the full report */
+            uint64_t all = v->n_layers_total > v->n_layers ? v->n_layers_total : v->n_layers;
+            if (len && text[len - 1] == '.') len--, text[len] = '\0';
+            rf__appendf(text, sizeof text, &len, ", %llu layer%s.", (unsigned long long)all,
+                        all == 1 ? "" : "s");
+        } else if (v->n_layers) {
             uint64_t all = v->n_layers_total > v->n_layers ? v->n_layers_total : v->n_layers;
             size_t shown = v->n_layers < RF__ADV_NAMES ? v->n_layers : RF__ADV_NAMES;
             rf__appendf(text, sizeof text, &len, " Layers (%llu): ", (unsigned long long)all);
@@ -63,9 +78,9 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
                             (unsigned long long)(all - shown));
             rf__appendf(text, sizeof text, &len, ".");
         }
-        rf__appendf(text, sizeof text, &len, " Assuming %s.", v->assumption);
+        if (!brief) rf__appendf(text, sizeof text, &len, " Assuming %s.", v->assumption);
         RF_TRY(rf_write_wrapped(w, width, first, 5, text));
-        if (v->n_batches) {
+        if (v->n_batches && !brief) {
             RF_TRY(rf_writef(w, "     %8s  %11s  %11s  %11s  %s\n", "batch", "pass", "per-item",
                              "items/s", "compute-bound matrix layers"));
             for (size_t k = 0; k < v->n_batches; k++) {
@@ -80,6 +95,7 @@ rf_status rf_report_advice(rf_ctx *ctx, const rf_advice_list *a, const rf_report
             }
         }
     }
+    if (brief) return RF_OK;
     return rf_write_wrapped(w, width, "  ", 3,
                             "(priority by the share of the whole run saved: HIGH >= 20%, "
                             "MEDIUM >= 5%, LOW >= 1%; changes under 1% left out)");

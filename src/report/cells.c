@@ -148,6 +148,9 @@ rf_status rf__write_machine_line(rf_writer *w, const char *lead, const char *des
 {
     const char *p = rf_provenance_name(prov);
     int same = strcmp(name, p) == 0;
+    char said[48];
+    snprintf(said, sizeof said, "(%s", p); /* "Xeon (measured, 2 threads)": said once */
+    if (same && strstr(desc, said)) return rf_writef(w, "%smachine  %s\n", lead, desc);
     return rf_writef(w, "%smachine  %s [%s%s%s]\n", lead, desc, name, same ? "" : ", ",
                      same ? "" : p);
 }

@@ -72,8 +72,8 @@ static rf_status rf__a_begin(void *user, const rf__chart *c)
     a->c = c;
     a->left = (unsigned)lw + 2;
     a->pw = a->width - a->left;
-    a->top = 2;
-    a->rows = a->ph + 5; /* title, y title, plot, x axis, x labels, x title */
+    a->top = a->brief ? 1 : 2;    /* brief: no title (the report's first line says it) */
+    a->rows = a->ph + a->top + 3; /* title, y title, plot, x axis, x labels, x title */
     a->cells = rf__calloc(a->ctx, (size_t)a->rows * a->width, sizeof *a->cells);
     a->same_as = rf__calloc(a->ctx, c->n_points + 1, sizeof *a->same_as);
     if (!a->cells || !a->same_as) return RF_NOMEM_ERR(a->ctx);
@@ -261,8 +261,10 @@ static rf_status rf__a_text(void *user, double x, double y, const char *s, rf__t
     rf__ascii *a = user;
     long n = (long)rf__cols(s), axis_row = a->top + a->ph;
     switch (kind) {
-    case RF__TEXT_TITLE: rf__place_fit(a, 0, 0, s); break;
-    case RF__TEXT_AXIS_Y: rf__place_fit(a, 1, 0, s); break;
+    case RF__TEXT_TITLE:
+        if (!a->brief) rf__place_fit(a, 0, 0, s);
+        break;
+    case RF__TEXT_AXIS_Y: rf__place_fit(a, a->top - 1, 0, s); break;
     case RF__TEXT_AXIS_X: {
         long col = (long)a->left + ((long)a->pw - n) / 2;
         rf__place_fit(a, axis_row + 2, col < 0 ? 0 : col, s);
@@ -299,12 +301,20 @@ static const rf__draw_methods rf__ascii_methods = {
     rf__a_begin, rf__a_line, rf__a_marker, rf__a_text, rf__a_end,
 };
 
+#define RF__BRIEF_WIDTH 100u /* the one-screen form: at most this wide, */
+#define RF__BRIEF_ROWS 10u   /* and this many plot rows unless chart_height says */
+
 static void rf__ascii_size(rf__ascii *a, const rf_report_opts *o)
 {
-    unsigned w = o && o->width ? o->width : 80;
-    a->width = w < RF__WIDTH_MIN ? RF__WIDTH_MIN : w > RF__WIDTH_MAX ? RF__WIDTH_MAX : w;
-    unsigned h = o && o->chart_height ? o->chart_height : (unsigned)lround(a->width / 3.5);
-    unsigned lo = o && o->chart_height ? 6 : 12, hi = o && o->chart_height ? 200 : 30;
+    unsigned w = o && o->width ? o->width : 80, max = RF__WIDTH_MAX;
+    a->brief = o && o->brief;
+    if (a->brief) max = RF__BRIEF_WIDTH;
+    a->width = w < RF__WIDTH_MIN ? RF__WIDTH_MIN : w > max ? max : w;
+    unsigned h = o && o->chart_height ? o->chart_height
+                 : a->brief           ? RF__BRIEF_ROWS
+                                      : (unsigned)lround(a->width / 3.5);
+    unsigned lo = o && o->chart_height ? 6 : a->brief ? RF__BRIEF_ROWS : 12;
+    unsigned hi = o && o->chart_height ? 200 : 30;
     a->ph = h < lo ? lo : h > hi ? hi : h;
     a->utf8 = o && o->utf8;
 }
@@ -318,8 +328,13 @@ rf_status rf_report_chart_ascii(rf_ctx *ctx, const rf_result *r, const rf_machin
     rf__ascii a = {.ctx = ctx};
     rf__ascii_size(&a, o);
     rf__chart c;
-    RF_TRY(rf__chart_layout(ctx, r, m, &c));
-    rf_status st;
+    rf__view v; /* a long result with rows_max: its slowest rows, the glyphs in table order */
+    RF_TRY(rf__view_make(ctx, r, o, &v));
+    rf_status st = rf__chart_layout(ctx, &v.r, m, &c);
+    if (st != RF_OK) {
+        rf__view_free(ctx, &v);
+        return st;
+    }
     rf__line l = {rf__malloc(ctx, (size_t)a.width * 4 + 8), 0, 0, a.width, a.utf8};
     if (!l.buf) {
         st = RF_NOMEM_ERR(ctx);
@@ -335,5 +350,6 @@ done:
     rf__free(ctx, a.cells);
     rf__free(ctx, a.same_as);
     rf__chart_free(ctx, &c);
+    rf__view_free(ctx, &v);
     return st;
 }

@@ -10,6 +10,7 @@
 #include "chart.h"
 #include "core/rf_int.h"
 #include "core/text.h"
+#include "report_int.h"
 #include "roofline/report.h"
 
 /* What occupies a cell; a later drawing replaces an earlier one of a lower or equal layer. */
@@ -41,6 +42,7 @@ typedef struct rf__ascii {
     rf__cell *cells;
     size_t *same_as;    /* per point: the point shown in its cell instead, or SIZE_MAX */
     uint32_t dens_most; /* most rows in one character cell of the density (0: none drawn) */
+    int brief;          /* rf_report_opts.brief: the legend in a few lines */
 } rf__ascii;
 
 /* ---- text: UTF-8 decoding (invalid bytes and controls become '?') and line building ---------- */

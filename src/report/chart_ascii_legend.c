@@ -205,13 +205,114 @@ static rf_status rf__legend_points(rf__ascii *a, rf__line *l, rf_writer *w)
     return rf__line_flush(l, w);
 }
 
+/* ---- the brief legend (rf_report_opts.brief): a few lines, whatever the number of roofs ---- */
+
+/* Append `s` to the line, after "  " when the line has text; when it does not fit, flush the line
+ * and go on on the next, indented 5. */
+static rf_status rf__brief_item(rf__line *l, rf_writer *w, const char *s)
+{
+    size_t n = rf__cols(s);
+    if (l->cols && l->cols + 2 + n > l->max) {
+        RF_TRY(rf__line_flush(l, w));
+        rf__line_pad(l, 5);
+    } else if (l->cols) {
+        rf__line_text(l, "  ", 2);
+    }
+    rf__line_text(l, s, l->max - l->cols);
+    return RF_OK;
+}
+
+/* "──── fp32.fma.avx512  ╱╱╱╱ DRAM  ◆ ridge  ···· other roofs (measured):  fp64.fma.avx512 170
+ * GFLOP/s  L1 698 GB/s", wrapped: the table's header gives the analysis' own figures. */
+static rf_status rf__brief_roofs(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    char buf[RF_NAME_MAX + 96];
+    int one_prov = 1;
+    for (size_t i = 0; i < c->n_roofs; i++)
+        one_prov &= c->roofs[i].provenance == c->roofs[0].provenance;
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        if (!ro->primary) continue;
+        snprintf(buf, sizeof buf, "%s %s", rf__roof_style(a, ro), ro->name);
+        RF_TRY(rf__brief_item(l, w, buf));
+    }
+    for (size_t i = 0; i < c->n_ridges; i++)
+        if (c->ridges[i].primary)
+            RF_TRY(rf__brief_item(l, w, a->utf8 ? "\xE2\x97\x86 ridge" : "+ ridge"));
+    if (c->n_roofs > 2) {
+        snprintf(buf, sizeof buf, "%s other roofs%s%s%s:", a->utf8 ? "····" : "....",
+                 one_prov ? " (" : "", one_prov ? rf_provenance_name(c->roofs[0].provenance) : "",
+                 one_prov ? ")" : "");
+        RF_TRY(rf__brief_item(l, w, buf));
+    }
+    for (size_t i = 0; i < c->n_roofs; i++) {
+        const rf__chart_roof *ro = &c->roofs[i];
+        if (ro->primary) continue;
+        snprintf(buf, sizeof buf, "%s %s%s%s%s%s", ro->name, ro->value_text, one_prov ? "" : " (",
+                 one_prov ? "" : rf_provenance_name(ro->provenance), one_prov ? "" : ")",
+                 ro->visible ? "" : " (off the chart)");
+        RF_TRY(rf__brief_item(l, w, buf));
+    }
+    return rf__line_flush(l, w);
+}
+
+/* "A-H: table rows 1-8; C D E under B, G H under F" (a cell shows one letter), and the key of
+ * measured points. */
+static rf_status rf__brief_points(rf__ascii *a, rf__line *l, rf_writer *w)
+{
+    const rf__chart *c = a->c;
+    char buf[256];
+    size_t n_est = c->n_points - c->n_measured, said = 0;
+    if (!n_est) return RF_OK;
+    if (n_est == 1)
+        snprintf(buf, sizeof buf, "%c: the table's row", c->points[0].glyph);
+    else
+        snprintf(buf, sizeof buf, "%c-%c: table rows 1-%zu", c->points[0].glyph,
+                 c->points[n_est - 1].glyph, n_est);
+    size_t len = strlen(buf);
+    /* the letters hidden in a cell another point holds: the estimates' letters, or with
+     * measurements the measured points' (their estimates are hollow marks) */
+    size_t lo = c->n_measured ? n_est : 0, hi = c->n_measured ? c->n_points : n_est;
+    for (size_t o = 0; o < c->n_points; o++) {
+        size_t k = 0;
+        for (size_t i = lo; i < hi; i++)
+            if (a->same_as[i] == o && k < 12)
+                rf__appendf(buf, sizeof buf, &len, "%s%c",
+                            k++      ? " "
+                            : said++ ? ", "
+                                     : "; ",
+                            c->points[i].glyph);
+        const rf__chart_point *po = &c->points[o];
+        int hollow = (po->flags & RF__POINT_HOLLOW) && po->pair != SIZE_MAX;
+        if (k && hollow)
+            rf__appendf(buf, sizeof buf, &len, " under %s", a->utf8 ? "\xE2\x97\x8B" : "o");
+        else if (k)
+            rf__appendf(buf, sizeof buf, &len, " under %c", po->glyph);
+    }
+    rf__line_text(l, buf, l->max);
+    RF_TRY(rf__line_flush(l, w));
+    if (!c->n_measured) return RF_OK;
+    rf__line_text(l,
+                  a->utf8
+                      ? "letter: measured; \xE2\x97\x8B: its estimate on the roof; ':' joins them"
+                      : "letter: measured; o: its estimate on the roof; ':' joins them",
+                  SIZE_MAX);
+    return rf__line_flush(l, w);
+}
+
 rf_status rf__ascii_legend(rf__ascii *a, rf__line *l, rf_writer *w)
 {
     const rf__chart *c = a->c;
-    RF_TRY(rf__line_flush(l, w));
-    RF_TRY(rf__legend_roofs(a, l, w));
-    RF_TRY(rf__legend_ridges(a, l, w));
-    RF_TRY(rf__legend_points(a, l, w));
+    if (a->brief) {
+        RF_TRY(rf__brief_roofs(a, l, w));
+        RF_TRY(rf__brief_points(a, l, w));
+    } else {
+        RF_TRY(rf__line_flush(l, w));
+        RF_TRY(rf__legend_roofs(a, l, w));
+        RF_TRY(rf__legend_ridges(a, l, w));
+        RF_TRY(rf__legend_points(a, l, w));
+    }
     if (c->n_summarised && a->dens_most) { /* what the shading stands for */
         char buf[160];
         snprintf(buf, sizeof buf,

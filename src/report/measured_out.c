@@ -209,10 +209,15 @@ static rf_status rf__table_lost(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
-rf_status rf__table_measured(const rf_result *r, const char *hidden, rf_writer *w)
+rf_status rf__table_measured(const rf_result *r, const char *hidden, int brief, rf_writer *w)
 {
     if (!rf__result_has_measured(r)) return RF_OK;
     RF_TRY(rf__table_measured_totals(r, hidden, w));
+    if (brief) /* one screen: the count; the table ranks the time lost already */
+        return r->totals.count_above
+                   ? rf_writef(w, "above    %llu rows measured faster than their roof allows\n",
+                               (unsigned long long)r->totals.count_above)
+                   : RF_OK;
     RF_TRY(rf__table_above(r, w));
     return rf__table_lost(r, w);
 }

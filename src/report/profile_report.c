@@ -59,12 +59,18 @@ static rf_status rf__slowest(rf_ctx *ctx, rf_writer *w, const rf_result *r, uint
 
 /* --measure: how the model was run, and each layer the executor could not run with its reason
  * (one line per op type: the first reason, and how many layers). */
-static rf_status rf__measured(rf_writer *w, const rf_profile *p)
+static rf_status rf__measured(rf_writer *w, const rf_profile *p, int brief)
 {
     const rf_exec_result *x = p->exec;
     char t[32], b[32];
     rf_profile_coverage cv;
     rf_profile_measured_coverage(p, &cv);
+    if (cv.ran == cv.layers && brief) /* one line: the table's lines gave the wall time */
+        return rf_writef(w,
+                         "run      %u of %u layers on this CPU, %u thread%s, median of %u passes "
+                         "after %u warm-up, %sB at peak\n",
+                         cv.ran, cv.layers, x->threads, x->threads == 1 ? "" : "s", x->runs,
+                         x->warmup, rf_si_format_compact(b, sizeof b, (double)x->peak_bytes, ""));
     if (cv.ran == cv.layers)
         RF_TRY(rf_writef(w,
                          "measured: %u of %u layers on this CPU, %u thread%s, median of %u timed "
@@ -104,15 +110,34 @@ static rf_status rf__measured(rf_writer *w, const rf_profile *p)
     return RF_OK;
 }
 
+/* The one-screen form: "model    49 layers, 11.7M params, 46.7MB of weights, 3.64 GFLOP
+ * (1.82G multiply-adds)", and the undefined layers' count when there are some. */
+static rf_status rf__model_brief(rf_writer *w, const rf_profile *p)
+{
+    char a[32], b[32], c[32], d[32];
+    const rf_cost *k = p->cost;
+    RF_TRY(rf_writef(w,
+                     "model    %u layers, %s params, %sB of weights, %sFLOP%s (%s multiply-adds)",
+                     p->graph->n_layers - p->skipped,
+                     rf_si_format_compact(a, sizeof a, (double)p->graph->params, ""),
+                     rf_si_format_compact(b, sizeof b, (double)p->graph->weight_bytes, ""),
+                     rf_si_format_compact(c, sizeof c, k->flops, ""),
+                     rf_profile_lower_bound(p) ? " at least" : "",
+                     rf_si_format_compact(d, sizeof d, k->flops / 2, "")));
+    if (k->n_unknown) RF_TRY(rf_writef(w, ", %u undefined", k->n_unknown));
+    return RF_WRITE_LIT(w, "\n");
+}
+
 rf_status rf_report_profile_summary(rf_ctx *ctx, const rf_profile *p, uint64_t top,
                                     const rf_report_opts *o, rf_writer *w)
 {
     RF_CHECK(ctx, p && w, RF_USAGE, "rf_report_profile_summary: missing argument");
     rf_writer rf__cw = rf__clean_writer(w); /* names from files: no control bytes */
     w = &rf__cw;
-    (void)o;
-    RF_TRY(rf__model_summary(w, p));
-    if (p->exec) RF_TRY(rf__measured(w, p));
+    RF_TRY(o && o->brief ? rf__model_brief(w, p) : rf__model_summary(w, p));
+    if (p->exec) RF_TRY(rf__measured(w, p, o && o->brief));
+    /* a table that listed only the slowest rows was already this list */
+    if (o && (o->brief || (o->rows_max && p->result->n_rows > o->rows_max))) return RF_OK;
     return rf__slowest(ctx, w, p->result, top);
 }
 

@@ -8,6 +8,7 @@
 #include "roofline/analysis.h"
 #include "core/text.h"
 #include "roofline/buf.h"
+#include "roofline/report.h"
 
 /* Intensity with 3 significant digits ("0.25", "12.5", "2.05k", "inf", "-"). */
 char *rf__ai_text(char *buf, size_t size, double ai);
@@ -36,6 +37,26 @@ double rf__time_share(const rf_result *r, const rf_row *row);
  * idx[0..k); returns how many. */
 size_t rf__slowest_rows(const rf_result *r, size_t k, size_t *idx);
 
+/* ---- views of a long result (view.c): rf_report_opts.rows_max ---- */
+
+/* r->rows_max slowest rows of a result (borrowed), slowest first; `r` is the result itself, with
+ * its totals, when nothing is left out. */
+typedef struct rf__view {
+    const rf_result *src; /* the result itself */
+    rf_result r;          /* a shallow copy: rows point into `rows` or the result's own */
+    rf_row *rows;         /* owned array of borrowed rows, or NULL */
+    size_t n_rest;        /* rows left out */
+    double rest_share;    /* their share of the time (measured where measured), 0..1 */
+    int measured;         /* the ranking used measured times */
+} rf__view;
+
+/* Fill *v from r and o->rows_max (o may be NULL). RF_NOMEM. Release with rf__view_free. */
+rf_status rf__view_make(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf__view *v);
+void rf__view_free(rf_ctx *ctx, rf__view *v);
+
+/* "... 40 more operations, 29.6% of the estimated time (HINT)\n"; nothing when none is left out. */
+rf_status rf__view_rest_line(const rf__view *v, const rf_report_opts *o, rf_writer *w);
+
 /* ---- measured fields (measured_out.c): written only when the result has measurements ---- */
 
 /* Non-zero when a row carries a measured time or the totals a wall time. */
@@ -59,12 +80,14 @@ extern const char rf__csv_measured_header[];
 rf_status rf__csv_row_measured(const rf_row *row, rf_writer *w);
 
 /* The table's lines under the totals: measured vs estimated and wall time, the rows above their
- * roof with the reason, the rows losing the most time to their roof. `hidden`: the columns the
- * table left out to fit ("x est, B/s"), or "". */
-rf_status rf__table_measured(const rf_result *r, const char *hidden, rf_writer *w);
+ * roof with the reason, the rows losing the most time to their roof (`brief`: the count of rows
+ * above their roof instead of the two lists). `hidden`: the columns the table left out to fit
+ * ("x est, B/s"), or "". */
+rf_status rf__table_measured(const rf_result *r, const char *hidden, int brief, rf_writer *w);
 
 /* "machine  DESC [NAME, PROVENANCE]\n", the provenance left out when it is the name itself
- * ("[measured]", not "[measured, measured]"). */
+ * ("[measured]", not "[measured, measured]"), the brackets too when the description already says
+ * it ("Xeon (measured, 2 threads)", not "Xeon (measured, 2 threads) [measured]"). */
 rf_status rf__write_machine_line(rf_writer *w, const char *lead, const char *desc, const char *name,
                                  rf_provenance prov);
 

@@ -114,17 +114,33 @@ static rf_status rf__header(const rf_result *r, rf_writer *w)
     return RF_WRITE_LIT(w, "\n");
 }
 
-static rf_status rf__totals(const rf_result *r, rf_writer *w)
+/* The line naming the rows not listed: those a view left out (rf__view), or those an analysis
+ * with a `top` never kept (their time is the totals' less the rows'). */
+static rf_status rf__rest(const rf__view *v, const rf_report_opts *o, rf_writer *w)
 {
+    const rf_result *r = &v->r;
+    if (v->n_rest || r->n_rows >= r->totals.count) return rf__view_rest_line(v, o, w);
+    rf__view u = *v;
+    double shown = 0;
+    for (size_t i = 0; i < r->n_rows; i++) shown += r->rows[i].e.time_s;
+    u.n_rest = (size_t)(r->totals.count - r->n_rows);
+    u.rest_share = r->totals.time_s > 0 ? 1 - shown / r->totals.time_s : 0;
+    u.rest_share = u.rest_share < 0 ? 0 : u.rest_share;
+    u.measured = 0;
+    return rf__view_rest_line(&u, o, w);
+}
+
+static rf_status rf__totals(const rf__view *v, const rf_report_opts *o, rf_writer *w)
+{
+    const rf_result *r = &v->r;
     const rf_totals *t = &r->totals;
     char f[32], b[32], ai[32], tm[32];
     rf_si_format_compact(f, sizeof f, t->flops, "");
     rf_si_format_compact(b, sizeof b, t->bytes, "B");
     rf__ai_text(ai, sizeof ai, t->ai);
     rf_time_format(tm, sizeof tm, t->time_s, 3);
-    if (r->n_rows < t->count)
-        RF_TRY(rf_writef(w, "(showing %zu of %llu operations)\n", r->n_rows,
-                         (unsigned long long)t->count));
+    RF_TRY(rf__rest(v, o, w));
+    RF_TRY(RF_WRITE_LIT(w, "\n"));
     RF_TRY(rf_writef(w, "total    FLOPs %s  bytes %s  AI %s FLOP/B  time %s (sum of estimates)\n",
                      f, b, ai, tm));
     const int net = r->network.value > 0, nk = net ? RF_BOUND_COUNT : 3;
@@ -140,9 +156,11 @@ static rf_status rf__totals(const rf_result *r, rf_writer *w)
     return RF_OK;
 }
 
-static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts *o, rf_writer *w)
+static rf_status rf__table(rf_ctx *ctx, const rf__view *v, const rf_report_opts *o, rf_writer *w)
 {
+    const rf_result *r = &v->r;
     size_t width = o && o->width ? o->width : 80, wcol[RF__NCOLS], name_w = 4, op_w = 0, sh_w = 0;
+    if (o && o->brief && width > RF__NARROW_MAX) width = RF__NARROW_MAX; /* one screen */
     size_t mcol[RF__MCOLS], ncol[RF__NCOLS_NET];
     char c[RF__NCOLS][24], mc[RF__MCOLS][24], nc[RF__NCOLS_NET][24];
     const int meas = rf__result_has_measured(r), net = r->network.value > 0;
@@ -274,8 +292,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
         }
         RF_TRY(RF_WRITE_LIT(w, "\n"));
     }
-    RF_TRY(RF_WRITE_LIT(w, "\n"));
-    RF_TRY(rf__totals(r, w));
+    RF_TRY(rf__totals(v, o, w));
     char hidden[64] = "";
     size_t hl = 0;
     for (size_t g = 0; narrow && g < sizeof rf__give_way / sizeof *rf__give_way; g++) {
@@ -285,7 +302,7 @@ static rf_status rf__table(rf_ctx *ctx, const rf_result *r, const rf_report_opts
                         m ? rf__mhdr[k] : rf__hdr[k]);
     }
     if (narrow && sh_w) rf__appendf(hidden, sizeof hidden, &hl, "%swhole shapes", hl ? ", " : "");
-    if (meas) RF_TRY(rf__table_measured(r, hidden, w));
+    if (meas) RF_TRY(rf__table_measured(v->src, hidden, o && o->brief, w));
     return RF_OK;
 }
 
@@ -295,6 +312,10 @@ rf_status rf_report_table(rf_ctx *ctx, const rf_result *r, const rf_report_opts 
     rf_writer cw = rf__clean_writer(w); /* names from files: no control bytes */
     rf__staged sg;                      /* one write a block, not one a cell */
     rf_writer sw = rf__staged_writer(&sg, &cw);
-    RF_TRY(rf__table(ctx, r, o, &sw));
+    rf__view v;
+    RF_TRY(rf__view_make(ctx, r, o, &v));
+    rf_status st = rf__table(ctx, &v, o, &sw);
+    rf__view_free(ctx, &v);
+    RF_TRY(st);
     return rf__staged_flush(&sg);
 }

@@ -11,7 +11,7 @@ for c in analyze hw demo; do
     grep -q "usage: roofline $c" "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: $c --help"; FAILS=$((FAILS + 1)); }
 done
 expect 0 '' --
-grep -q 'layer4' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: demo output"; FAILS=$((FAILS + 1)); }
+grep -q 'ResNet-18.*48 operations' "$TMP/out" && grep -q '/conv1/Conv' "$TMP/out" && PASSES=$((PASSES + 1)) || { echo "FAIL: demo output"; FAILS=$((FAILS + 1)); }
 expect 0 '' -- hw list
 n=$(grep -c . "$TMP/out")
 [ "$n" -ge 16 ] && PASSES=$((PASSES + 1)) || { echo "FAIL: hw list has $n lines"; FAILS=$((FAILS + 1)); }

@@ -466,7 +466,7 @@ static char *render(fixture *f, const rf_machine *m, unsigned width, int utf8)
     rf_buf b;
     rf_buf_init(&b, f->ctx, 0);
     rf_writer w = rf_buf_writer(&b);
-    rf_report_opts o = {width, utf8, 0, 0, 0};
+    rf_report_opts o = {.width = width, .utf8 = utf8};
     rf_status st = rf_report_chart_ascii(f->ctx, &f->r, m, &o, &w);
     RF_EXPECT_INT(st, RF_OK);
     if (st != RF_OK) fprintf(stderr, "%s\n", rf_ctx_errmsg(f->ctx));
@@ -611,7 +611,7 @@ RF_TEST(ascii_height_option)
     rf_buf b;
     rf_buf_init(&b, f.ctx, 0);
     rf_writer w = rf_buf_writer(&b);
-    rf_report_opts o = {100, 0, 0, 17, 0};
+    rf_report_opts o = {.width = 100, .chart_height = 17};
     RF_REQUIRE(rf_report_chart_ascii(f.ctx, &f.r, NULL, &o, &w) == RF_OK);
     char *lines[400];
     size_t n = split(b.data, lines, 400);

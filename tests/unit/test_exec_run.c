@@ -54,6 +54,41 @@ RF_TEST(harness_fake_clock_exact_medians)
     tg_free(&t);
 }
 
+static void collect_info(void *user, rf_log_level level, const char *msg)
+{
+    char *buf = user;
+    size_t n = strlen(buf);
+    if (level == RF_LOG_INFO && n + strlen(msg) + 2 < 4096)
+        snprintf(buf + n, 4096 - n, "%s\n", msg);
+}
+
+/* profile --measure reports progress as llm --measure does: with passes of 3 s and more on the
+ * fake clock every pass is "long", so each gets a line ("measuring: ... timed, pass k of n"),
+ * and the harness reads the clock no more often than without them (the lines use its readings). */
+RF_TEST(harness_progress_lines)
+{
+    tg t = relu_graph();
+    char log[4096] = "";
+    pass_clock c = {0, 4, 0};
+    rf_exec_opts o = {1, 2, 5, tick, &c, 0};
+    rf_exec_result *r = NULL;
+    rf_ctx_set_log(t.ctx, collect_info, log, RF_LOG_INFO);
+    RF_REQUIRE(rf_exec_run(t.ctx, t.g, &o, &r) == RF_OK);
+    RF_EXPECT_INT(c.calls, 7 * 4);
+    RF_EXPECT_CONTAINS(log, "measuring: ");
+    RF_EXPECT_CONTAINS(log, "warm-up, pass 1 of 2");
+    RF_EXPECT_CONTAINS(log, "timed, pass 5 of 5");
+    rf_exec_result_free(r);
+    r = NULL;
+    /* a quick run (passes of nanoseconds on a real clock): no line */
+    log[0] = '\0';
+    o = (rf_exec_opts){1, 1, 3, NULL, NULL, 0};
+    RF_REQUIRE(rf_exec_run(t.ctx, t.g, &o, &r) == RF_OK);
+    RF_EXPECT_STR(log, "");
+    rf_exec_result_free(r);
+    tg_free(&t);
+}
+
 RF_TEST(harness_even_runs_and_auto_repeat)
 {
     tg t = relu_graph();

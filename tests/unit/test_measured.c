@@ -231,7 +231,7 @@ RF_TEST(measured_busy_other)
         rf_buf b;
         rf_buf_init(&b, c, 0);
         rf_writer w = rf_buf_writer(&b);
-        rf_report_opts o = {100, 0, 0, 0, 0};
+        rf_report_opts o = {.width = 100};
         RF_EXPECT_INT(rf_report_table(c, r, &o, &w), RF_OK);
         RF_EXPECT_INT(rf_write(&w, "", 1), RF_OK);
         const char *busy =
