@@ -367,7 +367,7 @@ static rf_status matmul_step(rf__xplan *p, uint32_t li, uint32_t A, const dnnl_m
                              const dnnl_memory_desc_t *cm, uint32_t Y, const dnnl_memory_desc_t *ym)
 {
     dnnl_memory_desc_t bw = *bm;
-    if (p->t[Bt].weight)
+    if (rf__xconst(p, Bt)) /* packed once (a folded B: by a reorder made once) */
         dnnl_memory_desc_init_by_tag(&bw, bm->ndims, bm->dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;

@@ -197,6 +197,48 @@ static void consumers(rf__xplan *p)
         if (p->consumer[t] == several) p->consumer[t] = RF__XNONE;
 }
 
+/* Constant folding, as ONNX Runtime does at load: a layer (on a branch taken) whose inputs are
+ * all constants -- weights, values the file gives, outputs of Constant nodes or of layers folded
+ * before it -- is marked folded, its outputs constant (rf__xtensor.cst, own storage). Its steps
+ * are built as any layer's and run once when the plan is made, so its values are the ones a pass
+ * would compute. Shape and Size of a tensor whose shape the plan fixes are constants too. Graph
+ * inputs are never constants, even with a value given (--value): they are fed per pass. */
+static rf_status mark_folded(rf__xplan *p, const uint8_t *dropped)
+{
+    const rf_graph *g = p->g;
+    uint8_t *cst = rf__calloc(p->ctx, (size_t)g->n_tensors + 1, 1);
+    if (!cst) return RF_NOMEM_ERR(p->ctx);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        const rf_tensor *gt = &g->tensors[t];
+        cst[t] = !(gt->flags & RF_TENSOR_INPUT) &&
+                 ((gt->flags & RF_TENSOR_WEIGHT) || (gt->values && gt->producer < 0));
+    }
+    for (uint32_t li = 0; li < g->n_layers; li++) {
+        const rf_layer *l = &g->layers[li];
+        if (dropped[li] || !l->n_outputs) continue;
+        const rf__op_row *r = rf__op_of(l); /* filled once already (rf__xop_constant) */
+        int con = r ? rf__xop_entries[r->id] == rf__xop_constant : l->kind == RF_OP_CONSTANT;
+        int fold = !con && l->n_inputs > 0; /* (the random ops are filled: rf__xop_constant) */
+        int shape_of = !strcmp(l->op_type, "Shape") || !strcmp(l->op_type, "Size");
+        for (uint32_t i = 0; fold && i < l->n_inputs; i++) {
+            uint32_t t = l->inputs[i];
+            if (t == RF_GRAPH_NO_TENSOR) continue;
+            fold = t < g->n_tensors &&
+                   (cst[t] || (shape_of && i == 0 && rf__shape_full(&g->tensors[t])));
+        }
+        if (!con && !fold) continue;
+        p->layers[li].folded = fold;
+        for (uint32_t o = 0; o < l->n_outputs; o++) {
+            uint32_t t = l->outputs[o];
+            if (t >= g->n_tensors) continue;
+            cst[t] = 1;
+            if (fold) p->t[t].cst = p->t[t].persistent = 1;
+        }
+    }
+    rf__free(p->ctx, cst);
+    return RF_OK;
+}
+
 rf_status rf__xplan_build(rf__xplan *p);
 rf_status rf__xplan_build(rf__xplan *p)
 {
@@ -205,7 +247,7 @@ rf_status rf__xplan_build(rf__xplan *p)
     uint8_t *dropped = rf__calloc(p->ctx, (size_t)p->g->n_layers + 1, 1);
     if (!dropped) return RF_NOMEM_ERR(p->ctx);
     rf__if_dropped_mask(p->g, dropped); /* the If branches not taken: not run */
-    rf_status st = RF_OK;
+    rf_status st = mark_folded(p, dropped);
     for (uint32_t li = 0; st == RF_OK && li < p->g->n_layers; li++) {
         if (p->layers[li].fused_into >= 0) continue; /* computed by an earlier layer's kernel */
         if (dropped[li]) {
