@@ -206,6 +206,10 @@ rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
  * the primitives of tiny steps are made for one thread (their work split is fixed then). */
 rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
                              rf__xplan **out);
+/* rf__xplan_new with the same steps and layouts but nothing folded (rf__xlayer.folded): what a
+ * folded plan runs once runs in every pass, its tensors kept for rf__xplan_read. The unit
+ * tests' reference for what folding must leave unchanged. */
+rf_status rf__xplan_new_unfolded(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
 void rf__xplan_free(rf__xplan *p);
 /* Run every step once. step_s (n_steps entries) receives each step's time when not NULL; the
  * clock is read just before and just after each step. */

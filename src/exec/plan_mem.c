@@ -301,8 +301,17 @@ rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
     return rf__xplan_new_team(ctx, g, NULL, 1, out);
 }
 
-rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
-                             rf__xplan **out)
+/* The reference plan of the tests: what was folded runs in every pass instead (its tensors keep
+ * their own storage, so they can be read back). */
+static void unfold(rf__xplan *p)
+{
+    for (size_t s = 0; s < p->n_steps; s++) p->steps[s].fold = 0;
+    for (size_t e = 0; e < p->n_extra; e++) p->extra[e].folded = 0;
+    for (uint32_t li = 0; li < p->g->n_layers; li++) p->layers[li].folded = 0;
+}
+
+static rf_status plan_new(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                          int no_fold, rf__xplan **out)
 {
     rf_status st = RF_OK;
     *out = NULL;
@@ -327,6 +336,8 @@ rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int
         goto fail;
     }
     RF_TRY_GOTO(st, rf__xplan_build(p), fail);
+    if (no_fold) /* the same steps and layouts, every one run in each pass */
+        unfold(p);
     lifetimes(p);
     RF_TRY_GOTO(st, place(p), fail);
     RF_TRY_GOTO(st, finalize(p), fail);
@@ -337,6 +348,17 @@ rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int
 fail:
     rf__xplan_free(p);
     return st;
+}
+
+rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                             rf__xplan **out)
+{
+    return plan_new(ctx, g, omp_set, threads, 0, out);
+}
+
+rf_status rf__xplan_new_unfolded(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
+{
+    return plan_new(ctx, g, NULL, 1, 1, out);
 }
 
 void rf__xplan_free(rf__xplan *p)
