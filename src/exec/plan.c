@@ -42,10 +42,62 @@ static const rf__xop_entry rf__xop_entries[] = {
 _Static_assert(sizeof rf__xop_entries / sizeof *rf__xop_entries == RF_OPID_COUNT,
                "one executor entry per op registry row");
 
+/* Will layer li's steps run on one thread (steps.c decides that for each step it adds)? Its
+ * inputs that change per pass and its outputs under RF__XTINY_BYTES, and a Conv's, MatMul's or
+ * Gemm's multiply-adds under RF__XTINY_MACS; other kinds that compute much on few bytes
+ * (attention, recurrences, reductions over a window) are never called tiny here. */
+static int layer_tiny(const rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < l->n_inputs; i++)
+        if (l->inputs[i] != RF_GRAPH_NO_TENSOR && !rf__xconst(p, l->inputs[i]))
+            bytes += 4 * rf__xtensor_elems(&p->t[l->inputs[i]]);
+    for (uint32_t o = 0; o < l->n_outputs; o++)
+        bytes += 4 * rf__xtensor_elems(&p->t[l->outputs[o]]);
+    if (bytes >= RF__XTINY_BYTES || !l->n_outputs) return 0;
+    const rf__xtensor *y = &p->t[l->outputs[0]];
+    switch (l->kind) {
+    case RF_OP_CONV:
+    case RF_OP_CONV_TRANSPOSE: {
+        if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) return 0;
+        const rf__xtensor *w = &p->t[l->inputs[1]], *x = &p->t[l->inputs[0]];
+        double per = (double)rf__xtensor_elems(w) / (double)(w->dims[0] > 0 ? w->dims[0] : 1);
+        double big = (double)rf__xtensor_elems(l->kind == RF_OP_CONV ? y : x);
+        return w->rank >= 1 && big * per < RF__XTINY_MACS;
+    }
+    case RF_OP_GEMM:
+    case RF_OP_MATMUL: {
+        const rf__xtensor *a = &p->t[l->inputs[0]];
+        int64_t k = a->rank ? a->dims[a->rank - 1] : 1;
+        if (l->kind == RF_OP_GEMM && rf_layer_attr_int(l, "transA", 0) && a->rank == 2)
+            k = a->dims[0];
+        return (double)rf__xtensor_elems(y) * (double)k < RF__XTINY_MACS;
+    }
+    case RF_OP_ACTIVATION:
+    case RF_OP_ELEMENTWISE:
+    case RF_OP_DATA_MOVEMENT:
+    case RF_OP_METADATA:
+    case RF_OP_BATCHNORM:
+    case RF_OP_GATHER: return 1;
+    default: return 0;
+    }
+}
+
 static rf_status dispatch(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     const rf__op_row *r = rf__op_of(l);
+    if (r && rf__xop_entries[r->id] && p->omp_set && p->threads > 1 && !p->layers[li].folded &&
+        layer_tiny(p, li)) {
+        /* oneDNN fixes a primitive's layouts and work split for the team it is made with: a
+         * tiny layer's are made for the one thread it runs on (else a split for two forks a
+         * team each pass, and a busy machine's descheduled peer costs a time slice) */
+        p->omp_set(1);
+        rf_status st = rf__xop_entries[r->id](p, li);
+        p->omp_set(p->threads);
+        return st;
+    }
     if (r && rf__xop_entries[r->id]) return rf__xop_entries[r->id](p, li);
     if (!r && l->kind == RF_OP_CONSTANT) return rf__xop_constant(p, li);
     rf__xlayer_unmeasured(p, li, "no executor kernel for op '%s' (%s)", l->op_type,
