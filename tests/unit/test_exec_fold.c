@@ -180,3 +180,63 @@ RF_TEST(activation_input_not_folded)
     rf__xplan_free(u);
     tg_free(&t);
 }
+
+/* A BatchNormalization after a Conv of constant weights is folded into the Conv's weights and
+ * bias once, before the passes (a folded step, as ONNX Runtime folds it at load): its row is
+ * "fused into" the Conv, and the output is the Conv, BatchNormalization and Relu computed one
+ * after the other (with and without a Conv bias, grouped too). */
+static void conv_bn_case(convp q, int bias)
+{
+    tg t = tg_new();
+    q.oh = (q.h + 2 * q.pt - q.kh) / q.sh + 1;
+    q.ow = (q.w + 2 * q.pl - q.kw) / q.sw + 1;
+    uint32_t x = tens(&t, "x", RF_TENSOR_INPUT, D(q.n, q.c, q.h, q.w));
+    uint32_t w = tens(&t, "w", RF_TENSOR_WEIGHT, D(q.oc, q.c / q.g, q.kh, q.kw));
+    uint32_t b = tens(&t, "b", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t sc = tens(&t, "scale", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t be = tens(&t, "beta", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t mu = tens(&t, "mean", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t va = tens(&t, "var", RF_TENSOR_WEIGHT, D(q.oc));
+    uint32_t c = tens(&t, "c", 0, D(q.n, q.oc, q.oh, q.ow));
+    uint32_t z = tens(&t, "z", 0, D(q.n, q.oc, q.oh, q.ow));
+    uint32_t y = tens(&t, "y", RF_TENSOR_OUTPUT, D(q.n, q.oc, q.oh, q.ow));
+    uint32_t lc = bias ? lay(&t, "Conv", IN(x, w, b), c) : lay(&t, "Conv", IN(x, w), c);
+    rf_graph_set_attr_int(t.ctx, t.g, lc, "group", q.g);
+    ints(&t, lc, "strides", D(q.sh, q.sw));
+    ints(&t, lc, "pads", D(q.pt, q.pl, q.pt, q.pl));
+    uint32_t lb = lay(&t, "BatchNormalization", IN(c, sc, be, mu, va), z);
+    rf_graph_set_attr_float(t.ctx, t.g, lb, "epsilon", 1e-3);
+    uint32_t lr = lay(&t, "Relu", IN(z), y);
+    if (run(&t)) {
+        expect_measured(&t, lc, "onednn:convolution");
+        expect_measured(&t, lb, "onednn:post-op");
+        RF_EXPECT_INT(t.p->layers[lb].fused_into, (int)lc);
+        RF_EXPECT_INT(t.p->layers[lr].fused_into, (int)lc);
+        unsigned folds = 0;
+        for (size_t s = 0; s < t.p->n_steps; s++) folds += t.p->steps[s].fold;
+        RF_EXPECT(folds >= 1);
+        uint64_t n = elems(&t, y);
+        float *xv = vals(&t, x, 0), *wv = vals(&t, w, 0), *bv = vals(&t, b, 0);
+        float *sv = vals(&t, sc, 0), *bev = vals(&t, be, 0), *mv = vals(&t, mu, 0),
+              *vv = vals(&t, va, 1), *got = out(&t, y), *ref = calloc(n, sizeof *ref);
+        conv_ref(&q, xv, wv, bias ? bv : NULL, ref);
+        int64_t hw = q.oh * q.ow, neg = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t ch = ((int64_t)i / hw) % q.oc;
+            float v = (ref[i] - mv[ch]) / sqrtf(vv[ch] + 1e-3f) * sv[ch] + bev[ch];
+            neg += v < 0;
+            ref[i] = v > 0 ? v : 0;
+        }
+        close_all("conv + batchnorm + relu", got, ref, n);
+        RF_EXPECT(neg > 0 && neg < (int64_t)n); /* the Relu cuts some: the test can fail */
+        free(xv), free(wv), free(bv), free(sv), free(bev), free(mv), free(vv), free(got);
+        free(ref);
+    }
+    tg_free(&t);
+}
+
+RF_TEST(batchnorm_folded_into_conv)
+{
+    conv_bn_case((convp){1, 4, 9, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 0}, 1);
+    conv_bn_case((convp){2, 3, 8, 8, 5, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0}, 0);
+}
