@@ -102,9 +102,9 @@ static rf_status rf__add_reorders(rf_analysis *an, const rf_exec_result *x, uint
         const rf_exec_extra *e = &x->extra[k];
         if (e->before_layer != i) continue;
         if (e->folded) { /* made once at load: listed with its bytes, no time in the pass */
-            char note[96];
-            snprintf(note, sizeof note, "folded: a constant, reordered once at load (%.3g us)",
-                     e->load_s * 1e6);
+            char note[96], t[32];
+            snprintf(note, sizeof note, "folded: a constant, reordered once at load (%s)",
+                     rf_time_format(t, sizeof t, e->load_s, 3));
             RF_TRY(rf_analysis_add_detail(an, e->name, strlen(e->name), "Reorder", note, 1, 0,
                                           e->bytes));
             continue;
@@ -136,8 +136,10 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
             snprintf(shape + n, sizeof shape - n, "%sfolded: a constant, computed once at load",
                      n ? " " : "");
             n = strlen(shape);
+            char t[32];
             if (e->fused_into < 0)
-                snprintf(shape + n, sizeof shape - n, " (%.3g us)", e->load_s * 1e6);
+                snprintf(shape + n, sizeof shape - n, " (%s)",
+                         rf_time_format(t, sizeof t, e->load_s, 3));
         } else if (e && e->measured && e->fused_into >= 0 &&
                    (uint32_t)e->fused_into < g->n_layers) {
             size_t n = strlen(shape); /* the row keeps its share; the note says whose kernel */
@@ -198,11 +200,12 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
         rf__appendf(title, sizeof title, &tl,
                     " (partial pass: %u of %u layers, %.1f%% of the FLOPs measured)", cv.ran,
                     cv.layers, cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0);
+    char lt[32];
     if (cv.folded)
         rf__appendf(title, sizeof title, &tl,
-                    " (%u of %u layers folded: constants, computed once at load in %.3g us, "
-                    "not in the pass)",
-                    cv.folded, cv.layers, p->exec->load_s * 1e6);
+                    " (%u of %u layers folded: constants, computed once at load in %s, not in "
+                    "the pass)",
+                    cv.folded, cv.layers, rf_time_format(lt, sizeof lt, p->exec->load_s, 3));
     if (st == RF_OK) st = rf_analysis_finish(an, title, &r);
     rf_analysis_free(an);
     if (st != RF_OK) return st;
