@@ -6,7 +6,8 @@
 #   exact k/n   Conv/MatMul/Gemm layers whose FLOPs equal the count from the shapes ONNX Runtime
 #               reports running the model with every intermediate tensor exposed (field_models.py)
 #   undef       layers `roofline profile` leaves undefined
-#   measured    layers `--measure` timed / all, and their share of the FLOPs
+#   measured    layers `--measure` timed or folded / all, and their share of the FLOPs; "Nf":
+#               N of them folded (constants computed once at load, as ONNX Runtime does)
 #   ours/ORT    roofline's --measure pass (totals.measured.wall_s) over ONNX Runtime's median
 #               (npm onnxruntime-node, --ignore-scripts, bench/.ort), same input shapes, same
 #               THREADS, ROUNDS interleaved rounds; "partial" instead: not every layer ran, no
@@ -91,7 +92,7 @@ EOF
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "threads $threads, $rounds interleaved rounds (ORT: $runs passes each), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-16s %-16s %8s %6s %16s %9s %10s %10s\n' model exporter exact undef measured ours_ms ort_ms ours/ort
+printf '%-16s %-16s %8s %6s %20s %9s %10s %10s\n' model exporter exact undef measured ours_ms ort_ms ours/ort
 bad() { : >"$tmp/bad"; }
 echo "$models" | while IFS='|' read -r name spec file exporter settings; do
     [ -z "${MODELS:-}" ] || case " $MODELS " in *" $name "*) ;; *) continue ;; esac
@@ -156,8 +157,8 @@ echo "$models" | while IFS='|' read -r name spec file exporter settings; do
     fi
     ours=$(median <"$tmp/ours") && ort=$(median <"$tmp/ort") || { row "FAIL: no times"; bad; continue; }
     echo "$cov" | awk -v n="$name" -v e="$exporter" -v x="$exact" -v u="$undef" -v o="$ours" -v t="$ort" \
-        '{r = ($1 == $2) ? sprintf("%9.2f", o / t) : "  partial"; printf "%-16s %-16s %8s %6s %16s %9.2f %10.2f %s\n", n, e, x, u, \
-          sprintf("%d/%d %s%%", $1, $2, $3), o * 1e3, t * 1e3, r}'
+        '{r = ($1 == $2) ? sprintf("%9.2f", o / t) : "  partial"; printf "%-16s %-16s %8s %6s %20s %9.2f %10.2f %s\n", n, e, x, u, \
+          sprintf("%d/%d %s%%%s", $1, $2, $3, $5 > 0 ? sprintf(" %df", $5) : ""), o * 1e3, t * 1e3, r}'
     [ -s "$tmp/exact" ] && sed 's/^/    /' "$tmp/exact"
     [ "${exact%/*}" = "${exact#*/}" ] && [ "$undef" = 0 ] || bad
 done

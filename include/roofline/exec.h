@@ -41,6 +41,11 @@ typedef struct rf_exec_layer {
                              kernel computed it as a post-op (kernel "onednn:post-op"): its times
                              are its share of that kernel's, split by FLOPs (a conv's count, one
                              per element for the element-wise op) */
+    int folded;    /**< 1 (with measured 1): every input is a constant (weights, Constant nodes,
+                        layers folded before it, the shape of a tensor of fixed shape): computed
+                        once when the run was prepared, as ONNX Runtime folds constants at load,
+                        and not part of any pass (median/min/max 0) */
+    double load_s; /**< folded: the time computing it once took, seconds */
 } rf_exec_layer;
 
 /** A layer the executor added: a oneDNN reorder between two layouts. */
@@ -49,6 +54,9 @@ typedef struct rf_exec_extra {
     uint32_t before_layer;  /**< index of the graph layer it runs just before */
     double median_s;        /**< per pass, seconds */
     double bytes;           /**< bytes read plus bytes written */
+    int folded;             /**< 1: a reorder of a folded tensor, made once before the passes
+                                 (median_s 0) */
+    double load_s;          /**< folded: the time it took then, seconds */
 } rf_exec_extra;
 
 /** The result of rf_exec_run; free with rf_exec_result_free. */
@@ -63,9 +71,12 @@ typedef struct rf_exec_result {
     uint64_t peak_bytes;           /**< executor tensors (weights, inputs, live activations at their
                                         peak) plus the largest oneDNN scratchpad, bytes */
     char inputs_note[RF_TEXT_MAX]; /**< what data-dependent ops were given */
-    double busy_other;   /**< share of the machine's CPU time other processes used during the timed
-                              passes, 0..1; -1 when unknown (no /proc/stat, or a clock injected) */
-    rf_allocator alloc_; /**< private */
+    double busy_other; /**< share of the machine's CPU time other processes used during the timed
+                            passes, 0..1; -1 when unknown (no /proc/stat, or a clock injected) */
+    uint32_t n_folded; /**< layers folded (rf_exec_layer.folded) */
+    size_t n_extra_folded; /**< extra layers (reorders) folded */
+    double load_s;         /**< time the folded layers and reorders took, once, seconds */
+    rf_allocator alloc_;   /**< private */
 } rf_exec_result;
 
 /** Run graph `g` (after rf_model_load / rf_graph_infer_shapes) forward `warmup + repeat` times

@@ -113,6 +113,8 @@ typedef struct rf_profile_coverage {
     double flops;     /**< FLOP of the listed layers */
     double ran_flops; /**< FLOP of the timed ones */
     uint32_t first;   /**< index of the first listed layer not run, UINT32_MAX when all ran */
+    uint32_t folded;  /**< of the ones that ran, folded: constants computed once at load, not
+                           timed in the pass (rf_exec_layer.folded) */
 } rf_profile_coverage;
 
 /** Fill *out from a measured profile (all 0 when `p` has not been measured). A pass is whole when

@@ -61,6 +61,9 @@ typedef struct rf__xtensor {
     uint32_t shift_of;              /* a weight filled once with shift_of's values minus shift
                                        (op_qint.c: u8 weights made s8), or RF__XNONE */
     float shift;
+    int cst; /* constant over the passes without being filled: written by a folded step (a layer
+                whose inputs are all constants, or a copy of such a tensor), computed once when
+                the plan is made (plan_mem.c), never in a pass */
 } rf__xtensor;
 
 /* Elements of an executor tensor (its dims multiplied). */
@@ -126,6 +129,8 @@ struct rf__xstep {
     rf__xkernel_args c;
     int tiny; /* run on one thread (fork/join would cost more): a C step moving under
                  RF__XTINY_BYTES, a primitive by prim_tiny (steps.c) */
+    int fold; /* folded: reads constants only; run once when the plan is made, never in a pass
+                 (a folded layer's own step, or a reorder of a folded tensor) */
 };
 
 /* Values of a scale or zero point op_qlinear.c reads when it makes a primitive (per plan). */
@@ -144,6 +149,8 @@ typedef struct rf__xextra_layer {
     char name[RF_NAME_MAX];
     uint32_t before_layer;
     double bytes;
+    int folded;    /* a reorder of a constant: made once when the plan is made */
+    double load_s; /* the time that took, seconds */
 } rf__xextra_layer;
 
 /* Per graph layer: how it runs. */
@@ -154,6 +161,9 @@ typedef struct rf__xlayer {
     int32_t fused_into; /* -1: runs its own steps; else the layer whose kernel computes it as a
                            oneDNN post-op (run.c gives it a share of that kernel's time) */
     double work;        /* FLOPs of the layer's part of a fused kernel (the share's weight) */
+    int folded;         /* every input is a constant: its steps run once when the plan is made
+                           (plan_mem.c), not in the passes */
+    double load_s;      /* the time its folded steps took then, seconds */
 } rf__xlayer;
 
 struct rf__xplan {
@@ -182,6 +192,12 @@ struct rf__xplan {
     size_t note_len;
 };
 
+/* Is tensor t the same in every pass (a weight, a constant, or computed from them once)? */
+static inline int rf__xconst(const rf__xplan *p, uint32_t t)
+{
+    return t < p->n_t && (p->t[t].weight || p->t[t].cst);
+}
+
 /* ---- plan.c ---- */
 /* Build the plan of `g`: every layer's steps, tensor lifetimes, the arena; weights and inputs
  * filled with synthetic values. RF_NOMEM, RF_RANGE (too big), RF_INTERNAL (oneDNN). */
@@ -190,6 +206,10 @@ rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
  * the primitives of tiny steps are made for one thread (their work split is fixed then). */
 rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
                              rf__xplan **out);
+/* rf__xplan_new with the same steps and layouts but nothing folded (rf__xlayer.folded): what a
+ * folded plan runs once runs in every pass, its tensors kept for rf__xplan_read. The unit
+ * tests' reference for what folding must leave unchanged. */
+rf_status rf__xplan_new_unfolded(rf_ctx *ctx, const rf_graph *g, rf__xplan **out);
 void rf__xplan_free(rf__xplan *p);
 /* Run every step once. step_s (n_steps entries) receives each step's time when not NULL; the
  * clock is read just before and just after each step. */

@@ -324,8 +324,9 @@ uint32_t rf__xfuse_bias(rf__xplan *p, uint32_t Y, uint32_t *layer)
         l->inputs[0] == l->inputs[1])
         return RF__XNONE;
     uint32_t o = l->inputs[l->inputs[0] == Y ? 1 : 0], out = l->outputs[0];
-    if (o == RF_GRAPH_NO_TENSOR || o >= g->n_tensors || !p->t[o].weight || !p->t[o].ready ||
-        out >= g->n_tensors || p->t[out].ready || !rf__shape_full(&g->tensors[out]))
+    if (o == RF_GRAPH_NO_TENSOR || o >= g->n_tensors || !rf__xconst(p, o) || !p->t[o].ready ||
+        out >= g->n_tensors || p->t[out].ready || !rf__shape_full(&g->tensors[out]) ||
+        p->t[out].cst != p->t[Y].cst)
         return RF__XNONE;
     const rf__xtensor *x = &p->t[Y], *b = &p->t[o], *y = &p->t[out];
     uint32_t R = x->rank;
@@ -354,6 +355,7 @@ uint32_t rf__xfuse_chain(rf__xplan *p, uint32_t Y, dnnl_post_ops_t po, uint32_t 
         const rf_layer *l = &g->layers[e];
         if (l->n_outputs != 1 || !l->n_inputs) break;
         uint32_t o = l->outputs[0];
+        if (p->t[o].cst != p->t[Y].cst) break; /* a folded kernel runs once: only folded layers */
         const rf__xtensor *x = &p->t[t], *y = &p->t[o];
         int same = rf__shape_full(&g->tensors[o]) && y->rank == x->rank && !y->ready;
         for (uint32_t k = 0; same && k < x->rank; k++) same = y->dims[k] == x->dims[k];

@@ -70,6 +70,19 @@ static int rnn_operands(rf__xplan *p, uint32_t li, int64_t G, int64_t Hd)
     return 1;
 }
 
+/* A state tensor of layout si the graph does not give: zeros filled once (input), or scratch
+ * written by the step (output). */
+static rf_status state_tensor(rf__xplan *p, const dnnl_memory_desc_t *si, int input, uint32_t *t)
+{
+    rf__xtensor like = {0};
+    RF_TRY(rf__xtensor_add(p, &like, t));
+    rf__xtensor_define(p, *t, si);
+    p->t[*t].rank = (uint32_t)si->ndims;
+    for (int i = 0; i < si->ndims; i++) p->t[*t].dims[i] = si->dims[i];
+    if (input) p->t[*t].weight = p->t[*t].fill = p->t[*t].persistent = 1;
+    return RF_OK;
+}
+
 rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
@@ -101,13 +114,19 @@ rf_status rf__xop_rnn(rf__xplan *p, uint32_t li)
     if (!rnn_operands(p, li, G, Hd)) return RF_OK;
     if (opt_in(l, 4) != RF_GRAPH_NO_TENSOR)
         rf__xplan_note(p, "RNN sequence_lens ignored: every sequence runs its full length");
-    int iter = H0 != RF_GRAPH_NO_TENSOR && (!lstm || C0 != RF_GRAPH_NO_TENSOR);
-    int diter = YH != RF_GRAPH_NO_TENSOR && (!lstm || YC != RF_GRAPH_NO_TENSOR);
     int64_t gb = lbr ? 4 : G;
     dnnl_memory_desc_t src, dst, si, wl_view, wi_view, wl_any, wi_any, bias;
+    md_s(&si, 4, (int64_t[]){1, D, N, Hd}, (int64_t[]){D * N * Hd, N * Hd, Hd, 1});
+    /* an LSTM given one of h and c (in or out) gets the other as a tensor of its own: zeros in
+     * (made once), scratch out; else its Y_h would never be written or its h0 never read */
+    if (lstm && (H0 == RF_GRAPH_NO_TENSOR) != (C0 == RF_GRAPH_NO_TENSOR))
+        RF_TRY(state_tensor(p, &si, 1, H0 == RF_GRAPH_NO_TENSOR ? &H0 : &C0));
+    if (lstm && (YH == RF_GRAPH_NO_TENSOR) != (YC == RF_GRAPH_NO_TENSOR))
+        RF_TRY(state_tensor(p, &si, 0, YH == RF_GRAPH_NO_TENSOR ? &YH : &YC));
+    int iter = H0 != RF_GRAPH_NO_TENSOR && (!lstm || C0 != RF_GRAPH_NO_TENSOR);
+    int diter = YH != RF_GRAPH_NO_TENSOR && (!lstm || YC != RF_GRAPH_NO_TENSOR);
     md_s(&src, 3, (int64_t[]){T, N, I}, (int64_t[]){N * I, I, 1});
     md_s(&dst, 3, (int64_t[]){T, N, D * Hd}, (int64_t[]){N * D * Hd, D * Hd, 1});
-    md_s(&si, 4, (int64_t[]){1, D, N, Hd}, (int64_t[]){D * N * Hd, N * Hd, Hd, 1});
     md_s(&wl_view, 5, (int64_t[]){1, D, I, G, Hd},
          (int64_t[]){D * G * Hd * I, G * Hd * I, 1, Hd * I, I});
     md_s(&wi_view, 5, (int64_t[]){1, D, Hd, G, Hd},

@@ -42,10 +42,62 @@ static const rf__xop_entry rf__xop_entries[] = {
 _Static_assert(sizeof rf__xop_entries / sizeof *rf__xop_entries == RF_OPID_COUNT,
                "one executor entry per op registry row");
 
+/* Will layer li's steps run on one thread (steps.c decides that for each step it adds)? Its
+ * inputs that change per pass and its outputs under RF__XTINY_BYTES, and a Conv's, MatMul's or
+ * Gemm's multiply-adds under RF__XTINY_MACS; other kinds that compute much on few bytes
+ * (attention, recurrences, reductions over a window) are never called tiny here. */
+static int layer_tiny(const rf__xplan *p, uint32_t li)
+{
+    const rf_layer *l = &p->g->layers[li];
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < l->n_inputs; i++)
+        if (l->inputs[i] != RF_GRAPH_NO_TENSOR && !rf__xconst(p, l->inputs[i]))
+            bytes += 4 * rf__xtensor_elems(&p->t[l->inputs[i]]);
+    for (uint32_t o = 0; o < l->n_outputs; o++)
+        bytes += 4 * rf__xtensor_elems(&p->t[l->outputs[o]]);
+    if (bytes >= RF__XTINY_BYTES || !l->n_outputs) return 0;
+    const rf__xtensor *y = &p->t[l->outputs[0]];
+    switch (l->kind) {
+    case RF_OP_CONV:
+    case RF_OP_CONV_TRANSPOSE: {
+        if (l->n_inputs < 2 || l->inputs[1] == RF_GRAPH_NO_TENSOR) return 0;
+        const rf__xtensor *w = &p->t[l->inputs[1]], *x = &p->t[l->inputs[0]];
+        double per = (double)rf__xtensor_elems(w) / (double)(w->dims[0] > 0 ? w->dims[0] : 1);
+        double big = (double)rf__xtensor_elems(l->kind == RF_OP_CONV ? y : x);
+        return w->rank >= 1 && big * per < RF__XTINY_MACS;
+    }
+    case RF_OP_GEMM:
+    case RF_OP_MATMUL: {
+        const rf__xtensor *a = &p->t[l->inputs[0]];
+        int64_t k = a->rank ? a->dims[a->rank - 1] : 1;
+        if (l->kind == RF_OP_GEMM && rf_layer_attr_int(l, "transA", 0) && a->rank == 2)
+            k = a->dims[0];
+        return (double)rf__xtensor_elems(y) * (double)k < RF__XTINY_MACS;
+    }
+    case RF_OP_ACTIVATION:
+    case RF_OP_ELEMENTWISE:
+    case RF_OP_DATA_MOVEMENT:
+    case RF_OP_METADATA:
+    case RF_OP_BATCHNORM:
+    case RF_OP_GATHER: return 1;
+    default: return 0;
+    }
+}
+
 static rf_status dispatch(rf__xplan *p, uint32_t li)
 {
     const rf_layer *l = &p->g->layers[li];
     const rf__op_row *r = rf__op_of(l);
+    if (r && rf__xop_entries[r->id] && p->omp_set && p->threads > 1 && !p->layers[li].folded &&
+        layer_tiny(p, li)) {
+        /* oneDNN fixes a primitive's layouts and work split for the team it is made with: a
+         * tiny layer's are made for the one thread it runs on (else a split for two forks a
+         * team each pass, and a busy machine's descheduled peer costs a time slice) */
+        p->omp_set(1);
+        rf_status st = rf__xop_entries[r->id](p, li);
+        p->omp_set(p->threads);
+        return st;
+    }
     if (r && rf__xop_entries[r->id]) return rf__xop_entries[r->id](p, li);
     if (!r && l->kind == RF_OP_CONSTANT) return rf__xop_constant(p, li);
     rf__xlayer_unmeasured(p, li, "no executor kernel for op '%s' (%s)", l->op_type,
@@ -197,6 +249,48 @@ static void consumers(rf__xplan *p)
         if (p->consumer[t] == several) p->consumer[t] = RF__XNONE;
 }
 
+/* Constant folding, as ONNX Runtime does at load: a layer (on a branch taken) whose inputs are
+ * all constants -- weights, values the file gives, outputs of Constant nodes or of layers folded
+ * before it -- is marked folded, its outputs constant (rf__xtensor.cst, own storage). Its steps
+ * are built as any layer's and run once when the plan is made, so its values are the ones a pass
+ * would compute. Shape and Size of a tensor whose shape the plan fixes are constants too. Graph
+ * inputs are never constants, even with a value given (--value): they are fed per pass. */
+static rf_status mark_folded(rf__xplan *p, const uint8_t *dropped)
+{
+    const rf_graph *g = p->g;
+    uint8_t *cst = rf__calloc(p->ctx, (size_t)g->n_tensors + 1, 1);
+    if (!cst) return RF_NOMEM_ERR(p->ctx);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        const rf_tensor *gt = &g->tensors[t];
+        cst[t] = !(gt->flags & RF_TENSOR_INPUT) &&
+                 ((gt->flags & RF_TENSOR_WEIGHT) || (gt->values && gt->producer < 0));
+    }
+    for (uint32_t li = 0; li < g->n_layers; li++) {
+        const rf_layer *l = &g->layers[li];
+        if (dropped[li] || !l->n_outputs) continue;
+        const rf__op_row *r = rf__op_of(l); /* filled once already (rf__xop_constant) */
+        int con = r ? rf__xop_entries[r->id] == rf__xop_constant : l->kind == RF_OP_CONSTANT;
+        int fold = !con && l->n_inputs > 0; /* (the random ops are filled: rf__xop_constant) */
+        int shape_of = !strcmp(l->op_type, "Shape") || !strcmp(l->op_type, "Size");
+        for (uint32_t i = 0; fold && i < l->n_inputs; i++) {
+            uint32_t t = l->inputs[i];
+            if (t == RF_GRAPH_NO_TENSOR) continue;
+            fold = t < g->n_tensors &&
+                   (cst[t] || (shape_of && i == 0 && rf__shape_full(&g->tensors[t])));
+        }
+        if (!con && !fold) continue;
+        p->layers[li].folded = fold;
+        for (uint32_t o = 0; o < l->n_outputs; o++) {
+            uint32_t t = l->outputs[o];
+            if (t >= g->n_tensors) continue;
+            cst[t] = 1;
+            if (fold) p->t[t].cst = p->t[t].persistent = 1;
+        }
+    }
+    rf__free(p->ctx, cst);
+    return RF_OK;
+}
+
 rf_status rf__xplan_build(rf__xplan *p);
 rf_status rf__xplan_build(rf__xplan *p)
 {
@@ -205,7 +299,7 @@ rf_status rf__xplan_build(rf__xplan *p)
     uint8_t *dropped = rf__calloc(p->ctx, (size_t)p->g->n_layers + 1, 1);
     if (!dropped) return RF_NOMEM_ERR(p->ctx);
     rf__if_dropped_mask(p->g, dropped); /* the If branches not taken: not run */
-    rf_status st = RF_OK;
+    rf_status st = mark_folded(p, dropped);
     for (uint32_t li = 0; st == RF_OK && li < p->g->n_layers; li++) {
         if (p->layers[li].fused_into >= 0) continue; /* computed by an earlier layer's kernel */
         if (dropped[li]) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec/exec_int.h"
@@ -35,6 +36,14 @@ static void lifetimes(rf__xplan *p)
     }
     for (size_t t = 0; t < p->n_t; t++) /* a view that is a graph output keeps its bytes */
         if (p->t[t].persistent && p->t[t].alias != RF__XNONE) p->t[root(p, t)].persistent = 1;
+    for (size_t s = 0; s < p->n_steps; s++) { /* what a folded step writes outlives the arena */
+        const rf__xstep *st = &p->steps[s];
+        uint32_t n = st->prim ? st->n_args : st->n_io;
+        for (uint32_t k = 0; st->fold && k < n; k++) {
+            uint32_t t = st->prim ? st->args[k].t : st->io[k];
+            if (t != RF__XSCRATCH) p->t[root(p, t)].persistent = 1;
+        }
+    }
 }
 
 /* Order of placement: by first use, then by index (qsort's context-free comparator reads both
@@ -162,8 +171,9 @@ static rf_status finalize(rf__xplan *p)
         } else {
             x->data = (float *)((char *)aligned(p->arena_raw) + x->offset);
         }
-        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes);    /* zeros (RNN bias) */
-        if (x->fill && x->shift_of != RF__XNONE && p->t[x->shift_of].data) /* filled: lower index */
+        if (x->fill && t >= g->n_tensors) memset(x->data, 0, x->bytes); /* zeros (RNN bias) */
+        if (x->fill && x->shift_of != RF__XNONE && p->t[x->shift_of].data &&
+            !p->t[x->shift_of].cst) /* filled: lower index (a folded one: fold_once) */
             for (size_t i = 0; i < x->bytes / 4 && i < p->t[x->shift_of].bytes / 4; i++)
                 x->data[i] = p->t[x->shift_of].data[i] - x->shift;
         if (x->fill && t < g->n_tensors) {
@@ -224,13 +234,84 @@ static void tiny_steps(rf__xplan *p)
     }
 }
 
+/* Step st's team (one thread when tiny); *team is the size set last (-1: none yet), set only
+ * when it changes. */
+static void set_team(rf__xplan *p, const rf__xstep *st, int *team)
+{
+    int want = st->tiny ? 1 : p->threads;
+    if (p->omp_set && p->threads > 1 && want != *team) p->omp_set(*team = want);
+}
+
+/* Run step st once. */
+static rf_status run_step(rf__xplan *p, const rf__xstep *st)
+{
+    dnnl_exec_arg_t args[32];
+    if (st->prim) {
+        uint32_t n = st->n_args < 32 ? st->n_args : 32;
+        for (uint32_t k = 0; k < n; k++)
+            args[k] = (dnnl_exec_arg_t){st->args[k].id, st->args[k].mem};
+        if (dnnl_primitive_execute(st->prim, p->strm, (int)n, args) != dnnl_success ||
+            dnnl_stream_wait(p->strm) != dnnl_success)
+            return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN failed to run",
+                             p->g->layers[st->layer].name);
+    } else if (st->cfn) {
+        st->cfn(st);
+    }
+    return RF_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The folded steps, once, in order (each reads constants or earlier folded results), each
+ * timed into its layer's or extra layer's load_s; then the weights made from folded tensors
+ * (op_qint.c's shifted weights). The passes skip these steps. */
+static rf_status fold_once(rf__xplan *p)
+{
+    int team = -1;
+    for (size_t s = 0; s < p->n_steps; s++) {
+        const rf__xstep *st = &p->steps[s];
+        if (!st->fold || st->extra == RF__XOWNER) continue;
+        set_team(p, st, &team);
+        double t0 = now_s();
+        RF_TRY(run_step(p, st));
+        double d = now_s() - t0;
+        if (st->extra >= 0)
+            p->extra[st->extra].load_s += d;
+        else
+            p->layers[st->layer].load_s += d;
+    }
+    for (size_t t = 0; t < p->n_t; t++) {
+        rf__xtensor *x = &p->t[t];
+        if (!x->fill || x->shift_of == RF__XNONE || !x->data || !p->t[x->shift_of].cst ||
+            !p->t[x->shift_of].data)
+            continue;
+        for (size_t i = 0; i < x->bytes / 4 && i < p->t[x->shift_of].bytes / 4; i++)
+            x->data[i] = p->t[x->shift_of].data[i] - x->shift;
+    }
+    return RF_OK;
+}
+
 rf_status rf__xplan_new(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
 {
     return rf__xplan_new_team(ctx, g, NULL, 1, out);
 }
 
-rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
-                             rf__xplan **out)
+/* The reference plan of the tests: what was folded runs in every pass instead (its tensors keep
+ * their own storage, so they can be read back). */
+static void unfold(rf__xplan *p)
+{
+    for (size_t s = 0; s < p->n_steps; s++) p->steps[s].fold = 0;
+    for (size_t e = 0; e < p->n_extra; e++) p->extra[e].folded = 0;
+    for (uint32_t li = 0; li < p->g->n_layers; li++) p->layers[li].folded = 0;
+}
+
+static rf_status plan_new(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                          int no_fold, rf__xplan **out)
 {
     rf_status st = RF_OK;
     *out = NULL;
@@ -255,15 +336,29 @@ rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int
         goto fail;
     }
     RF_TRY_GOTO(st, rf__xplan_build(p), fail);
+    if (no_fold) /* the same steps and layouts, every one run in each pass */
+        unfold(p);
     lifetimes(p);
     RF_TRY_GOTO(st, place(p), fail);
     RF_TRY_GOTO(st, finalize(p), fail);
     tiny_steps(p);
+    RF_TRY_GOTO(st, fold_once(p), fail);
     *out = p;
     return RF_OK;
 fail:
     rf__xplan_free(p);
     return st;
+}
+
+rf_status rf__xplan_new_team(rf_ctx *ctx, const rf_graph *g, void (*omp_set)(int), int threads,
+                             rf__xplan **out)
+{
+    return plan_new(ctx, g, omp_set, threads, 0, out);
+}
+
+rf_status rf__xplan_new_unfolded(rf_ctx *ctx, const rf_graph *g, rf__xplan **out)
+{
+    return plan_new(ctx, g, NULL, 1, 1, out);
 }
 
 void rf__xplan_free(rf__xplan *p)
@@ -294,28 +389,16 @@ void rf__xplan_free(rf__xplan *p)
 
 rf_status rf__xplan_pass(rf__xplan *p, double (*clock)(void *), void *user, double *step_s)
 {
-    dnnl_exec_arg_t args[32];
     int team = -1; /* the team size set last: set only when it changes */
     for (size_t s = 0; s < p->n_steps; s++) {
         const rf__xstep *st = &p->steps[s];
-        if (st->extra == RF__XOWNER) {
+        if (st->extra == RF__XOWNER || st->fold) { /* folded: ran once (fold_once) */
             if (step_s) step_s[s] = 0;
             continue;
         }
-        int want = st->tiny ? 1 : p->threads;
-        if (p->omp_set && p->threads > 1 && want != team) p->omp_set(team = want);
+        set_team(p, st, &team);
         double t0 = clock(user);
-        if (st->prim) {
-            uint32_t n = st->n_args < 32 ? st->n_args : 32;
-            for (uint32_t k = 0; k < n; k++)
-                args[k] = (dnnl_exec_arg_t){st->args[k].id, st->args[k].mem};
-            if (dnnl_primitive_execute(st->prim, p->strm, (int)n, args) != dnnl_success ||
-                dnnl_stream_wait(p->strm) != dnnl_success)
-                return rf__error(p->ctx, RF_INTERNAL, -1, "layer '%s': oneDNN failed to run",
-                                 p->g->layers[st->layer].name);
-        } else if (st->cfn) {
-            st->cfn(st);
-        }
+        RF_TRY(run_step(p, st));
         double t1 = clock(user);
         if (step_s) step_s[s] = t1 - t0;
     }

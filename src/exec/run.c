@@ -204,12 +204,20 @@ static rf_status result_new(rf__xplan *p, rf_exec_result **out)
         rf__strlcpy(L->reason, p->layers[li].reason, sizeof L->reason);
         rf__strlcpy(L->kernel, p->layers[li].kernel, sizeof L->kernel);
         L->fused_into = p->layers[li].fused_into;
+        L->folded = p->layers[li].folded && L->measured;
+        L->load_s = L->folded ? p->layers[li].load_s : 0;
+        r->n_folded += (uint32_t)L->folded;
+        r->load_s += L->load_s;
     }
     r->n_extra = p->n_extra;
     for (size_t e = 0; e < p->n_extra; e++) {
         rf__strlcpy(r->extra[e].name, p->extra[e].name, sizeof r->extra[e].name);
         r->extra[e].before_layer = p->extra[e].before_layer;
         r->extra[e].bytes = p->extra[e].bytes;
+        r->extra[e].folded = p->extra[e].folded;
+        r->extra[e].load_s = p->extra[e].load_s;
+        r->n_extra_folded += (size_t)p->extra[e].folded;
+        r->load_s += p->extra[e].load_s;
     }
     r->peak_bytes = p->peak_bytes;
     rf__strlcpy(r->inputs_note, p->note[0] ? p->note : "synthetic float32 values everywhere",

@@ -62,7 +62,7 @@ static int prim_tiny(const rf__xplan *p, const_dnnl_primitive_desc_t pd, const r
 {
     uint64_t bytes = 0;
     for (uint32_t k = 0; k < n_args; k++)
-        if (args[k].t >= p->n_t || !p->t[args[k].t].weight)
+        if (args[k].t >= p->n_t || !rf__xconst(p, args[k].t))
             bytes += dnnl_memory_desc_get_size(&args[k].md);
     if (bytes >= RF__XTINY_BYTES) return 0;
     if (kind != dnnl_convolution && kind != dnnl_deconvolution && kind != dnnl_matmul &&
@@ -157,6 +157,7 @@ rf_status rf__xstep_add_prim(rf__xplan *p, uint32_t li, int32_t extra, dnnl_prim
     memset(s, 0, sizeof *s);
     s->layer = li;
     s->extra = extra;
+    s->fold = extra == -1 && p->layers[li].folded;
     s->prim = prim;
     s->tiny = tiny;
     s->args = a;
@@ -188,6 +189,7 @@ rf_status rf__xstep_add_kernel(rf__xplan *p, uint32_t li, rf__xkernel_fn fn, con
     memset(s, 0, sizeof *s);
     s->layer = li;
     s->extra = -1;
+    s->fold = p->layers[li].folded;
     s->cfn = fn;
     s->io = cp;
     s->ptr = ptr;
@@ -268,8 +270,12 @@ rf_status rf__xtensor_convert(rf__xplan *p, uint32_t li, uint32_t t, const dnnl_
     snprintf(e->name, sizeof e->name, "reorder:%s", nm);
     e->before_layer = li;
     e->bytes = (double)dnnl_memory_desc_get_size(&v) + (double)dnnl_memory_desc_get_size(want);
+    e->folded = p->t[t].cst; /* a reorder of a folded tensor: made once, as its source */
+    if (e->folded) x->cst = x->persistent = 1;
     rf__xprim_arg a[2] = {{DNNL_ARG_FROM, t, v, NULL}, {DNNL_ARG_TO, n, *want, NULL}};
-    return rf__xstep_add_prim(p, li, (int32_t)p->n_extra++, pd, a, 2);
+    RF_TRY(rf__xstep_add_prim(p, li, (int32_t)p->n_extra++, pd, a, 2));
+    p->steps[p->n_steps - 1].fold = p->extra[p->n_extra - 1].folded;
+    return RF_OK;
 }
 
 rf_status rf__xtensor_plain(rf__xplan *p, uint32_t li, uint32_t t, uint32_t *use)

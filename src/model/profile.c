@@ -100,7 +100,16 @@ static rf_status rf__add_reorders(rf_analysis *an, const rf_exec_result *x, uint
 {
     for (size_t k = 0; k < x->n_extra; k++) {
         const rf_exec_extra *e = &x->extra[k];
-        if (e->before_layer != i || !(e->median_s > 0)) continue;
+        if (e->before_layer != i) continue;
+        if (e->folded) { /* made once at load: listed with its bytes, no time in the pass */
+            char note[96], t[32];
+            snprintf(note, sizeof note, "folded: a constant, reordered once at load (%s)",
+                     rf_time_format(t, sizeof t, e->load_s, 3));
+            RF_TRY(rf_analysis_add_detail(an, e->name, strlen(e->name), "Reorder", note, 1, 0,
+                                          e->bytes));
+            continue;
+        }
+        if (!(e->median_s > 0)) continue;
         rf_measured m = {e->median_s, 0, 0, x->runs};
         RF_TRY(rf_analysis_add_measured(an, e->name, strlen(e->name), "Reorder", NULL, 1, 0,
                                         e->bytes, &m));
@@ -122,7 +131,17 @@ static rf_status rf__measured_rows(rf_ctx *ctx, rf_profile *p, rf_analysis *an)
         if (c->known && c->flops == 0 && c->bytes == 0) continue; /* metadata: not listed */
         double f = c->known ? c->flops : 0, b = c->known ? c->bytes : 0;
         rf__out_shape(g, l, shape, sizeof shape);
-        if (e && e->measured && e->fused_into >= 0 && (uint32_t)e->fused_into < g->n_layers) {
+        if (e && e->measured && e->folded) { /* computed once at load: not in the pass */
+            size_t n = strlen(shape);
+            snprintf(shape + n, sizeof shape - n, "%sfolded: a constant, computed once at load",
+                     n ? " " : "");
+            n = strlen(shape);
+            char t[32];
+            if (e->fused_into < 0)
+                snprintf(shape + n, sizeof shape - n, " (%s)",
+                         rf_time_format(t, sizeof t, e->load_s, 3));
+        } else if (e && e->measured && e->fused_into >= 0 &&
+                   (uint32_t)e->fused_into < g->n_layers) {
             size_t n = strlen(shape); /* the row keeps its share; the note says whose kernel */
             snprintf(shape + n, sizeof shape - n, " fused into %s", g->layers[e->fused_into].name);
         } else if (e && !e->measured) { /* every row the executor did not run says why */
@@ -181,6 +200,12 @@ rf_status rf_profile_measure(rf_ctx *ctx, rf_profile *p, const rf_machine *m, si
         rf__appendf(title, sizeof title, &tl,
                     " (partial pass: %u of %u layers, %.1f%% of the FLOPs measured)", cv.ran,
                     cv.layers, cv.flops > 0 ? 100 * cv.ran_flops / cv.flops : 0.0);
+    char lt[32];
+    if (cv.folded)
+        rf__appendf(title, sizeof title, &tl,
+                    " (%u of %u layers folded: constants, computed once at load in %s, not in "
+                    "the pass)",
+                    cv.folded, cv.layers, rf_time_format(lt, sizeof lt, p->exec->load_s, 3));
     if (st == RF_OK) st = rf_analysis_finish(an, title, &r);
     rf_analysis_free(an);
     if (st != RF_OK) return st;
@@ -202,6 +227,7 @@ void rf_profile_measured_coverage(const rf_profile *p, rf_profile_coverage *out)
         out->layers++;
         out->flops += f;
         if (i < x->n_layers && x->layers[i].measured) {
+            out->folded += (uint32_t)(x->layers[i].folded != 0);
             out->ran++;
             out->ran_flops += f;
         } else if (out->first == UINT32_MAX) {

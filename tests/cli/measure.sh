@@ -32,6 +32,19 @@ grep -q "^busy     other processes used [0-9]*% of the CPU time" "$TMP/out" || {
 expect 0 "measuring was disturbed" -- profile "$M" --hw "$D/machine.json" --measure --repeat 3000 --json
 grep -q '"busy_other": 0\.[1-9]' "$TMP/out" || { echo "FAIL: no busy_other over 0.1 in the JSON"; FAILS=$((FAILS + 1)); }
 kill $spin 2>/dev/null
+# Constants computed from weights (a Slice, Transpose, Concat of initializers feeding an LSTM and a
+# MatMul) are folded: computed once at load, their rows saying so, the title counting them, and
+# the pass whole (exit 0 without --allow-unmeasured).
+F=$SRC/tests/data/onnx/field_fold.onnx
+expect 0 "" -- profile "$F" --hw "$D/machine.json" --measure --repeat 2 --threads 1
+grep -q "(8 of 10 layers folded: constants, computed once at load in .* not in the pass)" "$TMP/out" ||
+    { echo "FAIL: the title does not count the folded layers"; FAILS=$((FAILS + 1)); }
+n=$(grep -c "folded: a constant" "$TMP/out")
+[ "$n" -ge 10 ] || { echo "FAIL: $n folded rows (8 layers and the LSTM's 2 reorders)"; FAILS=$((FAILS + 1)); }
+grep -q "^wall .* for the whole pass" "$TMP/out" || { echo "FAIL: a folded pass is not whole"; FAILS=$((FAILS + 1)); }
+expect 0 "" -- profile "$F" --hw "$D/machine.json" --measure --repeat 2 --threads 1 --json
+grep -q '"shape": "8x4 folded: a constant, computed once at load ([0-9.]* [mun]*s)"' "$TMP/out" ||
+    { echo "FAIL: no folded row in the JSON"; FAILS=$((FAILS + 1)); }
 # A hostile OneHot depth (2^62): the cost is undefined, and --measure refuses the tensor in one
 # line that names the file, exit 2 (never an allocation attempt).
 H=$SRC/tests/data/onnx/hostile_onehot_depth.onnx

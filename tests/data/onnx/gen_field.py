@@ -15,6 +15,10 @@ field_silero_if.onnx: silero-vad style (torch.onnx of a module with a sample-rat
   way (ConstantOfShape, Concat, Reshape [-1, 2], Slice with step -1, Transpose, Reshape [-1]),
   and holds two nested Ifs decided by shape tests (Equal of a Gather of a Shape; Not of Equal of a
   Size), one of which reads a tensor its parent branch made (outer scope two levels up).
+field_fold.onnx: weights made from initializers at run time, as silero-vad's LSTM weights are: an
+  LSTM whose W is a Slice of an initializer, R a Transpose of one, B a Concat of two, and a MatMul
+  whose B is a Concat of a Transpose and a Slice of initializers (all folded by the executor);
+  a Shape of the LSTM state and a Reshape by it (folded Shape).
 
     python3 tests/data/onnx/gen_field.py tests/data/onnx
 """
@@ -173,11 +177,47 @@ def silero_if():
                              producer_name="pytorch")
 
 
+def fold():
+    T, N, I, H = 3, 1, 6, 8
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [T, N, I])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, N, 4])
+    yl = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [T, 1, N, H])
+    rng = np.random.default_rng(26)
+    f = lambda *d: rng.standard_normal(d).astype(np.float32)
+    inits = [numpy_helper.from_array(f(2, 4 * H, I), "Wall"),
+             numpy_helper.from_array(f(1, H, 4 * H), "Rt"),
+             numpy_helper.from_array(f(1, 4 * H), "b_in"),
+             numpy_helper.from_array(f(1, 4 * H), "b_rec"),
+             numpy_helper.from_array(f(2, H), "P"),
+             numpy_helper.from_array(f(H, 5), "Q"),
+             numpy_helper.from_array(np.array([1], np.int64), "one"),
+             numpy_helper.from_array(np.array([2], np.int64), "two"),
+             numpy_helper.from_array(np.array([0], np.int64), "zero")]
+    nodes = [helper.make_node("Slice", ["Wall", "one", "two", "zero"], ["W"], name="w_slice"),
+             helper.make_node("Transpose", ["Rt"], ["R"], name="r_transpose", perm=[0, 2, 1]),
+             helper.make_node("Concat", ["b_in", "b_rec"], ["B"], name="b_concat", axis=1),
+             helper.make_node("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h"], name="lstm",
+                              hidden_size=H),
+             helper.make_node("Transpose", ["P"], ["Pt"], name="p_transpose", perm=[1, 0]),
+             helper.make_node("Slice", ["Q", "zero", "two", "one"], ["Qs"], name="q_slice"),
+             helper.make_node("Concat", ["Pt", "Qs"], ["M"], name="m_concat", axis=1),
+             helper.make_node("MatMul", ["Y_h", "M"], ["mm"], name="matmul"),
+             helper.make_node("Shape", ["Y_h"], ["hs"], name="h_shape"),
+             helper.make_node("Slice", ["hs", "zero", "two", "zero"], ["hs2"], name="hs_slice"),
+             helper.make_node("Concat", ["hs2", "two", "two"], ["shp"], name="shp_concat", axis=0),
+             helper.make_node("Reshape", ["mm", "shp"], ["mm4"], name="mm_reshape"),
+             helper.make_node("Reshape", ["mm4", "hs_y"], ["y"], name="out_reshape")]
+    inits.append(numpy_helper.from_array(np.array([1, N, 4], np.int64), "hs_y"))
+    g = helper.make_graph(nodes, "fold", [x], [y, yl], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)],
+                             producer_name="pytorch")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for name, m in [("field_p2o_resize", p2o()), ("field_tf_pad", tf_pad()),
                     ("field_rnn_batch", rnn_batch()), ("field_resize_runtime", resize_runtime()),
-                    ("field_silero_if", silero_if())]:
+                    ("field_silero_if", silero_if()), ("field_fold", fold())]:
         onnx.save(m, os.path.join(out, name + ".onnx"))
 
 
