@@ -21,7 +21,7 @@
 RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_t g,
                                                    const rf__qgemm_act *a, uint64_t s0, float *y,
                                                    size_t ldy, unsigned nr, const int G,
-                                                   const int MS, const int NT)
+                                                   const int MS, const int NT, const int F16)
 {
     const uint64_t nb = w->K / (uint64_t)w->blk, K = w->K;
     const int blk = 4 * NT;
@@ -30,9 +30,15 @@ RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_
     __m512 acc[2][RF__QGEMM_MR];
 #pragma GCC unroll 16
     for (int s = 0; s < MS; s++) acc[0][s] = acc[1][s] = _mm512_setzero_ps();
+    /* block j at (j / 2) pairs and (j % 2) halves from the group: the Q8_0 form pairs its blocks,
+     * the F32 one is a pair of two blocks of block_bytes */
+    const size_t pair = F16 ? 1088 : 2 * w->block_bytes, half = F16 ? 512 : w->block_bytes,
+                 soff = F16 ? 1024 : 16 * (size_t)blk, shalf = F16 ? 32 : w->block_bytes;
+    const uint8_t *b0 = w->data + (size_t)g * w->group_bytes,
+                  *b1 = G == 2 ? b0 + w->group_bytes : b0;
     for (uint64_t j = 0; j < nb; j++) {
-        const uint8_t *o0 = rf__qgemm_quants(w, g, j), *o1 = o0;
-        if (G == 2) o1 = rf__qgemm_quants(w, g + 1, j);
+        size_t at = (size_t)(j / 2) * pair;
+        const uint8_t *o0 = b0 + at + (j % 2) * half, *o1 = b1 + at + (j % 2) * half;
         __m512i ia[2][RF__QGEMM_MR];
 #pragma GCC unroll 16
         for (int s = 0; s < MS; s++) ia[0][s] = ia[1][s] = _mm512_setzero_si512();
@@ -52,9 +58,9 @@ RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_
         }
 #pragma GCC unroll 2
         for (int gg = 0; gg < G; gg++) {
-            const uint8_t *sp = rf__qgemm_scales(w, g + (uint64_t)gg, j);
+            const uint8_t *sp = (gg ? b1 : b0) + at + soff + (j % 2) * shalf;
             __m512 av, bv;
-            if (w->f16_scales) { /* Q8_0: a = d, b = -128 d */
+            if (F16) { /* Q8_0: a = d, b = -128 d */
                 av = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(const void *)sp));
                 bv = _mm512_mul_ps(av, _mm512_set1_ps(-128.0f));
             } else {
@@ -81,10 +87,12 @@ RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_
 
 #define RF__QG_CASE(G, MS)                                                                         \
     case (G)*8 + (MS):                                                                             \
-        if (w->blk == 32)                                                                          \
-            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8);                                        \
+        if (w->f16_scales)                                                                         \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8, 1);                                     \
+        else if (w->blk == 32)                                                                     \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8, 0);                                     \
         else                                                                                       \
-            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 4);                                        \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 4, 0);                                     \
         break
 
 RF__TARGET_VNNI static void rf__qgemm_avx512(const rf__qgemm_w *w, uint64_t g, unsigned ng,
