@@ -3,15 +3,17 @@
  * per 256 weights with the rows in L2 (64 rows of 2048: compute only), the bytes per second that
  * makes, and the same streaming a matrix of COLD_MIB (default 768) MiB, past the L3 of the Xeons
  * this runs on (what one core pulls from DRAM; the former 32 MiB sat in a 300 MB L3). Best of 9
- * passes each; cycles from a chain of dependent adds timed on the same core (x86-64 only). Internal
- * API (src/exec/qkernels.h): built with the library's private headers. Usage: build/bench/qkernels
- * [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
+ * passes each; for Q8_0 at AVX-512 also decode's packed 16-row kernel over the packed form of
+ * the same rows (qgemm.h); cycles from a chain of dependent adds timed on the same core (x86-64
+ * only). Internal API (src/exec/qkernels.h): built with the library's private headers. Usage:
+ * build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "exec/qgemm.h"
 #include "exec/qkernels.h"
 
 static double now(void)
@@ -40,6 +42,29 @@ static double cycle_s(void)
 }
 
 static volatile float rf_sink; /* keeps the products from being optimised away */
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Best seconds (wall, and the thread's CPU time of that pass) of one pass of the packed Q8_0
+ * kernel decode calls (qgemm.h) over `groups` groups of 16 rows. */
+static double packed_pass_s(rf__qgemv_kernel_fn fn, const rf__qgemm_w *pw, uint64_t groups,
+                            const void *a, float *y, double *cpu)
+{
+    double best = 1e9;
+    for (int r = 0; r < 9; r++) {
+        double t0 = now(), c0 = cpu_now();
+        for (uint64_t g = 0; g < groups; g++) fn(pw, g, a, 16, y + 16 * g);
+        double t = now() - t0, c = cpu_now() - c0;
+        rf_sink = y[0] + y[16 * groups - 1];
+        if (t < best) best = t, *cpu = c;
+    }
+    return best;
+}
 
 /* Best seconds of one pass of `rows` dot products of K weights. */
 static double pass_s(rf__row_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
@@ -101,6 +126,25 @@ int main(int argc, char **argv)
             if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
             printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core\n", (double)hot * rb / th / 1e9,
                    (double)cold * rb / tc / 1e9);
+        }
+        if (id == RF__WEIGHT_Q8_0 && rf__kernel_isa_best() >= RF__KERNEL_AVX512 &&
+            rf__qgemv_kernel_avx512()) { /* decode's kernel: the packed form of the same rows */
+            uint64_t groups = cold / 16;
+            uint8_t *pm = aligned_alloc(64, (rf__qgemm_bytes(id, groups * 16, K) + 63) / 64 * 64);
+            if (!pm) return 1;
+            rf__qgemm_w pw, ph;
+            rf__qgemm_pack(id, w, rb, groups * 16, K, pm, &pw);
+            const void *a = rf__act_quantize(id, RF__KERNEL_AVX512, x, K, buf);
+            rf__qgemv_kernel_fn fn = rf__qgemv_kernel_avx512();
+            ph = pw; /* the first 64 rows, in L2 */
+            double ch, cc, th = packed_pass_s(fn, &ph, hot / 16, a, y, &ch),
+                           tc = packed_pass_s(fn, &pw, groups, a, y, &cc);
+            double ns = 1e9 * th / ((double)hot * K / 256);
+            printf("%-4s %-7s L2: %6.2f ns/256 weights", "q8_0", "packed", ns);
+            if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
+            printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core (%.0f%% of the pass on the CPU)\n",
+                   (double)hot * rb / th / 1e9, (double)groups * 16 * rb / tc / 1e9, 100 * cc / tc);
+            free(pm);
         }
         free(w);
         free(x);

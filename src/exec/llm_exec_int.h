@@ -80,7 +80,7 @@ typedef struct rf__exec_weight {
     uint64_t rows, cols;
     float *vec;         /* vectors (norms, biases): an F32 copy of n = rows x cols values */
     uint8_t *synth;     /* substitute data (owned), or NULL */
-    rf__qgemm_w packed; /* prefill's repacked copy (qgemm.h), made at the first product; */
+    rf__qgemm_w packed; /* the repacked copy (qgemm.h), made at the first product using it; */
     void *packed_mem;   /* its allocation (packed.data 64-byte aligned inside), or NULL */
 } rf__exec_weight;
 
@@ -128,9 +128,10 @@ rf_status rf__llm_exec_setup_weights(rf__llm_exec *lx, rf_exec_llm_result *r);
  * every step timed into lx->step_s / lx->step_calls. */
 rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 
-/* Bytes a prefill of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the
- * packed copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h) and the
- * products' scratch; 0 when its products take no packed path. */
+/* Bytes a pass of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the packed
+ * copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h; Q8_0 its own
+ * size, decode reading it too) and the products' scratch; 0 when its products take no packed
+ * path. */
 double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S);
 
 /* ---- llm_exec_ops.c ---- */

@@ -15,18 +15,9 @@ static void rf__step_done(rf__llm_exec *lx, int k)
     lx->t_last = t;
 }
 
-/* Many rows on an AVX-512 VNNI CPU: the quantised types through the packed VNNI GEMM (qgemm.h),
- * packed at their first product (the harness's warm-up pass), the activation scratch grown as
- * needed; 0 when the product goes the other way. */
-#define RF__QGEMM_MIN_ROWS 8
-static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, const float *x,
-                                  uint64_t n, uint64_t in, float *y, int *done)
+/* The packed copy of w (qgemm.h), made at its first product (the harness's warm-up pass). */
+static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, rf__exec_weight **out)
 {
-    int isa = rf__qmatmul_isa(lx->matmul);
-    *done = 0;
-    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || !rf__qgemm_supported(cw->id) ||
-        cw->cols != in)
-        return RF_OK;
     rf__exec_weight *w = &lx->weights[cw - lx->weights];
     if (!w->packed_mem) {
         size_t bytes = rf__qgemm_bytes(w->id, w->rows, w->cols);
@@ -36,7 +27,14 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
         rf__qgemm_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
         lx->mem_bytes += (double)bytes;
     }
-    size_t need = rf__qgemm_act_bytes(n, in, w->packed.blk) + 64;
+    *out = w;
+    return RF_OK;
+}
+
+/* The activation scratch of the packed products, at least `need` bytes; 64-byte aligned. */
+static rf_status rf__llm_qg_act(rf__llm_exec *lx, size_t need, uint8_t **out)
+{
+    need += 64;
     if (need > lx->qg_act_cap) {
         void *p = rf__realloc(lx->ctx, lx->qg_act, need);
         if (!p) return RF_NOMEM_ERR(lx->ctx);
@@ -44,8 +42,48 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
         lx->qg_act = p;
         lx->qg_act_cap = need;
     }
-    uint8_t *act = (uint8_t *)lx->qg_act + (64 - (uintptr_t)lx->qg_act % 64) % 64;
+    *out = (uint8_t *)lx->qg_act + (64 - (uintptr_t)lx->qg_act % 64) % 64;
+    return RF_OK;
+}
+
+/* Many rows on an AVX-512 VNNI CPU: the quantised types through the packed VNNI GEMM (qgemm.h);
+ * 0 when the product goes the other way. */
+#define RF__QGEMM_MIN_ROWS 8
+static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, const float *x,
+                                  uint64_t n, uint64_t in, float *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul);
+    *done = 0;
+    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || !rf__qgemm_supported(cw->id) ||
+        cw->cols != in)
+        return RF_OK;
+    rf__exec_weight *w;
+    uint8_t *act;
+    RF_TRY(rf__llm_packed(lx, cw, &w));
+    RF_TRY(rf__llm_qg_act(lx, rf__qgemm_act_bytes(n, in, w->packed.blk), &act));
     rf__qgemm_run(lx->matmul, isa, &w->packed, x, n, act, y);
+    *done = 1;
+    return RF_OK;
+}
+
+/* Few rows (decode) on an AVX-512 VNNI CPU: Q8_0 through its packed form (the same one prefill
+ * multiplies: rf__qgemv_run), the activations quantised once to Q8_32; 0 otherwise. */
+static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, const float *x,
+                                  uint64_t n, uint64_t in, float *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul);
+    *done = 0;
+    if (n >= RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || !rf__qgemv_supported(cw->id) ||
+        cw->cols != in || in % 32)
+        return RF_OK;
+    rf__exec_weight *w;
+    uint8_t *act;
+    size_t ab = (rf__act_bytes(cw->id, (size_t)in) + 63) / 64 * 64;
+    RF_TRY(rf__llm_packed(lx, cw, &w));
+    RF_TRY(rf__llm_qg_act(lx, (size_t)n * ab, &act));
+    for (uint64_t s = 0; s < n; s++)
+        rf__act_quantize(cw->id, isa, x + s * in, (size_t)in, act + s * ab);
+    rf__qgemv_run(lx->matmul, isa, &w->packed, act, ab, n, y);
     *done = 1;
     return RF_OK;
 }
@@ -81,17 +119,19 @@ double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S)
 {
     uint64_t n = lx->B * S, kmax = 0;
     int isa = rf__qmatmul_isa(lx->matmul);
-    if (n < RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512) return 0;
+    if (isa < RF__KERNEL_AVX512) return 0;
     int head = rf__llm_exec_weight(lx, -1, RF__R_OUTPUT) ? RF__R_OUTPUT : RF__R_TOK_EMBD;
     double packed = 0;
     for (size_t i = 0; i < lx->model->n_w; i++) {
         const rf__exec_weight *w = &lx->weights[i];
         int role = lx->model->w[i].role;
         if (!w->used || w->vec || w->id < 0 || (role == RF__R_TOK_EMBD && head != role)) continue;
-        if ((role == head ? lx->B : n) < RF__QGEMM_MIN_ROWS) continue; /* the head: B rows */
-        if (rf__qgemm_supported(w->id)) packed += (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
-        if (w->cols > kmax) kmax = w->cols;
+        int many = (role == head ? lx->B : n) >= RF__QGEMM_MIN_ROWS; /* the head: B rows */
+        if (rf__qgemv_supported(w->id) || (many && rf__qgemm_supported(w->id)))
+            packed += (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        if (many && w->cols > kmax) kmax = w->cols;
     }
+    if (n < RF__QGEMM_MIN_ROWS) return packed;
     return packed + (double)rf__qgemm_act_bytes(n, kmax, 16) +
            (double)rf__fgemm_scratch_bytes(n, kmax, rf__qmatmul_threads(lx->matmul));
 }
@@ -104,6 +144,7 @@ static rf_status rf__linear(rf__llm_exec *lx, int64_t blk, int role, int bias_ro
                           *b = bias_role >= 0 ? rf__llm_exec_weight(lx, blk, bias_role) : NULL;
     int done;
     RF_TRY(rf__linear_qgemm(lx, w, x, n, in, y, &done));
+    if (!done) RF_TRY(rf__linear_qgemv(lx, w, x, n, in, y, &done));
     if (!done) RF_TRY(rf__linear_fgemm(lx, w, x, n, in, y, &done));
     if (!done)
         RF_TRY(rf__qmatmul_run(lx->ctx, lx->matmul, w->id, w->data, w->row_bytes, w->rows, in, x, n,

@@ -27,12 +27,21 @@ static size_t rf__block_bytes(int blk)
     return (size_t)RF__QGEMM_ROWS * (size_t)blk + 2 * RF__QGEMM_ROWS * sizeof(float);
 }
 
+/* Bytes of a group of 16 rows of K values of type id (qgemm.h's two layouts). */
+static size_t rf__group_bytes(int id, uint64_t K)
+{
+    int blk = rf__qgemm_blk(id);
+    uint64_t nb = K / (uint64_t)blk;
+    if (id == RF__WEIGHT_Q8_0) return (size_t)((nb + 1) / 2) * 1088;
+    return (size_t)nb * rf__block_bytes(blk);
+}
+
 size_t rf__qgemm_bytes(int id, uint64_t N, uint64_t K)
 {
     int blk = rf__qgemm_blk(id);
     if (!blk) return 0;
     uint64_t groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
-    return (size_t)(groups * (K / (uint64_t)blk)) * rf__block_bytes(blk);
+    return (size_t)groups * rf__group_bytes(id, K);
 }
 
 static uint16_t rf__u16(const uint8_t *p)
@@ -98,30 +107,58 @@ void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_
 {
     int blk = rf__qgemm_blk(id);
     out->blk = blk;
+    out->f16_scales = id == RF__WEIGHT_Q8_0;
     out->N = N;
     out->K = K;
     out->groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
-    out->block_bytes = rf__block_bytes(blk);
+    out->block_bytes = out->f16_scales ? 0 : rf__block_bytes(blk);
+    out->group_bytes = rf__group_bytes(id, K);
     out->data = data;
     uint64_t nb = K / (uint64_t)blk;
     uint8_t q[32];
+    if (out->f16_scales && nb % 2) /* the unused half of the last pair */
+        for (uint64_t g = 0; g < out->groups; g++)
+            memset(data + (size_t)(g + 1) * out->group_bytes - 576, 0, 576);
     for (uint64_t g = 0; g < out->groups; g++)
         for (uint64_t j = 0; j < nb; j++) {
-            uint8_t *o = data + (size_t)(g * nb + j) * out->block_bytes;
-            float *av = (float *)(void *)(o + RF__QGEMM_ROWS * blk), *bv = av + RF__QGEMM_ROWS;
+            uint8_t *o = (uint8_t *)(uintptr_t)rf__qgemm_quants(out, g, j);
+            uint8_t *sc = (uint8_t *)(uintptr_t)rf__qgemm_scales(out, g, j);
+            float *av = (float *)(void *)sc, *bv = av + RF__QGEMM_ROWS;
             for (unsigned r = 0; r < RF__QGEMM_ROWS; r++) {
                 uint64_t row = g * RF__QGEMM_ROWS + r;
+                const uint8_t *src = (const uint8_t *)w + row * row_bytes;
                 if (row >= N) {
                     memset(q, 0, sizeof q);
-                    av[r] = bv[r] = 0;
+                    if (out->f16_scales)
+                        memset(sc + 2 * r, 0, 2);
+                    else
+                        av[r] = bv[r] = 0;
+                } else if (out->f16_scales) { /* q + 128, the F16 scale as it is */
+                    const uint8_t *p = src + 34 * j;
+                    for (int i = 0; i < 32; i++) q[i] = (uint8_t)(p[2 + i] ^ 0x80);
+                    memcpy(sc + 2 * r, p, 2);
                 } else {
-                    rf__block_qab(id, (const uint8_t *)w + row * row_bytes, j, q, &av[r], &bv[r]);
+                    rf__block_qab(id, src, j, q, &av[r], &bv[r]);
                 }
                 /* [blk / 4][16 rows][4 values] */
                 for (int t = 0; t < blk / 4; t++)
                     memcpy(o + (t * RF__QGEMM_ROWS + r) * 4, q + 4 * t, 4);
             }
         }
+}
+
+/* Scale a and offset b of row r of block j of group g. */
+static void rf__qgemm_ab(const rf__qgemm_w *w, uint64_t g, uint64_t j, unsigned r, float *a,
+                         float *b)
+{
+    const uint8_t *sc = rf__qgemm_scales(w, g, j);
+    if (w->f16_scales) {
+        *a = rf__f16_to_f32(rf__u16(sc + 2 * r));
+        *b = -128.0f * *a;
+    } else {
+        memcpy(a, sc + 4 * r, 4);
+        memcpy(b, sc + 4 * (RF__QGEMM_ROWS + r), 4);
+    }
 }
 
 size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk)
@@ -183,14 +220,14 @@ void rf__qgemm_kernel_ref(const rf__qgemm_w *w, uint64_t g, unsigned ng, const r
             unsigned r = rr % RF__QGEMM_ROWS;
             float acc = 0;
             for (uint64_t j = 0; j < nb; j++) {
-                const uint8_t *o = w->data + (size_t)(gr * nb + j) * w->block_bytes;
-                const float *av = (const float *)(const void *)(o + RF__QGEMM_ROWS * blk);
+                const uint8_t *o = rf__qgemm_quants(w, gr, j);
+                float av, bv;
+                rf__qgemm_ab(w, gr, j, r, &av, &bv);
                 const int8_t *xq = a->q + (s0 + s) * w->K + j * (uint64_t)blk;
                 int32_t dot = 0;
                 for (int i = 0; i < blk; i++)
                     dot += (int32_t)o[((i / 4) * RF__QGEMM_ROWS + r) * 4 + i % 4] * xq[i];
-                acc += av[r] * a->d[(s0 + s) * nb + j] * (float)dot +
-                       av[RF__QGEMM_ROWS + r] * a->s[(s0 + s) * nb + j];
+                acc += av * a->d[(s0 + s) * nb + j] * (float)dot + bv * a->s[(s0 + s) * nb + j];
             }
             y[s * ldy + rr] = acc;
         }
@@ -247,6 +284,68 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
                        x, y};
     rf__qmatmul_parallel(q, rf__qgemm_quant_part, &j);
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
+}
+
+/* ---- decode on the packed Q8_0 form ---- */
+
+int rf__qgemv_supported(int id)
+{
+    return id == RF__WEIGHT_Q8_0;
+}
+
+void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *act, unsigned nr, float *y)
+{
+    const rf__block_q8_32 *a = act;
+    uint64_t nb = w->K / 32;
+    for (unsigned r = 0; r < nr; r++) {
+        float acc = 0;
+        for (uint64_t j = 0; j < nb; j++) {
+            const uint8_t *o = rf__qgemm_quants(w, g, j);
+            float av, bv;
+            rf__qgemm_ab(w, g, j, r, &av, &bv);
+            int32_t dot = 0; /* (q + 128) . xq, less 128 . sum xq */
+            for (int i = 0; i < 32; i++)
+                dot += (int32_t)o[((i / 4) * RF__QGEMM_ROWS + r) * 4 + i % 4] * a[j].qs[i];
+            acc += av * a[j].d * (float)(dot - 128 * a[j].sum);
+        }
+        y[r] = acc;
+    }
+}
+
+rf__qgemv_kernel_fn rf__qgemv_kernel(int isa)
+{
+    rf__qgemv_kernel_fn f = isa >= RF__KERNEL_AVX512 ? rf__qgemv_kernel_avx512() : NULL;
+    return f ? f : rf__qgemv_kernel_ref;
+}
+
+typedef struct rf__qgemv_job {
+    const rf__qgemm_w *w;
+    rf__qgemv_kernel_fn kern;
+    const uint8_t *act;
+    size_t act_bytes;
+    uint64_t S;
+    float *y;
+} rf__qgemv_job;
+
+/* Job p of np: its share of the groups, each read once for every activation row. */
+static void rf__qgemv_part(void *arg, unsigned p, unsigned np)
+{
+    const rf__qgemv_job *j = arg;
+    const rf__qgemm_w *w = j->w;
+    uint64_t g0 = w->groups * p / np, g1 = w->groups * (p + 1) / np;
+    for (uint64_t g = g0; g < g1; g++) {
+        uint64_t r0 = g * RF__QGEMM_ROWS;
+        unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
+        for (uint64_t s = 0; s < j->S; s++)
+            j->kern(w, g, j->act + s * j->act_bytes, nr, j->y + s * w->N + r0);
+    }
+}
+
+void rf__qgemv_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const void *act, size_t act_bytes,
+                   uint64_t S, float *y)
+{
+    rf__qgemv_job j = {w, rf__qgemv_kernel(isa), act, act_bytes, S, y};
+    rf__qmatmul_parallel(q, rf__qgemv_part, &j);
 }
 
 /* ---- float weights ---- */

@@ -18,14 +18,36 @@
 #define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
 #define RF__QGEMM_MR 6    /* activation rows per kernel call (by 2 groups: 32 rows) */
 
-/* A packed weight matrix. */
+/* A packed weight matrix. Two block layouts: Q4_0, Q4_K and Q6_K keep after each block's 16 x blk
+ * quants its 16 F32 scales a and 16 F32 offsets b; Q8_0 (f16_scales) keeps the file's F16 scales
+ * d (a = d, b = -128 d) and pairs its blocks: the quants of blocks 2p and 2p + 1 (1024 bytes), then
+ * their 32 F16 scales (64 bytes), 34 bytes a row per 32 values as in the file. So a Q8_0 matrix
+ * packs into as many bytes as it had, one sequential stream of whole cache lines that decode reads
+ * too (rf__qgemv_run), where the F32 form would have made a decode read 18% more bytes. */
 typedef struct rf__qgemm_w {
     int blk;            /* values per block: 32, or 16 (Q6_K: one scale per 16) */
+    int f16_scales;     /* 1: the Q8_0 layout above */
     uint64_t N, K;      /* rows (output width), columns (input width) */
     uint64_t groups;    /* ceil(N / 16); the last group's missing rows are zero */
-    size_t block_bytes; /* 16 x blk quants, then 16 scales a and 16 offsets b (F32) */
+    size_t block_bytes; /* 16 x blk quants, then 16 scales a and 16 offsets b (F32): 0 for Q8_0 */
+    size_t group_bytes; /* the bytes of a group of 16 rows, a multiple of 64 */
     uint8_t *data;      /* groups x (K / blk) blocks */
 } rf__qgemm_w;
+
+/* The quants of block j of group g (16 x blk bytes, 64-byte aligned), and its scales: 16 F32 a
+ * then 16 F32 b, or 16 F16 d for the Q8_0 layout. */
+static inline const uint8_t *rf__qgemm_quants(const rf__qgemm_w *w, uint64_t g, uint64_t j)
+{
+    const uint8_t *p = w->data + (size_t)g * w->group_bytes;
+    return w->f16_scales ? p + (size_t)(j / 2) * 1088 + (size_t)(j % 2) * 512
+                         : p + (size_t)j * w->block_bytes;
+}
+static inline const uint8_t *rf__qgemm_scales(const rf__qgemm_w *w, uint64_t g, uint64_t j)
+{
+    const uint8_t *p = w->data + (size_t)g * w->group_bytes;
+    return w->f16_scales ? p + (size_t)(j / 2) * 1088 + 1024 + (size_t)(j % 2) * 32
+                         : p + (size_t)j * w->block_bytes + RF__QGEMM_ROWS * (size_t)w->blk;
+}
 
 /* 1 when type id has a packed form. */
 int rf__qgemm_supported(int id);
@@ -74,6 +96,24 @@ rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
  * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. */
 void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
                    void *act, float *y);
+
+/* ---- decode on the packed form: a few activation rows against a packed Q8_0 matrix, a group of
+ * 16 rows a call (all 16 dot products from one pass over the group's stream: one broadcast of 4
+ * activation bytes serves 16 rows). The activations are in the Q8_32 format of the row kernels
+ * (rf__act_quantize): the weights' +128 comes off through each activation block's sum. */
+/* 1 when decode reads type id's packed form (Q8_0 only: the others' packed forms are larger). */
+int rf__qgemv_supported(int id);
+/* y[r] = row (16 g + r) . a for r < nr (<= 16): a is K / 32 Q8_32 blocks. */
+typedef void (*rf__qgemv_kernel_fn)(const rf__qgemm_w *w, uint64_t g, const void *a, unsigned nr,
+                                    float *y);
+void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *a, unsigned nr, float *y);
+/* The AVX-512 VNNI kernel (prefetching the stream RF__PREFETCH_AHEAD_BYTES ahead), or NULL. */
+rf__qgemv_kernel_fn rf__qgemv_kernel_avx512(void);
+rf__qgemv_kernel_fn rf__qgemv_kernel(int isa);
+/* y [S, N] = x . W^T for S activation rows already in the Q8_32 format, act_bytes apart, the
+ * team splitting the groups. */
+void rf__qgemv_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const void *act, size_t act_bytes,
+                   uint64_t S, float *y);
 
 /* ---- prefill products on float weights (F32 read in place; F16, BF16 and any type without a
  * packed form dequantised a tile of rows at a time): y [S, N] = x . W^T in F32 with F32

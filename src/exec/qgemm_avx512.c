@@ -21,18 +21,24 @@
 RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_t g,
                                                    const rf__qgemm_act *a, uint64_t s0, float *y,
                                                    size_t ldy, unsigned nr, const int G,
-                                                   const int MS, const int NT)
+                                                   const int MS, const int NT, const int F16)
 {
     const uint64_t nb = w->K / (uint64_t)w->blk, K = w->K;
-    const size_t bb = w->block_bytes;
     const int blk = 4 * NT;
-    const uint8_t *o0 = w->data + (size_t)(g * nb) * bb, *o1 = o0 + (size_t)nb * bb;
     const int8_t *xq = a->q + s0 * K;
     const float *xd = a->d + s0 * nb, *xs = a->s + s0 * nb;
     __m512 acc[2][RF__QGEMM_MR];
 #pragma GCC unroll 16
     for (int s = 0; s < MS; s++) acc[0][s] = acc[1][s] = _mm512_setzero_ps();
-    for (uint64_t j = 0; j < nb; j++, o0 += bb, o1 += bb) {
+    /* block j at (j / 2) pairs and (j % 2) halves from the group: the Q8_0 form pairs its blocks,
+     * the F32 one is a pair of two blocks of block_bytes */
+    const size_t pair = F16 ? 1088 : 2 * w->block_bytes, half = F16 ? 512 : w->block_bytes,
+                 soff = F16 ? 1024 : 16 * (size_t)blk, shalf = F16 ? 32 : w->block_bytes;
+    const uint8_t *b0 = w->data + (size_t)g * w->group_bytes,
+                  *b1 = G == 2 ? b0 + w->group_bytes : b0;
+    for (uint64_t j = 0; j < nb; j++) {
+        size_t at = (size_t)(j / 2) * pair;
+        const uint8_t *o0 = b0 + at + (j % 2) * half, *o1 = b1 + at + (j % 2) * half;
         __m512i ia[2][RF__QGEMM_MR];
 #pragma GCC unroll 16
         for (int s = 0; s < MS; s++) ia[0][s] = ia[1][s] = _mm512_setzero_si512();
@@ -52,8 +58,15 @@ RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_
         }
 #pragma GCC unroll 2
         for (int gg = 0; gg < G; gg++) {
-            const float *ab = (const float *)(const void *)((gg ? o1 : o0) + 16 * blk);
-            __m512 av = _mm512_load_ps(ab), bv = _mm512_load_ps(ab + 16);
+            const uint8_t *sp = (gg ? b1 : b0) + at + soff + (j % 2) * shalf;
+            __m512 av, bv;
+            if (F16) { /* Q8_0: a = d, b = -128 d */
+                av = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(const void *)sp));
+                bv = _mm512_mul_ps(av, _mm512_set1_ps(-128.0f));
+            } else {
+                av = _mm512_load_ps((const float *)(const void *)sp);
+                bv = _mm512_load_ps((const float *)(const void *)sp + 16);
+            }
 #pragma GCC unroll 16
             for (int s = 0; s < MS; s++) {
                 __m512 sc = _mm512_mul_ps(av, _mm512_set1_ps(xd[(uint64_t)s * nb + j]));
@@ -74,10 +87,12 @@ RF__TARGET_VNNI static RF__INLINE void rf__qg_tile(const rf__qgemm_w *w, uint64_
 
 #define RF__QG_CASE(G, MS)                                                                         \
     case (G)*8 + (MS):                                                                             \
-        if (w->blk == 32)                                                                          \
-            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8);                                        \
+        if (w->f16_scales)                                                                         \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8, 1);                                     \
+        else if (w->blk == 32)                                                                     \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 8, 0);                                     \
         else                                                                                       \
-            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 4);                                        \
+            rf__qg_tile(w, g, a, s0, y, ldy, nr, G, MS, 4, 0);                                     \
         break
 
 RF__TARGET_VNNI static void rf__qgemm_avx512(const rf__qgemm_w *w, uint64_t g, unsigned ng,
@@ -104,6 +119,50 @@ RF__TARGET_VNNI static void rf__qgemm_avx512(const rf__qgemm_w *w, uint64_t g, u
 rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void)
 {
     return rf__qgemm_avx512;
+}
+
+/* Decode on the packed Q8_0 form: per block, eight zmm of 4 quants of each of 16 rows (q + 128)
+ * by vpdpbusd against 4 activation bytes broadcast, the +128 taken off by starting the lanes at
+ * -128 . sum xq; then times d . dx into F32. Two integer chains (even and odd slices). The stream
+ * (quants and scales in one run of whole lines) prefetched RF__PREFETCH_AHEAD_BYTES ahead, a pair
+ * of blocks (17 lines) at a time, as the row kernels do (qkernels_x86.h). */
+#define RF__QGEMV_AHEAD 4096 /* RF__PREFETCH_AHEAD_BYTES */
+RF__TARGET_VNNI static void rf__qgemv_avx512(const rf__qgemm_w *w, uint64_t g, const void *act,
+                                             unsigned nr, float *y)
+{
+    const rf__block_q8_32 *a = act;
+    const uint64_t nb = w->K / 32;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0;
+    for (uint64_t j = 0; j < nb; j++) {
+        const uint8_t *o = rf__qgemm_quants(w, g, j);
+        if (j % 2 == 0)
+            for (int l = 0; l < 1088; l += 64)
+                _mm_prefetch((const char *)o + RF__QGEMV_AHEAD + l, _MM_HINT_T0);
+        const int32_t *xv = (const int32_t *)(const void *)a[j].qs;
+        __m512i s0 = _mm512_set1_epi32(-128 * a[j].sum), s1 = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int t = 0; t < 8; t += 2) {
+            s0 = _mm512_dpbusd_epi32(s0, _mm512_load_si512((const void *)(o + 64 * t)),
+                                     _mm512_set1_epi32(xv[t]));
+            s1 = _mm512_dpbusd_epi32(s1, _mm512_load_si512((const void *)(o + 64 * t + 64)),
+                                     _mm512_set1_epi32(xv[t + 1]));
+        }
+        __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_load_si256(
+                                     (const __m256i *)(const void *)rf__qgemm_scales(w, g, j))),
+                                 _mm512_set1_ps(a[j].d));
+        __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1));
+        if (j % 2)
+            acc1 = _mm512_fmadd_ps(p, d, acc1);
+        else
+            acc0 = _mm512_fmadd_ps(p, d, acc0);
+    }
+    _mm512_mask_storeu_ps(y, (__mmask16)(nr >= 16 ? 0xffffu : (1u << nr) - 1),
+                          _mm512_add_ps(acc0, acc1));
+}
+
+rf__qgemv_kernel_fn rf__qgemv_kernel_avx512(void)
+{
+    return rf__qgemv_avx512;
 }
 /* Rows s0 .. s1 - 1 quantised: per block of 32 (two zmm) or 16 (one), max |x| and the sum reduced,
  * x . 127 / max rounded to nearest even (as nearbyintf) and narrowed with saturation. */
@@ -244,6 +303,10 @@ rf__fgemm_kernel_fn rf__fgemm_kernel_avx512(void)
 }
 #else
 rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void)
+{
+    return NULL;
+}
+rf__qgemv_kernel_fn rf__qgemv_kernel_avx512(void)
 {
     return NULL;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exec/qgemm.h"
 #include "exec/qkernels.h"
 #include "probe/probe_int.h"
 #include "roofline/exec_llm.h"
@@ -14,13 +15,20 @@
 #define RF__QROOF_K 2048                /* row length: a 1B model's hidden size */
 #define RF__QROOF_L2_BYTES (256u << 10) /* per thread: half of the smallest L2 of a recent core */
 #define RF__QROOF_DRAM_MIN (256ull << 20)
-#define RF__QROOF_DRAM_MAX (512ull << 20)
+#define RF__QROOF_DRAM_MAX (1024ull << 20)
+/* Timed passes: the median is the figure, min and max its spread. A DRAM-fed pass reads the whole
+ * matrix once (50-100 ms here), so 7 of them hold the median steady against a neighbour's burst
+ * or a pass that happened to find some of the matrix still in a shared last-level cache. */
+#define RF__QROOF_REPS_L2 5
+#define RF__QROOF_REPS_DRAM 7
 #define RF__HARNESS_MAX_THREADS_QROOF 256 /* the harness's limit (harness.c) */
 
 typedef struct rf__qroof_job {
     rf__row_dot_fn dot;
-    uint8_t *w; /* threads x per_thread bytes of rows */
+    rf__qgemv_kernel_fn gemv; /* the packed kernel decode calls instead (Q8_0), or NULL */
+    uint8_t *w;               /* threads x per_thread bytes of rows (or of packed groups) */
     size_t per_thread, row_bytes, rows;
+    rf__qgemm_w packed; /* one group's description, data set per group */
     const void *act;
     float sink[RF__HARNESS_MAX_THREADS_QROOF];
 } rf__qroof_job;
@@ -30,8 +38,20 @@ static void rf__qroof_work(void *arg, unsigned tid, uint64_t units)
     rf__qroof_job *j = arg;
     const uint8_t *w = j->w + (size_t)tid * j->per_thread;
     float s = 0;
-    for (uint64_t u = 0; u < units; u++)
-        for (size_t r = 0; r < j->rows; r++) s += j->dot(w + r * j->row_bytes, j->act, RF__QROOF_K);
+    if (j->gemv) {
+        rf__qgemm_w g = j->packed;
+        float y[RF__QGEMM_ROWS];
+        for (uint64_t u = 0; u < units; u++)
+            for (size_t r = 0; r < j->rows; r += RF__QGEMM_ROWS) {
+                g.data = (uint8_t *)(uintptr_t)(w + r / RF__QGEMM_ROWS * g.group_bytes);
+                j->gemv(&g, 0, j->act, RF__QGEMM_ROWS, y);
+                s += y[0];
+            }
+    } else {
+        for (uint64_t u = 0; u < units; u++)
+            for (size_t r = 0; r < j->rows; r++)
+                s += j->dot(w + r * j->row_bytes, j->act, RF__QROOF_K);
+    }
     j->sink[tid] += s;
 }
 
@@ -78,10 +98,10 @@ static void rf__qroof_fill(int id, uint8_t *p, size_t bytes)
     for (size_t o = 0; o < bytes; o += n) memcpy(p + o, pat, bytes - o < n ? bytes - o : n);
 }
 
-rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
-                           double min_time_s, double *bytes_per_s)
+rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
+                                 double min_time_s, rf__stats *stats)
 {
-    *bytes_per_s = 0;
+    memset(stats, 0, sizeof *stats);
     RF_CHECK(ctx,
              id >= 0 && id < RF__WEIGHT_TYPES && threads >= 1 &&
                  threads <= RF__HARNESS_MAX_THREADS_QROOF,
@@ -90,6 +110,8 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
     rf__weight_block(id, &be, &bb);
     rf__qroof_job j = {0};
     j.dot = rf__row_dot_get(id, isa);
+    j.gemv = rf__qgemv_supported(id) ? rf__qgemv_kernel(isa) : NULL;
+    if (j.gemv == rf__qgemv_kernel_ref) j.gemv = NULL; /* decode packs only where it has this */
     j.row_bytes = (size_t)RF__QROOF_K / be * bb;
     uint64_t total = RF__QROOF_L2_BYTES * (uint64_t)threads;
     if (dram) {
@@ -100,11 +122,23 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
         if (total > RF__QROOF_DRAM_MAX) total = RF__QROOF_DRAM_MAX;
     }
     j.rows = (size_t)(total / threads / j.row_bytes);
-    if (j.rows < 4) j.rows = 4;
+    size_t unit = 1; /* rows per call */
+    if (j.gemv) {    /* whole groups of 16 rows, packed as decode reads them */
+        unit = RF__QGEMM_ROWS;
+        j.rows = j.rows / unit * unit;
+    }
+    if (j.rows < 4 * unit) j.rows = 4 * unit;
     j.per_thread = j.rows * j.row_bytes;
+    uint8_t *tmp = NULL;
+    if (j.gemv) {
+        tmp = rf__malloc(ctx, RF__QGEMM_ROWS * j.row_bytes + 64);
+        if (!tmp) return RF_NOMEM_ERR(ctx);
+        j.per_thread = j.rows / RF__QGEMM_ROWS * rf__qgemm_bytes(id, RF__QGEMM_ROWS, RF__QROOF_K);
+    }
     size_t act_bytes = rf__act_bytes(id, RF__QROOF_K);
     float *x = rf__malloc(ctx, RF__QROOF_K * sizeof *x + act_bytes + 64);
-    j.w = rf__malloc(ctx, j.per_thread * threads);
+    void *wmem = rf__malloc(ctx, j.per_thread * threads + 64);
+    j.w = wmem ? (uint8_t *)wmem + (64 - (uintptr_t)wmem % 64) % 64 : NULL;
     rf__team *team = NULL;
     rf_status st = !x || !j.w ? RF_NOMEM_ERR(ctx) : rf__team_new(ctx, threads, &team);
     if (st == RF_OK) {
@@ -114,16 +148,37 @@ rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int d
         uint8_t *buf = (uint8_t *)(x + RF__QROOF_K);
         buf += (64 - (uintptr_t)buf % 64) % 64;
         j.act = rf__act_quantize(id, isa, x, RF__QROOF_K, buf);
-        rf__qroof_fill(id, j.w, j.per_thread * threads);
-        rf__bench b = {team, rf__qroof_work, &j, (double)j.per_thread, min_time_s, 3};
-        rf__stats stats;
-        st = rf__bench_run(ctx, &b, &stats);
-        if (st == RF_OK) *bytes_per_s = stats.best;
+        if (j.gemv) { /* one group of random rows packed, repeated */
+            uint8_t *raw = tmp + (64 - (uintptr_t)tmp % 64) % 64;
+            rf__qroof_fill(id, raw, RF__QGEMM_ROWS * j.row_bytes);
+            rf__qgemm_pack(id, raw, j.row_bytes, RF__QGEMM_ROWS, RF__QROOF_K, j.w, &j.packed);
+            for (size_t o = j.packed.group_bytes; o < j.per_thread * threads;
+                 o += j.packed.group_bytes)
+                memcpy(j.w + o, j.w, j.packed.group_bytes);
+        } else {
+            rf__qroof_fill(id, j.w, j.per_thread * threads);
+        }
+        /* the bytes of the file's rows a pass reads (the packed form is as large) */
+        rf__bench b = {team,       rf__qroof_work,
+                       &j,         (double)(j.rows * j.row_bytes),
+                       min_time_s, dram ? RF__QROOF_REPS_DRAM : RF__QROOF_REPS_L2};
+        st = rf__bench_run(ctx, &b, stats);
     }
     rf__team_free(ctx, team);
-    rf__free(ctx, j.w);
+    rf__free(ctx, wmem);
+    rf__free(ctx, tmp);
     rf__free(ctx, x);
     return st;
+}
+
+rf_status rf__qkernel_rate(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
+                           double min_time_s, double *bytes_per_s)
+{
+    rf__stats s;
+    *bytes_per_s = 0;
+    RF_TRY(rf__qkernel_rate_stats(ctx, id, isa, threads, dram, min_time_s, &s));
+    *bytes_per_s = s.median;
+    return RF_OK;
 }
 
 /* "q4_k.gemv.avx512": the type in lower case, like fp32.gemm.openblas ("dot" would clash with
@@ -159,48 +214,64 @@ rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, doub
         if (threads == 0) threads = 1;
     }
     if (threads > RF__HARNESS_MAX_THREADS_QROOF) threads = RF__HARNESS_MAX_THREADS_QROOF;
-    double l2_1 = 0, l2_n = 0, dram_1 = 0, dram_n = 0;
-    RF_TRY(rf__qkernel_rate(ctx, id, isa, 1, 0, min_time_s, &l2_1));
-    l2_n = l2_1;
-    if (threads > 1) RF_TRY(rf__qkernel_rate(ctx, id, isa, threads, 0, min_time_s, &l2_n));
+    rf__stats s_l2_1, s_l2_n, s_dram_1, s_dram_n;
+    memset(&s_dram_1, 0, sizeof s_dram_1);
+    memset(&s_dram_n, 0, sizeof s_dram_n);
+    RF_TRY(rf__qkernel_rate_stats(ctx, id, isa, 1, 0, min_time_s, &s_l2_1));
+    s_l2_n = s_l2_1;
+    if (threads > 1) RF_TRY(rf__qkernel_rate_stats(ctx, id, isa, threads, 0, min_time_s, &s_l2_n));
     if (dram) {
-        RF_TRY(rf__qkernel_rate(ctx, id, isa, 1, 1, min_time_s, &dram_1));
-        dram_n = dram_1;
-        if (threads > 1) RF_TRY(rf__qkernel_rate(ctx, id, isa, threads, 1, min_time_s, &dram_n));
+        RF_TRY(rf__qkernel_rate_stats(ctx, id, isa, 1, 1, min_time_s, &s_dram_1));
+        s_dram_n = s_dram_1;
+        if (threads > 1)
+            RF_TRY(rf__qkernel_rate_stats(ctx, id, isa, threads, 1, min_time_s, &s_dram_n));
     }
+    double l2_1 = s_l2_1.median, l2_n = s_l2_n.median, dram_1 = s_dram_1.median,
+           dram_n = s_dram_n.median;
     rf__qroof_name(id, isa, out->name, sizeof out->name);
     out->kind = RF_CEILING_BANDWIDTH;
     /* decode streams its weights from memory: with the DRAM figures, the rate the kernel keeps up
      * while they stream (when lower than from L2) is the roof a decode can reach */
     int fed = dram && dram_n > 0 && dram_n < l2_n;
-    out->value = fed ? dram_n : l2_n;
+    const rf__stats *sv = fed ? &s_dram_n : &s_l2_n;
+    out->value = sv->median;
     out->provenance = RF_PROV_MEASURED;
+    const char *kern = rf__qgemv_supported(id) && rf__qgemv_kernel(isa) != rf__qgemv_kernel_ref
+                           ? "packed 16-row"
+                           : "row";
     if (fed)
         snprintf(out->source, sizeof out->source,
-                 "roofline: the %s dot kernel (%s) on rows of %d weights streamed from a matrix "
-                 "past the last-level cache",
-                 rf_dtype_name(t), rf__kernel_isa_name(isa), RF__QROOF_K);
+                 "roofline: the %s %s dot kernel (%s) on rows of %d weights streamed from a "
+                 "matrix past the last-level cache, median of %u passes",
+                 rf_dtype_name(t), kern, rf__kernel_isa_name(isa), RF__QROOF_K, sv->n);
     else
         snprintf(out->source, sizeof out->source,
-                 "roofline: the %s dot kernel (%s) on rows of %d weights held in L2",
-                 rf_dtype_name(t), rf__kernel_isa_name(isa), RF__QROOF_K);
-    char a[32], b[32], c[32], d[32];
+                 "roofline: the %s %s dot kernel (%s) on rows of %d weights held in L2, median "
+                 "of %u passes",
+                 rf_dtype_name(t), kern, rf__kernel_isa_name(isa), RF__QROOF_K, sv->n);
+    char a[32], b[32], c[32], d[32], lo[32], hi[32];
+    rf_si_format(lo, sizeof lo, sv->min, 3, "");
+    rf_si_format(hi, sizeof hi, sv->max, 3, "");
     if (dram)
         snprintf(out->note, sizeof out->note,
-                 "kernel ceiling, not a memory level: weight bytes/s the %s dot kernel consumes; "
-                 "1 core %sB/s from L2, %sB/s from DRAM; %u cores %sB/s from L2, %sB/s from DRAM",
+                 "kernel ceiling, not a memory level: weight bytes/s the %s dot kernel consumes "
+                 "(medians); 1 core %sB/s from L2, %sB/s from DRAM; %u cores %sB/s from L2, "
+                 "%sB/s from DRAM (passes %s-%sB/s)",
                  rf_dtype_name(t), rf_si_format(a, sizeof a, l2_1, 3, ""),
                  rf_si_format(b, sizeof b, dram_1, 3, ""), threads,
-                 rf_si_format(c, sizeof c, l2_n, 3, ""), rf_si_format(d, sizeof d, dram_n, 3, ""));
+                 rf_si_format(c, sizeof c, l2_n, 3, ""), rf_si_format(d, sizeof d, dram_n, 3, ""),
+                 lo, hi);
     else
         snprintf(out->note, sizeof out->note,
-                 "kernel ceiling, not a memory level: weight bytes/s the %s dot kernel consumes; "
-                 "1 core %sB/s from L2; %u cores %sB/s from L2",
+                 "kernel ceiling, not a memory level: weight bytes/s the %s dot kernel consumes "
+                 "(medians); 1 core %sB/s from L2; %u cores %sB/s from L2 (passes %s-%sB/s)",
                  rf_dtype_name(t), rf_si_format(a, sizeof a, l2_1, 3, ""), threads,
-                 rf_si_format(c, sizeof c, l2_n, 3, ""));
+                 rf_si_format(c, sizeof c, l2_n, 3, ""), lo, hi);
     out->stats.threads = threads;
-    out->stats.repetitions = 3;
-    out->stats.min = out->stats.median = out->stats.max = out->value;
+    out->stats.repetitions = sv->n;
+    out->stats.min = sv->min;
+    out->stats.median = sv->median;
+    out->stats.max = sv->max;
     return RF_OK;
 }
 

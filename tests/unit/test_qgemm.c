@@ -152,8 +152,13 @@ static void one_type(int id)
     int bad = check(y, ref, tol, S * N);
     if (bad) RF_FAIL_AT("type %d driver: %d outside the bound", id, bad);
     /* the bound is tight enough to fail: a wrong offset breaks it */
-    float *bv = (float *)(void *)(pd + 16 * (size_t)blk) + 16;
-    bv[0] += 100.0f;
+    if (pw.f16_scales) { /* Q8_0: row 0's scale of block 0 */
+        uint16_t h = rf__f32_to_f16(50.0f);
+        memcpy((uint8_t *)(uintptr_t)rf__qgemm_scales(&pw, 0, 0), &h, 2);
+    } else {
+        float *bv = (float *)(void *)(pd + 16 * (size_t)blk) + 16;
+        bv[0] += 100.0f;
+    }
     rf__qgemm_run(q, rf__kernel_isa_best(), &pw, x, S, ad, y);
     RF_EXPECT(check(y, ref, tol, S * N) > 0);
     rf__qmatmul_free(ctx, q);
@@ -176,6 +181,74 @@ RF_TEST(qgemm_q4_k)
 RF_TEST(qgemm_q6_k)
 {
     one_type(RF__WEIGHT_Q6_K);
+}
+
+/* Decode on the packed Q8_0 form (rf__qgemv_*): 40 rows (a partial group), K = 480 (15 blocks:
+ * an odd count, the last pair half empty) and K = 512, 3 activation rows in Q8_32; the reference
+ * kernel, the AVX-512 one and the threaded driver against dequantise-then-dot in double, within
+ * the same bound as above (Q8_32 rounds x per 32 as the prefill quantiser does). The packed size
+ * is the file's (K = 512) and a wrong scale fails the check. */
+static void qgemv_shape(uint64_t K)
+{
+    const uint64_t N = 40, S = 3;
+    const int id = RF__WEIGHT_Q8_0;
+    size_t rb = K / 32 * 34;
+    RF_EXPECT(rf__qgemv_supported(id) && !rf__qgemv_supported(RF__WEIGHT_Q4_K));
+    uint8_t *w = malloc(N * rb);
+    for (uint64_t r = 0; r < N; r++) fill(id, w + r * rb, K);
+    float *x = malloc(S * K * sizeof *x);
+    for (uint64_t i = 0; i < S * K; i++) x[i] = rndf() * (i % 97 == 0 ? 8.0f : 1.0f);
+    double *ref = malloc(S * N * sizeof *ref), *tol = malloc(S * N * sizeof *tol);
+    reference(id, w, rb, N, K, x, S, 32, ref, tol);
+    size_t pb = rf__qgemm_bytes(id, N, K);
+    if (K == 512) RF_EXPECT_INT((int)pb, (int)(48 * rb)); /* 3 groups of 16 rows, as in the file */
+    uint8_t *pm = malloc(pb + 64), *pd = pm + (64 - (uintptr_t)pm % 64) % 64;
+    memset(pd, 0xa5, pb); /* padding must be written by the packer */
+    rf__qgemm_w pw;
+    rf__qgemm_pack(id, w, rb, N, K, pd, &pw);
+    size_t ab = (rf__act_bytes(id, K) + 63) / 64 * 64;
+    uint8_t *am = malloc(S * ab + 64), *ad = am + (64 - (uintptr_t)am % 64) % 64;
+    for (uint64_t s = 0; s < S; s++)
+        rf__act_quantize(id, RF__KERNEL_GENERIC, x + s * K, K, ad + s * ab);
+    float *y = malloc(S * N * sizeof *y);
+    rf__qgemv_kernel_fn kerns[2] = {rf__qgemv_kernel_ref, rf__kernel_isa_best() >= RF__KERNEL_AVX512
+                                                              ? rf__qgemv_kernel_avx512()
+                                                              : NULL};
+    for (int ki = 0; ki < 2; ki++) {
+        if (!kerns[ki]) continue;
+        for (size_t i = 0; i < S * N; i++) y[i] = NAN;
+        for (uint64_t s = 0; s < S; s++)
+            for (uint64_t g = 0; g < pw.groups; g++) {
+                unsigned nr = (unsigned)(N - g * 16 < 16 ? N - g * 16 : 16);
+                kerns[ki](&pw, g, ad + s * ab, nr, y + s * N + g * 16);
+            }
+        int bad = check(y, ref, tol, S * N);
+        if (bad)
+            RF_FAIL_AT("qgemv K %d kernel %d: %d of %d outside the bound", (int)K, ki, bad,
+                       (int)(S * N));
+    }
+    rf_ctx *ctx;
+    rf__qmatmul *q;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
+    for (size_t i = 0; i < S * N; i++) y[i] = NAN;
+    rf__qgemv_run(q, rf__kernel_isa_best(), &pw, ad, ab, S, y);
+    int bad = check(y, ref, tol, S * N);
+    if (bad) RF_FAIL_AT("qgemv K %d driver: %d outside the bound", (int)K, bad);
+    uint16_t h = rf__f32_to_f16(50.0f);
+    memcpy((uint8_t *)(uintptr_t)rf__qgemm_scales(&pw, 2, pw.K / 32 - 1) + 2 * 3, &h,
+           2); /* row 35 */
+    rf__qgemv_run(q, rf__kernel_isa_best(), &pw, ad, ab, S, y);
+    RF_EXPECT(check(y, ref, tol, S * N) > 0);
+    rf__qmatmul_free(ctx, q);
+    rf_ctx_free(ctx);
+    free(w), free(x), free(ref), free(tol), free(pm), free(am), free(y);
+}
+
+RF_TEST(qgemv_q8_0)
+{
+    qgemv_shape(512);
+    qgemv_shape(480);
 }
 
 /* The float GEMM (rf__fgemm_run) for a type: 13 rows (tiles of 6, 6 and 1 across the jobs), 70
@@ -264,13 +337,16 @@ RF_TEST(fgemm_q5_k)
 }
 
 /* The packed form's size, which the LLM pass's memory check counts: 1.25 bytes a weight for the
- * blocks of 32 (16 x 32 quants and 2 x 16 F32 per block of 16 rows), 1.5 for Q6_K's 16; a partial
- * group of rows takes a whole group. */
+ * blocks of 32 (16 x 32 quants and 2 x 16 F32 per block of 16 rows), 1.5 for Q6_K's 16, Q8_0's
+ * own 34 bytes per 32 (F16 scales, blocks in pairs of 1088 bytes, an odd last block padded to a
+ * pair); a partial group of rows takes a whole group. */
 RF_TEST(qgemm_bytes)
 {
-    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 2048, 2048), 2048 * 2048 * 5 / 4);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 2048, 2048), 2048 * 2048 / 32 * 34);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q4_0, 2048, 2048), 2048 * 2048 * 5 / 4);
     RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q4_K, 2048, 2048), 2048 * 2048 * 5 / 4);
     RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q6_K, 2048, 2048), 2048 * 2048 * 3 / 2);
-    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 17, 64), 2 * 2 * 640);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 17, 64), 2 * 1088);
+    RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_Q8_0, 16, 96), 2 * 1088);
     RF_EXPECT_INT((int)rf__qgemm_bytes(RF__WEIGHT_F16, 16, 64), 0);
 }
