@@ -62,10 +62,10 @@ libllama=$(cd "$bins" && ls libllama.*so 2>/dev/null | grep -v common | head -1)
 libggml=$(cd "$bins" && ls libggml.*so 2>/dev/null | head -1)
 [ -n "$libllama" ] && [ -n "$libggml" ] || fail "no libllama/libggml in $bins"
 lcrel=$(sed -n 's/.*"release": *"\([^"]*\)".*/\1/p' "$lc/llama/binariesGithubRelease.json")
-drv=$lc/llamacpp_driver
+drv=$lc/llamacpp_driver # its rpath relative to itself ($ORIGIN): the cache may be shared by checkouts
 if [ ! -x "$drv" ] || [ "$here/bench/llamacpp_driver.c" -nt "$drv" ]; then
     cc -O2 -I"$lc/hdr/include" -I"$lc/hdr/ggml/include" "$here/bench/llamacpp_driver.c" \
-        -L"$bins" -l":$libllama" -l":$libggml" -l:libggml-base.so -Wl,-rpath,"$bins" -o "$drv" ||
+        -L"$bins" -l":$libllama" -l":$libggml" -l:libggml-base.so -Wl,-rpath,"\$ORIGIN/${bins#"$lc"/}" -o "$drv" ||
         fail "cannot build bench/llamacpp_driver.c against llama.cpp $lcrel"
 fi
 
