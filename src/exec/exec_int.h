@@ -304,6 +304,11 @@ void rf__xconv_pads(const rf_layer *l, int sp, const int64_t *in, const int64_t 
 RF_OP_TABLE(RF__XOP_DECL) /* (rf__xop_none is declared, never defined: plan.c maps it to NULL) */
 #undef RF__XOP_DECL
 rf_status rf__xop_conv(rf__xplan *p, uint32_t li);
+/* A BatchNormalization reading only Y, the output of layer li's convolution of constant weights
+ * *W (bias *B), folded into new constant weights and bias (op_bnfold.c): *W, *B replaced, *bn the
+ * folded layer or RF__XNONE. */
+rf_status rf__xfold_bn(rf__xplan *p, uint32_t li, uint32_t Y, uint32_t *W, uint32_t *B,
+                       uint32_t *bn);
 /* A convolution of X by W (+ bias B) into the layer's output with source type xdt (f32, or u8 /
  * s8 with s8 weights) and attributes attr (NULL: the plan's); the int8 ops use it. */
 rf_status rf__xop_conv_as(rf__xplan *p, uint32_t li, uint32_t X, uint32_t W, uint32_t B,
