@@ -13,31 +13,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "exec/qgemm.h"
 
 static double cpu_now(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
-
-/* Seconds per cycle: 1e8 dependent adds (one per cycle), best of 5; 0 when not x86-64. */
 static double cycle_s(void)
 {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    double best = 1e9;
-    for (int r = 0; r < 5; r++) {
-        unsigned long x = 1;
-        double t0 = cpu_now();
-        for (long i = 0; i < 100000000L; i++) __asm__ volatile("add $1, %0" : "+r"(x));
-        double t = cpu_now() - t0;
-        best = t < best ? t : best;
-    }
-    return best / 1e8;
-#else
-    return 0;
-#endif
+    return bench_cycle_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static uint32_t rng = 1;

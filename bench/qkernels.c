@@ -13,32 +13,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "exec/qgemm.h"
 #include "exec/qkernels.h"
 
 static double now(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return bench_clock_s(CLOCK_MONOTONIC);
 }
-
-/* Seconds per cycle: 1e8 dependent adds (one per cycle), best of 5; 0 when not x86-64. */
 static double cycle_s(void)
 {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    double best = 1e9;
-    for (int r = 0; r < 5; r++) {
-        unsigned long x = 1;
-        double t0 = now();
-        for (long i = 0; i < 100000000L; i++) __asm__ volatile("add $1, %0" : "+r"(x));
-        double t = now() - t0;
-        best = t < best ? t : best;
-    }
-    return best / 1e8;
-#else
-    return 0;
-#endif
+    return bench_cycle_s(CLOCK_MONOTONIC);
 }
 
 static volatile float rf_sink; /* keeps the products from being optimised away */
