@@ -65,15 +65,15 @@ RF_TEST(qroof_dram_fed_value)
 {
     rf_ctx *ctx = NULL;
     RF_EXPECT(rf_ctx_new(&ctx, NULL) == RF_OK);
-    rf_ceiling l2, fed;
-    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_F16, 1, 0.005, 0, &l2) == RF_OK);
+    rf_ceiling fed;
     RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_F16, 1, 0.005, 1, &fed) == RF_OK);
     RF_EXPECT(fed.value > 1e8);
     RF_EXPECT_CONTAINS(fed.note, "from DRAM");
-    if (strstr(fed.source, "streamed")) /* then it took the DRAM figure, lower than its own L2 */
-        RF_EXPECT(fed.value <= 1.5 * l2.value);
-    else
-        RF_EXPECT_CONTAINS(fed.source, "held in L2");
+    /* the figure is one of the two the call measured (no comparison with another call's timing:
+     * on a busy machine two calls' rates differ by more than any fixed factor) */
+    if (!strstr(fed.source, "streamed")) RF_EXPECT_CONTAINS(fed.source, "held in L2");
     RF_EXPECT(fed.stats.median == fed.value);
+    RF_EXPECT(fed.stats.min <= fed.value && fed.value <= fed.stats.max);
+    RF_EXPECT(fed.stats.repetitions >= 5);
     rf_ctx_free(ctx);
 }
