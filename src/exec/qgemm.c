@@ -11,6 +11,10 @@ int rf__qgemm_blk(int id)
     switch (id) {
     case RF__WEIGHT_Q8_0:
     case RF__WEIGHT_Q4_0:
+    case RF__WEIGHT_Q4_1:
+    case RF__WEIGHT_Q5_0:
+    case RF__WEIGHT_Q5_1:
+    case RF__WEIGHT_Q5_K:
     case RF__WEIGHT_Q4_K: return 32;
     case RF__WEIGHT_Q6_K: return 16;
     default: return 0;
@@ -98,7 +102,8 @@ static void rf__block_qab(int id, const uint8_t *row, uint64_t j, uint8_t *q, fl
         *b = -32.0f * d * (float)sc;
         break;
     }
-    default: memset(q, 0, 32); *a = *b = 0;
+    default: /* the other types' repack: qgemm_types.c */
+        if (!rf__qgemm_block_qab_q5(id, row, j, q, a, b)) memset(q, 0, 32), *a = *b = 0;
     }
 }
 

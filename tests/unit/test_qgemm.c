@@ -1,10 +1,10 @@
 /* test_qgemm.c — the prefill products on quantised weights (src/exec/qgemm*.c): for Q8_0, Q4_0,
- * Q4_K and Q6_K, random blocks packed and multiplied by the reference kernel, the AVX-512 VNNI
- * kernel (when this CPU runs it) and the threaded driver, each checked against
- * dequantise-then-multiply in double. The tolerance is the activations' rounding to 8 bits: per
- * block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks max|x|_b / 254 .
- * sum_b |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a partial group of
- * 16, an odd group count: a pair and a single) and 11 activation rows (a partial tile of 6). */
+ * Q4_K and Q6_K (and Q4_1, Q5_0, Q5_1, Q5_K), random blocks packed and multiplied by the reference
+ * kernel, the AVX-512 VNNI kernel (when this CPU runs it) and the threaded driver, each checked
+ * against dequantise-then-multiply in double. The tolerance is the activations' rounding to 8 bits:
+ * per block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks max|x|_b / 254 . sum_b
+ * |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a partial group of 16, an
+ * odd group count: a pair and a single) and 11 activation rows (a partial tile of 6). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +40,9 @@ static void fill(int id, uint8_t *buf, size_t k)
             memcpy(b + 208, &d, 2);
         else
             memcpy(b, &d, 2);
-        if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K) memcpy(b + 2, &e, 2);
+        if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K || id == RF__WEIGHT_Q4_1 ||
+            id == RF__WEIGHT_Q5_1)
+            memcpy(b + 2, &e, 2); /* dmin, or Q4_1's and Q5_1's minimum m */
     }
     for (size_t i = 0; id == RF__WEIGHT_F16 && i < k; i++) {
         uint16_t h = rf__f32_to_f16(rndf());
@@ -181,6 +183,22 @@ RF_TEST(qgemm_q4_k)
 RF_TEST(qgemm_q6_k)
 {
     one_type(RF__WEIGHT_Q6_K);
+}
+RF_TEST(qgemm_q4_1) /* issue 28: the other quantised types' prefill on their own quants */
+{
+    one_type(RF__WEIGHT_Q4_1);
+}
+RF_TEST(qgemm_q5_0)
+{
+    one_type(RF__WEIGHT_Q5_0);
+}
+RF_TEST(qgemm_q5_1)
+{
+    one_type(RF__WEIGHT_Q5_1);
+}
+RF_TEST(qgemm_q5_k)
+{
+    one_type(RF__WEIGHT_Q5_K);
 }
 
 /* Decode on the packed Q8_0 form (rf__qgemv_*): 40 rows (a partial group), K = 480 (15 blocks:
