@@ -4,9 +4,10 @@
  * makes, and the same streaming a matrix of COLD_MIB (default 768) MiB, past the L3 of the Xeons
  * this runs on (what one core pulls from DRAM; the former 32 MiB sat in a 300 MB L3). Best of 9
  * passes each; for Q8_0 at AVX-512 also decode's packed 16-row kernel over the packed form of
- * the same rows (qgemm.h); cycles from a chain of dependent adds timed on the same core (x86-64
- * only). Internal API (src/exec/qkernels.h): built with the library's private headers. Usage:
- * build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, f16, bf16, f32) */
+ * the same rows (qgemm.h), and for the types with one the several-row kernel; cycles from a chain
+ * of dependent adds timed on the same core (x86-64 only). Internal API (src/exec/qkernels.h): built
+ * with the library's private headers. Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0,
+ * q4_0, q4_1, f16, bf16, f32) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,24 @@ static double packed_pass_s(rf__qgemv_kernel_fn fn, const rf__qgemm_w *pw, uint6
     return best;
 }
 
+/* Best seconds of one pass of `rows` dot products of K weights by the several-row kernel, as
+ * decode calls it (RF__ROWS_DOT_MAX rows a call). */
+static double rows_pass_s(rf__rows_dot_fn fn, const uint8_t *w, size_t rb, size_t rows,
+                          const void *a, size_t K, float *y)
+{
+    double best = 1e9;
+    for (int r = 0; r < 9; r++) {
+        double t0 = now();
+        for (size_t n = 0; n < rows; n += RF__ROWS_DOT_MAX)
+            fn(w + n * rb, rb,
+               (unsigned)(rows - n < RF__ROWS_DOT_MAX ? rows - n : RF__ROWS_DOT_MAX), a, K, y + n);
+        double t = now() - t0;
+        rf_sink = y[0] + y[rows - 1];
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
 /* Best seconds of one pass of `rows` dot products of K weights. */
 static double pass_s(rf__row_dot_fn fn, const uint8_t *w, size_t rb, size_t rows, const void *a,
                      size_t K, float *y)
@@ -74,8 +93,8 @@ int main(int argc, char **argv)
         const char *name;
         int id;
     } types[] = {{"q4_k", RF__WEIGHT_Q4_K}, {"q6_k", RF__WEIGHT_Q6_K}, {"q8_0", RF__WEIGHT_Q8_0},
-                 {"q4_0", RF__WEIGHT_Q4_0}, {"f16", RF__WEIGHT_F16},   {"bf16", RF__WEIGHT_BF16},
-                 {"f32", RF__WEIGHT_F32}};
+                 {"q4_0", RF__WEIGHT_Q4_0}, {"q4_1", RF__WEIGHT_Q4_1}, {"f16", RF__WEIGHT_F16},
+                 {"bf16", RF__WEIGHT_BF16}, {"f32", RF__WEIGHT_F32}};
     const size_t K = 2048, hot = 64;
     const char *cm = getenv("COLD_MIB");
     size_t cold_bytes = (size_t)(cm ? strtoul(cm, NULL, 10) : 768) << 20;
@@ -98,7 +117,7 @@ int main(int argc, char **argv)
             uint16_t d = (uint16_t)(0x0400 + (rand() & 0x3ff));
             if (be == 1) d = (uint16_t)(0x2000 + (rand() & 0x3ff)); /* F16/BF16: finite values */
             if (id != RF__WEIGHT_F32) memcpy(w + b * bb + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
-            if (id == RF__WEIGHT_Q4_K) memcpy(w + b * bb + 2, &d, 2);
+            if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q4_1) memcpy(w + b * bb + 2, &d, 2);
         }
         for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
@@ -111,6 +130,17 @@ int main(int argc, char **argv)
             if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
             printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core\n", (double)hot * rb / th / 1e9,
                    (double)cold * rb / tc / 1e9);
+        }
+        rf__rows_dot_fn rows = rf__rows_dot_get(id, rf__kernel_isa_best());
+        if (rows) { /* decode's several-row kernel */
+            const void *a = rf__act_quantize(id, rf__kernel_isa_best(), x, K, buf);
+            double th = rows_pass_s(rows, w, rb, hot, a, K, y),
+                   tc = rows_pass_s(rows, w, rb, cold, a, K, y);
+            double ns = 1e9 * th / ((double)hot * K / 256);
+            printf("%-4s %-7s L2: %6.2f ns/256 weights", types[t].name, "rows", ns);
+            if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
+            printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core (%d rows a call)\n",
+                   (double)hot * rb / th / 1e9, (double)cold * rb / tc / 1e9, RF__ROWS_DOT_MAX);
         }
         if (id == RF__WEIGHT_Q8_0 && rf__kernel_isa_best() >= RF__KERNEL_AVX512 &&
             rf__qgemv_kernel_avx512()) { /* decode's kernel: the packed form of the same rows */

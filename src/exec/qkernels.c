@@ -338,6 +338,17 @@ rf__row_dot_fn rf__row_dot_get(int id, int isa)
     return rf__row_dot_generic[id];
 }
 
+rf__rows_dot_fn rf__rows_dot_get(int id, int isa)
+{
+    if (id < 0 || id >= RF__WEIGHT_TYPES) return NULL;
+    if (isa < RF__KERNEL_AVX512) return NULL;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (rf__rows_dot_avx512_vbmi[id] && __builtin_cpu_supports("avx512vbmi"))
+        return rf__rows_dot_avx512_vbmi[id];
+#endif
+    return rf__rows_dot_avx512[id];
+}
+
 int rf__row_dot_has(int id, int isa)
 {
     const rf__row_dot_fn *tabs[RF__KERNEL_ISAS] = {rf__row_dot_generic, rf__row_dot_avx2,

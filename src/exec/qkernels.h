@@ -117,6 +117,19 @@ extern const rf__row_dot_fn rf__row_dot_generic[RF__WEIGHT_TYPES];
 extern const rf__row_dot_fn rf__row_dot_avx2[RF__WEIGHT_TYPES];
 extern const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES];
 
+/* Decode's several-row kernels (qkernels_avx512_rows.c): y[r] = row r . a for r < nr (any, >= 1;
+ * the decode driver passes RF__ROWS_DOT_MAX at a time) rows of k elements of the type, row_bytes
+ * apart, against one activation in the type's format; the same sums as the row kernel. Types
+ * without one have NULL entries. */
+#define RF__ROWS_DOT_MAX 32
+typedef void (*rf__rows_dot_fn)(const void *w, size_t row_bytes, unsigned nr, const void *a,
+                                size_t k, float *y);
+extern const rf__rows_dot_fn rf__rows_dot_avx512[RF__WEIGHT_TYPES];
+extern const rf__rows_dot_fn rf__rows_dot_avx512_vbmi[RF__WEIGHT_TYPES]; /* AVX-512 VBMI too */
+/* The several-row kernel of type `id` at level `isa` (the VBMI one when the CPU has it), or
+ * NULL when that level has none. */
+rf__rows_dot_fn rf__rows_dot_get(int id, int isa);
+
 /* Kernel id of a dtype, or -1 when none. */
 int rf__weight_type(rf_dtype t);
 /* Kernel id chosen for a type without one: the nearest in bits per weight whose block divides

@@ -91,12 +91,22 @@ typedef struct rf__matmul_job {
     float *chunk; /* one block of `block` dequantised rows per job */
     uint64_t block;
     int isa;
+    rf__rows_dot_fn rows; /* several rows at a time, or NULL */
 } rf__matmul_job;
 
 static void rf__dot_rows_job(void *arg, unsigned tid, unsigned n)
 {
     const rf__matmul_job *m = arg;
     uint64_t a = m->N * tid / n, b = m->N * (tid + 1) / n;
+    if (m->rows && m->act_bytes) { /* RF__ROWS_DOT_MAX rows a call, each activation in turn */
+        for (uint64_t r = a; r < b; r += RF__ROWS_DOT_MAX) {
+            unsigned nr = (unsigned)(b - r < RF__ROWS_DOT_MAX ? b - r : RF__ROWS_DOT_MAX);
+            for (uint64_t s = 0; s < m->S; s++)
+                m->rows(m->w + r * m->row_bytes, m->row_bytes, nr, m->act + s * m->act_bytes, m->K,
+                        m->y + s * m->N + r);
+        }
+        return;
+    }
     for (uint64_t r = a; r < b; r++) {
         const uint8_t *row = m->w + r * m->row_bytes;
         for (uint64_t s = 0; s < m->S; s++) {
@@ -147,8 +157,9 @@ rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, si
                           uint64_t N, uint64_t K, const float *x, uint64_t S, float *y)
 {
     rf__matmul_job m = {
-        rf__row_dot_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0};
+        rf__row_dot_get(id, q->isa), id, w, row_bytes, N, K, S, x, NULL, 0, y, NULL, 0, 0, NULL};
     m.isa = q->isa;
+    m.rows = rf__rows_dot_get(id, q->isa);
     if (S < RF__QMATMUL_GEMM_MIN_ROWS) {
         /* the activations quantised once, read by every row */
         m.act_bytes = rf__act_bytes(id, (size_t)K);
