@@ -1,13 +1,15 @@
-/* qkernels_avx512_rows.c — decode's dot products of several weight rows at once against one
- * activation (issue 28: Q4_0 decode at llama.cpp's speed). A row kernel pays per 32-weight block
- * for the activation's loads and for its scalar scales (the weight's F16 d times the activation's
- * d, broadcast); for Q4_0's 18-byte blocks that cost more than the multiply (33 cycles per 256
- * weights, 10 GB/s from L2 on one core). Here eight rows share each activation block (its two
- * halves broadcast to every 128-bit lane), four rows' 16 bytes of nibbles sit in one zmm (a row a
- * lane), VNNI multiplies all eight rows' blocks in four vpdpbusd, and the eight scales are made
- * in one F16 conversion. The file's layout as it is (no repack at load): the rows are read as
- * eight streams. Target attributes only; qkernels.c's rf__rows_dot_get decides whether they run
- * (AVX-512 F, BW, VL and VNNI). Checked against the reference by tests/unit/test_qkernels.c. */
+/* qkernels_avx512_rows.c — decode's dot products of many weight rows at once against one
+ * activation (issue 28: Q4_0 and Q4_1 decode at llama.cpp's speed). A row kernel pays per
+ * 32-weight block for the activation's loads and for its scalar scales (the weight's F16 d times
+ * the activation's d, broadcast); for Q4_0's 18-byte blocks that cost more than the multiply (27
+ * to 33 cycles per 256 weights, 10 GB/s from L2 on one core). Two kernels, the file's layout as
+ * it is (no repack at load): with VBMI (the one chosen where the CPU has it), four blocks of a row
+ * in one zmm by a byte permute and their F16 scales (and Q4_1's minimums) by a word permute, the
+ * activation rearranged once per call for all its rows (16-18 cycles per 256 weights); without,
+ * Q4_0 eight rows at a time, four rows' nibbles a zmm, sharing each activation block and making
+ * the eight scales in one F16 conversion (20 cycles). Target attributes only; qkernels.c's
+ * rf__rows_dot_get decides which runs (AVX-512 F, BW, VL and VNNI; VBMI by cpuid). Checked against
+ * dequantise-then-dot by tests/unit/test_qkernels_rows.c. */
 #include <string.h>
 
 #include "exec/qkernels.h"

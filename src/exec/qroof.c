@@ -26,6 +26,7 @@
 typedef struct rf__qroof_job {
     rf__row_dot_fn dot;
     rf__qgemv_kernel_fn gemv; /* the packed kernel decode calls instead (Q8_0), or NULL */
+    rf__rows_dot_fn many;     /* or the many-row kernel it calls (Q4_0, Q4_1), or NULL */
     uint8_t *w;               /* threads x per_thread bytes of rows (or of packed groups) */
     size_t per_thread, row_bytes, rows;
     rf__qgemm_w packed; /* one group's description, data set per group */
@@ -45,6 +46,15 @@ static void rf__qroof_work(void *arg, unsigned tid, uint64_t units)
             for (size_t r = 0; r < j->rows; r += RF__QGEMM_ROWS) {
                 g.data = (uint8_t *)(uintptr_t)(w + r / RF__QGEMM_ROWS * g.group_bytes);
                 j->gemv(&g, 0, j->act, RF__QGEMM_ROWS, y);
+                s += y[0];
+            }
+    } else if (j->many) { /* RF__ROWS_DOT_MAX rows a call, as qmatmul.c calls it */
+        float y[RF__ROWS_DOT_MAX];
+        for (uint64_t u = 0; u < units; u++)
+            for (size_t r = 0; r < j->rows; r += RF__ROWS_DOT_MAX) {
+                unsigned nr =
+                    (unsigned)(j->rows - r < RF__ROWS_DOT_MAX ? j->rows - r : RF__ROWS_DOT_MAX);
+                j->many(w + r * j->row_bytes, j->row_bytes, nr, j->act, RF__QROOF_K, y);
                 s += y[0];
             }
     } else {
@@ -112,6 +122,7 @@ rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads,
     j.dot = rf__row_dot_get(id, isa);
     j.gemv = rf__qgemv_supported(id) ? rf__qgemv_kernel(isa) : NULL;
     if (j.gemv == rf__qgemv_kernel_ref) j.gemv = NULL; /* decode packs only where it has this */
+    j.many = j.gemv ? NULL : rf__rows_dot_get(id, isa);
     j.row_bytes = (size_t)RF__QROOF_K / be * bb;
     uint64_t total = RF__QROOF_L2_BYTES * (uint64_t)threads;
     if (dram) {
@@ -238,7 +249,8 @@ rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, doub
     out->provenance = RF_PROV_MEASURED;
     const char *kern = rf__qgemv_supported(id) && rf__qgemv_kernel(isa) != rf__qgemv_kernel_ref
                            ? "packed 16-row"
-                           : "row";
+                       : rf__rows_dot_get(id, isa) ? "many-row"
+                                                   : "row";
     if (fed)
         snprintf(out->source, sizeof out->source,
                  "roofline: the %s %s dot kernel (%s) on rows of %d weights streamed from a "
