@@ -1,12 +1,12 @@
 /* qgemm.h — prefill matrix products on quantised weights (qgemm.c, qgemm_avx512.c): a weight
- * matrix of Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K or Q6_K is repacked once into groups of 16
- * rows whose blocks hold unsigned 8-bit quants interleaved 4 bytes per row (one zmm = 4 values of
- * each of 16 rows) with the block's F32 scale and offset per row (w = a . q + b, exact for every
- * one of these types); the activation rows are quantised to int8 per block (scale = max |x| / 127)
- * with each block's exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with
- * VNNI (vpdpbusd: u8 weights x s8 activations) or a portable reference. The result differs from the
- * F32 product only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per
- * block. Calls go qgemm.c -> qgemm_avx512.c. Never installed. */
+ * matrix of Q8_0, Q4_0, Q4_K or Q6_K is repacked once into groups of 16 rows whose blocks hold
+ * unsigned 8-bit quants interleaved 4 bytes per row (one zmm = 4 values of each of 16 rows) with
+ * the block's F32 scale and offset per row (w = a . q + b, exact for every one of these types);
+ * the activation rows are quantised to int8 per block (scale = max |x| / 127) with each block's
+ * exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with VNNI (vpdpbusd:
+ * u8 weights x s8 activations) or a portable reference. The result differs from the F32 product
+ * only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per block.
+ * Calls go qgemm.c -> qgemm_avx512.c. Never installed. */
 #ifndef RF_EXEC_QGEMM_H
 #define RF_EXEC_QGEMM_H
 
@@ -18,13 +18,12 @@
 #define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
 #define RF__QGEMM_MR 6    /* activation rows per kernel call (by 2 groups: 32 rows) */
 
-/* A packed weight matrix. Two block layouts: the types other than Q8_0 keep after each block's 16 x
- * blk quants its 16 F32 scales a and 16 F32 offsets b; Q8_0 (f16_scales) keeps the file's F16
- * scales d (a = d, b = -128 d) and pairs its blocks: the quants of blocks 2p and 2p + 1 (1024
- * bytes), then their 32 F16 scales (64 bytes), 34 bytes a row per 32 values as in the file. So a
- * Q8_0 matrix packs into as many bytes as it had, one sequential stream of whole cache lines that
- * decode reads too (rf__qgemv_run), where the F32 form would have made a decode read 18% more
- * bytes. */
+/* A packed weight matrix. Two block layouts: Q4_0, Q4_K and Q6_K keep after each block's 16 x blk
+ * quants its 16 F32 scales a and 16 F32 offsets b; Q8_0 (f16_scales) keeps the file's F16 scales
+ * d (a = d, b = -128 d) and pairs its blocks: the quants of blocks 2p and 2p + 1 (1024 bytes), then
+ * their 32 F16 scales (64 bytes), 34 bytes a row per 32 values as in the file. So a Q8_0 matrix
+ * packs into as many bytes as it had, one sequential stream of whole cache lines that decode reads
+ * too (rf__qgemv_run), where the F32 form would have made a decode read 18% more bytes. */
 typedef struct rf__qgemm_w {
     int blk;            /* values per block: 32, or 16 (Q6_K: one scale per 16) */
     int f16_scales;     /* 1: the Q8_0 layout above */
@@ -62,7 +61,7 @@ void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_
                     rf__qgemm_w *out);
 
 /* qgemm_types.c: block j (32 values) of a row of Q4_1, Q5_0, Q5_1 or Q5_K as w = a . q + b with
- * q unsigned (0 for another type). */
+ * q unsigned (0 for another type): those four types pack like Q4_0 too (the F32 layout, blk 32). */
 int rf__qgemm_block_qab_q5(int id, const uint8_t *row, uint64_t j, uint8_t *q, float *a, float *b);
 
 /* Activation rows quantised for a packed matrix of block blk: S rows of K int8, and per row and
