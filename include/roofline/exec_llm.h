@@ -67,7 +67,17 @@ typedef struct rf_exec_llm_result {
     rf_dtype decode_kernel_dtype; /**< the weight type whose dot kernel read the most bytes of a
                                        decode step (after substitutions); RF_DTYPE_UNKNOWN: none */
     double decode_kernel_share;   /**< its share of the step's matrix bytes, 0..1 */
-    rf_allocator alloc;           /**< internal: how the result was allocated */
+    /* Decode's roof, measured with it (issue 28): after each timed decode step, the same step's
+     * weight products alone (the same kernels, packed forms and threads, in the same order,
+     * nothing between them). */
+    double decode_products_s; /**< median time of such a products-only pass */
+    double decode_products_min_s, decode_products_max_s;
+    double
+        decode_products_share;        /**< median over the timed steps of (the products alone / the
+                                           step just before them): the share of its roof a step ran at */
+    double decode_products_in_step_s; /**< the products' time inside the median decode step (the
+                                           rest: attention, norms, RoPE, activations, residuals) */
+    rf_allocator alloc;               /**< internal: how the result was allocated */
 } rf_exec_llm_result;
 
 /** Run and time the model on this CPU. `prefill` and `decode` are the options of the two graphs

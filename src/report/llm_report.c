@@ -210,33 +210,52 @@ static rf_status rf__refined_above(rf_writer *w, const rf_llm_result *r)
     return rf_write_wrapped(w, 96, "                        ", 24, line);
 }
 
-/* Which roof binds a measured decode: min(the roof's bandwidth, the dot kernel's ceiling). */
+/* Which roof binds a measured decode: its weight products alone, timed between its steps, against
+ * the DRAM ceiling; the decode's share of that roof and where the rest of a step goes. */
 static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
 {
     const rf_llm_measured *x = &r->measured;
     const char *mem = r->machine && r->bandwidth < r->machine->n_ceilings
                           ? r->machine->ceilings[r->bandwidth].name
                           : "memory";
-    char k[32], b[32], line[768];
+    char rf[32], lo[32], hi[32], by[32], bw[32], st[32], pi[32], pa[32], ot[32], line[1024];
     unsigned n = x->kernel_threads;
-    rf_si_format_compact(k, sizeof k, x->kernel_bytes_per_s, "");
-    rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, "");
+    size_t len = 0;
+    line[0] = '\0';
+    rf_si_format_compact(rf, sizeof rf, x->roof_bytes_per_s, "");
+    rf_si_format_compact(lo, sizeof lo, x->step_weight_bytes / x->products_max_s, "");
+    rf_si_format_compact(hi, sizeof hi, x->step_weight_bytes / x->products_min_s, "");
+    rf_si_format_compact(by, sizeof by, x->step_weight_bytes, "");
+    rf_si_format_compact(bw, sizeof bw, x->bandwidth_bytes_per_s, "");
     if (x->bound_by_kernel)
-        snprintf(line, sizeof line,
-                 "decode is bound by the %s dot kernel: %u core%s consume%s %sB/s (%s); %s could "
-                 "deliver %sB/s. Decode reads weights at %.1f%% of that roof",
-                 x->kernel_type, n, n == 1 ? "" : "s", n == 1 ? "s" : "", k, x->kernel_ceiling, mem,
-                 b, 100 * x->decode_of_roof);
+        rf__appendf(line, sizeof line, &len, "decode is bound by the %s dot kernel: ",
+                    x->kernel_type[0] ? x->kernel_type : "weights'");
     else
-        snprintf(line, sizeof line,
-                 "decode is bound by %s: %sB/s; the %s dot kernel on %u core%s could consume "
-                 "%sB/s (%s). Decode reads weights at %.1f%% of that roof",
-                 mem, b, x->kernel_type, n, n == 1 ? "" : "s", k, x->kernel_ceiling,
-                 100 * x->decode_of_roof);
-    if (x->decode_of_roof > 1.05) /* a roof below the rate reached: one of them was disturbed */
-        snprintf(line + strlen(line), sizeof line - strlen(line),
-                 "; above it, so that roof was measured low (a busy machine, or weights small "
-                 "enough to stay in cache): 'roofline peaks --refresh' on a quiet machine");
+        rf__appendf(line, sizeof line, &len, "decode is bound by %s: ", mem);
+    rf__appendf(line, sizeof line, &len,
+                "on %u core%s a step's weight products alone read its %sB of weights at %sB/s "
+                "(passes %s-%sB/s, timed between the decode steps)",
+                n, n == 1 ? "" : "s", by, rf, lo, hi);
+    if (x->bandwidth_bytes_per_s > 0)
+        rf__appendf(line, sizeof line, &len, ", %.0f%% of the %sB/s %s delivers%s",
+                    100 * x->roof_of_bandwidth, bw, mem,
+                    x->roof_of_bandwidth > 1.02 ? " (part of the weights stays in the last-level "
+                                                  "cache from one step to the next)"
+                    : x->bound_by_kernel        ? ""
+                                                : "; the kernels keep up with it");
+    rf__appendf(line, sizeof line, &len,
+                ". Decode reads weights at %.1f%% of that roof: a step takes %s, its products %s "
+                "(%s alone), attention, norms and the rest %s",
+                100 * x->decode_of_roof, rf__time(st, sizeof st, x->step_s),
+                rf__time(pi, sizeof pi, x->products_in_step_s),
+                rf__time(pa, sizeof pa, x->products_s), rf__time(ot, sizeof ot, x->other_s));
+    if (x->kernel_ceiling[0])
+        rf__appendf(line, sizeof line, &len, "; peaks' %s on a matrix of its own: %sB/s",
+                    x->kernel_ceiling,
+                    rf_si_format_compact(lo, sizeof lo, x->kernel_bytes_per_s, ""));
+    if (x->decode_of_roof > 1.05) /* the products alone slower than the whole step: disturbed */
+        rf__appendf(line, sizeof line, &len,
+                    "; above its roof: the machine was busier while the products ran alone");
     return rf_write_wrapped(w, 96, "  roof                  ", 24, line);
 }
 
@@ -423,15 +442,28 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
         if (x->have_decode && x->roof_bytes_per_s > 0) {
             RF_TRY(RF_WRITE_LIT(w, "\"decode_roof\": {\"bound\": "));
             RF_TRY(rf__write_json_string(w, x->bound_by_kernel ? "kernel" : "memory"));
-            RF_TRY(RF_WRITE_LIT(w, ", \"kernel_ceiling\": "));
-            RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
             RF_TRY(RF_WRITE_LIT(w, ", \"kernel_type\": "));
             RF_TRY(rf__write_json_string(w, x->kernel_type));
             RF_TRY(RF_WRITE_LIT(w, ", "));
-            RF_TRY(rf__jnum(w, "kernel_threads", (double)x->kernel_threads, ", "));
-            RF_TRY(rf__jnum(w, "kernel_bytes_per_s", x->kernel_bytes_per_s, ", "));
+            RF_TRY(rf__jnum(w, "threads", (double)x->kernel_threads, ", "));
             RF_TRY(rf__jnum(w, "roof_bytes_per_s", x->roof_bytes_per_s, ", "));
-            RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, "}, "));
+            RF_TRY(rf__jnum(w, "bandwidth_bytes_per_s",
+                            x->bandwidth_bytes_per_s > 0 ? x->bandwidth_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "roof_of_bandwidth",
+                            x->bandwidth_bytes_per_s > 0 ? x->roof_of_bandwidth : NAN, ", "));
+            RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, ", "));
+            RF_TRY(rf__jnum(w, "decode_of_roof_paired", x->decode_of_roof_paired, ", "));
+            RF_TRY(rf__jnum(w, "step_s", x->step_s, ", "));
+            RF_TRY(rf__jnum(w, "products_s", x->products_s, ", "));
+            RF_TRY(rf__jnum(w, "products_min_s", x->products_min_s, ", "));
+            RF_TRY(rf__jnum(w, "products_max_s", x->products_max_s, ", "));
+            RF_TRY(rf__jnum(w, "products_in_step_s", x->products_in_step_s, ", "));
+            RF_TRY(rf__jnum(w, "other_s", x->other_s, ", "));
+            RF_TRY(RF_WRITE_LIT(w, "\"kernel_ceiling\": "));
+            RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
+            RF_TRY(RF_WRITE_LIT(w, ", "));
+            RF_TRY(rf__jnum(w, "kernel_bytes_per_s",
+                            x->kernel_ceiling[0] ? x->kernel_bytes_per_s : NAN, "}, "));
         }
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,
