@@ -215,19 +215,30 @@ rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
     x->bandwidth_bytes_per_s = r->roof.bw_bytes_per_s > 0 ? r->roof.bw_bytes_per_s : 0;
     x->roof_of_bandwidth =
         x->bandwidth_bytes_per_s > 0 ? x->roof_bytes_per_s / x->bandwidth_bytes_per_s : 0;
-    /* without a DRAM figure nothing says memory binds: the kernels' rate is all there is */
-    x->bound_by_kernel =
-        !(x->bandwidth_bytes_per_s > 0) || x->roof_of_bandwidth < RF_LLM_MEMORY_BOUND;
+    double k =
+        isfinite(in->kernel_bytes_per_s) && in->kernel_bytes_per_s > 0 ? in->kernel_bytes_per_s : 0;
+    /* the products alone at DRAM's rate: memory. Below it, the lower of the two ceilings the
+     * stream meets: DRAM, or the kernel as fast as it runs on rows in L2 (the stream overlaps
+     * them only partly, so the roof is under both). Without a DRAM figure, or without the
+     * kernel's, the kernel is named: its rate is what was measured. */
+    if (!(x->bandwidth_bytes_per_s > 0))
+        x->bound_by_kernel = 1;
+    else if (x->roof_of_bandwidth >= RF_LLM_MEMORY_BOUND)
+        x->bound_by_kernel = 0;
+    else
+        x->bound_by_kernel = k > 0 ? k < x->bandwidth_bytes_per_s : 1;
+    double lo = k < x->bandwidth_bytes_per_s ? k : x->bandwidth_bytes_per_s,
+           hi = k < x->bandwidth_bytes_per_s ? x->bandwidth_bytes_per_s : k;
+    x->bound_by_both =
+        k > 0 && x->roof_of_bandwidth < RF_LLM_MEMORY_BOUND && hi < RF_LLM_BOTH_BOUND * lo;
     x->decode_of_roof = x->weight_bytes_per_s / x->roof_bytes_per_s;
     x->decode_of_roof_paired = in->paired_share;
     rf__strlcpy(x->kernel_type, in->kernel_type ? in->kernel_type : "", sizeof x->kernel_type);
     x->kernel_threads = in->threads;
-    x->kernel_bytes_per_s = 0;
-    x->kernel_ceiling[0] = '\0';
-    if (in->peak_kernel && in->peak_kernel->value > 0) {
-        x->kernel_bytes_per_s = in->peak_kernel->value;
-        rf__strlcpy(x->kernel_ceiling, in->peak_kernel->name, sizeof x->kernel_ceiling);
-    }
+    x->kernel_bytes_per_s = k;
+    x->roof_of_kernel = k > 0 ? x->roof_bytes_per_s / k : 0;
+    rf__strlcpy(x->kernel_ceiling, in->kernel_ceiling ? in->kernel_ceiling : "",
+                sizeof x->kernel_ceiling);
     return RF_OK;
 }
 

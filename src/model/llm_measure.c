@@ -10,20 +10,18 @@
 #include "roofline/model.h"
 
 /* The roof of the decode, measured with it (issue 28): the step's weight products alone, timed
- * between its steps (rf_exec_llm_run); `peaks`' ceiling of the main kernel on as many threads
- * beside it when the machine has one (never measured here: a figure of another moment, on a
- * matrix of its own, is context, not the roof). */
+ * between its steps (rf_exec_llm_run). What binds it: DRAM or the main weight type's dot kernel,
+ * whose rate on rows held in L2 on the decode's threads is measured now (a fraction of a second;
+ * cache-resident, so steadier than any DRAM-fed figure). */
 static rf_status rf__llm_decode_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
 {
     if (!r->measured.have_decode || !(x->decode_products_s > 0)) return RF_OK;
-    char name[RF_NAME_MAX];
-    name[0] = '\0';
-    if (x->decode_kernel_dtype != RF_DTYPE_UNKNOWN)
-        rf_exec_kernel_ceiling_name(x->decode_kernel_dtype, name, sizeof name);
-    const rf_ceiling *peak = NULL;
-    for (size_t i = 0; name[0] && r->machine && i < r->machine->n_ceilings; i++) {
-        const rf_ceiling *k = &r->machine->ceilings[i];
-        if (strcmp(k->name, name) == 0 && k->stats.threads == x->threads) peak = k;
+    rf_ceiling k = {0};
+    if (x->decode_kernel_dtype != RF_DTYPE_UNKNOWN) {
+        rf__log(ctx, RF_LOG_INFO, "measuring: the %s dot kernel on rows in L2, %u thread%s",
+                rf_dtype_name(x->decode_kernel_dtype), x->threads, x->threads == 1 ? "" : "s");
+        if (rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &k) != RF_OK)
+            memset(&k, 0, sizeof k); /* no kernel rate: the roof is still measured */
     }
     rf_llm_decode_roof_in in = {0};
     in.products_s = x->decode_products_s;
@@ -34,7 +32,8 @@ static rf_status rf__llm_decode_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exe
     in.kernel_type =
         x->decode_kernel_dtype != RF_DTYPE_UNKNOWN ? rf_dtype_name(x->decode_kernel_dtype) : "";
     in.threads = x->threads;
-    in.peak_kernel = peak;
+    in.kernel_bytes_per_s = k.value;
+    in.kernel_ceiling = k.name;
     return rf_llm_result_set_decode_roof(ctx, r, &in);
 }
 

@@ -210,15 +210,17 @@ static rf_status rf__refined_above(rf_writer *w, const rf_llm_result *r)
     return rf_write_wrapped(w, 96, "                        ", 24, line);
 }
 
-/* Which roof binds a measured decode: its weight products alone, timed between its steps, against
- * the DRAM ceiling; the decode's share of that roof and where the rest of a step goes. */
+/* Which roof binds a measured decode: DRAM or the main kernel's rate from L2; the roof itself,
+ * its weight products alone timed between its steps; the decode's share of it and where the rest
+ * of a step goes. */
 static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
 {
     const rf_llm_measured *x = &r->measured;
     const char *mem = r->machine && r->bandwidth < r->machine->n_ceilings
                           ? r->machine->ceilings[r->bandwidth].name
                           : "memory";
-    char rf[32], lo[32], hi[32], by[32], bw[32], st[32], pi[32], pa[32], ot[32], line[1024];
+    const char *type = x->kernel_type[0] ? x->kernel_type : "weights'";
+    char rf[32], lo[32], hi[32], by[32], bw[32], kr[32], st[32], pi[32], pa[32], ot[32], line[1280];
     unsigned n = x->kernel_threads;
     size_t len = 0;
     line[0] = '\0';
@@ -227,32 +229,48 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
     rf_si_format_compact(hi, sizeof hi, x->step_weight_bytes / x->products_min_s, "");
     rf_si_format_compact(by, sizeof by, x->step_weight_bytes, "");
     rf_si_format_compact(bw, sizeof bw, x->bandwidth_bytes_per_s, "");
-    if (x->bound_by_kernel)
-        rf__appendf(line, sizeof line, &len, "decode is bound by the %s dot kernel: ",
-                    x->kernel_type[0] ? x->kernel_type : "weights'");
-    else
-        rf__appendf(line, sizeof line, &len, "decode is bound by %s: ", mem);
+    rf_si_format_compact(kr, sizeof kr, x->kernel_bytes_per_s, "");
+    int have_bw = x->bandwidth_bytes_per_s > 0, have_k = x->kernel_bytes_per_s > 0;
+    if (x->bound_by_both) {
+        rf__appendf(line, sizeof line, &len,
+                    "decode is bound by the %s dot kernel and %s alike: on %u core%s the kernel "
+                    "consumes %sB/s of weights held in L2 (%s), %s delivers %sB/s",
+                    type, mem, n, n == 1 ? "" : "s", kr, x->kernel_ceiling, mem, bw);
+    } else if (x->bound_by_kernel) {
+        rf__appendf(line, sizeof line, &len, "decode is bound by the %s dot kernel", type);
+        if (have_k)
+            rf__appendf(line, sizeof line, &len,
+                        ": on %u core%s it consumes %sB/s of weights held in L2 (%s)", n,
+                        n == 1 ? "" : "s", kr, x->kernel_ceiling);
+        if (have_bw)
+            rf__appendf(line, sizeof line, &len, "%s %s could deliver %sB/s", have_k ? ";" : ":",
+                        mem, bw);
+    } else {
+        rf__appendf(line, sizeof line, &len, "decode is bound by %s: %sB/s", mem, bw);
+        if (have_k)
+            rf__appendf(line, sizeof line, &len,
+                        "; the %s dot kernel on %u core%s consumes %sB/s of weights held in L2 "
+                        "(%s)",
+                        type, n, n == 1 ? "" : "s", kr, x->kernel_ceiling);
+    }
     rf__appendf(line, sizeof line, &len,
-                "on %u core%s a step's weight products alone read its %sB of weights at %sB/s "
-                "(passes %s-%sB/s, timed between the decode steps)",
-                n, n == 1 ? "" : "s", by, rf, lo, hi);
-    if (x->bandwidth_bytes_per_s > 0)
-        rf__appendf(line, sizeof line, &len, ", %.0f%% of the %sB/s %s delivers%s",
-                    100 * x->roof_of_bandwidth, bw, mem,
-                    x->roof_of_bandwidth > 1.02 ? " (part of the weights stays in the last-level "
-                                                  "cache from one step to the next)"
-                    : x->bound_by_kernel        ? ""
-                                                : "; the kernels keep up with it");
+                ". Streamed through the kernels, a step's weight products alone read its %sB of "
+                "weights at %sB/s (passes %s-%sB/s, timed between the decode steps",
+                by, rf, lo, hi);
+    if (have_bw)
+        rf__appendf(line, sizeof line, &len, "; %.0f%% of %s", 100 * x->roof_of_bandwidth, mem);
+    if (have_k)
+        rf__appendf(line, sizeof line, &len, ", %.0f%% of the kernel's", 100 * x->roof_of_kernel);
+    rf__appendf(line, sizeof line, &len, ")%s: the roof",
+                x->roof_of_bandwidth > 1.02 ? ", part of them held in the last-level cache from "
+                                              "one step to the next"
+                                            : "");
     rf__appendf(line, sizeof line, &len,
-                ". Decode reads weights at %.1f%% of that roof: a step takes %s, its products %s "
-                "(%s alone), attention, norms and the rest %s",
+                ". Decode reads weights at %.1f%% of it: a step takes %s, its products %s (%s "
+                "alone), attention, norms and the rest %s",
                 100 * x->decode_of_roof, rf__time(st, sizeof st, x->step_s),
                 rf__time(pi, sizeof pi, x->products_in_step_s),
                 rf__time(pa, sizeof pa, x->products_s), rf__time(ot, sizeof ot, x->other_s));
-    if (x->kernel_ceiling[0])
-        rf__appendf(line, sizeof line, &len, "; peaks' %s on a matrix of its own: %sB/s",
-                    x->kernel_ceiling,
-                    rf_si_format_compact(lo, sizeof lo, x->kernel_bytes_per_s, ""));
     if (x->decode_of_roof > 1.05) /* the products alone slower than the whole step: disturbed */
         rf__appendf(line, sizeof line, &len,
                     "; above its roof: the machine was busier while the products ran alone");
@@ -441,7 +459,9 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
         RF_TRY(rf__jnum(w, "step_weight_bytes", x->have_decode ? x->step_weight_bytes : NAN, ", "));
         if (x->have_decode && x->roof_bytes_per_s > 0) {
             RF_TRY(RF_WRITE_LIT(w, "\"decode_roof\": {\"bound\": "));
-            RF_TRY(rf__write_json_string(w, x->bound_by_kernel ? "kernel" : "memory"));
+            RF_TRY(rf__write_json_string(w, x->bound_by_both     ? "kernel and memory"
+                                            : x->bound_by_kernel ? "kernel"
+                                                                 : "memory"));
             RF_TRY(RF_WRITE_LIT(w, ", \"kernel_type\": "));
             RF_TRY(rf__write_json_string(w, x->kernel_type));
             RF_TRY(RF_WRITE_LIT(w, ", "));
@@ -463,7 +483,9 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
             RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
             RF_TRY(RF_WRITE_LIT(w, ", "));
             RF_TRY(rf__jnum(w, "kernel_bytes_per_s",
-                            x->kernel_ceiling[0] ? x->kernel_bytes_per_s : NAN, "}, "));
+                            x->kernel_bytes_per_s > 0 ? x->kernel_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "roof_of_kernel",
+                            x->kernel_bytes_per_s > 0 ? x->roof_of_kernel : NAN, "}, "));
         }
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,
