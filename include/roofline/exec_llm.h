@@ -99,8 +99,10 @@ RF_API rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const r
  *  is then the lower of the two: what the kernel keeps up on those threads while its rows stream
  *  from past the last-level cache, as decode's do). Filled as a bandwidth ceiling named like the
  *  probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s, RF_PROV_MEASURED); its note gives
- *  every figure (one core and all threads, from L2 and, with `dram`, from DRAM). A decode of such
- *  weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
+ *  every figure (one core and all threads, from L2 and, with `dram`, from DRAM). Measured on a
+ *  matrix of its own, not a decode's roof: rf_exec_llm_run measures that with the decode
+ *  (decode_products_s); rf_llm_measure compares this call's rate from L2 (`dram` 0) with the DRAM
+ *  ceiling to say which binds. RF_UNSUPPORTED
  * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
  * MiB.
  */
