@@ -179,8 +179,12 @@ typedef struct rf_llm_measured {
      * DRAM ceiling and the main kernel's rate from L2 on the decode's threads (unless the
      * products alone reach RF_LLM_MEMORY_BOUND of DRAM: then memory). Every rate over
      * step_weight_bytes. */
-    double roof_bytes_per_s; /**< step_weight_bytes / products_s */
-    double products_s;       /**< a step's weight products alone: median of the passes */
+    double roof_bytes_per_s;  /**< step_weight_bytes / products_s */
+    double products_s;        /**< a step's weight products alone: the step x the median over the
+                                   steps of (products alone / the step just before them), a ratio
+                                   of two passes a moment apart that a neighbour's burst moves
+                                   less than either; the median of the passes without pairs */
+    double products_median_s; /**< the median of the products-only passes */
     double products_min_s, products_max_s; /**< their spread */
     double step_s;                         /**< the decode step (batch / decode_tokens_per_s) */
     double products_in_step_s;             /**< the products' time inside the measured step */
@@ -191,7 +195,6 @@ typedef struct rf_llm_measured {
     int bound_by_both;                /**< 1: the kernel's rate from L2 and the bandwidth are within
                                            RF_LLM_BOTH_BOUND of each other: both bind */
     double decode_of_roof;            /**< weight_bytes_per_s / roof_bytes_per_s */
-    double decode_of_roof_paired;     /**< the median over the steps of (products alone / step) */
     char kernel_type[16];             /**< the weight type whose kernel reads the most, "Q4_K" */
     unsigned kernel_threads;          /**< threads of the decode and of its roof */
     double kernel_bytes_per_s;        /**< that kernel's rate from L2 on as many threads, measured
@@ -348,11 +351,11 @@ typedef struct rf_llm_decode_roof_in {
 } rf_llm_decode_roof_in;
 
 /** Set the roof of the measured decode (after rf_llm_result_set_measured with a decode rate):
- *  roof = step_weight_bytes / products_s; bound by memory when that is at least
- *  RF_LLM_MEMORY_BOUND of the roof's bandwidth, else by the lower of the bandwidth and the
- *  kernel's rate from L2 (by the kernel when that rate is unknown); the decode's share of the
- *  roof and the step split into its products and the rest. RF_RANGE for a figure that is not
- *  finite and positive; RF_USAGE without a measured decode. */
+ *  roof = step_weight_bytes / (the step x paired_share) (without paired_share: / products_s); bound
+ * by memory when that is at least RF_LLM_MEMORY_BOUND of the roof's bandwidth, else by the lower of
+ * the bandwidth and the kernel's rate from L2 (by the kernel when that rate is unknown); the
+ * decode's share of the roof and the step split into its products and the rest. RF_RANGE for a
+ * figure that is not finite and positive; RF_USAGE without a measured decode. */
 RF_API rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
                                                const rf_llm_decode_roof_in *in);
 

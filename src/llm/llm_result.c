@@ -205,13 +205,14 @@ rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
              RF_RANGE, "decode roof: products %g s a step is not a finite figure > 0",
              in->products_s);
     double batch = (double)(r->phase[1].batch ? r->phase[1].batch : 1);
-    x->products_s = in->products_s;
+    x->products_median_s = in->products_s;
     x->products_min_s = in->products_min_s > 0 ? in->products_min_s : in->products_s;
     x->products_max_s = in->products_max_s > 0 ? in->products_max_s : in->products_s;
     x->step_s = batch / x->decode_tokens_per_s;
     x->products_in_step_s = in->products_in_step_s;
     x->other_s = x->step_s > in->products_in_step_s ? x->step_s - in->products_in_step_s : 0;
-    x->roof_bytes_per_s = x->step_weight_bytes / in->products_s;
+    x->products_s = in->paired_share > 0 ? x->step_s * in->paired_share : in->products_s;
+    x->roof_bytes_per_s = x->step_weight_bytes / x->products_s;
     x->bandwidth_bytes_per_s = r->roof.bw_bytes_per_s > 0 ? r->roof.bw_bytes_per_s : 0;
     x->roof_of_bandwidth =
         x->bandwidth_bytes_per_s > 0 ? x->roof_bytes_per_s / x->bandwidth_bytes_per_s : 0;
@@ -232,7 +233,6 @@ rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
     x->bound_by_both =
         k > 0 && x->roof_of_bandwidth < RF_LLM_MEMORY_BOUND && hi < RF_LLM_BOTH_BOUND * lo;
     x->decode_of_roof = x->weight_bytes_per_s / x->roof_bytes_per_s;
-    x->decode_of_roof_paired = in->paired_share;
     rf__strlcpy(x->kernel_type, in->kernel_type ? in->kernel_type : "", sizeof x->kernel_type);
     x->kernel_threads = in->threads;
     x->kernel_bytes_per_s = k;

@@ -255,7 +255,7 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
     }
     rf__appendf(line, sizeof line, &len,
                 ". Streamed through the kernels, a step's weight products alone read its %sB of "
-                "weights at %sB/s (passes %s-%sB/s, timed between the decode steps",
+                "weights at %sB/s (each timed right after a decode step, passes %s-%sB/s",
                 by, rf, lo, hi);
     if (have_bw)
         rf__appendf(line, sizeof line, &len, "; %.0f%% of %s", 100 * x->roof_of_bandwidth, mem);
@@ -273,7 +273,8 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
                 rf__time(pa, sizeof pa, x->products_s), rf__time(ot, sizeof ot, x->other_s));
     if (x->decode_of_roof > 1.05) /* the products alone slower than the whole step: disturbed */
         rf__appendf(line, sizeof line, &len,
-                    "; above its roof: the machine was busier while the products ran alone");
+                    "; above its roof: the products alone ran slower than whole steps, so the "
+                    "machine was busier then");
     return rf_write_wrapped(w, 96, "  roof                  ", 24, line);
 }
 
@@ -472,9 +473,9 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
             RF_TRY(rf__jnum(w, "roof_of_bandwidth",
                             x->bandwidth_bytes_per_s > 0 ? x->roof_of_bandwidth : NAN, ", "));
             RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, ", "));
-            RF_TRY(rf__jnum(w, "decode_of_roof_paired", x->decode_of_roof_paired, ", "));
             RF_TRY(rf__jnum(w, "step_s", x->step_s, ", "));
             RF_TRY(rf__jnum(w, "products_s", x->products_s, ", "));
+            RF_TRY(rf__jnum(w, "products_median_s", x->products_median_s, ", "));
             RF_TRY(rf__jnum(w, "products_min_s", x->products_min_s, ", "));
             RF_TRY(rf__jnum(w, "products_max_s", x->products_max_s, ", "));
             RF_TRY(rf__jnum(w, "products_in_step_s", x->products_in_step_s, ", "));

@@ -746,7 +746,7 @@ static void roof_in(rf_llm_decode_roof_in *in, double products_s, double in_step
     in->products_min_s = 0.98 * products_s;
     in->products_max_s = 1.03 * products_s;
     in->products_in_step_s = in_step_s;
-    in->paired_share = 0.91;
+    in->paired_share = 0; /* the median of the passes; the paired ratio below */
     in->kernel_type = "F16";
     in->threads = 2;
 }
@@ -803,7 +803,7 @@ RF_TEST(llm_decode_roof_binding)
     RF_EXPECT_NEAR(x->decode_of_roof, in.products_s / x->step_s, 1e-12);
     RF_EXPECT_NEAR(x->step_s, step, 1e-12 * step);
     RF_EXPECT_NEAR(x->other_s, 0.05 * step, 1e-9 * step);
-    RF_EXPECT_DBL(x->decode_of_roof_paired, 0.91);
+    RF_EXPECT_NEAR(x->products_median_s, in.products_s, 1e-15);
     RF_EXPECT_DBL(x->bandwidth_bytes_per_s, bw);
     RF_EXPECT_STR(x->kernel_type, "F16");
     RF_EXPECT_STR(x->kernel_ceiling, "f16.gemv.avx512");
@@ -906,6 +906,14 @@ RF_TEST(llm_decode_roof_binding)
     roof_render(ctx, r, 0, &buf);
     RF_EXPECT_CONTAINS(buf.data, "above its roof");
     rf_buf_free(&buf);
+    /* paired: the products alone at 91% of the step just before them, whatever the median */
+    roof_in(&in, 2 * step, 0.95 * step);
+    in.paired_share = 0.91;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.91, 1e-12);
+    RF_EXPECT_NEAR(x->products_s, 0.91 * step, 1e-12 * step);
+    RF_EXPECT_NEAR(x->products_median_s, 2 * step, 1e-12 * step);
+    RF_EXPECT_NEAR(x->roof_bytes_per_s * x->products_s, swb, 1e-9 * swb);
     /* figures that cannot be a roof */
     roof_in(&in, 0, 0);
     RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_RANGE);
