@@ -201,6 +201,10 @@ typedef struct rf_llm_measured {
                                            with the decode (0: unknown) */
     char kernel_ceiling[RF_NAME_MAX]; /**< its name, "q4_k.gemv.avx512", or "" */
     double roof_of_kernel;            /**< roof_bytes_per_s / kernel_bytes_per_s (0: unknown) */
+    double serial_bytes_per_s; /**< the kernel's work and the DRAM stream one after the other:
+                                    1 / (1 / kernel + 1 / bandwidth) (0: either unknown) */
+    double overlap;            /**< where the roof lies from that (0) to min(kernel, bandwidth),
+                                    both overlapped (1); 0 when either is unknown */
 } rf_llm_measured;
 
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.

@@ -237,6 +237,12 @@ rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
     x->kernel_threads = in->threads;
     x->kernel_bytes_per_s = k;
     x->roof_of_kernel = k > 0 ? x->roof_bytes_per_s / k : 0;
+    x->serial_bytes_per_s = 0;
+    x->overlap = 0;
+    if (k > 0 && x->bandwidth_bytes_per_s > 0) { /* the two in series, and overlapped */
+        x->serial_bytes_per_s = 1 / (1 / k + 1 / x->bandwidth_bytes_per_s);
+        x->overlap = (x->roof_bytes_per_s - x->serial_bytes_per_s) / (lo - x->serial_bytes_per_s);
+    }
     rf__strlcpy(x->kernel_ceiling, in->kernel_ceiling ? in->kernel_ceiling : "",
                 sizeof x->kernel_ceiling);
     return RF_OK;

@@ -265,12 +265,29 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
                 x->roof_of_bandwidth > 1.02 ? ", part of them held in the last-level cache from "
                                               "one step to the next"
                                             : "");
+    if (x->serial_bytes_per_s > 0 &&
+        x->roof_bytes_per_s < (have_k && x->kernel_bytes_per_s < x->bandwidth_bytes_per_s
+                                   ? x->kernel_bytes_per_s
+                                   : x->bandwidth_bytes_per_s)) {
+        double o = x->overlap < 0 ? 0 : x->overlap > 1 ? 1 : x->overlap;
+        rf__appendf(line, sizeof line, &len,
+                    ". The kernel's work and the memory stream give %sB/s one after the other, "
+                    "%sB/s overlapped: the products get %.0f%% of the way from the one to the "
+                    "other",
+                    rf_si_format_compact(lo, sizeof lo, x->serial_bytes_per_s, ""),
+                    x->kernel_bytes_per_s < x->bandwidth_bytes_per_s ? kr : bw, 100 * o);
+    }
     rf__appendf(line, sizeof line, &len,
                 ". Decode reads weights at %.1f%% of it: a step takes %s, its products %s (%s "
                 "alone), attention, norms and the rest %s",
                 100 * x->decode_of_roof, rf__time(st, sizeof st, x->step_s),
                 rf__time(pi, sizeof pi, x->products_in_step_s),
                 rf__time(pa, sizeof pa, x->products_s), rf__time(ot, sizeof ot, x->other_s));
+    if (x->busy_other > RF_BUSY_OTHERS) /* both slowed alike; DRAM and the kernel's rate not */
+        rf__appendf(line, sizeof line, &len,
+                    "; other processes took %.0f%% of the CPU meanwhile: the decode and its roof "
+                    "slowed alike, what binds may differ on a quiet machine",
+                    100 * x->busy_other);
     if (x->decode_of_roof > 1.05) /* the products alone slower than the whole step: disturbed */
         rf__appendf(line, sizeof line, &len,
                     "; above its roof: the products alone ran slower than whole steps, so the "
@@ -486,7 +503,10 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
             RF_TRY(rf__jnum(w, "kernel_bytes_per_s",
                             x->kernel_bytes_per_s > 0 ? x->kernel_bytes_per_s : NAN, ", "));
             RF_TRY(rf__jnum(w, "roof_of_kernel",
-                            x->kernel_bytes_per_s > 0 ? x->roof_of_kernel : NAN, "}, "));
+                            x->kernel_bytes_per_s > 0 ? x->roof_of_kernel : NAN, ", "));
+            RF_TRY(rf__jnum(w, "serial_bytes_per_s",
+                            x->serial_bytes_per_s > 0 ? x->serial_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "overlap", x->serial_bytes_per_s > 0 ? x->overlap : NAN, "}, "));
         }
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,

@@ -798,6 +798,9 @@ RF_TEST(llm_decode_roof_binding)
     RF_EXPECT_NEAR(x->roof_bytes_per_s, 0.5 * bw, 1e-6 * bw);
     RF_EXPECT_NEAR(x->roof_of_bandwidth, 0.5, 1e-12);
     RF_EXPECT_NEAR(x->roof_of_kernel, 0.5 / 0.6, 1e-12);
+    /* in series 1 / (1/0.6 + 1/1) = 0.375 of bw; overlapped 0.6: the roof 0.5 is 5/9 of the way */
+    RF_EXPECT_NEAR(x->serial_bytes_per_s, 0.375 * bw, 1e-9 * bw);
+    RF_EXPECT_NEAR(x->overlap, (0.5 - 0.375) / (0.6 - 0.375), 1e-9);
     RF_EXPECT_INT(x->bound_by_kernel, 1);
     RF_EXPECT_NEAR(x->decode_of_roof, 0.9, 1e-12); /* 45% of bw over 50% */
     RF_EXPECT_NEAR(x->decode_of_roof, in.products_s / x->step_s, 1e-12);
@@ -815,11 +818,20 @@ RF_TEST(llm_decode_roof_binding)
     RF_EXPECT_CONTAINS(buf.data, ". Streamed through the kernels, a step's weight products alone "
                                  "read its ");
     RF_EXPECT_CONTAINS(buf.data, "; 50% of ");
-    RF_EXPECT_CONTAINS(buf.data, ", 83% of the kernel's): the roof. Decode reads weights at 90.0% "
-                                 "of it: a step takes ");
+    RF_EXPECT_CONTAINS(buf.data, ", 83% of the kernel's): the roof. The kernel's work and the "
+                                 "memory stream give ");
+    RF_EXPECT_CONTAINS(buf.data, "Decode reads weights at 90.0% of it: a step takes ");
+    RF_EXPECT_CONTAINS(buf.data, " overlapped: the products get 56% of the way from the one to the "
+                                 "other. Decode reads");
     RF_EXPECT(strstr(buf.data, " alike") == NULL);
     RF_EXPECT(strstr(buf.data, "above its roof") == NULL);
     rf_buf_free(&buf);
+    r->measured.busy_other = 0.55; /* measured while other processes ran */
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "; other processes took 55% of the CPU meanwhile: the decode and "
+                                 "its roof slowed alike, what binds may differ on a quiet machine");
+    rf_buf_free(&buf);
+    r->measured.busy_other = -1;
     roof_render(ctx, r, 1, &buf);
     json_error_t je;
     json_t *doc = json_loads(buf.data, 0, &je);
@@ -831,6 +843,7 @@ RF_TEST(llm_decode_roof_binding)
     RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_bytes_per_s"), 0.5 * bw, 1e-3 * bw);
     RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.kernel_bytes_per_s"), 0.6 * bw, 1e-3 * bw);
     RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_of_kernel"), 0.5 / 0.6, 1e-9);
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.overlap"), 5.0 / 9, 1e-9);
     /* one bytes figure: the roof and the decode's rate both over the step's weight bytes */
     RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_bytes_per_s") *
                        jnum(doc, "measured.decode_roof.products_s"),
