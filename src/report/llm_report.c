@@ -220,7 +220,7 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
                           ? r->machine->ceilings[r->bandwidth].name
                           : "memory";
     const char *type = x->kernel_type[0] ? x->kernel_type : "weights'";
-    char rf[32], lo[32], hi[32], by[32], bw[32], kr[32], st[32], pi[32], pa[32], ot[32], line[1280];
+    char rf[32], lo[32], hi[32], by[32], bw[32], kr[32], st[32], pi[32], pa[32], ot[32], line[2048];
     unsigned n = x->kernel_threads;
     size_t len = 0;
     line[0] = '\0';
@@ -269,13 +269,25 @@ static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
         x->roof_bytes_per_s < (have_k && x->kernel_bytes_per_s < x->bandwidth_bytes_per_s
                                    ? x->kernel_bytes_per_s
                                    : x->bandwidth_bytes_per_s)) {
-        double o = x->overlap < 0 ? 0 : x->overlap > 1 ? 1 : x->overlap;
+        char ov[32];
+        rf_si_format_compact(ov, sizeof ov,
+                             x->kernel_bytes_per_s < x->bandwidth_bytes_per_s
+                                 ? x->kernel_bytes_per_s
+                                 : x->bandwidth_bytes_per_s,
+                             "");
         rf__appendf(line, sizeof line, &len,
                     ". The kernel's work and the memory stream give %sB/s one after the other, "
-                    "%sB/s overlapped: the products get %.0f%% of the way from the one to the "
-                    "other",
-                    rf_si_format_compact(lo, sizeof lo, x->serial_bytes_per_s, ""),
-                    x->kernel_bytes_per_s < x->bandwidth_bytes_per_s ? kr : bw, 100 * o);
+                    "%sB/s overlapped",
+                    rf_si_format_compact(lo, sizeof lo, x->serial_bytes_per_s, ""), ov);
+        if (x->overlap >= 0)
+            rf__appendf(line, sizeof line, &len,
+                        ": the products get %.0f%% of the way from the one to the other",
+                        100 * (x->overlap > 1 ? 1 : x->overlap));
+        else
+            rf__appendf(line, sizeof line, &len,
+                        ": the products stay under both, so the stream itself falls short of "
+                        "%s's figure (too few loads in flight, or other tenants' traffic now)",
+                        mem);
     }
     rf__appendf(line, sizeof line, &len,
                 ". Decode reads weights at %.1f%% of it: a step takes %s, its products %s (%s "

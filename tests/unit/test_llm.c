@@ -919,6 +919,15 @@ RF_TEST(llm_decode_roof_binding)
     roof_render(ctx, r, 0, &buf);
     RF_EXPECT_CONTAINS(buf.data, "above its roof");
     rf_buf_free(&buf);
+    /* under even the two in series (kernel 3 x bw: 0.75 bw in series, the products at 0.5) */
+    roof_in(&in, swb / (0.5 * bw), 0.95 * step);
+    in.kernel_bytes_per_s = 3 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->overlap, (0.5 - 0.75) / (1 - 0.75), 1e-9);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "overlapped: the products stay under both, so the stream itself "
+                                 "falls short of ");
+    rf_buf_free(&buf);
     /* paired: the products alone at 91% of the step just before them, whatever the median */
     roof_in(&in, 2 * step, 0.95 * step);
     in.paired_share = 0.91;
