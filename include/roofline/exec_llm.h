@@ -67,7 +67,17 @@ typedef struct rf_exec_llm_result {
     rf_dtype decode_kernel_dtype; /**< the weight type whose dot kernel read the most bytes of a
                                        decode step (after substitutions); RF_DTYPE_UNKNOWN: none */
     double decode_kernel_share;   /**< its share of the step's matrix bytes, 0..1 */
-    rf_allocator alloc;           /**< internal: how the result was allocated */
+    /* Decode's roof, measured with it (issue 28): after each timed decode step, the same step's
+     * weight products alone (the same kernels, packed forms and threads, in the same order,
+     * nothing between them). */
+    double decode_products_s; /**< median time of such a products-only pass */
+    double decode_products_min_s, decode_products_max_s;
+    double
+        decode_products_share;        /**< median over the timed steps of (the products alone / the
+                                           step just before them): the share of its roof a step ran at */
+    double decode_products_in_step_s; /**< the products' time inside the median decode step (the
+                                           rest: attention, norms, RoPE, activations, residuals) */
+    rf_allocator alloc;               /**< internal: how the result was allocated */
 } rf_exec_llm_result;
 
 /** Run and time the model on this CPU. `prefill` and `decode` are the options of the two graphs
@@ -89,8 +99,10 @@ RF_API rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const r
  *  is then the lower of the two: what the kernel keeps up on those threads while its rows stream
  *  from past the last-level cache, as decode's do). Filled as a bandwidth ceiling named like the
  *  probe's kernel ceilings ("q4_k.gemv.avx512", value in byte/s, RF_PROV_MEASURED); its note gives
- *  every figure (one core and all threads, from L2 and, with `dram`, from DRAM). A decode of such
- *  weights cannot read them faster than min(DRAM, this). RF_UNSUPPORTED
+ *  every figure (one core and all threads, from L2 and, with `dram`, from DRAM). Measured on a
+ *  matrix of its own, not a decode's roof: rf_exec_llm_run measures that with the decode
+ *  (decode_products_s); rf_llm_measure compares this call's rate from L2 (`dram` 0) with the DRAM
+ *  ceiling to say which binds. RF_UNSUPPORTED
  * for a type without a kernel. Takes about 4 x min_time_s x 5 plus filling a matrix of up to 512
  * MiB.
  */

@@ -173,15 +173,38 @@ typedef struct rf_llm_measured {
     double busy_other; /**< other processes' share of the CPU while it was measured here, 0..1;
                             -1 unknown or not measured here. Over RF_BUSY_OTHERS the rates may be
                             lower than a quiet machine gives (the source says so) */
-    /* The roof a decode can reach (rf_llm_measure; 0 / "" when not known): min(the roof's
-     * bandwidth, the kernel ceiling of the decode's main weight type on the threads it ran). */
-    double kernel_bytes_per_s;        /**< the kernel ceiling (rf_exec_kernel_ceiling) */
-    char kernel_ceiling[RF_NAME_MAX]; /**< its name, "q4_k.gemv.avx512" */
-    char kernel_type[16];             /**< the weight type, "Q4_K" */
-    unsigned kernel_threads;          /**< threads it was measured on (the decode's) */
-    double roof_bytes_per_s;          /**< min(bandwidth, kernel ceiling) */
-    int bound_by_kernel;              /**< 1: the kernel ceiling is the lower */
+    /* The roof of a measured decode (rf_llm_measure, rf_llm_result_set_decode_roof; 0 / "" when
+     * not known): what the dot kernels pull through this step's weights when a step is nothing
+     * but its weight products, timed between the decode steps. What binds it: the lower of the
+     * DRAM ceiling and the main kernel's rate from L2 on the decode's threads (unless the
+     * products alone reach RF_LLM_MEMORY_BOUND of DRAM: then memory). Every rate over
+     * step_weight_bytes. */
+    double roof_bytes_per_s;  /**< step_weight_bytes / products_s */
+    double products_s;        /**< a step's weight products alone: the step x the median over the
+                                   steps of (products alone / the step just before them), a ratio
+                                   of two passes a moment apart that a neighbour's burst moves
+                                   less than either; the median of the passes without pairs */
+    double products_median_s; /**< the median of the products-only passes */
+    double products_min_s, products_max_s; /**< their spread */
+    double step_s;                         /**< the decode step (batch / decode_tokens_per_s) */
+    double products_in_step_s;             /**< the products' time inside the measured step */
+    double other_s;                        /**< the rest of the step: attention, norms, RoPE, ... */
+    double bandwidth_bytes_per_s;          /**< the DRAM ceiling (the roof's bandwidth) */
+    double roof_of_bandwidth;              /**< roof_bytes_per_s / bandwidth_bytes_per_s */
+    int bound_by_kernel;                   /**< 1: the dot kernel binds; 0: memory does */
+    int bound_by_both;                /**< 1: the kernel's rate from L2 and the bandwidth are within
+                                           RF_LLM_BOTH_BOUND of each other: both bind */
     double decode_of_roof;            /**< weight_bytes_per_s / roof_bytes_per_s */
+    char kernel_type[16];             /**< the weight type whose kernel reads the most, "Q4_K" */
+    unsigned kernel_threads;          /**< threads of the decode and of its roof */
+    double kernel_bytes_per_s;        /**< that kernel's rate from L2 on as many threads, measured
+                                           with the decode (0: unknown) */
+    char kernel_ceiling[RF_NAME_MAX]; /**< its name, "q4_k.gemv.avx512", or "" */
+    double roof_of_kernel;            /**< roof_bytes_per_s / kernel_bytes_per_s (0: unknown) */
+    double serial_bytes_per_s; /**< the kernel's work and the DRAM stream one after the other:
+                                    1 / (1 / kernel + 1 / bandwidth) (0: either unknown) */
+    double overlap;            /**< where the roof lies from that (0) to min(kernel, bandwidth),
+                                    both overlapped (1); 0 when either is unknown */
 } rf_llm_measured;
 
 /** The whole analysis of `roofline llm`: both phases, the ceilings, and the rows the charts draw.
@@ -311,6 +334,34 @@ RF_API rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const r
 RF_API rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r,
                                             double decode_tokens_per_s, double ttft_s,
                                             const char *source);
+
+/** A decode whose weight products alone read at least this share of the DRAM ceiling is bound by
+ *  memory, whatever its kernel's rate from L2. */
+#define RF_LLM_MEMORY_BOUND 0.9
+/** Below that, a kernel's rate from L2 and the DRAM ceiling within this factor of each other both
+ *  bind (the lower one named first). */
+#define RF_LLM_BOTH_BOUND 1.15
+
+/** What a measured decode's roof was measured from (rf_llm_result_set_decode_roof). */
+typedef struct rf_llm_decode_roof_in {
+    double products_s; /**< a step's weight products alone, median (> 0) */
+    double products_min_s, products_max_s;
+    double products_in_step_s; /**< their time inside the measured step */
+    double paired_share;       /**< median of (products alone / step) over the steps, or 0 */
+    const char *kernel_type;   /**< "Q4_K" */
+    unsigned threads;
+    double kernel_bytes_per_s;  /**< that kernel's rate from L2 on these threads, 0: unknown */
+    const char *kernel_ceiling; /**< its name ("q4_k.gemv.avx512"), or NULL */
+} rf_llm_decode_roof_in;
+
+/** Set the roof of the measured decode (after rf_llm_result_set_measured with a decode rate):
+ *  roof = step_weight_bytes / (the step x paired_share) (without paired_share: / products_s); bound
+ * by memory when that is at least RF_LLM_MEMORY_BOUND of the roof's bandwidth, else by the lower of
+ * the bandwidth and the kernel's rate from L2 (by the kernel when that rate is unknown); the
+ * decode's share of the roof and the step split into its products and the rest. RF_RANGE for a
+ * figure that is not finite and positive; RF_USAGE without a measured decode. */
+RF_API rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
+                                               const rf_llm_decode_roof_in *in);
 
 #ifdef __cplusplus
 }

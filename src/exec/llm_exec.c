@@ -234,8 +234,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
     if (st == RF_OK) rf__llm_exec_progress(&lx, "weights and buffers ready", 0, 0);
     unsigned warm = opts->warmup ? opts->warmup : 2;
     rf__cpu_times c0 = rf__cpu_times_now();
-    if (st == RF_OK) st = rf__llm_exec_time(&lx, S, 0, warm, opts->repeat, &pf);
-    if (st == RF_OK) st = rf__llm_exec_time(&lx, 1, L - 1, warm, opts->repeat, &dc);
+    if (st == RF_OK) st = rf__llm_exec_time(&lx, S, 0, warm, opts->repeat, 0, &pf);
+    if (st == RF_OK) st = rf__llm_exec_time(&lx, 1, L - 1, warm, opts->repeat, 1, &dc);
     rf__cpu_times c1 = rf__cpu_times_now();
     r->busy_other = opts->clock ? -1 : rf__cpu_others_share(&c0, &c1);
     if (st == RF_OK) st = rf__result_kinds(ctx, r, &pf, &dc);
@@ -260,6 +260,11 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
         r->decode_bytes_per_s = dc.med_s > 0 ? r->decode_weight_bytes / dc.med_s : 0;
         int main_id = rf__decode_main_kernel(&lx, &r->decode_kernel_share);
         r->decode_kernel_dtype = main_id >= 0 ? rf__weight_dtype(main_id) : RF_DTYPE_UNKNOWN;
+        r->decode_products_s = dc.prod_med_s;
+        r->decode_products_min_s = dc.prod_min_s;
+        r->decode_products_max_s = dc.prod_max_s;
+        r->decode_products_share = dc.prod_share;
+        r->decode_products_in_step_s = dc.prod_in_step_s;
         r->decode_kv_bytes = 2.0 * (double)(lx.n_layer * B * L * lx.Hkv * lx.D) * 4;
         r->memory_bytes = lx.mem_bytes;
         snprintf(r->notes, sizeof r->notes,

@@ -5,6 +5,7 @@
  *   llm_exec_time.c     the harness: warm-up and timed passes, the median pass kept;
  *   llm_exec_pass.c     one forward pass through the blocks, each step read off the clock;
  *   llm_exec_ops.c      the non-matrix steps (norms, RoPE, attention, activations);
+ *   llm_exec_roof.c     decode's roof: a step's weight products alone, timed between its steps;
  *   qmatmul.c, qteam.c, qkernels*.c (qkernels.h): the matrix products, the thread team, kernels.
  * Never installed.
  *
@@ -128,6 +129,19 @@ rf_status rf__llm_exec_setup_weights(rf__llm_exec *lx, rf_exec_llm_result *r);
  * every step timed into lx->step_s / lx->step_calls. */
 rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
 
+/* One weight product exactly as the pass makes it (llm_exec_pass.c; no bias): y [n, out] =
+ * x [n, in] . W^T for the weight of `role` in block blk (-1: global). */
+rf_status rf__llm_exec_linear(rf__llm_exec *lx, int64_t blk, int role, const float *x, uint64_t n,
+                              uint64_t in, uint64_t out, float *y);
+
+/* ---- llm_exec_roof.c ---- */
+/* A decode step's weight products alone (every block's projections and the LM head, in the
+ * pass's order, nothing between them), timed into lx->step_s / lx->step_calls like a pass. */
+rf_status rf__llm_exec_products(rf__llm_exec *lx);
+/* 1 when step kind k is a weight product (q, k, v, qkv, attention output, gate, up, gate_up, down,
+ * the LM head). */
+int rf__llm_step_is_product(int k);
+
 /* Bytes a pass of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the packed
  * copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h; Q8_0 its own
  * size, decode reading it too) and the products' scratch; 0 when its products take no packed
@@ -164,14 +178,20 @@ typedef struct rf__llm_exec_timing {
     double step_s[RF__STEP_COUNT];       /* per kind, in the median pass */
     uint64_t step_calls[RF__STEP_COUNT]; /* steps per kind in one pass */
     unsigned repeat;
+    /* decode's roof (when asked): a products-only pass (rf__llm_exec_products) after each timed
+     * step, the median of their totals with min and max; the products' time inside the median
+     * step; the median over the pairs of (products alone / the step before them) */
+    double prod_med_s, prod_min_s, prod_max_s, prod_in_step_s, prod_share;
 } rf__llm_exec_timing;
 /* warm-up passes, then `repeat` timed passes (0: as many as fill about a second, 3 to 50). */
 /* One progress line (RF_LOG_INFO: "measuring: 12.3 s  prefill, pass 3 of 7") when two seconds
  * or more have passed on lx->clock since the last one; n = 0: no pass count. */
 void rf__llm_exec_progress(rf__llm_exec *lx, const char *step, unsigned k, unsigned n);
 
+/* `roof` non-zero (decode): a products-only pass after every warm-up and timed pass, out->prod_*
+ * set. */
 rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned warmup,
-                            unsigned repeat, rf__llm_exec_timing *out);
+                            unsigned repeat, int roof, rf__llm_exec_timing *out);
 /* CLOCK_MONOTONIC seconds (the default clock). */
 double rf__llm_exec_clock(void *user);
 #endif

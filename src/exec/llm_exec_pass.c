@@ -315,3 +315,10 @@ rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0)
     rf__step_done(lx, RF__STEP_OUTPUT);
     return RF_OK;
 }
+
+/* The roof's hook (llm_exec_roof.c): one weight product exactly as the pass makes it. */
+rf_status rf__llm_exec_linear(rf__llm_exec *lx, int64_t blk, int role, const float *x, uint64_t n,
+                              uint64_t in, uint64_t out, float *y)
+{
+    return rf__linear(lx, blk, role, -1, x, n, in, out, y);
+}

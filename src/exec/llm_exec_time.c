@@ -25,13 +25,32 @@ static double rf__pass_total(const double *step_s)
     return t;
 }
 
+static void rf__sort(double *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+static double rf__product_s(const double *step_s)
+{
+    double t = 0;
+    for (int k = 0; k < RF__STEP_COUNT; k++)
+        if (rf__llm_step_is_product(k)) t += step_s[k];
+    return t;
+}
+
 rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned warmup,
-                            unsigned repeat, rf__llm_exec_timing *out)
+                            unsigned repeat, int roof, rf__llm_exec_timing *out)
 {
     memset(out, 0, sizeof *out);
     const char *what = p0 == 0 ? "prefill" : "decode";
     for (unsigned w = 0; w < warmup; w++) {
         RF_TRY(rf__llm_exec_pass(lx, S, p0));
+        if (roof) RF_TRY(rf__llm_exec_products(lx));
         rf__llm_exec_progress(lx, p0 == 0 ? "prefill warm-up" : "decode warm-up", w + 1, warmup);
     }
     if (repeat == 0) { /* size the run from one more pass: about a second of timed passes */
@@ -40,40 +59,59 @@ rf_status rf__llm_exec_time(rf__llm_exec *lx, uint64_t S, uint64_t p0, unsigned 
         repeat = t > 0 && t < 1.0 / 3 ? (unsigned)ceil(1.0 / t) : 3;
         if (repeat > 50) repeat = 50;
     }
-    double *all = rf__malloc(lx->ctx, (size_t)repeat * (RF__STEP_COUNT + 1) * sizeof *all);
-    if (!all) return RF_NOMEM_ERR(lx->ctx);
-    rf_status st = RF_OK;
+    /* per timed pass: its total, its steps, then (roof) the products-only pass's total */
+    size_t row_n = RF__STEP_COUNT + 2;
+    double *all = rf__malloc(lx->ctx, (size_t)repeat * row_n * sizeof *all);
+    double *prod = rf__malloc(lx->ctx, 2 * (size_t)repeat * sizeof *prod);
     unsigned *ix = (unsigned *)rf__malloc(lx->ctx, repeat * sizeof *ix);
-    if (!ix) {
-        rf__free(lx->ctx, all);
-        return RF_NOMEM_ERR(lx->ctx);
-    }
+    rf_status st = !all || !prod || !ix ? RF_NOMEM_ERR(lx->ctx) : RF_OK;
     for (unsigned r = 0; r < repeat && st == RF_OK; r++) {
         st = rf__llm_exec_pass(lx, S, p0);
-        rf__llm_exec_progress(lx, what, r + 1, repeat);
-        double *row = all + (size_t)r * (RF__STEP_COUNT + 1);
+        double *row = all + (size_t)r * row_n;
         memcpy(row + 1, lx->step_s, sizeof lx->step_s);
         row[0] = rf__pass_total(lx->step_s);
+        row[RF__STEP_COUNT + 1] = 0;
+        memcpy(out->step_calls, lx->step_calls, sizeof out->step_calls); /* the pass's, not the
+                                                                            products pass's */
         ix[r] = r;
+        if (st == RF_OK && roof) { /* the same step's products alone, right after it */
+            st = rf__llm_exec_products(lx);
+            row[RF__STEP_COUNT + 1] = rf__pass_total(lx->step_s);
+        }
+        rf__llm_exec_progress(lx, what, r + 1, repeat);
     }
     if (st == RF_OK) {
         for (unsigned i = 1; i < repeat; i++) /* insertion sort of the pass indices by total */
-            for (unsigned j = i; j > 0 && all[(size_t)ix[j] * (RF__STEP_COUNT + 1)] <
-                                              all[(size_t)ix[j - 1] * (RF__STEP_COUNT + 1)];
-                 j--) {
+            for (unsigned j = i;
+                 j > 0 && all[(size_t)ix[j] * row_n] < all[(size_t)ix[j - 1] * row_n]; j--) {
                 unsigned t = ix[j];
                 ix[j] = ix[j - 1];
                 ix[j - 1] = t;
             }
-        const double *med = all + (size_t)ix[repeat / 2] * (RF__STEP_COUNT + 1);
+        const double *med = all + (size_t)ix[repeat / 2] * row_n;
         out->med_s = med[0];
         memcpy(out->step_s, med + 1, sizeof out->step_s);
-        memcpy(out->step_calls, lx->step_calls, sizeof out->step_calls);
-        out->min_s = all[(size_t)ix[0] * (RF__STEP_COUNT + 1)];
-        out->max_s = all[(size_t)ix[repeat - 1] * (RF__STEP_COUNT + 1)];
+        out->min_s = all[(size_t)ix[0] * row_n];
+        out->max_s = all[(size_t)ix[repeat - 1] * row_n];
         out->repeat = repeat;
+        if (roof) {
+            double *ratio = prod + repeat;
+            for (unsigned r = 0; r < repeat; r++) {
+                const double *row = all + (size_t)r * row_n;
+                prod[r] = row[RF__STEP_COUNT + 1];
+                ratio[r] = row[0] > 0 ? prod[r] / row[0] : 0;
+            }
+            rf__sort(prod, repeat);
+            rf__sort(ratio, repeat);
+            out->prod_med_s = prod[repeat / 2];
+            out->prod_min_s = prod[0];
+            out->prod_max_s = prod[repeat - 1];
+            out->prod_share = ratio[repeat / 2];
+            out->prod_in_step_s = rf__product_s(out->step_s);
+        }
     }
     rf__free(lx->ctx, ix);
+    rf__free(lx->ctx, prod);
     rf__free(lx->ctx, all);
     return st;
 }

@@ -192,6 +192,62 @@ rf_status rf_llm_result_set_measured(rf_ctx *ctx, rf_llm_result *r, double decod
     return RF_OK;
 }
 
+rf_status rf_llm_result_set_decode_roof(rf_ctx *ctx, rf_llm_result *r,
+                                        const rf_llm_decode_roof_in *in)
+{
+    RF_CHECK(ctx, r && in, RF_USAGE, "rf_llm_result_set_decode_roof: missing argument");
+    rf_llm_measured *x = &r->measured;
+    RF_CHECK(ctx, x->have_decode && x->decode_tokens_per_s > 0 && x->step_weight_bytes > 0,
+             RF_USAGE, "rf_llm_result_set_decode_roof: no measured decode to set a roof for");
+    RF_CHECK(ctx,
+             isfinite(in->products_s) && in->products_s > 0 && isfinite(in->products_in_step_s) &&
+                 in->products_in_step_s >= 0 && isfinite(in->paired_share) && in->paired_share >= 0,
+             RF_RANGE, "decode roof: products %g s a step is not a finite figure > 0",
+             in->products_s);
+    double batch = (double)(r->phase[1].batch ? r->phase[1].batch : 1);
+    x->products_median_s = in->products_s;
+    x->products_min_s = in->products_min_s > 0 ? in->products_min_s : in->products_s;
+    x->products_max_s = in->products_max_s > 0 ? in->products_max_s : in->products_s;
+    x->step_s = batch / x->decode_tokens_per_s;
+    x->products_in_step_s = in->products_in_step_s;
+    x->other_s = x->step_s > in->products_in_step_s ? x->step_s - in->products_in_step_s : 0;
+    x->products_s = in->paired_share > 0 ? x->step_s * in->paired_share : in->products_s;
+    x->roof_bytes_per_s = x->step_weight_bytes / x->products_s;
+    x->bandwidth_bytes_per_s = r->roof.bw_bytes_per_s > 0 ? r->roof.bw_bytes_per_s : 0;
+    x->roof_of_bandwidth =
+        x->bandwidth_bytes_per_s > 0 ? x->roof_bytes_per_s / x->bandwidth_bytes_per_s : 0;
+    double k =
+        isfinite(in->kernel_bytes_per_s) && in->kernel_bytes_per_s > 0 ? in->kernel_bytes_per_s : 0;
+    /* the products alone at DRAM's rate: memory. Below it, the lower of the two ceilings the
+     * stream meets: DRAM, or the kernel as fast as it runs on rows in L2 (the stream overlaps
+     * them only partly, so the roof is under both). Without a DRAM figure, or without the
+     * kernel's, the kernel is named: its rate is what was measured. */
+    if (!(x->bandwidth_bytes_per_s > 0))
+        x->bound_by_kernel = 1;
+    else if (x->roof_of_bandwidth >= RF_LLM_MEMORY_BOUND)
+        x->bound_by_kernel = 0;
+    else
+        x->bound_by_kernel = k > 0 ? k < x->bandwidth_bytes_per_s : 1;
+    double lo = k < x->bandwidth_bytes_per_s ? k : x->bandwidth_bytes_per_s,
+           hi = k < x->bandwidth_bytes_per_s ? x->bandwidth_bytes_per_s : k;
+    x->bound_by_both =
+        k > 0 && x->roof_of_bandwidth < RF_LLM_MEMORY_BOUND && hi < RF_LLM_BOTH_BOUND * lo;
+    x->decode_of_roof = x->weight_bytes_per_s / x->roof_bytes_per_s;
+    rf__strlcpy(x->kernel_type, in->kernel_type ? in->kernel_type : "", sizeof x->kernel_type);
+    x->kernel_threads = in->threads;
+    x->kernel_bytes_per_s = k;
+    x->roof_of_kernel = k > 0 ? x->roof_bytes_per_s / k : 0;
+    x->serial_bytes_per_s = 0;
+    x->overlap = 0;
+    if (k > 0 && x->bandwidth_bytes_per_s > 0) { /* the two in series, and overlapped */
+        x->serial_bytes_per_s = 1 / (1 / k + 1 / x->bandwidth_bytes_per_s);
+        x->overlap = (x->roof_bytes_per_s - x->serial_bytes_per_s) / (lo - x->serial_bytes_per_s);
+    }
+    rf__strlcpy(x->kernel_ceiling, in->kernel_ceiling ? in->kernel_ceiling : "",
+                sizeof x->kernel_ceiling);
+    return RF_OK;
+}
+
 rf_status rf_llm_pick_compute(rf_ctx *ctx, const rf_llm_model *m, const rf_machine *mach,
                               const rf_llm_opts *o, size_t *compute, char *why, size_t cap)
 {

@@ -9,35 +9,32 @@
 #include "roofline/exec_llm.h"
 #include "roofline/model.h"
 
-/* The roof a decode of these weights can reach on the threads it ran: min(the roof's bandwidth,
- * the dot kernel's ceiling: what it keeps up while its rows stream from memory, as decode's do),
- * the kernel's from the machine when the probe measured it on as many threads (`roofline peaks`),
- * else measured now (issue 28). */
-static rf_status rf__llm_kernel_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
+/* The roof of the decode, measured with it (issue 28): the step's weight products alone, timed
+ * between its steps (rf_exec_llm_run). What binds it: DRAM or the main weight type's dot kernel,
+ * whose rate on rows held in L2 on the decode's threads is measured now (a fraction of a second;
+ * cache-resident, so steadier than any DRAM-fed figure). */
+static rf_status rf__llm_decode_roof(rf_ctx *ctx, rf_llm_result *r, const rf_exec_llm_result *x)
 {
-    rf_llm_measured *m = &r->measured;
-    if (!m->have_decode || x->decode_kernel_dtype == RF_DTYPE_UNKNOWN) return RF_OK;
-    char name[RF_NAME_MAX];
-    rf_exec_kernel_ceiling_name(x->decode_kernel_dtype, name, sizeof name);
-    rf_ceiling c = {0};
-    for (size_t i = 0; r->machine && i < r->machine->n_ceilings; i++) {
-        const rf_ceiling *k = &r->machine->ceilings[i];
-        if (strcmp(k->name, name) == 0 && k->stats.threads == x->threads) c = *k;
+    if (!r->measured.have_decode || !(x->decode_products_s > 0)) return RF_OK;
+    rf_ceiling k = {0};
+    if (x->decode_kernel_dtype != RF_DTYPE_UNKNOWN) {
+        rf__log(ctx, RF_LOG_INFO, "measuring: the %s dot kernel on rows in L2, %u thread%s",
+                rf_dtype_name(x->decode_kernel_dtype), x->threads, x->threads == 1 ? "" : "s");
+        if (rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 0, &k) != RF_OK)
+            memset(&k, 0, sizeof k); /* no kernel rate: the roof is still measured */
     }
-    if (!(c.value > 0)) {
-        rf__log(ctx, RF_LOG_INFO, "measuring: the %s dot kernel's ceiling on %u thread%s", name,
-                x->threads, x->threads == 1 ? "" : "s");
-        RF_TRY(rf_exec_kernel_ceiling(ctx, x->decode_kernel_dtype, x->threads, 0.02, 1, &c));
-    }
-    m->kernel_bytes_per_s = c.value;
-    rf__strlcpy(m->kernel_ceiling, c.name, sizeof m->kernel_ceiling);
-    rf__strlcpy(m->kernel_type, rf_dtype_name(x->decode_kernel_dtype), sizeof m->kernel_type);
-    m->kernel_threads = x->threads;
-    double bw = r->roof.bw_bytes_per_s;
-    m->bound_by_kernel = c.value < bw;
-    m->roof_bytes_per_s = m->bound_by_kernel ? c.value : bw;
-    m->decode_of_roof = m->roof_bytes_per_s > 0 ? m->weight_bytes_per_s / m->roof_bytes_per_s : 0;
-    return RF_OK;
+    rf_llm_decode_roof_in in = {0};
+    in.products_s = x->decode_products_s;
+    in.products_min_s = x->decode_products_min_s;
+    in.products_max_s = x->decode_products_max_s;
+    in.products_in_step_s = x->decode_products_in_step_s;
+    in.paired_share = x->decode_products_share;
+    in.kernel_type =
+        x->decode_kernel_dtype != RF_DTYPE_UNKNOWN ? rf_dtype_name(x->decode_kernel_dtype) : "";
+    in.threads = x->threads;
+    in.kernel_bytes_per_s = k.value;
+    in.kernel_ceiling = k.name;
+    return rf_llm_result_set_decode_roof(ctx, r, &in);
 }
 
 rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
@@ -72,7 +69,7 @@ rf_status rf_llm_measure(rf_ctx *ctx, rf_llm_result *r, const rf_llm_model *m,
     if (x->notes[0]) rf__appendf(src, sizeof src, &len, "; %s", x->notes);
     rf_status st = rf_llm_result_set_measured(ctx, r, x->decode_tokens_per_s, x->prefill_s, src);
     if (st == RF_OK) r->measured.busy_other = x->busy_other;
-    if (st == RF_OK) st = rf__llm_kernel_roof(ctx, r, x);
+    if (st == RF_OK) st = rf__llm_decode_roof(ctx, r, x);
     rf_exec_llm_result_free(x);
     return st;
 }

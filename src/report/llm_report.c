@@ -210,33 +210,100 @@ static rf_status rf__refined_above(rf_writer *w, const rf_llm_result *r)
     return rf_write_wrapped(w, 96, "                        ", 24, line);
 }
 
-/* Which roof binds a measured decode: min(the roof's bandwidth, the dot kernel's ceiling). */
+/* Which roof binds a measured decode: DRAM or the main kernel's rate from L2; the roof itself,
+ * its weight products alone timed between its steps; the decode's share of it and where the rest
+ * of a step goes. */
 static rf_status rf__decode_roof(rf_writer *w, const rf_llm_result *r)
 {
     const rf_llm_measured *x = &r->measured;
     const char *mem = r->machine && r->bandwidth < r->machine->n_ceilings
                           ? r->machine->ceilings[r->bandwidth].name
                           : "memory";
-    char k[32], b[32], line[768];
+    const char *type = x->kernel_type[0] ? x->kernel_type : "weights'";
+    char rf[32], lo[32], hi[32], by[32], bw[32], kr[32], st[32], pi[32], pa[32], ot[32], line[2048];
     unsigned n = x->kernel_threads;
-    rf_si_format_compact(k, sizeof k, x->kernel_bytes_per_s, "");
-    rf_si_format_compact(b, sizeof b, r->roof.bw_bytes_per_s, "");
-    if (x->bound_by_kernel)
-        snprintf(line, sizeof line,
-                 "decode is bound by the %s dot kernel: %u core%s consume%s %sB/s (%s); %s could "
-                 "deliver %sB/s. Decode reads weights at %.1f%% of that roof",
-                 x->kernel_type, n, n == 1 ? "" : "s", n == 1 ? "s" : "", k, x->kernel_ceiling, mem,
-                 b, 100 * x->decode_of_roof);
-    else
-        snprintf(line, sizeof line,
-                 "decode is bound by %s: %sB/s; the %s dot kernel on %u core%s could consume "
-                 "%sB/s (%s). Decode reads weights at %.1f%% of that roof",
-                 mem, b, x->kernel_type, n, n == 1 ? "" : "s", k, x->kernel_ceiling,
-                 100 * x->decode_of_roof);
-    if (x->decode_of_roof > 1.05) /* a roof below the rate reached: one of them was disturbed */
-        snprintf(line + strlen(line), sizeof line - strlen(line),
-                 "; above it, so that roof was measured low (a busy machine, or weights small "
-                 "enough to stay in cache): 'roofline peaks --refresh' on a quiet machine");
+    size_t len = 0;
+    line[0] = '\0';
+    rf_si_format_compact(rf, sizeof rf, x->roof_bytes_per_s, "");
+    rf_si_format_compact(lo, sizeof lo, x->step_weight_bytes / x->products_max_s, "");
+    rf_si_format_compact(hi, sizeof hi, x->step_weight_bytes / x->products_min_s, "");
+    rf_si_format_compact(by, sizeof by, x->step_weight_bytes, "");
+    rf_si_format_compact(bw, sizeof bw, x->bandwidth_bytes_per_s, "");
+    rf_si_format_compact(kr, sizeof kr, x->kernel_bytes_per_s, "");
+    int have_bw = x->bandwidth_bytes_per_s > 0, have_k = x->kernel_bytes_per_s > 0;
+    if (x->bound_by_both) {
+        rf__appendf(line, sizeof line, &len,
+                    "decode is bound by the %s dot kernel and %s alike: on %u core%s the kernel "
+                    "consumes %sB/s of weights held in L2 (%s), %s delivers %sB/s",
+                    type, mem, n, n == 1 ? "" : "s", kr, x->kernel_ceiling, mem, bw);
+    } else if (x->bound_by_kernel) {
+        rf__appendf(line, sizeof line, &len, "decode is bound by the %s dot kernel", type);
+        if (have_k)
+            rf__appendf(line, sizeof line, &len,
+                        ": on %u core%s it consumes %sB/s of weights held in L2 (%s)", n,
+                        n == 1 ? "" : "s", kr, x->kernel_ceiling);
+        if (have_bw)
+            rf__appendf(line, sizeof line, &len, "%s %s could deliver %sB/s", have_k ? ";" : ":",
+                        mem, bw);
+    } else {
+        rf__appendf(line, sizeof line, &len, "decode is bound by %s: %sB/s", mem, bw);
+        if (have_k)
+            rf__appendf(line, sizeof line, &len,
+                        "; the %s dot kernel on %u core%s consumes %sB/s of weights held in L2 "
+                        "(%s)",
+                        type, n, n == 1 ? "" : "s", kr, x->kernel_ceiling);
+    }
+    rf__appendf(line, sizeof line, &len,
+                ". Streamed through the kernels, a step's weight products alone read its %sB of "
+                "weights at %sB/s (each timed right after a decode step, passes %s-%sB/s",
+                by, rf, lo, hi);
+    if (have_bw)
+        rf__appendf(line, sizeof line, &len, "; %.0f%% of %s", 100 * x->roof_of_bandwidth, mem);
+    if (have_k)
+        rf__appendf(line, sizeof line, &len, ", %.0f%% of the kernel's", 100 * x->roof_of_kernel);
+    rf__appendf(line, sizeof line, &len, ")%s: the roof",
+                x->roof_of_bandwidth > 1.02 ? ", part of them held in the last-level cache from "
+                                              "one step to the next"
+                                            : "");
+    if (x->serial_bytes_per_s > 0 &&
+        x->roof_bytes_per_s < (have_k && x->kernel_bytes_per_s < x->bandwidth_bytes_per_s
+                                   ? x->kernel_bytes_per_s
+                                   : x->bandwidth_bytes_per_s)) {
+        char ov[32];
+        rf_si_format_compact(ov, sizeof ov,
+                             x->kernel_bytes_per_s < x->bandwidth_bytes_per_s
+                                 ? x->kernel_bytes_per_s
+                                 : x->bandwidth_bytes_per_s,
+                             "");
+        rf__appendf(line, sizeof line, &len,
+                    ". The kernel's work and the memory stream give %sB/s one after the other, "
+                    "%sB/s overlapped",
+                    rf_si_format_compact(lo, sizeof lo, x->serial_bytes_per_s, ""), ov);
+        if (x->overlap >= 0)
+            rf__appendf(line, sizeof line, &len,
+                        ": the products get %.0f%% of the way from the one to the other",
+                        100 * (x->overlap > 1 ? 1 : x->overlap));
+        else
+            rf__appendf(line, sizeof line, &len,
+                        ": the products stay under both, so the stream itself falls short of "
+                        "%s's figure (too few loads in flight, or other tenants' traffic now)",
+                        mem);
+    }
+    rf__appendf(line, sizeof line, &len,
+                ". Decode reads weights at %.1f%% of it: a step takes %s, its products %s (%s "
+                "alone), attention, norms and the rest %s",
+                100 * x->decode_of_roof, rf__time(st, sizeof st, x->step_s),
+                rf__time(pi, sizeof pi, x->products_in_step_s),
+                rf__time(pa, sizeof pa, x->products_s), rf__time(ot, sizeof ot, x->other_s));
+    if (x->busy_other > RF_BUSY_OTHERS) /* both slowed alike; DRAM and the kernel's rate not */
+        rf__appendf(line, sizeof line, &len,
+                    "; other processes took %.0f%% of the CPU meanwhile: the decode and its roof "
+                    "slowed alike, what binds may differ on a quiet machine",
+                    100 * x->busy_other);
+    if (x->decode_of_roof > 1.05) /* the products alone slower than the whole step: disturbed */
+        rf__appendf(line, sizeof line, &len,
+                    "; above its roof: the products alone ran slower than whole steps, so the "
+                    "machine was busier then");
     return rf_write_wrapped(w, 96, "  roof                  ", 24, line);
 }
 
@@ -422,16 +489,36 @@ rf_status rf_report_llm_json(rf_ctx *ctx, const rf_llm_result *r, rf_writer *w)
         RF_TRY(rf__jnum(w, "step_weight_bytes", x->have_decode ? x->step_weight_bytes : NAN, ", "));
         if (x->have_decode && x->roof_bytes_per_s > 0) {
             RF_TRY(RF_WRITE_LIT(w, "\"decode_roof\": {\"bound\": "));
-            RF_TRY(rf__write_json_string(w, x->bound_by_kernel ? "kernel" : "memory"));
-            RF_TRY(RF_WRITE_LIT(w, ", \"kernel_ceiling\": "));
-            RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
+            RF_TRY(rf__write_json_string(w, x->bound_by_both     ? "kernel and memory"
+                                            : x->bound_by_kernel ? "kernel"
+                                                                 : "memory"));
             RF_TRY(RF_WRITE_LIT(w, ", \"kernel_type\": "));
             RF_TRY(rf__write_json_string(w, x->kernel_type));
             RF_TRY(RF_WRITE_LIT(w, ", "));
-            RF_TRY(rf__jnum(w, "kernel_threads", (double)x->kernel_threads, ", "));
-            RF_TRY(rf__jnum(w, "kernel_bytes_per_s", x->kernel_bytes_per_s, ", "));
+            RF_TRY(rf__jnum(w, "threads", (double)x->kernel_threads, ", "));
             RF_TRY(rf__jnum(w, "roof_bytes_per_s", x->roof_bytes_per_s, ", "));
-            RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, "}, "));
+            RF_TRY(rf__jnum(w, "bandwidth_bytes_per_s",
+                            x->bandwidth_bytes_per_s > 0 ? x->bandwidth_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "roof_of_bandwidth",
+                            x->bandwidth_bytes_per_s > 0 ? x->roof_of_bandwidth : NAN, ", "));
+            RF_TRY(rf__jnum(w, "decode_of_roof", x->decode_of_roof, ", "));
+            RF_TRY(rf__jnum(w, "step_s", x->step_s, ", "));
+            RF_TRY(rf__jnum(w, "products_s", x->products_s, ", "));
+            RF_TRY(rf__jnum(w, "products_median_s", x->products_median_s, ", "));
+            RF_TRY(rf__jnum(w, "products_min_s", x->products_min_s, ", "));
+            RF_TRY(rf__jnum(w, "products_max_s", x->products_max_s, ", "));
+            RF_TRY(rf__jnum(w, "products_in_step_s", x->products_in_step_s, ", "));
+            RF_TRY(rf__jnum(w, "other_s", x->other_s, ", "));
+            RF_TRY(RF_WRITE_LIT(w, "\"kernel_ceiling\": "));
+            RF_TRY(rf__write_json_string(w, x->kernel_ceiling));
+            RF_TRY(RF_WRITE_LIT(w, ", "));
+            RF_TRY(rf__jnum(w, "kernel_bytes_per_s",
+                            x->kernel_bytes_per_s > 0 ? x->kernel_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "roof_of_kernel",
+                            x->kernel_bytes_per_s > 0 ? x->roof_of_kernel : NAN, ", "));
+            RF_TRY(rf__jnum(w, "serial_bytes_per_s",
+                            x->serial_bytes_per_s > 0 ? x->serial_bytes_per_s : NAN, ", "));
+            RF_TRY(rf__jnum(w, "overlap", x->serial_bytes_per_s > 0 ? x->overlap : NAN, "}, "));
         }
         RF_TRY(rf__jnum(w, "time_to_first_token_s", x->have_prefill ? x->ttft_s : NAN, ", "));
         RF_TRY(rf__jnum(w, "prefill_tokens_per_s", x->have_prefill ? x->prefill_tokens_per_s : NAN,

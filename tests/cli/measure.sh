@@ -64,9 +64,22 @@ expect 0 "" -- llm "$G" --hw "$D/machine.json" --measured-tps 1000 --measured-tt
 grep -q "decode                1k tokens/s" "$TMP/out" || { echo "FAIL: llm --measured-tps"; cat "$TMP/out" | tail -5; FAILS=$((FAILS + 1)); }
 expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1 --json
 grep -q '"measured": {"source": "measured on this CPU' "$TMP/out" || { echo "FAIL: llm --measure --json"; FAILS=$((FAILS + 1)); }
-# the decode's binding roof: min(DRAM, the dot kernel's ceiling), named (issue 28)
-grep -q '"decode_roof": {"bound": "\(kernel\|memory\)", "kernel_ceiling": "[a-z0-9_]*\.gemv\.' "$TMP/out" ||
+# the decode's binding roof, measured with it: the step's weight products alone against DRAM
+# (issue 28); one bytes figure: roof x products_s = the step's weight bytes
+grep -q '"decode_roof": {"bound": "\(kernel\|memory\|kernel and memory\)", "kernel_type": "[A-Z0-9_]*", "threads": 1, "roof_bytes_per_s": [0-9]' "$TMP/out" ||
     { echo "FAIL: llm --measure --json: no decode_roof"; FAILS=$((FAILS + 1)); }
+python3 - "$TMP/out" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+d = m["decode_roof"]
+ok = abs(d["roof_bytes_per_s"] * d["products_s"] / m["step_weight_bytes"] - 1) < 1e-6
+ok = ok and abs(d["decode_of_roof"] - m["weight_bytes_per_s"] / d["roof_bytes_per_s"]) < 1e-6
+ok = ok and d["products_min_s"] <= d["products_median_s"] <= d["products_max_s"]
+ok = ok and abs(d["products_in_step_s"] + d["other_s"] - d["step_s"]) < 1e-9 * d["step_s"] + 1e-12
+if not ok:
+    print("FAIL: llm --measure --json: decode_roof figures disagree:", d)
+sys.exit(0 if ok else 1)
+PY
 expect 0 "" -- llm "$G" --hw "$D/machine.json" --measure --threads 1
 grep -q "roof                  decode is bound by " "$TMP/out" ||
     { echo "FAIL: llm --measure: no binding roof"; FAILS=$((FAILS + 1)); }

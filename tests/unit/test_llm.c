@@ -733,3 +733,219 @@ RF_TEST(llm_distributed_7b_tp8)
     rf_llm_free(m);
     rf_ctx_free(ctx);
 }
+
+/* The roof of a measured decode (issue 28): its weight products alone, bound by the lower of the
+ * DRAM ceiling and the kernel's rate from L2 (memory from RF_LLM_MEMORY_BOUND of DRAM up). Figures
+ * set, not timed: the 7B F16 shape on an H100 (3.35 TB/s), a decode reading its weights at 45% of
+ * that, products alone at 50% with a kernel at 60% (the kernel binds), at 300% (memory), unknown
+ * (the kernel named); products alone at 90-95% (memory) and 120% (the weights partly in cache). */
+static void roof_in(rf_llm_decode_roof_in *in, double products_s, double in_step_s)
+{
+    memset(in, 0, sizeof *in);
+    in->products_s = products_s;
+    in->products_min_s = 0.98 * products_s;
+    in->products_max_s = 1.03 * products_s;
+    in->products_in_step_s = in_step_s;
+    in->paired_share = 0; /* the median of the passes; the paired ratio below */
+    in->kernel_type = "F16";
+    in->threads = 2;
+}
+
+static void roof_render(rf_ctx *ctx, const rf_llm_result *r, int json, rf_buf *buf)
+{
+    rf_buf_init(buf, ctx, 1 << 22);
+    rf_writer w = rf_buf_writer(buf);
+    rf_report_opts o = {0};
+    RF_EXPECT_INT(json ? rf_report_llm_json(ctx, r, &w) : rf_report_llm_table(ctx, r, &o, &w),
+                  RF_OK);
+    rf_buf_append(buf, "", 1);
+    if (json) return;
+    char *d = buf->data; /* the wrapped lines joined: every run of blanks one space */
+    for (const char *s = buf->data; *s; s++)
+        if (!((*s == ' ' || *s == '\n') && d > buf->data && d[-1] == ' '))
+            *d++ = *s == '\n' ? ' ' : *s;
+    *d = '\0';
+}
+
+RF_TEST(llm_decode_roof_binding)
+{
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = open_spec(ctx, &llama7b, "7broof");
+    RF_REQUIRE(m != NULL);
+    rf_machine *h100 = NULL;
+    RF_REQUIRE(rf_hwdb_find(ctx, "h100-sxm5", &h100) == RF_OK);
+    size_t ci = 0, bi = 0;
+    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_COMPUTE, "fp16.tensor", &ci) == RF_OK);
+    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_BANDWIDTH, NULL, &bi) == RF_OK);
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_llm_result *r = NULL;
+    RF_REQUIRE(rf_llm_analyze(ctx, m, "7b", h100, ci, bi, &po, &dopt, &r) == RF_OK);
+    rf_llm_decode_roof_in in;
+    roof_in(&in, 1, 0);
+    /* no measured decode: nothing to set a roof for */
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_USAGE);
+    double bw = r->roof.bw_bytes_per_s, swb = r->phase[1].cost->weight_bytes;
+    RF_REQUIRE(bw > 3e12 && swb > 1e10);
+    double tps = 0.45 * bw / swb, step = 1 / tps;
+    RF_REQUIRE(rf_llm_result_set_measured(ctx, r, tps, 0, "set by the test") == RF_OK);
+    const rf_llm_measured *x = &r->measured;
+    /* the kernel binds: its rate from L2 at 60% of the bandwidth, products alone at 50%, 95% of
+     * the step in them */
+    roof_in(&in, swb / (0.5 * bw), 0.95 * step);
+    in.kernel_bytes_per_s = 0.6 * bw;
+    in.kernel_ceiling = "f16.gemv.avx512";
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->roof_bytes_per_s, 0.5 * bw, 1e-6 * bw);
+    RF_EXPECT_NEAR(x->roof_of_bandwidth, 0.5, 1e-12);
+    RF_EXPECT_NEAR(x->roof_of_kernel, 0.5 / 0.6, 1e-12);
+    /* in series 1 / (1/0.6 + 1/1) = 0.375 of bw; overlapped 0.6: the roof 0.5 is 5/9 of the way */
+    RF_EXPECT_NEAR(x->serial_bytes_per_s, 0.375 * bw, 1e-9 * bw);
+    RF_EXPECT_NEAR(x->overlap, (0.5 - 0.375) / (0.6 - 0.375), 1e-9);
+    RF_EXPECT_INT(x->bound_by_kernel, 1);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.9, 1e-12); /* 45% of bw over 50% */
+    RF_EXPECT_NEAR(x->decode_of_roof, in.products_s / x->step_s, 1e-12);
+    RF_EXPECT_NEAR(x->step_s, step, 1e-12 * step);
+    RF_EXPECT_NEAR(x->other_s, 0.05 * step, 1e-9 * step);
+    RF_EXPECT_NEAR(x->products_median_s, in.products_s, 1e-15);
+    RF_EXPECT_DBL(x->bandwidth_bytes_per_s, bw);
+    RF_EXPECT_STR(x->kernel_type, "F16");
+    RF_EXPECT_STR(x->kernel_ceiling, "f16.gemv.avx512");
+    rf_buf buf;
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, " roof decode is bound by the F16 dot kernel: on 2 cores it "
+                                 "consumes ");
+    RF_EXPECT_CONTAINS(buf.data, "of weights held in L2 (f16.gemv.avx512); ");
+    RF_EXPECT_CONTAINS(buf.data, ". Streamed through the kernels, a step's weight products alone "
+                                 "read its ");
+    RF_EXPECT_CONTAINS(buf.data, "; 50% of ");
+    RF_EXPECT_CONTAINS(buf.data, ", 83% of the kernel's): the roof. The kernel's work and the "
+                                 "memory stream give ");
+    RF_EXPECT_CONTAINS(buf.data, "Decode reads weights at 90.0% of it: a step takes ");
+    RF_EXPECT_CONTAINS(buf.data, " overlapped: the products get 56% of the way from the one to the "
+                                 "other. Decode reads");
+    RF_EXPECT(strstr(buf.data, " alike") == NULL);
+    RF_EXPECT(strstr(buf.data, "above its roof") == NULL);
+    rf_buf_free(&buf);
+    r->measured.busy_other = 0.55; /* measured while other processes ran */
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "; other processes took 55% of the CPU meanwhile: the decode and "
+                                 "its roof slowed alike, what binds may differ on a quiet machine");
+    rf_buf_free(&buf);
+    r->measured.busy_other = -1;
+    roof_render(ctx, r, 1, &buf);
+    json_error_t je;
+    json_t *doc = json_loads(buf.data, 0, &je);
+    RF_REQUIRE(doc != NULL);
+    RF_EXPECT_STR(json_string_value(json_object_get(
+                      json_object_get(json_object_get(doc, "measured"), "decode_roof"), "bound")),
+                  "kernel");
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.decode_of_roof"), 0.9, 1e-9);
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_bytes_per_s"), 0.5 * bw, 1e-3 * bw);
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.kernel_bytes_per_s"), 0.6 * bw, 1e-3 * bw);
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_of_kernel"), 0.5 / 0.6, 1e-9);
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.overlap"), 5.0 / 9, 1e-9);
+    /* one bytes figure: the roof and the decode's rate both over the step's weight bytes */
+    RF_EXPECT_NEAR(jnum(doc, "measured.decode_roof.roof_bytes_per_s") *
+                       jnum(doc, "measured.decode_roof.products_s"),
+                   jnum(doc, "measured.step_weight_bytes"), 1e-6 * swb);
+    json_decref(doc);
+    rf_buf_free(&buf);
+    RF_EXPECT_INT(x->bound_by_both, 0);
+    /* a kernel about as fast as memory, on either side of it: both named */
+    in.kernel_bytes_per_s = 0.95 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 1);
+    RF_EXPECT_INT(x->bound_by_both, 1);
+    in.kernel_bytes_per_s = 1.1 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 0);
+    RF_EXPECT_INT(x->bound_by_both, 1);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, " roof decode is bound by the F16 dot kernel and ");
+    RF_EXPECT_CONTAINS(buf.data, " alike: on 2 cores the kernel consumes ");
+    rf_buf_free(&buf);
+    roof_render(ctx, r, 1, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "\"decode_roof\": {\"bound\": \"kernel and memory\", ");
+    rf_buf_free(&buf);
+    in.kernel_bytes_per_s = 1.2 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_both, 0);
+    /* the same stream with a kernel three times faster than memory: memory binds */
+    in.kernel_bytes_per_s = 3 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 0);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.9, 1e-12); /* the roof is the same */
+    char want[160];
+    snprintf(want, sizeof want,
+             " roof decode is bound by %s: ", r->machine->ceilings[r->bandwidth].name);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, want);
+    RF_EXPECT_CONTAINS(buf.data, "; the F16 dot kernel on 2 cores consumes ");
+    rf_buf_free(&buf);
+    /* no kernel rate: the kernel named below RF_LLM_MEMORY_BOUND, memory from it up */
+    in.kernel_bytes_per_s = 0;
+    in.kernel_ceiling = NULL;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 1);
+    RF_EXPECT_STR(x->kernel_ceiling, "");
+    roof_in(&in, swb / (0.89 * bw), 0.95 * step);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 1);
+    roof_in(&in, swb / (RF_LLM_MEMORY_BOUND * bw * (1 + 1e-12)), 0.95 * step);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 0);
+    /* products alone at 95% of DRAM: memory, even with a kernel slower than DRAM from L2 */
+    roof_in(&in, swb / (0.95 * bw), 0.95 * step);
+    in.kernel_bytes_per_s = 0.97 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 0);
+    RF_EXPECT_INT(x->bound_by_both, 0);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.45 / 0.95, 1e-12);
+    /* above DRAM: weights partly held in the last-level cache between steps */
+    roof_in(&in, swb / (1.2 * bw), 0.95 * step);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_INT(x->bound_by_kernel, 0);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "; 120% of ");
+    RF_EXPECT_CONTAINS(buf.data,
+                       "held in the last-level cache from one step to the next: the roof");
+    rf_buf_free(&buf);
+    /* a decode faster than its products alone: said, not hidden */
+    roof_in(&in, 0.8 * step, 0.95 * step);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.8, 1e-12);
+    roof_in(&in, 1.2 * step, 0.95 * step);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "above its roof");
+    rf_buf_free(&buf);
+    /* under even the two in series (kernel 3 x bw: 0.75 bw in series, the products at 0.5) */
+    roof_in(&in, swb / (0.5 * bw), 0.95 * step);
+    in.kernel_bytes_per_s = 3 * bw;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->overlap, (0.5 - 0.75) / (1 - 0.75), 1e-9);
+    roof_render(ctx, r, 0, &buf);
+    RF_EXPECT_CONTAINS(buf.data, "overlapped: the products stay under both, so the stream itself "
+                                 "falls short of ");
+    rf_buf_free(&buf);
+    /* paired: the products alone at 91% of the step just before them, whatever the median */
+    roof_in(&in, 2 * step, 0.95 * step);
+    in.paired_share = 0.91;
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_OK);
+    RF_EXPECT_NEAR(x->decode_of_roof, 0.91, 1e-12);
+    RF_EXPECT_NEAR(x->products_s, 0.91 * step, 1e-12 * step);
+    RF_EXPECT_NEAR(x->products_median_s, 2 * step, 1e-12 * step);
+    RF_EXPECT_NEAR(x->roof_bytes_per_s * x->products_s, swb, 1e-9 * swb);
+    /* figures that cannot be a roof */
+    roof_in(&in, 0, 0);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_RANGE);
+    roof_in(&in, NAN, 0);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_RANGE);
+    roof_in(&in, 1, -1);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, &in), RF_RANGE);
+    RF_EXPECT_INT(rf_llm_result_set_decode_roof(ctx, r, NULL), RF_USAGE);
+    rf_llm_result_free(r);
+    rf_machine_free(h100);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
