@@ -114,43 +114,60 @@ static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, c
 }
 
 /* Few rows (decode): the n products of roles[] (q/k/v, or gate/up) that read the same x as one
- * team job on their packed Q8_0 forms (rf__qgemv_run_n), x quantised once, biases added after;
- * the step closed with its time split over kinds[] by the matrices' packed bytes. 0 when any of
- * them goes another way (then none is done). */
-static rf_status rf__linear_qgemv_n(rf__llm_exec *lx, int64_t blk, const int *roles,
-                                    const int *bias_roles, const int *kinds, unsigned n,
-                                    const float *x, uint64_t rows, uint64_t in, float *const *y,
-                                    int *done)
+ * team job, x quantised once: on their packed Q8_0 forms (rf__qgemv_run_n) as rf__linear_qgemv
+ * would, or, for weights of one other type, by the row kernels (rf__qmatmul_dots_n) as
+ * rf__qmatmul_run would; biases added after; the step closed with its time split over kinds[] by
+ * the bytes each matrix reads. 0 when they would go different ways (then none is done). */
+static rf_status rf__linear_n(rf__llm_exec *lx, int64_t blk, const int *roles,
+                              const int *bias_roles, const int *kinds, unsigned n, const float *x,
+                              uint64_t rows, uint64_t in, float *const *y, int *done)
 {
-    int isa = rf__qmatmul_isa(lx->matmul);
-    const rf__qgemm_w *pw[RF__QGEMV_MAX_MATS];
+    int isa = rf__qmatmul_isa(lx->matmul), packed = 1;
+    const rf__exec_weight *cw[RF__QGEMV_MAX_MATS];
     double share[RF__QGEMV_MAX_MATS], total = 0;
     *done = 0;
-    if (rows >= RF__QGEMM_MIN_ROWS || isa < RF__KERNEL_AVX512 || n > RF__QGEMV_MAX_MATS || in % 32)
+    if (rows >= RF__QGEMM_MIN_ROWS || n > RF__QGEMV_MAX_MATS || n > RF__QMATMUL_MAX_MATS)
         return RF_OK;
     for (unsigned i = 0; i < n; i++) {
-        const rf__exec_weight *w = rf__llm_exec_weight(lx, blk, roles[i]);
-        if (!w || !rf__qgemv_supported(w->id) || w->cols != in) return RF_OK;
+        cw[i] = rf__llm_exec_weight(lx, blk, roles[i]);
+        if (!cw[i] || cw[i]->vec || cw[i]->id < 0 || cw[i]->cols != in || cw[i]->id != cw[0]->id ||
+            cw[i]->row_bytes != cw[0]->row_bytes)
+            return RF_OK;
     }
-    for (unsigned i = 0; i < n; i++) {
-        rf__exec_weight *w;
-        RF_TRY(rf__llm_packed(lx, rf__llm_exec_weight(lx, blk, roles[i]), &w));
-        pw[i] = &w->packed;
-        share[i] = (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
-        total += share[i];
+    if (isa < RF__KERNEL_AVX512 || !rf__qgemv_supported(cw[0]->id) || in % 32) packed = 0;
+    if (packed) {
+        const rf__qgemm_w *pw[RF__QGEMV_MAX_MATS];
+        for (unsigned i = 0; i < n; i++) {
+            rf__exec_weight *w;
+            RF_TRY(rf__llm_packed(lx, cw[i], &w));
+            pw[i] = &w->packed;
+            share[i] = (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        }
+        uint8_t *act;
+        size_t ab = (rf__act_bytes(cw[0]->id, (size_t)in) + 63) / 64 * 64;
+        RF_TRY(rf__llm_qg_act(lx, (size_t)rows * ab, &act));
+        for (uint64_t s = 0; s < rows; s++)
+            rf__act_quantize(cw[0]->id, isa, x + s * in, (size_t)in, act + s * ab);
+        rf__qgemv_run_n(lx->matmul, isa, pw, n, act, ab, rows, y);
+    } else {
+        const uint8_t *wd[RF__QMATMUL_MAX_MATS];
+        uint64_t N[RF__QMATMUL_MAX_MATS];
+        for (unsigned i = 0; i < n; i++) {
+            wd[i] = cw[i]->data;
+            N[i] = cw[i]->rows;
+            share[i] = (double)cw[i]->rows * (double)cw[i]->row_bytes;
+        }
+        RF_TRY(rf__qmatmul_dots_n(lx->ctx, lx->matmul, cw[0]->id, wd, cw[0]->row_bytes, N, n, in, x,
+                                  rows, y));
     }
-    uint8_t *act;
-    size_t ab = (rf__act_bytes(RF__WEIGHT_Q8_0, (size_t)in) + 63) / 64 * 64;
-    RF_TRY(rf__llm_qg_act(lx, (size_t)rows * ab, &act));
-    for (uint64_t s = 0; s < rows; s++)
-        rf__act_quantize(RF__WEIGHT_Q8_0, isa, x + s * in, (size_t)in, act + s * ab);
-    rf__qgemv_run_n(lx->matmul, isa, pw, n, act, ab, rows, y);
+    for (unsigned i = 0; i < n; i++) total += share[i];
     for (unsigned i = 0; i < n; i++) {
         const rf__exec_weight *b =
             bias_roles[i] >= 0 ? rf__llm_exec_weight(lx, blk, bias_roles[i]) : NULL;
         if (b && b->vec)
-            for (uint64_t r = 0; r < rows; r++) rf__llm_add(y[i] + r * pw[i]->N, b->vec, pw[i]->N);
-        share[i] /= total;
+            for (uint64_t r = 0; r < rows; r++)
+                rf__llm_add(y[i] + r * cw[i]->rows, b->vec, cw[i]->rows);
+        share[i] = total > 0 ? share[i] / total : 1.0 / n;
     }
     rf__step_split(lx, kinds, share, n);
     *done = 1;
@@ -291,7 +308,7 @@ static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t
                          kinds[3] = {RF__STEP_Q, RF__STEP_K, RF__STEP_V};
         float *const ys[3] = {lx->q, lx->k, lx->v};
         int done;
-        RF_TRY(rf__linear_qgemv_n(lx, l, roles, biases, kinds, 3, lx->x_norm, n, E, ys, &done));
+        RF_TRY(rf__linear_n(lx, l, roles, biases, kinds, 3, lx->x_norm, n, E, ys, &done));
         if (!done) RF_TRY(rf__qkv_apart(lx, l, n, E, qw, kw));
     }
     if (rf__llm_exec_weight(lx, l, RF__R_Q_NORM)) {
@@ -355,7 +372,7 @@ static rf_status rf__mlp(rf__llm_exec *lx, int64_t l, uint64_t S)
                          kinds[2] = {RF__STEP_GATE, RF__STEP_UP};
         float *const ys[2] = {lx->gate, lx->up};
         int done;
-        RF_TRY(rf__linear_qgemv_n(lx, l, roles, biases, kinds, 2, in, n, E, ys, &done));
+        RF_TRY(rf__linear_n(lx, l, roles, biases, kinds, 2, in, n, E, ys, &done));
         if (!done) {
             RF_TRY(rf__linear(lx, l, RF__R_GATE, -1, in, n, E, F, lx->gate));
             rf__step_done(lx, RF__STEP_GATE);
