@@ -133,6 +133,12 @@ rf_status rf__llm_exec_pass(rf__llm_exec *lx, uint64_t S, uint64_t p0);
  * x [n, in] . W^T for the weight of `role` in block blk (-1: global). */
 rf_status rf__llm_exec_linear(rf__llm_exec *lx, int64_t blk, int role, const float *x, uint64_t n,
                               uint64_t in, uint64_t out, float *y);
+/* The n products of roles[] that read the same x (q/k/v, or gate/up) as one job, exactly as the
+ * pass makes them (no bias), the step closed with its time split over kinds[]; *done 0 when the
+ * pass would make them one at a time (then none is made). */
+rf_status rf__llm_exec_linear_n(rf__llm_exec *lx, int64_t blk, const int *roles, const int *kinds,
+                                unsigned n, const float *x, uint64_t rows, uint64_t in,
+                                float *const *y, int *done);
 
 /* ---- llm_exec_roof.c ---- */
 /* A decode step's weight products alone (every block's projections and the LM head, in the

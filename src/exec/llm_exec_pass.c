@@ -2,7 +2,10 @@
  * block in the order rf_llm_build lays it out (llm_block.c: norm, q/k/v or fused qkv, q/k norms,
  * RoPE, KV-cache store, scores, softmax, A.V, output projection, residual; norm, gated / fused /
  * plain MLP, residual), the final norm and the LM head; each step read off the clock once. */
+/* madvise(MADV_HUGEPAGE) is a Linux call beyond POSIX: rf__llm_packed. */
+#define _DEFAULT_SOURCE 1
 #include <string.h>
+#include <sys/mman.h>
 
 #include "exec/llm_exec_int.h"
 
@@ -15,15 +18,37 @@ static void rf__step_done(rf__llm_exec *lx, int k)
     lx->t_last = t;
 }
 
+/* Close a fused step: its time since the last tick split over the n kinds by `share` (summing to
+ * 1), each counted as called once. */
+static void rf__step_split(rf__llm_exec *lx, const int *kinds, const double *share, unsigned n)
+{
+    double t = lx->clock(lx->clock_user);
+    for (unsigned i = 0; i < n; i++) {
+        lx->step_s[kinds[i]] += (t - lx->t_last) * share[i];
+        lx->step_calls[kinds[i]]++;
+    }
+    lx->t_last = t;
+}
+
+/* Packed matrices from this size on start on a 2 MiB boundary and ask for transparent huge pages
+ * (Linux, THP mode "madvise"): decode streams the whole packed set once a token, and on 4 KiB pages
+ * two cores pulled 5-7% fewer bytes a second from DRAM (a TLB miss every 64 lines of each stream).
+ * The padding before the boundary is address space only, never touched. */
+#define RF__HUGE_BYTES ((size_t)2 << 20)
+
 /* The packed copy of w (qgemm.h), made at its first product (the harness's warm-up pass). */
 static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, rf__exec_weight **out)
 {
     rf__exec_weight *w = &lx->weights[cw - lx->weights];
     if (!w->packed_mem) {
         size_t bytes = rf__qgemm_bytes(w->id, w->rows, w->cols);
-        w->packed_mem = rf__malloc(lx->ctx, bytes + 64);
+        size_t align = bytes >= RF__HUGE_BYTES ? RF__HUGE_BYTES : 64;
+        w->packed_mem = rf__malloc(lx->ctx, bytes + align);
         if (!w->packed_mem) return RF_NOMEM_ERR(lx->ctx);
-        uint8_t *d = (uint8_t *)w->packed_mem + (64 - (uintptr_t)w->packed_mem % 64) % 64;
+        uint8_t *d = (uint8_t *)w->packed_mem + (align - (uintptr_t)w->packed_mem % align) % align;
+#ifdef MADV_HUGEPAGE
+        if (align == RF__HUGE_BYTES) (void)madvise(d, bytes, MADV_HUGEPAGE); /* a hint: may fail */
+#endif
         rf__qgemm_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
         lx->mem_bytes += (double)bytes;
     }
@@ -84,6 +109,67 @@ static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, c
     for (uint64_t s = 0; s < n; s++)
         rf__act_quantize(cw->id, isa, x + s * in, (size_t)in, act + s * ab);
     rf__qgemv_run(lx->matmul, isa, &w->packed, act, ab, n, y);
+    *done = 1;
+    return RF_OK;
+}
+
+/* Few rows (decode): the n products of roles[] (q/k/v, or gate/up) that read the same x as one
+ * team job, x quantised once: on their packed Q8_0 forms (rf__qgemv_run_n) as rf__linear_qgemv
+ * would, or, for weights of one other type, by the row kernels (rf__qmatmul_dots_n) as
+ * rf__qmatmul_run would; biases added after; the step closed with its time split over kinds[] by
+ * the bytes each matrix reads. 0 when they would go different ways (then none is done). */
+static rf_status rf__linear_n(rf__llm_exec *lx, int64_t blk, const int *roles,
+                              const int *bias_roles, const int *kinds, unsigned n, const float *x,
+                              uint64_t rows, uint64_t in, float *const *y, int *done)
+{
+    int isa = rf__qmatmul_isa(lx->matmul), packed = 1;
+    const rf__exec_weight *cw[RF__QGEMV_MAX_MATS] = {NULL};
+    double share[RF__QGEMV_MAX_MATS], total = 0;
+    *done = 0;
+    if (rows >= RF__QGEMM_MIN_ROWS || n > RF__QGEMV_MAX_MATS || n > RF__QMATMUL_MAX_MATS)
+        return RF_OK;
+    for (unsigned i = 0; i < n; i++) {
+        cw[i] = rf__llm_exec_weight(lx, blk, roles[i]);
+        if (!cw[i] || cw[i]->vec || cw[i]->id < 0 || cw[i]->cols != in || cw[i]->id != cw[0]->id ||
+            cw[i]->row_bytes != cw[0]->row_bytes)
+            return RF_OK;
+    }
+    if (isa < RF__KERNEL_AVX512 || !rf__qgemv_supported(cw[0]->id) || in % 32) packed = 0;
+    if (packed) {
+        const rf__qgemm_w *pw[RF__QGEMV_MAX_MATS];
+        for (unsigned i = 0; i < n; i++) {
+            rf__exec_weight *w;
+            RF_TRY(rf__llm_packed(lx, cw[i], &w));
+            pw[i] = &w->packed;
+            share[i] = (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        }
+        uint8_t *act;
+        size_t ab = (rf__act_bytes(cw[0]->id, (size_t)in) + 63) / 64 * 64;
+        RF_TRY(rf__llm_qg_act(lx, (size_t)rows * ab, &act));
+        for (uint64_t s = 0; s < rows; s++)
+            rf__act_quantize(cw[0]->id, isa, x + s * in, (size_t)in, act + s * ab);
+        rf__qgemv_run_n(lx->matmul, isa, pw, n, act, ab, rows, y);
+    } else {
+        const uint8_t *wd[RF__QMATMUL_MAX_MATS];
+        uint64_t N[RF__QMATMUL_MAX_MATS];
+        for (unsigned i = 0; i < n; i++) {
+            wd[i] = cw[i]->data;
+            N[i] = cw[i]->rows;
+            share[i] = (double)cw[i]->rows * (double)cw[i]->row_bytes;
+        }
+        RF_TRY(rf__qmatmul_dots_n(lx->ctx, lx->matmul, cw[0]->id, wd, cw[0]->row_bytes, N, n, in, x,
+                                  rows, y));
+    }
+    for (unsigned i = 0; i < n; i++) total += share[i];
+    for (unsigned i = 0; i < n; i++) {
+        const rf__exec_weight *b =
+            bias_roles[i] >= 0 ? rf__llm_exec_weight(lx, blk, bias_roles[i]) : NULL;
+        if (b && b->vec)
+            for (uint64_t r = 0; r < rows; r++)
+                rf__llm_add(y[i] + r * cw[i]->rows, b->vec, cw[i]->rows);
+        share[i] = total > 0 ? share[i] / total : 1.0 / n;
+    }
+    rf__step_split(lx, kinds, share, n);
     *done = 1;
     return RF_OK;
 }
@@ -191,6 +277,19 @@ static void rf__residual(rf__llm_exec *lx, int64_t l, uint64_t n, int norm_role,
     rf__step_done(lx, add_step);
 }
 
+/* q, k and v by three products. */
+static rf_status rf__qkv_apart(rf__llm_exec *lx, int64_t l, uint64_t n, uint64_t E, uint64_t qw,
+                               uint64_t kw)
+{
+    RF_TRY(rf__linear(lx, l, RF__R_Q, RF__R_Q_B, lx->x_norm, n, E, qw, lx->q));
+    rf__step_done(lx, RF__STEP_Q);
+    RF_TRY(rf__linear(lx, l, RF__R_K, RF__R_K_B, lx->x_norm, n, E, kw, lx->k));
+    rf__step_done(lx, RF__STEP_K);
+    RF_TRY(rf__linear(lx, l, RF__R_V, RF__R_V_B, lx->x_norm, n, E, kw, lx->v));
+    rf__step_done(lx, RF__STEP_V);
+    return RF_OK;
+}
+
 static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t p0)
 {
     uint64_t n = lx->B * S, E = lx->E, D = lx->D, qw = lx->H * D, kw = lx->Hkv * D;
@@ -204,12 +303,13 @@ static rf_status rf__attention(rf__llm_exec *lx, int64_t l, uint64_t S, uint64_t
         }
         rf__step_done(lx, RF__STEP_QKV);
     } else {
-        RF_TRY(rf__linear(lx, l, RF__R_Q, RF__R_Q_B, lx->x_norm, n, E, qw, lx->q));
-        rf__step_done(lx, RF__STEP_Q);
-        RF_TRY(rf__linear(lx, l, RF__R_K, RF__R_K_B, lx->x_norm, n, E, kw, lx->k));
-        rf__step_done(lx, RF__STEP_K);
-        RF_TRY(rf__linear(lx, l, RF__R_V, RF__R_V_B, lx->x_norm, n, E, kw, lx->v));
-        rf__step_done(lx, RF__STEP_V);
+        static const int roles[3] = {RF__R_Q, RF__R_K, RF__R_V},
+                         biases[3] = {RF__R_Q_B, RF__R_K_B, RF__R_V_B},
+                         kinds[3] = {RF__STEP_Q, RF__STEP_K, RF__STEP_V};
+        float *const ys[3] = {lx->q, lx->k, lx->v};
+        int done;
+        RF_TRY(rf__linear_n(lx, l, roles, biases, kinds, 3, lx->x_norm, n, E, ys, &done));
+        if (!done) RF_TRY(rf__qkv_apart(lx, l, n, E, qw, kw));
     }
     if (rf__llm_exec_weight(lx, l, RF__R_Q_NORM)) {
         rf__norm_role(lx, l, RF__R_Q_NORM, -1, lx->q, lx->q, n * lx->H, D);
@@ -268,10 +368,17 @@ static rf_status rf__mlp(rf__llm_exec *lx, int64_t l, uint64_t S)
         }
         rf__step_done(lx, RF__STEP_GATE_UP);
     } else if (rf__llm_exec_weight(lx, l, RF__R_GATE)) {
-        RF_TRY(rf__linear(lx, l, RF__R_GATE, -1, in, n, E, F, lx->gate));
-        rf__step_done(lx, RF__STEP_GATE);
-        RF_TRY(rf__linear(lx, l, RF__R_UP, RF__R_UP_B, in, n, E, F, lx->up));
-        rf__step_done(lx, RF__STEP_UP);
+        static const int roles[2] = {RF__R_GATE, RF__R_UP}, biases[2] = {-1, RF__R_UP_B},
+                         kinds[2] = {RF__STEP_GATE, RF__STEP_UP};
+        float *const ys[2] = {lx->gate, lx->up};
+        int done;
+        RF_TRY(rf__linear_n(lx, l, roles, biases, kinds, 2, in, n, E, ys, &done));
+        if (!done) {
+            RF_TRY(rf__linear(lx, l, RF__R_GATE, -1, in, n, E, F, lx->gate));
+            rf__step_done(lx, RF__STEP_GATE);
+            RF_TRY(rf__linear(lx, l, RF__R_UP, RF__R_UP_B, in, n, E, F, lx->up));
+            rf__step_done(lx, RF__STEP_UP);
+        }
     } else {
         RF_TRY(rf__linear(lx, l, RF__R_UP, RF__R_UP_B, in, n, E, F, lx->gate));
         rf__step_done(lx, RF__STEP_UP);
@@ -321,4 +428,14 @@ rf_status rf__llm_exec_linear(rf__llm_exec *lx, int64_t blk, int role, const flo
                               uint64_t in, uint64_t out, float *y)
 {
     return rf__linear(lx, blk, role, -1, x, n, in, out, y);
+}
+
+rf_status rf__llm_exec_linear_n(rf__llm_exec *lx, int64_t blk, const int *roles, const int *kinds,
+                                unsigned n, const float *x, uint64_t rows, uint64_t in,
+                                float *const *y, int *done)
+{
+    static const int none[RF__QGEMV_MAX_MATS] = {-1, -1, -1, -1};
+    *done = 0;
+    if (n == 0 || n > RF__QGEMV_MAX_MATS) return RF_OK;
+    return rf__linear_n(lx, blk, roles, none, kinds, n, x, rows, in, y, done);
 }

@@ -118,6 +118,13 @@ rf__qgemv_kernel_fn rf__qgemv_kernel(int isa);
  * team splitting the groups. */
 void rf__qgemv_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const void *act, size_t act_bytes,
                    uint64_t S, float *y);
+/* The same for n (<= RF__QGEMV_MAX_MATS) matrices of one K against the same activations, y[i]
+ * [S, w[i]->N] each, as ONE team job over their groups end to end: q/k/v or gate/up of a decode
+ * step pay one hand-off to the team instead of n, and the small k and v split as finely as the
+ * rest. */
+#define RF__QGEMV_MAX_MATS 4
+void rf__qgemv_run_n(rf__qmatmul *q, int isa, const rf__qgemm_w *const *w, unsigned n,
+                     const void *act, size_t act_bytes, uint64_t S, float *const *y);
 
 /* ---- prefill products on float weights (F32 read in place; F16, BF16 and any type without a
  * packed form dequantised a tile of rows at a time): y [S, N] = x . W^T in F32 with F32

@@ -222,6 +222,14 @@ int rf__qmatmul_isa(const rf__qmatmul *q);
 rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, size_t row_bytes,
                           uint64_t N, uint64_t K, const float *x, uint64_t S, float *y);
 
+/* Decode's products of n (<= RF__QMATMUL_MAX_MATS) matrices of one type and one K against the
+ * same S (< 8) activation rows as ONE team job over their rows end to end: x quantised once,
+ * y[i][s][r] = x[s] . row r of w[i] (N[i] rows, row stride row_bytes). */
+#define RF__QMATMUL_MAX_MATS 4
+rf_status rf__qmatmul_dots_n(rf_ctx *ctx, rf__qmatmul *q, int id, const uint8_t *const *w,
+                             size_t row_bytes, const uint64_t *N, unsigned n, uint64_t K,
+                             const float *x, uint64_t S, float *const *y);
+
 /* Run a job split in n parts: job(arg, part, n) for every part, parts shared by the team's
  * threads (for attention and other row-parallel ops); returns when all are done. */
 typedef void (*rf__team_job)(void *arg, unsigned part, unsigned n_parts);

@@ -143,6 +143,41 @@ static void rf__sgemm_rows_job(void *arg, unsigned c, unsigned nc)
     }
 }
 
+typedef struct rf__dots_n_job {
+    const rf__matmul_job *m; /* id, dot, K, S, activations (its w, N and y unused) */
+    const uint8_t *const *w;
+    const uint64_t *N;
+    float *const *y;
+    unsigned n;
+    uint64_t rows; /* of the n matrices together */
+} rf__dots_n_job;
+
+/* Part p of np: its share of the rows of the matrices end to end. */
+static void rf__dots_n_part(void *arg, unsigned p, unsigned np)
+{
+    const rf__dots_n_job *j = arg;
+    const rf__matmul_job *m = j->m;
+    uint64_t r0 = j->rows * p / np, r1 = j->rows * (p + 1) / np, base = 0;
+    for (unsigned i = 0; i < j->n && r0 < r1; base += j->N[i], i++) {
+        uint64_t e = r1 < base + j->N[i] ? r1 : base + j->N[i];
+        for (; m->rows && m->act_bytes && r0 < e;) { /* the many-row kernel, as rf__dot_rows_job */
+            unsigned nr = (unsigned)(e - r0 < RF__ROWS_DOT_MAX ? e - r0 : RF__ROWS_DOT_MAX);
+            for (uint64_t s = 0; s < m->S; s++)
+                m->rows(j->w[i] + (r0 - base) * m->row_bytes, m->row_bytes, nr,
+                        m->act + s * m->act_bytes, m->K, j->y[i] + s * j->N[i] + r0 - base);
+            r0 += nr;
+        }
+        for (; r0 < e; r0++) {
+            const uint8_t *row = j->w[i] + (r0 - base) * m->row_bytes;
+            for (uint64_t s = 0; s < m->S; s++) {
+                const void *xa = m->act_bytes ? (const void *)(m->act + s * m->act_bytes)
+                                              : (const void *)(m->x + s * m->K);
+                j->y[i][s * j->N[i] + r0 - base] = m->dot(row, xa, m->K);
+            }
+        }
+    }
+}
+
 static rf_status rf__qmatmul_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return RF_OK;
@@ -150,6 +185,48 @@ static rf_status rf__qmatmul_reserve(rf_ctx *ctx, void **p, size_t *cap, size_t 
     if (!n) return RF_NOMEM_ERR(ctx);
     *p = n;
     *cap = need;
+    return RF_OK;
+}
+
+/* The S activation rows in the type's format (rf__act_quantize) in q's buffer, into m. */
+static rf_status rf__qmatmul_act(rf_ctx *ctx, rf__qmatmul *q, rf__matmul_job *m)
+{
+    m->act_bytes = rf__act_bytes(m->id, (size_t)m->K);
+    RF_TRY(rf__qmatmul_reserve(ctx, &q->act, &q->act_cap, (size_t)m->S * m->act_bytes + 64));
+    uint8_t *act = (uint8_t *)q->act + (64 - (uintptr_t)q->act % 64) % 64; /* cache lines */
+    for (uint64_t s = 0; s < m->S && m->act_bytes; s++)
+        rf__act_quantize(m->id, q->isa, m->x + s * m->K, (size_t)m->K, act + s * m->act_bytes);
+    m->act = act;
+    return RF_OK;
+}
+
+rf_status rf__qmatmul_dots_n(rf_ctx *ctx, rf__qmatmul *q, int id, const uint8_t *const *w,
+                             size_t row_bytes, const uint64_t *N, unsigned n, uint64_t K,
+                             const float *x, uint64_t S, float *const *y)
+{
+    RF_CHECK(ctx, n >= 1 && n <= RF__QMATMUL_MAX_MATS && S < RF__QMATMUL_GEMM_MIN_ROWS, RF_USAGE,
+             "executor: %u matrices by %llu rows in one job", n, (unsigned long long)S);
+    rf__matmul_job m = {rf__row_dot_get(id, q->isa),
+                        id,
+                        NULL,
+                        row_bytes,
+                        0,
+                        K,
+                        S,
+                        x,
+                        NULL,
+                        0,
+                        NULL,
+                        NULL,
+                        0,
+                        0,
+                        NULL};
+    m.isa = q->isa;
+    m.rows = rf__rows_dot_get(id, q->isa);
+    RF_TRY(rf__qmatmul_act(ctx, q, &m));
+    rf__dots_n_job j = {&m, w, N, y, n, 0};
+    for (unsigned i = 0; i < n; i++) j.rows += N[i];
+    rf__qmatmul_parallel(q, rf__dots_n_part, &j);
     return RF_OK;
 }
 
@@ -161,13 +238,7 @@ rf_status rf__qmatmul_run(rf_ctx *ctx, rf__qmatmul *q, int id, const void *w, si
     m.isa = q->isa;
     m.rows = rf__rows_dot_get(id, q->isa);
     if (S < RF__QMATMUL_GEMM_MIN_ROWS) {
-        /* the activations quantised once, read by every row */
-        m.act_bytes = rf__act_bytes(id, (size_t)K);
-        RF_TRY(rf__qmatmul_reserve(ctx, &q->act, &q->act_cap, (size_t)S * m.act_bytes + 64));
-        uint8_t *act = (uint8_t *)q->act + (64 - (uintptr_t)q->act % 64) % 64; /* cache lines */
-        for (uint64_t s = 0; s < S && m.act_bytes; s++)
-            rf__act_quantize(id, q->isa, x + s * K, (size_t)K, act + s * m.act_bytes);
-        m.act = act;
+        RF_TRY(rf__qmatmul_act(ctx, q, &m)); /* quantised once, read by every row */
         rf__qmatmul_parallel(q, rf__dot_rows_job, &m);
         return RF_OK;
     }

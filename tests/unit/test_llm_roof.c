@@ -1,7 +1,8 @@
 /* test_llm_roof.c — decode's roof measured with it (src/exec/llm_exec_roof.c, issue 28): after
  * each timed decode step the harness runs the same step's weight products alone. On a clock that
- * moves 0.7 s a read every step costs one tick, so the products pass must cost exactly one tick
- * per product of the decode step, no more (it ran nothing else) and no fewer (it skipped none). */
+ * moves 0.7 s a read every step costs one tick (q/k/v or gate/up made as one job: one tick for
+ * all), so the products pass must cost exactly the ticks of the decode step's products, no more
+ * (it ran nothing else) and no fewer (it skipped none). */
 #include <math.h>
 #include <string.h>
 
@@ -43,12 +44,19 @@ RF_TEST(llm_roof_products_pass_is_the_steps_products)
             RF_EXPECT_INT(r->kinds[i].decode_calls, n_layer);
     }
     RF_EXPECT(n_prod >= 4 * n_layer + 1 && n_prod < n_all);
-    RF_EXPECT_NEAR(r->decode_s, 0.7 * (double)n_all, 1e-6);
-    RF_EXPECT_NEAR(r->decode_products_s, 0.7 * (double)n_prod, 1e-6);
+    /* Every step but the products costs one tick; q/k/v and gate/up made as one job
+     * (llm_exec_pass.c's rf__linear_n) cost one tick for two or three kinds, in the decode step and
+     * in the products pass alike: the pass's product ticks equal the step's, between a third of the
+     * calls and all. */
+    double ticks = r->decode_products_s / 0.7;
+    RF_EXPECT_NEAR(ticks, floor(ticks + 0.5), 1e-6);
+    RF_EXPECT(ticks >= (double)n_prod / 3 - 1e-6 && ticks <= (double)n_prod + 1e-6);
+    RF_EXPECT_NEAR(r->decode_s - r->decode_products_in_step_s, 0.7 * (double)(n_all - n_prod),
+                   1e-6);
     RF_EXPECT_NEAR(r->decode_products_in_step_s, r->decode_products_s, 1e-6);
     RF_EXPECT_NEAR(r->decode_products_min_s, r->decode_products_s, 1e-6);
     RF_EXPECT_NEAR(r->decode_products_max_s, r->decode_products_s, 1e-6);
-    RF_EXPECT_NEAR(r->decode_products_share, (double)n_prod / (double)n_all, 1e-9);
+    RF_EXPECT_NEAR(r->decode_products_share, r->decode_products_s / r->decode_s, 1e-9);
     rf_exec_llm_result_free(r);
     rf_llm_free(m);
     rf_ctx_free(ctx);

@@ -269,6 +269,62 @@ RF_TEST(qgemv_q8_0)
     qgemv_shape(480);
 }
 
+/* Several packed Q8_0 matrices of one K as one team job (rf__qgemv_run_n, decode's q/k/v and
+ * gate/up): N = 40, 8 and 72 (partial groups, a matrix of one group, the groups' split between
+ * the jobs falling inside matrices), K = 480, 2 activation rows; each output against
+ * dequantise-then-dot in double, and a scale changed in the last matrix caught in its output
+ * alone. */
+RF_TEST(qgemv_n_q8_0)
+{
+    enum { M = 3 };
+    const uint64_t Ns[M] = {40, 8, 72}, K = 480, S = 2;
+    const int id = RF__WEIGHT_Q8_0;
+    size_t rb = K / 32 * 34, ab = (rf__act_bytes(id, K) + 63) / 64 * 64;
+    float *x = malloc(S * K * sizeof *x);
+    for (uint64_t i = 0; i < S * K; i++) x[i] = rndf() * (i % 89 == 0 ? 6.0f : 1.0f);
+    uint8_t *am = malloc(S * ab + 64), *ad = am + (64 - (uintptr_t)am % 64) % 64;
+    for (uint64_t s = 0; s < S; s++)
+        rf__act_quantize(id, rf__kernel_isa_best(), x + s * K, K, ad + s * ab);
+    uint8_t *w[M], *pm[M];
+    double *ref[M], *tol[M];
+    float *y[M];
+    rf__qgemm_w pw[M];
+    const rf__qgemm_w *pp[M];
+    for (int m = 0; m < M; m++) {
+        w[m] = malloc(Ns[m] * rb);
+        for (uint64_t r = 0; r < Ns[m]; r++) fill(id, w[m] + r * rb, K);
+        ref[m] = malloc(S * Ns[m] * sizeof **ref);
+        tol[m] = malloc(S * Ns[m] * sizeof **tol);
+        reference(id, w[m], rb, Ns[m], K, x, S, 32, ref[m], tol[m]);
+        size_t pb = rf__qgemm_bytes(id, Ns[m], K);
+        pm[m] = malloc(pb + 64);
+        rf__qgemm_pack(id, w[m], rb, Ns[m], K, pm[m] + (64 - (uintptr_t)pm[m] % 64) % 64, &pw[m]);
+        pp[m] = &pw[m];
+        y[m] = malloc(S * Ns[m] * sizeof **y);
+        for (size_t i = 0; i < S * Ns[m]; i++) y[m][i] = NAN;
+    }
+    rf_ctx *ctx;
+    rf__qmatmul *q;
+    RF_EXPECT_INT(rf_ctx_new(&ctx, NULL), RF_OK);
+    RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
+    rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
+    for (int m = 0; m < M; m++) {
+        int bad = check(y[m], ref[m], tol[m], S * Ns[m]);
+        if (bad)
+            RF_FAIL_AT("qgemv_n matrix %d: %d of %d outside the bound", m, bad, (int)(S * Ns[m]));
+    }
+    uint16_t h = rf__f32_to_f16(50.0f);
+    memcpy((uint8_t *)(uintptr_t)rf__qgemm_scales(&pw[2], 4, 3) + 2 * 5, &h, 2); /* row 69 */
+    rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
+    RF_EXPECT(check(y[0], ref[0], tol[0], S * Ns[0]) == 0);
+    RF_EXPECT(check(y[1], ref[1], tol[1], S * Ns[1]) == 0);
+    RF_EXPECT(check(y[2], ref[2], tol[2], S * Ns[2]) > 0);
+    rf__qmatmul_free(ctx, q);
+    rf_ctx_free(ctx);
+    for (int m = 0; m < M; m++) free(w[m]), free(pm[m]), free(ref[m]), free(tol[m]), free(y[m]);
+    free(x), free(am);
+}
+
 /* The float GEMM (rf__fgemm_run) for a type: 13 rows (tiles of 6, 6 and 1 across the jobs), 70
  * activation rows (a full panel of 64 and a partial one), K = 2304 (two passes of KC = 2048: the
  * second reads rows from a block offset), against dequantise-then-multiply in double; the
