@@ -1,5 +1,6 @@
-/* qgemm.h — prefill matrix products on quantised weights (qgemm.c, qgemm_avx512.c): a weight
- * matrix of Q8_0, Q4_0, Q4_K or Q6_K is repacked once into groups of 16 rows whose blocks hold
+/* qgemm.h — prefill matrix products on quantised weights (qgemm.c, qgemm_avx512.c, the Q4_1/Q5
+ * repacks in qgemm_types.c): a weight matrix of Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K or Q6_K
+ * is repacked once into groups of 16 rows whose blocks hold
  * unsigned 8-bit quants interleaved 4 bytes per row (one zmm = 4 values of each of 16 rows) with
  * the block's F32 scale and offset per row (w = a . q + b, exact for every one of these types);
  * the activation rows are quantised to int8 per block (scale = max |x| / 127) with each block's
@@ -18,7 +19,7 @@
 #define RF__QGEMM_ROWS 16 /* weight rows per packed group (one zmm of int32 lanes) */
 #define RF__QGEMM_MR 6    /* activation rows per kernel call (by 2 groups: 32 rows) */
 
-/* A packed weight matrix. Two block layouts: Q4_0, Q4_K and Q6_K keep after each block's 16 x blk
+/* A packed weight matrix. Two block layouts: every type but Q8_0 keeps after each block's 16 x blk
  * quants its 16 F32 scales a and 16 F32 offsets b; Q8_0 (f16_scales) keeps the file's F16 scales
  * d (a = d, b = -128 d) and pairs its blocks: the quants of blocks 2p and 2p + 1 (1024 bytes), then
  * their 32 F16 scales (64 bytes), 34 bytes a row per 32 values as in the file. So a Q8_0 matrix

@@ -11,20 +11,9 @@
 #include <string.h>
 
 #include "exec/qgemm.h"
+#define RF_RAND_SEED 0x9e3779b97f4a7c15ull
+#include "rf_rand.h"
 #include "rf_test.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-static float rndf(void)
-{
-    return (float)((double)(rnd() & 0xffffff) / 8388608.0 - 1.0);
-}
 
 static void fill(int id, uint8_t *buf, size_t k)
 {

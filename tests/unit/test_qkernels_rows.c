@@ -13,20 +13,9 @@
 #include <string.h>
 
 #include "exec/qkernels.h"
+#define RF_RAND_SEED 0x2545f4914f6cdd1dull
+#include "rf_rand.h"
 #include "rf_test.h"
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-static float rndf(void)
-{
-    return (float)((double)(rnd() & 0xffffff) / 8388608.0 - 1.0);
-}
 
 /* n rows of k weights of type id, rb bytes apart: random quants, sane F16 scales (and minimums) */
 static void fill(int id, uint8_t *w, size_t rb, size_t n, size_t k)
