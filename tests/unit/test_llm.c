@@ -652,6 +652,20 @@ RF_TEST(llm_weights_report_groups_and_csv)
     rf_ctx_free(ctx);
 }
 
+/* The Llama-2-7B shape (model tag `tag`) analysed on an H100 from the datasheet database, on its
+ * fp16.tensor and memory ceilings, default options: 1 when every step worked. */
+static int analyze_7b_h100(rf_ctx *ctx, const char *tag, rf_llm_model **m, rf_machine **h100,
+                           rf_llm_result **r)
+{
+    size_t ci = 0, bi = 0;
+    rf_llm_opts po = {0}, dopt = {0};
+    *m = open_spec(ctx, &llama7b, tag);
+    return *m && rf_hwdb_find(ctx, "h100-sxm5", h100) == RF_OK &&
+           rf_machine_select(ctx, *h100, RF_CEILING_COMPUTE, "fp16.tensor", &ci) == RF_OK &&
+           rf_machine_select(ctx, *h100, RF_CEILING_BANDWIDTH, NULL, &bi) == RF_OK &&
+           rf_llm_analyze(ctx, *m, "7b", *h100, ci, bi, &po, &dopt, r) == RF_OK;
+}
+
 /* Distributed inference (issue 15) on the Llama-2-7B shape, F16, an H100 (fp16.tensor 989.4
  * TFLOP/s, 3.35 TB/s) over NVLink 4 (450 GB/s, latency set to 1 us), TP 8, prompt 128, decode at
  * batch 1. One allreduce's message: batch x tokens x 4096 x 2 bytes (decode 8 KiB, prefill 1 MiB);
@@ -661,16 +675,10 @@ RF_TEST(llm_weights_report_groups_and_csv)
 RF_TEST(llm_distributed_7b_tp8)
 {
     rf_ctx *ctx = new_ctx();
-    rf_llm_model *m = open_spec(ctx, &llama7b, "7bdist");
-    RF_REQUIRE(m != NULL);
+    rf_llm_model *m = NULL;
     rf_machine *h100 = NULL;
-    RF_REQUIRE(rf_hwdb_find(ctx, "h100-sxm5", &h100) == RF_OK);
-    size_t ci = 0, bi = 0;
-    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_COMPUTE, "fp16.tensor", &ci) == RF_OK);
-    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_BANDWIDTH, NULL, &bi) == RF_OK);
-    rf_llm_opts po = {0}, dopt = {0};
     rf_llm_result *r = NULL;
-    RF_REQUIRE(rf_llm_analyze(ctx, m, "7b", h100, ci, bi, &po, &dopt, &r) == RF_OK);
+    RF_REQUIRE(analyze_7b_h100(ctx, "7bdist", &m, &h100, &r));
     rf_llm_dist_opts o;
     memset(&o, 0, sizeof o);
     o.tp = 8;
@@ -770,16 +778,10 @@ static void roof_render(rf_ctx *ctx, const rf_llm_result *r, int json, rf_buf *b
 RF_TEST(llm_decode_roof_binding)
 {
     rf_ctx *ctx = new_ctx();
-    rf_llm_model *m = open_spec(ctx, &llama7b, "7broof");
-    RF_REQUIRE(m != NULL);
+    rf_llm_model *m = NULL;
     rf_machine *h100 = NULL;
-    RF_REQUIRE(rf_hwdb_find(ctx, "h100-sxm5", &h100) == RF_OK);
-    size_t ci = 0, bi = 0;
-    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_COMPUTE, "fp16.tensor", &ci) == RF_OK);
-    RF_REQUIRE(rf_machine_select(ctx, h100, RF_CEILING_BANDWIDTH, NULL, &bi) == RF_OK);
-    rf_llm_opts po = {0}, dopt = {0};
     rf_llm_result *r = NULL;
-    RF_REQUIRE(rf_llm_analyze(ctx, m, "7b", h100, ci, bi, &po, &dopt, &r) == RF_OK);
+    RF_REQUIRE(analyze_7b_h100(ctx, "7broof", &m, &h100, &r));
     rf_llm_decode_roof_in in;
     roof_in(&in, 1, 0);
     /* no measured decode: nothing to set a roof for */
