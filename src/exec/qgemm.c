@@ -16,7 +16,9 @@ int rf__qgemm_blk(int id)
     case RF__WEIGHT_Q5_1:
     case RF__WEIGHT_Q5_K:
     case RF__WEIGHT_Q4_K: return 32;
-    case RF__WEIGHT_Q6_K: return 16;
+    case RF__WEIGHT_Q6_K:
+    case RF__WEIGHT_Q2_K:
+    case RF__WEIGHT_Q3_K: return 16;
     default: return 0;
     }
 }

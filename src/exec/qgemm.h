@@ -1,5 +1,5 @@
 /* qgemm.h — prefill matrix products on quantised weights (qgemm.c, qgemm_avx512.c, the Q4_1/Q5
- * repacks in qgemm_types.c): a weight matrix of Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K or Q6_K
+ * repacks in qgemm_types.c): a weight matrix of Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K
  * is repacked once into groups of 16 rows whose blocks hold
  * unsigned 8-bit quants interleaved 4 bytes per row (one zmm = 4 values of each of 16 rows) with
  * the block's F32 scale and offset per row (w = a . q + b, exact for every one of these types);
@@ -26,7 +26,7 @@
  * packs into as many bytes as it had, one sequential stream of whole cache lines that decode reads
  * too (rf__qgemv_run), where the F32 form would have made a decode read 18% more bytes. */
 typedef struct rf__qgemm_w {
-    int blk;            /* values per block: 32, or 16 (Q6_K: one scale per 16) */
+    int blk;            /* values per block: 32, or 16 (Q2_K, Q3_K, Q6_K: a scale per 16) */
     int f16_scales;     /* 1: the Q8_0 layout above */
     uint64_t N, K;      /* rows (output width), columns (input width) */
     uint64_t groups;    /* ceil(N / 16); the last group's missing rows are zero */
@@ -61,8 +61,9 @@ size_t rf__qgemm_bytes(int id, uint64_t N, uint64_t K);
 void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K, uint8_t *data,
                     rf__qgemm_w *out);
 
-/* qgemm_types.c: block j (32 values) of a row of Q4_1, Q5_0, Q5_1 or Q5_K as w = a . q + b with
- * q unsigned (0 for another type): those four types pack like Q4_0 too (the F32 layout, blk 32). */
+/* qgemm_types.c: block j (32 values) of a row of Q4_1, Q5_0, Q5_1 or Q5_K, or (16 values) of Q2_K
+ * or Q3_K, as w = a . q + b with q unsigned (0 for another type): those types pack like Q4_0 and
+ * Q6_K too (the F32 layout, blk 32 or 16). */
 int rf__qgemm_block_qab_q5(int id, const uint8_t *row, uint64_t j, uint8_t *q, float *a, float *b);
 
 /* Activation rows quantised for a packed matrix of block blk: S rows of K int8, and per row and

@@ -1,9 +1,10 @@
-/* qgemm_types.c — the repack of Q4_1, Q5_0, Q5_1 and Q5_K blocks for the prefill products on
- * quantised weights (qgemm.h; issue 28: prefill on every quantised type's own weights, not
- * dequantised to F32 and multiplied in float): each 32 values of a block as unsigned quants q
- * with one F32 scale a and offset b, w = a . q + b exactly (ggml's layouts, reference/formats.md
- * 5a; the same values rf__dequant_row gives). qgemm.c's rf__qgemm_pack calls it for the types
- * it does not repack itself. A leaf: it calls only the format helpers. */
+/* qgemm_types.c — the repack of Q4_1, Q5_0, Q5_1, Q5_K, Q2_K and Q3_K blocks for the prefill
+ * products on quantised weights (qgemm.h; issue 28: prefill on every quantised type's own weights,
+ * not dequantised to F32 and multiplied in float): each 32 values of a block as unsigned quants q
+ * with one F32 scale a and offset b (each 16 for Q2_K and Q3_K, one scale per 16), w = a . q + b
+ * exactly (ggml's layouts, reference/formats.md 5a; the same values rf__dequant_row gives).
+ * qgemm.c's rf__qgemm_pack calls it for the types it does not repack itself. A leaf: it calls only
+ * the format helpers (and Q3_K's scale unpacking, qkernels_q23.c). */
 #include <string.h>
 
 #include "exec/qgemm.h"
@@ -59,6 +60,27 @@ int rf__qgemm_block_qab_q5(int id, const uint8_t *row, uint64_t j, uint8_t *q, f
             q[l] = (uint8_t)(((qs[l] >> shift) & 0xf) | ((qh[l] >> sb) & 1) << 4);
         *a = rf__f16_to_f32(rf__u16le(p)) * (float)sc;
         *b = -rf__f16_to_f32(rf__u16le(p + 2)) * (float)mn;
+        return 1;
+    }
+    case RF__WEIGHT_Q2_K: { /* 16 values: sub-block j % 16 of super-block j / 16 */
+        const uint8_t *p = row + 84 * (j / 16), *qs = p + 16;
+        int s = (int)(j % 16), sc = p[s];
+        for (int l = 16 * s; l < 16 * s + 16; l++)
+            q[l - 16 * s] = (uint8_t)((qs[32 * (l / 128) + l % 32] >> (2 * (l % 128 / 32))) & 3);
+        *a = rf__f16_to_f32(rf__u16le(p + 80)) * (float)(sc & 0xf);
+        *b = -rf__f16_to_f32(rf__u16le(p + 82)) * (float)(sc >> 4);
+        return 1;
+    }
+    case RF__WEIGHT_Q3_K: { /* w = d sc (q - 4), q = 0..7, the scale signed */
+        const uint8_t *p = row + 110 * (j / 16), *hm = p, *qs = p + 32;
+        int s = (int)(j % 16);
+        int8_t sc[16];
+        rf__q3_k_scales(p + 96, sc);
+        for (int l = 16 * s; l < 16 * s + 16; l++)
+            q[l - 16 * s] = (uint8_t)(((qs[32 * (l / 128) + l % 32] >> (2 * (l % 128 / 32))) & 3) |
+                                      ((hm[l % 32] >> (l / 32)) & 1) << 2);
+        *a = rf__f16_to_f32(rf__u16le(p + 108)) * (float)sc[s];
+        *b = -4.0f * *a;
         return 1;
     }
     default: return 0;

@@ -105,6 +105,8 @@ void rf__dequant_row(int id, const void *w, float *y, size_t k)
     case RF__WEIGHT_Q5_0:
     case RF__WEIGHT_Q5_1:
     case RF__WEIGHT_Q5_K: rf__dequant_row_q5(id, w, y, k); break;
+    case RF__WEIGHT_Q2_K:
+    case RF__WEIGHT_Q3_K: rf__dequant_row_q23(id, w, y, k); break;
     default: memset(y, 0, k * 4);
     }
 }
@@ -273,9 +275,9 @@ static float rf__dot_q6_k_gen(const void *w, const void *act, size_t k)
 }
 
 const rf__row_dot_fn rf__row_dot_generic[RF__WEIGHT_TYPES] = {
-    rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen,
-    rf__dot_q4_0_gen, rf__dot_q4_k_gen, rf__dot_q6_k_gen, rf__dot_q4_1_gen,
-    rf__dot_q5_0_gen, rf__dot_q5_1_gen, rf__dot_q5_k_gen};
+    rf__dot_f32_gen,  rf__dot_f16_gen,  rf__dot_bf16_gen, rf__dot_q8_0_gen, rf__dot_q4_0_gen,
+    rf__dot_q4_k_gen, rf__dot_q6_k_gen, rf__dot_q4_1_gen, rf__dot_q5_0_gen, rf__dot_q5_1_gen,
+    rf__dot_q5_k_gen, rf__dot_q2_k_gen, rf__dot_q3_k_gen};
 
 void rf__f32_rows_dot(int isa, const float *a, size_t rows, size_t stride, const float *x, size_t n,
                       float *y)

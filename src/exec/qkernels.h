@@ -27,6 +27,8 @@ enum {
     RF__WEIGHT_Q5_0,
     RF__WEIGHT_Q5_1,
     RF__WEIGHT_Q5_K,
+    RF__WEIGHT_Q2_K,
+    RF__WEIGHT_Q3_K,
     RF__WEIGHT_TYPES
 };
 
@@ -71,6 +73,17 @@ typedef struct rf__block_q6_k { /* 210 bytes */
     int8_t scales[16];          /* one per 16 weights */
     uint16_t d;
 } rf__block_q6_k;
+typedef struct rf__block_q2_k { /* 84 bytes; weight v of 16-weight sub-block s = v / 16: */
+    uint8_t scales[16];         /* w = d . (scales[s] & 15) . q - dmin . (scales[s] >> 4) */
+    uint8_t qs[64]; /* q = bits 2c, 2c+1 of qs[32 (v / 128) + v % 32], c = v % 128 / 32 */
+    uint16_t d, dmin;
+} rf__block_q2_k;
+typedef struct rf__block_q3_k { /* 110 bytes: Q2_K's 2-bit layout plus a third bit, one scale */
+    uint8_t hmask[32];          /* bit v / 32 of hmask[v % 32]: the third bit of weight v */
+    uint8_t qs[64];             /* w = d . (sc[s] - 32) . (q - 4), q = 0..7 */
+    uint8_t scales[12];         /* 16 6-bit scales (rf__q3_k_scales) */
+    uint16_t d;
+} rf__block_q3_k;
 
 /* Activations as the quantized types' dot products read them: each weight type has an activation
  * format, made once per activation vector (rf__act_quantize) and shared by all the rows of a
@@ -179,6 +192,19 @@ float rf__dot_q4_1_avx2(const void *w, const void *act, size_t k);
 float rf__dot_q5_0_avx2(const void *w, const void *act, size_t k);
 float rf__dot_q5_1_avx2(const void *w, const void *act, size_t k);
 float rf__dot_q5_k_avx2(const void *w, const void *act, size_t k);
+
+/* qkernels_q23.c: the reference dequantiser of Q2_K and Q3_K, their dot products against Q8_K,
+ * and Q3_K's 16 scales (6-bit, less 32) from the block's 12 packed bytes. */
+void rf__dequant_row_q23(int id, const void *w, float *y, size_t k);
+float rf__dot_q2_k_gen(const void *w, const void *act, size_t k);
+float rf__dot_q3_k_gen(const void *w, const void *act, size_t k);
+void rf__q3_k_scales(const uint8_t *packed, int8_t sc[16]);
+/* qkernels_x86_q23.c: their AVX2 and AVX-512 VNNI versions (x86-64 builds only: the tables of
+ * qkernels_avx2.c and qkernels_avx512.c hold them). */
+float rf__dot_q2_k_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q3_k_avx2(const void *w, const void *act, size_t k);
+float rf__dot_q2_k_avx512(const void *w, const void *act, size_t k);
+float rf__dot_q3_k_avx512(const void *w, const void *act, size_t k);
 
 /* Portable reference: dequantise `k` elements of type `id` into y. */
 void rf__dequant_row(int id, const void *w, float *y, size_t k);

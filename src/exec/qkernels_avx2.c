@@ -453,9 +453,9 @@ RF__TARGET_AVX2 int rf__dequant_row_avx2(int id, const void *w, float *y, size_t
 }
 
 const rf__row_dot_fn rf__row_dot_avx2[RF__WEIGHT_TYPES] = {
-    rf__dot_f32,       rf__dot_f16,       rf__dot_bf16,     rf__dot_q8_0,
-    rf__dot_q4_0,      rf__dot_q4_k,      rf__dot_q6_k,     rf__dot_q4_1_avx2,
-    rf__dot_q5_0_avx2, rf__dot_q5_1_avx2, rf__dot_q5_k_avx2};
+    rf__dot_f32,       rf__dot_f16,       rf__dot_bf16,      rf__dot_q8_0,      rf__dot_q4_0,
+    rf__dot_q4_k,      rf__dot_q6_k,      rf__dot_q4_1_avx2, rf__dot_q5_0_avx2, rf__dot_q5_1_avx2,
+    rf__dot_q5_k_avx2, rf__dot_q2_k_avx2, rf__dot_q3_k_avx2};
 #else
 /* Not an x86 build: no AVX2 kernels, nothing dequantised here. */
 int rf__dequant_row_avx2(int id, const void *w, float *y, size_t k)

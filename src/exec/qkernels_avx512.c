@@ -239,7 +239,15 @@ RF__TARGET_AVX512_VNNI static float rf__dot_q6_k(const void *w, const void *act,
 }
 
 const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES] = {
-    rf__dot_f32, rf__dot_f16, rf__dot_bf16, rf__dot_q8_0, rf__dot_q4_0, rf__dot_q4_k, rf__dot_q6_k};
+    rf__dot_f32,
+    rf__dot_f16,
+    rf__dot_bf16,
+    rf__dot_q8_0,
+    rf__dot_q4_0,
+    rf__dot_q4_k,
+    rf__dot_q6_k,
+    [RF__WEIGHT_Q2_K] = rf__dot_q2_k_avx512,
+    [RF__WEIGHT_Q3_K] = rf__dot_q3_k_avx512};
 #else
 const rf__row_dot_fn rf__row_dot_avx512[RF__WEIGHT_TYPES] = {0};
 #endif

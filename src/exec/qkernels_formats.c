@@ -80,7 +80,9 @@ int rf__act_format(int id)
     switch (id) {
     case RF__WEIGHT_Q4_K:
     case RF__WEIGHT_Q5_K:
-    case RF__WEIGHT_Q6_K: return RF__ACT_Q8_K;
+    case RF__WEIGHT_Q6_K:
+    case RF__WEIGHT_Q2_K:
+    case RF__WEIGHT_Q3_K: return RF__ACT_Q8_K;
     case RF__WEIGHT_Q8_0:
     case RF__WEIGHT_Q4_0:
     case RF__WEIGHT_Q4_1:
@@ -102,12 +104,13 @@ size_t rf__act_bytes(int id, size_t k)
 /* ---- weight types and substitution --------------------------------------------------------- */
 
 static const rf_dtype rf__weight_dtypes[RF__WEIGHT_TYPES] = {
-    RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16, RF_DTYPE_Q8_0, RF_DTYPE_Q4_0, RF_DTYPE_Q4_K,
-    RF_DTYPE_Q6_K, RF_DTYPE_Q4_1, RF_DTYPE_Q5_0, RF_DTYPE_Q5_1, RF_DTYPE_Q5_K};
-static const uint32_t rf__weight_block_elems[RF__WEIGHT_TYPES] = {1,   1,  1,  32, 32, 256,
-                                                                  256, 32, 32, 32, 256};
-static const uint32_t rf__weight_block_bytes[RF__WEIGHT_TYPES] = {4,   2,  2,  34, 18, 144,
-                                                                  210, 20, 22, 24, 176};
+    RF_DTYPE_F32,  RF_DTYPE_F16,  RF_DTYPE_BF16, RF_DTYPE_Q8_0, RF_DTYPE_Q4_0,
+    RF_DTYPE_Q4_K, RF_DTYPE_Q6_K, RF_DTYPE_Q4_1, RF_DTYPE_Q5_0, RF_DTYPE_Q5_1,
+    RF_DTYPE_Q5_K, RF_DTYPE_Q2_K, RF_DTYPE_Q3_K};
+static const uint32_t rf__weight_block_elems[RF__WEIGHT_TYPES] = {1,  1,  1,  32,  32,  256, 256,
+                                                                  32, 32, 32, 256, 256, 256};
+static const uint32_t rf__weight_block_bytes[RF__WEIGHT_TYPES] = {4,  2,  2,  34,  18, 144, 210,
+                                                                  20, 22, 24, 176, 84, 110};
 
 int rf__weight_type(rf_dtype t)
 {
@@ -145,10 +148,10 @@ int rf__weight_type_nearest(rf_dtype t, uint64_t k)
     double bpw = rf__bits_per_weight(t), best_d = INFINITY;
     int best = RF__WEIGHT_F32;
     /* ties go to the earlier entry of this order: F16 before BF16, K-quants before Q4_0 */
-    static const int order[RF__WEIGHT_TYPES] = {RF__WEIGHT_F32,  RF__WEIGHT_F16,  RF__WEIGHT_BF16,
-                                                RF__WEIGHT_Q8_0, RF__WEIGHT_Q4_K, RF__WEIGHT_Q5_K,
-                                                RF__WEIGHT_Q4_0, RF__WEIGHT_Q4_1, RF__WEIGHT_Q5_0,
-                                                RF__WEIGHT_Q5_1, RF__WEIGHT_Q6_K};
+    static const int order[RF__WEIGHT_TYPES] = {
+        RF__WEIGHT_F32,  RF__WEIGHT_F16,  RF__WEIGHT_BF16, RF__WEIGHT_Q8_0, RF__WEIGHT_Q4_K,
+        RF__WEIGHT_Q5_K, RF__WEIGHT_Q4_0, RF__WEIGHT_Q4_1, RF__WEIGHT_Q5_0, RF__WEIGHT_Q5_1,
+        RF__WEIGHT_Q6_K, RF__WEIGHT_Q2_K, RF__WEIGHT_Q3_K};
     for (int o = 0; o < RF__WEIGHT_TYPES; o++) {
         int i = order[o];
         if (k % rf__weight_block_elems[i]) continue;

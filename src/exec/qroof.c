@@ -104,6 +104,8 @@ static void rf__qroof_fill(int id, uint8_t *p, size_t bytes)
         if (t == RF_DTYPE_Q4_K || t == RF_DTYPE_Q4_1 || t == RF_DTYPE_Q5_1 || t == RF_DTYPE_Q5_K)
             memcpy(pat + i + 2, &h, 2);
         if (t == RF_DTYPE_Q6_K) memcpy(pat + i + 208, &h, 2);
+        if (t == RF_DTYPE_Q2_K) memcpy(pat + i + 80, &h, 2), memcpy(pat + i + 82, &h, 2);
+        if (t == RF_DTYPE_Q3_K) memcpy(pat + i + 108, &h, 2);
     }
     for (size_t o = 0; o < bytes; o += n) memcpy(p + o, pat, bytes - o < n ? bytes - o : n);
 }

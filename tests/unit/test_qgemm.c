@@ -1,10 +1,11 @@
 /* test_qgemm.c — the prefill products on quantised weights (src/exec/qgemm*.c): for Q8_0, Q4_0,
- * Q4_K and Q6_K (and Q4_1, Q5_0, Q5_1, Q5_K), random blocks packed and multiplied by the reference
- * kernel, the AVX-512 VNNI kernel (when this CPU runs it) and the threaded driver, each checked
- * against dequantise-then-multiply in double. The tolerance is the activations' rounding to 8 bits:
- * per block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks max|x|_b / 254 . sum_b
- * |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a partial group of 16, an
- * odd group count: a pair and a single) and 11 activation rows (a partial tile of 6). */
+ * Q4_K and Q6_K (and Q4_1, Q5_0, Q5_1, Q5_K, Q2_K, Q3_K), random blocks packed and multiplied by
+ * the reference kernel, the AVX-512 VNNI kernel (when this CPU runs it) and the threaded driver,
+ * each checked against dequantise-then-multiply in double. The tolerance is the activations'
+ * rounding to 8 bits: per block |x - dx . xq| <= dx / 2 = max|x| / 254, so |error| <= sum_blocks
+ * max|x|_b / 254 . sum_b |w|, plus F32 accumulation (1e-5 of sum |w x|). Odd shapes: 40 rows (a
+ * partial group of 16, an odd group count: a pair and a single) and 11 activation rows (a partial
+ * tile of 6). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@ static void fill(int id, uint8_t *buf, size_t k)
         uint16_t e = rf__f32_to_f16(0.001f + 0.02f * (rndf() + 1.0f));
         if (id == RF__WEIGHT_Q6_K)
             memcpy(b + 208, &d, 2);
+        else if (id == RF__WEIGHT_Q2_K)
+            memcpy(b + 80, &d, 2), memcpy(b + 82, &e, 2);
+        else if (id == RF__WEIGHT_Q3_K)
+            memcpy(b + 108, &d, 2);
         else
             memcpy(b, &d, 2);
         if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K || id == RF__WEIGHT_Q4_1 ||
@@ -188,6 +193,14 @@ RF_TEST(qgemm_q5_1)
 RF_TEST(qgemm_q5_k)
 {
     one_type(RF__WEIGHT_Q5_K);
+}
+RF_TEST(qgemm_q2_k) /* blocks of 16: a scale and a minimum each */
+{
+    one_type(RF__WEIGHT_Q2_K);
+}
+RF_TEST(qgemm_q3_k) /* blocks of 16 with signed scales: a negative a, b = -4 a */
+{
+    one_type(RF__WEIGHT_Q3_K);
 }
 
 /* Decode on the packed Q8_0 form (rf__qgemv_*): 40 rows (a partial group), K = 480 (15 blocks:

@@ -67,6 +67,11 @@ static size_t fill_weights(int id, uint8_t *buf, size_t k)
             memcpy(b + 2, &e, 2);
             break;
         case RF__WEIGHT_Q6_K: memcpy(b + 208, &d, 2); break;
+        case RF__WEIGHT_Q2_K:
+            memcpy(b + 80, &d, 2);
+            memcpy(b + 82, &e, 2);
+            break;
+        case RF__WEIGHT_Q3_K: memcpy(b + 108, &d, 2); break;
         }
     }
     return bytes;
@@ -360,9 +365,12 @@ RF_TEST(qk_substitution)
     RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q4_1), RF__WEIGHT_Q4_1);
     RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_0), RF__WEIGHT_Q5_0);
     RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q5_1), RF__WEIGHT_Q5_1);
-    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q2_K), -1);
-    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q2_K, 4096), RF__WEIGHT_Q4_K);
-    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q2_K, 288),
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q2_K), RF__WEIGHT_Q2_K);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_Q3_K), RF__WEIGHT_Q3_K);
+    RF_EXPECT_INT(rf__weight_type(RF_DTYPE_IQ4_XS), -1); /* the IQ types: still substituted */
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ2_XXS, 4096), RF__WEIGHT_Q2_K);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ3_XXS, 4096), RF__WEIGHT_Q3_K);
+    RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ4_XS, 288),
                   RF__WEIGHT_Q4_0); /* 288 is no multiple of 256 */
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_IQ4_XS, 4096), RF__WEIGHT_Q4_K);
     RF_EXPECT_INT(rf__weight_type_nearest(RF_DTYPE_Q8_1, 4096), RF__WEIGHT_Q8_0);

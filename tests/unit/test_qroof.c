@@ -18,7 +18,10 @@ RF_TEST(qroof_names)
     rf_exec_kernel_ceiling_name(RF_DTYPE_BF16, name, sizeof name);
     snprintf(want, sizeof want, "bf16.gemv.%s", isa);
     RF_EXPECT_STR(name, want);
-    rf_exec_kernel_ceiling_name(RF_DTYPE_Q2_K, name, sizeof name); /* no kernel of its own */
+    rf_exec_kernel_ceiling_name(RF_DTYPE_Q3_K, name, sizeof name); /* issue 28: its own kernel */
+    snprintf(want, sizeof want, "q3_k.gemv.%s", isa);
+    RF_EXPECT_STR(name, want);
+    rf_exec_kernel_ceiling_name(RF_DTYPE_IQ4_XS, name, sizeof name); /* no kernel of its own */
     RF_EXPECT_STR(name, "");
 }
 
@@ -37,8 +40,8 @@ RF_TEST(qroof_measures_one_type)
     RF_EXPECT_INT(c.stats.threads, 1);
     RF_EXPECT_CONTAINS(c.note, "kernel ceiling, not a memory level");
     RF_EXPECT_CONTAINS(c.note, "Q8_0 dot kernel");
-    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_Q2_K, 1, 0.005, 0, &c) == RF_UNSUPPORTED);
-    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "Q2_K");
+    RF_EXPECT(rf_exec_kernel_ceiling(ctx, RF_DTYPE_IQ4_XS, 1, 0.005, 0, &c) == RF_UNSUPPORTED);
+    RF_EXPECT_CONTAINS(rf_ctx_errmsg(ctx), "IQ4_XS");
     rf_ctx_free(ctx);
 }
 
