@@ -74,12 +74,10 @@ int rf__qgemm_block_qab_q5(int id, const uint8_t *row, uint64_t j, uint8_t *q, f
     case RF__WEIGHT_Q3_K: { /* w = d sc (q - 4), q = 0..7, the scale signed */
         const uint8_t *p = row + 110 * (j / 16), *hm = p, *qs = p + 32;
         int s = (int)(j % 16);
-        int8_t sc[16];
-        rf__q3_k_scales(p + 96, sc);
         for (int l = 16 * s; l < 16 * s + 16; l++)
             q[l - 16 * s] = (uint8_t)(((qs[32 * (l / 128) + l % 32] >> (2 * (l % 128 / 32))) & 3) |
                                       ((hm[l % 32] >> (l / 32)) & 1) << 2);
-        *a = rf__f16_to_f32(rf__u16le(p + 108)) * (float)sc[s];
+        *a = rf__f16_to_f32(rf__u16le(p + 108)) * (float)rf__q3_k_scale(p + 96, s);
         *b = -4.0f * *a;
         return 1;
     }

@@ -199,6 +199,7 @@ void rf__dequant_row_q23(int id, const void *w, float *y, size_t k);
 float rf__dot_q2_k_gen(const void *w, const void *act, size_t k);
 float rf__dot_q3_k_gen(const void *w, const void *act, size_t k);
 void rf__q3_k_scales(const uint8_t *packed, int8_t sc[16]);
+int rf__q3_k_scale(const uint8_t *packed, int s); /* scale s (0..15) alone */
 /* qkernels_x86_q23.c: their AVX2 and AVX-512 VNNI versions (x86-64 builds only: the tables of
  * qkernels_avx2.c and qkernels_avx512.c hold them). */
 float rf__dot_q2_k_avx2(const void *w, const void *act, size_t k);

@@ -22,14 +22,17 @@ static int rf__q3_high(const uint8_t *hmask, int v)
     return (hmask[v % 32] >> (v / 32)) & 1;
 }
 
-void rf__q3_k_scales(const uint8_t *p, int8_t sc[16])
+int rf__q3_k_scale(const uint8_t *p, int s)
 {
     /* low nibbles: bytes 0..7 (scales 0..7), their high nibbles (8..15); the top two bits of
      * scale s in bits 2 (s / 4) .. 2 (s / 4) + 1 of byte 8 + s % 4 */
-    for (int s = 0; s < 16; s++) {
-        int lo = s < 8 ? p[s] & 0xf : p[s - 8] >> 4, hi = (p[8 + s % 4] >> (2 * (s / 4))) & 3;
-        sc[s] = (int8_t)((lo | hi << 4) - 32);
-    }
+    int lo = s < 8 ? p[s] & 0xf : p[s - 8] >> 4, hi = (p[8 + s % 4] >> (2 * (s / 4))) & 3;
+    return (lo | hi << 4) - 32;
+}
+
+void rf__q3_k_scales(const uint8_t *p, int8_t sc[16])
+{
+    for (int s = 0; s < 16; s++) sc[s] = (int8_t)rf__q3_k_scale(p, s);
 }
 
 void rf__dequant_row_q23(int id, const void *w, float *y, size_t k)
