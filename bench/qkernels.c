@@ -7,7 +7,7 @@
  * the same rows (qgemm.h), and for the types with one the several-row kernel; cycles from a chain
  * of dependent adds timed on the same core (x86-64 only). Internal API (src/exec/qkernels.h): built
  * with the library's private headers. Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0,
- * q4_0, q4_1, f16, bf16, f32) */
+ * q4_0, q4_1, f16, bf16, f32, q2_k, q3_k) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +94,8 @@ int main(int argc, char **argv)
         int id;
     } types[] = {{"q4_k", RF__WEIGHT_Q4_K}, {"q6_k", RF__WEIGHT_Q6_K}, {"q8_0", RF__WEIGHT_Q8_0},
                  {"q4_0", RF__WEIGHT_Q4_0}, {"q4_1", RF__WEIGHT_Q4_1}, {"f16", RF__WEIGHT_F16},
-                 {"bf16", RF__WEIGHT_BF16}, {"f32", RF__WEIGHT_F32}};
+                 {"bf16", RF__WEIGHT_BF16}, {"f32", RF__WEIGHT_F32},   {"q2_k", RF__WEIGHT_Q2_K},
+                 {"q3_k", RF__WEIGHT_Q3_K}};
     const size_t K = 2048, hot = 64;
     const char *cm = getenv("COLD_MIB");
     size_t cold_bytes = (size_t)(cm ? strtoul(cm, NULL, 10) : 768) << 20;
@@ -116,8 +117,13 @@ int main(int argc, char **argv)
         for (size_t b = 0; b < cold * K / be; b++) { /* sane F16 scales (2^-14 .. 2^-13) */
             uint16_t d = (uint16_t)(0x0400 + (rand() & 0x3ff));
             if (be == 1) d = (uint16_t)(0x2000 + (rand() & 0x3ff)); /* F16/BF16: finite values */
-            if (id != RF__WEIGHT_F32) memcpy(w + b * bb + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
-            if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q4_1) memcpy(w + b * bb + 2, &d, 2);
+            size_t at = id == RF__WEIGHT_Q6_K   ? 208
+                        : id == RF__WEIGHT_Q2_K ? 80
+                        : id == RF__WEIGHT_Q3_K ? 108
+                                                : 0; /* the F16 d (then Q2_K's dmin) */
+            if (id != RF__WEIGHT_F32) memcpy(w + b * bb + at, &d, 2);
+            if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q4_1 || id == RF__WEIGHT_Q2_K)
+                memcpy(w + b * bb + at + 2, &d, 2);
         }
         for (size_t i = 0; i < K; i++) x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
         for (int isa = RF__KERNEL_GENERIC; isa <= rf__kernel_isa_best(); isa++) {
