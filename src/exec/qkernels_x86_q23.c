@@ -26,17 +26,20 @@
 #define RF__DPW_VNNI(acc, b, c) _mm256_dpwssd_epi32((acc), (b), (c))
 
 /* Q3_K's 16 scales (6 bits, less 32) as bytes, from the 12 packed ones: the low nibbles of bytes
- * 0..7 then their high nibbles, each with two bits of bytes 8..11 on top (rf__q3_k_scales). */
-static inline __m128i rf__q3_k_scales128(const uint8_t *p)
+ * 0..7 then their high nibbles, each with two bits of bytes 8..11 on top (rf__q3_k_scales):
+ * dword k of the top bytes shifted by 2k and masked holds the top bits of scales 4k .. 4k+3. */
+__attribute__((target("avx2"))) static inline __m128i rf__q3_k_scales128(const uint8_t *p)
 {
-    uint32_t u[3];
-    memcpy(u, p, 12);
-    const uint32_t m4 = 0x0f0f0f0fu, m2 = 0x03030303u;
-    return _mm_sub_epi8(_mm_setr_epi32((int)((u[0] & m4) | (u[2] & m2) << 4),
-                                       (int)((u[1] & m4) | ((u[2] >> 2) & m2) << 4),
-                                       (int)(((u[0] >> 4) & m4) | ((u[2] >> 4) & m2) << 4),
-                                       (int)(((u[1] >> 4) & m4) | ((u[2] >> 6) & m2) << 4)),
-                        _mm_set1_epi8(32));
+    uint64_t lo;
+    uint32_t top;
+    memcpy(&lo, p, 8);
+    memcpy(&top, p + 8, 4);
+    const __m128i m4 = _mm_set1_epi8(0xf);
+    __m128i l = _mm_cvtsi64_si128((long long)lo);
+    __m128i nib = _mm_unpacklo_epi64(_mm_and_si128(l, m4), _mm_and_si128(_mm_srli_epi16(l, 4), m4));
+    __m128i hi = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int)top), _mm_setr_epi32(0, 2, 4, 6)),
+                               _mm_set1_epi8(3));
+    return _mm_sub_epi8(_mm_or_si128(nib, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
 }
 
 /* The sixteen int16 scales s16 of a block, half n (scales 8n .. 8n+7) in both 128-bit lanes. */
