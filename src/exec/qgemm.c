@@ -113,6 +113,7 @@ void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_
     int blk = rf__qgemm_blk(id);
     out->blk = blk;
     out->f16_scales = id == RF__WEIGHT_Q8_0;
+    out->nib = 0;
     out->N = N;
     out->K = K;
     out->groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
@@ -295,7 +296,7 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
 
 int rf__qgemv_supported(int id)
 {
-    return id == RF__WEIGHT_Q8_0;
+    return id == RF__WEIGHT_Q8_0 || rf__qgemv_nib(id);
 }
 
 void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *act, unsigned nr, float *y)
@@ -327,7 +328,7 @@ typedef struct rf__qgemv_job {
     const rf__qgemm_w *const *w;
     unsigned n;
     uint64_t groups; /* of the n matrices together */
-    rf__qgemv_kernel_fn kern;
+    int isa;
     const uint8_t *act;
     size_t act_bytes;
     uint64_t S;
@@ -342,12 +343,13 @@ static void rf__qgemv_part(void *arg, unsigned p, unsigned np)
     uint64_t g0 = j->groups * p / np, g1 = j->groups * (p + 1) / np, base = 0;
     for (unsigned i = 0; i < j->n && g0 < g1; base += j->w[i]->groups, i++) {
         const rf__qgemm_w *w = j->w[i];
+        rf__qgemv_kernel_fn kern = rf__qgemv_kernel_for(w, j->isa);
         uint64_t e = base + w->groups;
         for (; g0 < g1 && g0 < e; g0++) {
             uint64_t g = g0 - base, r0 = g * RF__QGEMM_ROWS;
             unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
             for (uint64_t s = 0; s < j->S; s++)
-                j->kern(w, g, j->act + s * j->act_bytes, nr, j->y[i] + s * w->N + r0);
+                kern(w, g, j->act + s * j->act_bytes, nr, j->y[i] + s * w->N + r0);
         }
     }
 }
@@ -355,7 +357,7 @@ static void rf__qgemv_part(void *arg, unsigned p, unsigned np)
 void rf__qgemv_run_n(rf__qmatmul *q, int isa, const rf__qgemm_w *const *w, unsigned n,
                      const void *act, size_t act_bytes, uint64_t S, float *const *y)
 {
-    rf__qgemv_job j = {w, n, 0, rf__qgemv_kernel(isa), act, act_bytes, S, y};
+    rf__qgemv_job j = {w, n, 0, isa, act, act_bytes, S, y};
     for (unsigned i = 0; i < n; i++) j.groups += w[i]->groups;
     rf__qmatmul_parallel(q, rf__qgemv_part, &j);
 }
