@@ -7,7 +7,8 @@
  * exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with VNNI (vpdpbusd:
  * u8 weights x s8 activations) or a portable reference. The result differs from the F32 product
  * only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per block.
- * Calls go qgemm.c -> qgemm_avx512.c. Never installed. */
+ * Calls go qgemm.c -> qgemm_avx512.c; decode's driver qgemv.c -> qgemm.c, qgemv_q4.c ->
+ * qgemv_q4_avx512.c. Never installed. */
 #ifndef RF_EXEC_QGEMM_H
 #define RF_EXEC_QGEMM_H
 
@@ -141,10 +142,15 @@ void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *a, unsig
 /* The AVX-512 VNNI kernel (prefetching the stream RF__PREFETCH_AHEAD_BYTES ahead), or NULL. */
 rf__qgemv_kernel_fn rf__qgemv_kernel_avx512(void);
 rf__qgemv_kernel_fn rf__qgemv_kernel(int isa);
-/* The same on the nibble form (both types): the portable one, the AVX-512 VNNI one or NULL. */
+/* qgemv_q4.c: the nibble form's bytes (0 for other types) and pack (as rf__qgemv_pack), and its
+ * kernel (both types): the portable one, the AVX-512 VNNI one or NULL, the one for `isa`. */
+size_t rf__qgemv_nib_bytes(int id, uint64_t N, uint64_t K);
+void rf__qgemv_nib_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K,
+                        uint8_t *data, rf__qgemm_w *out);
 void rf__qgemv_nib_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *a, unsigned nr,
                               float *y);
 rf__qgemv_kernel_fn rf__qgemv_nib_kernel_avx512(void);
+rf__qgemv_kernel_fn rf__qgemv_nib_kernel(int isa);
 /* The kernel for w's form at level isa (rf__qgemv_kernel, or the nibble one). */
 rf__qgemv_kernel_fn rf__qgemv_kernel_for(const rf__qgemm_w *w, int isa);
 /* y [S, N] = x . W^T for S activation rows already in the Q8_32 format, act_bytes apart, the

@@ -7,8 +7,8 @@
  * nibbles 16 + 4t .. 19 + 4t, the file's bytes moved, never split), those of block 2p + 1, then
  * the 16 F16 d of each block (Q4_1: then the 16 F16 m of each): 576 bytes (Q4_0) or 640 (Q4_1) a
  * pair, exactly the file's bytes. Prefill keeps its own u8 form (qgemm.c); the pass holds one
- * of the two per matrix at a time (llm_exec_pass.c). Also the portable kernel on this form and
- * the choice of decode's form and kernel per type. */
+ * of the two per matrix at a time (llm_exec_pass.c). Also the portable kernel on this form. A
+ * leaf under qgemv.c (decode's driver): it calls only the format helpers and its AVX-512 file. */
 #include <string.h>
 
 #include "exec/qgemm.h"
@@ -24,12 +24,10 @@ int rf__qgemv_nib(int id)
     return id == RF__WEIGHT_Q4_0 || id == RF__WEIGHT_Q4_1 ? id : 0;
 }
 
-size_t rf__qgemv_bytes(int id, uint64_t N, uint64_t K)
+size_t rf__qgemv_nib_bytes(int id, uint64_t N, uint64_t K)
 {
-    if (!rf__qgemv_supported(id)) return 0;
-    if (!rf__qgemv_nib(id)) return rf__qgemm_bytes(id, N, K);
     uint64_t groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS, pairs = (K / 32 + 1) / 2;
-    return (size_t)(groups * pairs) * rf__nib_pair_bytes(id);
+    return rf__qgemv_nib(id) ? (size_t)(groups * pairs) * rf__nib_pair_bytes(id) : 0;
 }
 
 static uint16_t rf__u16(const uint8_t *p)
@@ -37,13 +35,9 @@ static uint16_t rf__u16(const uint8_t *p)
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
-void rf__qgemv_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K, uint8_t *data,
-                    rf__qgemm_w *out)
+void rf__qgemv_nib_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K,
+                        uint8_t *data, rf__qgemm_w *out)
 {
-    if (!rf__qgemv_nib(id)) {
-        rf__qgemm_pack(id, w, row_bytes, N, K, data, out);
-        return;
-    }
     const size_t bb = id == RF__WEIGHT_Q4_1 ? 20 : 18, qo = bb - 16; /* the nibbles' offset */
     const uint64_t nb = K / 32;
     memset(out, 0, sizeof *out);
@@ -114,9 +108,8 @@ void rf__qgemv_nib_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *act,
     }
 }
 
-rf__qgemv_kernel_fn rf__qgemv_kernel_for(const rf__qgemm_w *w, int isa)
+rf__qgemv_kernel_fn rf__qgemv_nib_kernel(int isa)
 {
-    if (!w->nib) return rf__qgemv_kernel(isa);
     rf__qgemv_kernel_fn f = isa >= RF__KERNEL_AVX512 ? rf__qgemv_nib_kernel_avx512() : NULL;
     return f ? f : rf__qgemv_nib_kernel_ref;
 }
