@@ -3,11 +3,11 @@
  * per 256 weights with the rows in L2 (64 rows of 2048: compute only), the bytes per second that
  * makes, and the same streaming a matrix of COLD_MIB (default 768) MiB, past the L3 of the Xeons
  * this runs on (what one core pulls from DRAM; the former 32 MiB sat in a 300 MB L3). Best of 9
- * passes each; for Q8_0 at AVX-512 also decode's packed 16-row kernel over the packed form of
- * the same rows (qgemm.h), and for the types with one the several-row kernel; cycles from a chain
- * of dependent adds timed on the same core (x86-64 only). Internal API (src/exec/qkernels.h): built
- * with the library's private headers. Usage: build/bench/qkernels [TYPE]  (TYPE: q4_k, q6_k, q8_0,
- * q4_0, q4_1, f16, bf16, f32, q2_k, q3_k) */
+ * passes each; for Q8_0, Q4_0 and Q4_1 at AVX-512 also decode's packed 16-row kernel over
+ * decode's packed form of the same rows (qgemm.h), and for the types with one the several-row
+ * kernel; cycles from a chain of dependent adds timed on the same core (x86-64 only). Internal API
+ * (src/exec/qkernels.h): built with the library's private headers. Usage: build/bench/qkernels
+ * [TYPE]  (TYPE: q4_k, q6_k, q8_0, q4_0, q4_1, f16, bf16, f32, q2_k, q3_k) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Best seconds (wall, and the thread's CPU time of that pass) of one pass of the packed Q8_0
+/* Best seconds (wall, and the thread's CPU time of that pass) of one pass of the packed
  * kernel decode calls (qgemm.h) over `groups` groups of 16 rows. */
 static double packed_pass_s(rf__qgemv_kernel_fn fn, const rf__qgemm_w *pw, uint64_t groups,
                             const void *a, float *y, double *cpu)
@@ -148,20 +148,21 @@ int main(int argc, char **argv)
             printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core (%d rows a call)\n",
                    (double)hot * rb / th / 1e9, (double)cold * rb / tc / 1e9, RF__ROWS_DOT_MAX);
         }
-        if (id == RF__WEIGHT_Q8_0 && rf__kernel_isa_best() >= RF__KERNEL_AVX512 &&
-            rf__qgemv_kernel_avx512()) { /* decode's kernel: the packed form of the same rows */
+        if (rf__qgemv_supported(id) && rf__kernel_isa_best() >= RF__KERNEL_AVX512 &&
+            rf__qgemv_kernel_avx512() &&
+            rf__qgemv_nib_kernel_avx512()) { /* decode's kernel: the packed form of the rows */
             uint64_t groups = cold / 16;
-            uint8_t *pm = aligned_alloc(64, (rf__qgemm_bytes(id, groups * 16, K) + 63) / 64 * 64);
+            uint8_t *pm = aligned_alloc(64, (rf__qgemv_bytes(id, groups * 16, K) + 63) / 64 * 64);
             if (!pm) return 1;
             rf__qgemm_w pw, ph;
-            rf__qgemm_pack(id, w, rb, groups * 16, K, pm, &pw);
+            rf__qgemv_pack(id, w, rb, groups * 16, K, pm, &pw);
             const void *a = rf__act_quantize(id, RF__KERNEL_AVX512, x, K, buf);
-            rf__qgemv_kernel_fn fn = rf__qgemv_kernel_avx512();
+            rf__qgemv_kernel_fn fn = rf__qgemv_kernel_for(&pw, RF__KERNEL_AVX512);
             ph = pw; /* the first 64 rows, in L2 */
             double ch, cc, th = packed_pass_s(fn, &ph, hot / 16, a, y, &ch),
                            tc = packed_pass_s(fn, &pw, groups, a, y, &cc);
             double ns = 1e9 * th / ((double)hot * K / 256);
-            printf("%-4s %-7s L2: %6.2f ns/256 weights", "q8_0", "packed", ns);
+            printf("%-4s %-7s L2: %6.2f ns/256 weights", types[t].name, "packed", ns);
             if (cyc > 0) printf(" (%5.1f cycles)", 1e-9 * ns / cyc);
             printf(", %5.1f GB/s; DRAM: %5.1f GB/s on one core (%.0f%% of the pass on the CPU)\n",
                    (double)hot * rb / th / 1e9, (double)groups * 16 * rb / tc / 1e9, 100 * cc / tc);

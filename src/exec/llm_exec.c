@@ -276,8 +276,8 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
                      ? "Prefill: Q8_0/Q4_0/Q4_1/Q5_0/Q5_1/Q2_K..Q6_K repacked at warm-up, "
                        "integer products on 8-bit activations (AVX-512 VNNI); other types an "
-                       "AVX-512 sgemm; the LM head on last rows. Decode: Q8_0 on the same packed "
-                       "form, 16 rows a call; Q4_0/Q4_1 many rows a call."
+                       "AVX-512 sgemm; the LM head on last rows. Decode: 16 rows a call, Q8_0 on "
+                       "that form, Q4_0/Q4_1 on one of the file's size."
                      : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
                        "sgemm.");
     }

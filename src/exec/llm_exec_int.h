@@ -83,6 +83,7 @@ typedef struct rf__exec_weight {
     uint8_t *synth;     /* substitute data (owned), or NULL */
     rf__qgemm_w packed; /* the repacked copy (qgemm.h), made at the first product using it; */
     void *packed_mem;   /* its allocation (packed.data 64-byte aligned inside), or NULL */
+    double packed_peak; /* bytes of the larger packed form it has held (counted in mem_bytes) */
 } rf__exec_weight;
 
 typedef struct rf__llm_exec {
@@ -149,9 +150,9 @@ rf_status rf__llm_exec_products(rf__llm_exec *lx);
 int rf__llm_step_is_product(int k);
 
 /* Bytes a pass of S tokens per sequence allocates as it first runs (llm_exec_pass.c): the packed
- * copies of the weights its products repack (about 1.25 bytes a weight, qgemm.h; Q8_0 its own
- * size, decode reading it too) and the products' scratch; 0 when its products take no packed
- * path. */
+ * copies of the weights its products repack (prefill's about 1.25 bytes a weight, qgemm.h; decode's
+ * of Q8_0, Q4_0 and Q4_1 their own size; one form per matrix at a time) and the products'
+ * scratch; 0 when its products take no packed path. */
 double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S);
 
 /* ---- llm_exec_ops.c ---- */

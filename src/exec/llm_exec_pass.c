@@ -36,12 +36,22 @@ static void rf__step_split(rf__llm_exec *lx, const int *kinds, const double *sha
  * The padding before the boundary is address space only, never touched. */
 #define RF__HUGE_BYTES ((size_t)2 << 20)
 
-/* The packed copy of w (qgemm.h), made at its first product (the harness's warm-up pass). */
-static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, rf__exec_weight **out)
+/* The packed copy of w (qgemm.h) in prefill's form or (`decode`) in decode's, made at its first
+ * product (the harness's warm-up pass). Q8_0 has one form for both; Q4_0 and Q4_1 have two, and a
+ * matrix holds one at a time: the first decode product replaces prefill's (2.2 bytes a weight)
+ * by decode's (the file's size), so a run never holds both. */
+static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, int decode,
+                                rf__exec_weight **out)
 {
     rf__exec_weight *w = &lx->weights[cw - lx->weights];
+    int nib = decode ? rf__qgemv_nib(w->id) : 0;
+    if (w->packed_mem && w->packed.nib != nib) {
+        rf__free(lx->ctx, w->packed_mem);
+        w->packed_mem = NULL;
+    }
     if (!w->packed_mem) {
-        size_t bytes = rf__qgemm_bytes(w->id, w->rows, w->cols);
+        size_t bytes = nib ? rf__qgemv_bytes(w->id, w->rows, w->cols)
+                           : rf__qgemm_bytes(w->id, w->rows, w->cols);
         size_t align = bytes >= RF__HUGE_BYTES ? RF__HUGE_BYTES : 64;
         w->packed_mem = rf__malloc(lx->ctx, bytes + align);
         if (!w->packed_mem) return RF_NOMEM_ERR(lx->ctx);
@@ -49,8 +59,14 @@ static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, rf_
 #ifdef MADV_HUGEPAGE
         if (align == RF__HUGE_BYTES) (void)madvise(d, bytes, MADV_HUGEPAGE); /* a hint: may fail */
 #endif
-        rf__qgemm_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
-        lx->mem_bytes += (double)bytes;
+        if (nib)
+            rf__qgemv_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
+        else
+            rf__qgemm_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
+        if ((double)bytes > w->packed_peak) { /* counted at the larger form's size */
+            lx->mem_bytes += (double)bytes - w->packed_peak;
+            w->packed_peak = (double)bytes;
+        }
     }
     *out = w;
     return RF_OK;
@@ -84,7 +100,7 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
         return RF_OK;
     rf__exec_weight *w;
     uint8_t *act;
-    RF_TRY(rf__llm_packed(lx, cw, &w));
+    RF_TRY(rf__llm_packed(lx, cw, 0, &w));
     RF_TRY(rf__llm_qg_act(lx, rf__qgemm_act_bytes(n, in, w->packed.blk), &act));
     rf__qgemm_run(lx->matmul, isa, &w->packed, x, n, act, y);
     *done = 1;
@@ -92,7 +108,8 @@ static rf_status rf__linear_qgemm(rf__llm_exec *lx, const rf__exec_weight *cw, c
 }
 
 /* Few rows (decode) on an AVX-512 VNNI CPU: Q8_0 through its packed form (the same one prefill
- * multiplies: rf__qgemv_run), the activations quantised once to Q8_32; 0 otherwise. */
+ * multiplies), Q4_0 and Q4_1 through their nibble form (rf__qgemv_run), the activations quantised
+ * once to Q8_32; 0 otherwise. */
 static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, const float *x,
                                   uint64_t n, uint64_t in, float *y, int *done)
 {
@@ -104,7 +121,7 @@ static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, c
     rf__exec_weight *w;
     uint8_t *act;
     size_t ab = (rf__act_bytes(cw->id, (size_t)in) + 63) / 64 * 64;
-    RF_TRY(rf__llm_packed(lx, cw, &w));
+    RF_TRY(rf__llm_packed(lx, cw, 1, &w));
     RF_TRY(rf__llm_qg_act(lx, (size_t)n * ab, &act));
     for (uint64_t s = 0; s < n; s++)
         rf__act_quantize(cw->id, isa, x + s * in, (size_t)in, act + s * ab);
@@ -114,7 +131,7 @@ static rf_status rf__linear_qgemv(rf__llm_exec *lx, const rf__exec_weight *cw, c
 }
 
 /* Few rows (decode): the n products of roles[] (q/k/v, or gate/up) that read the same x as one
- * team job, x quantised once: on their packed Q8_0 forms (rf__qgemv_run_n) as rf__linear_qgemv
+ * team job, x quantised once: on their packed forms (rf__qgemv_run_n) as rf__linear_qgemv
  * would, or, for weights of one other type, by the row kernels (rf__qmatmul_dots_n) as
  * rf__qmatmul_run would; biases added after; the step closed with its time split over kinds[] by
  * the bytes each matrix reads. 0 when they would go different ways (then none is done). */
@@ -139,9 +156,9 @@ static rf_status rf__linear_n(rf__llm_exec *lx, int64_t blk, const int *roles,
         const rf__qgemm_w *pw[RF__QGEMV_MAX_MATS];
         for (unsigned i = 0; i < n; i++) {
             rf__exec_weight *w;
-            RF_TRY(rf__llm_packed(lx, cw[i], &w));
+            RF_TRY(rf__llm_packed(lx, cw[i], 1, &w));
             pw[i] = &w->packed;
-            share[i] = (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+            share[i] = (double)rf__qgemv_bytes(w->id, w->rows, w->cols);
         }
         uint8_t *act;
         size_t ab = (rf__act_bytes(cw[0]->id, (size_t)in) + 63) / 64 * 64;
@@ -213,8 +230,12 @@ double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S)
         int role = lx->model->w[i].role;
         if (!w->used || w->vec || w->id < 0 || (role == RF__R_TOK_EMBD && head != role)) continue;
         int many = (role == head ? lx->B : n) >= RF__QGEMM_MIN_ROWS; /* the head: B rows */
-        if (rf__qgemv_supported(w->id) || (many && rf__qgemm_supported(w->id)))
-            packed += (double)rf__qgemm_bytes(w->id, w->rows, w->cols);
+        /* one form at a time (rf__llm_packed): the larger of those the run makes */
+        double pb = many && rf__qgemm_supported(w->id)
+                        ? (double)rf__qgemm_bytes(w->id, w->rows, w->cols)
+                        : 0,
+               db = (double)rf__qgemv_bytes(w->id, w->rows, w->cols);
+        packed += pb > db ? pb : db;
         if (many && w->cols > kmax) kmax = w->cols;
     }
     if (n < RF__QGEMM_MIN_ROWS) return packed;

@@ -115,6 +115,7 @@ void rf__qgemm_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_
     int blk = rf__qgemm_blk(id);
     out->blk = blk;
     out->f16_scales = id == RF__WEIGHT_Q8_0;
+    out->nib = 0;
     out->N = N;
     out->K = K;
     out->groups = (N + RF__QGEMM_ROWS - 1) / RF__QGEMM_ROWS;
@@ -293,12 +294,7 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
 }
 
-/* ---- decode on the packed Q8_0 form ---- */
-
-int rf__qgemv_supported(int id)
-{
-    return id == RF__WEIGHT_Q8_0;
-}
+/* ---- decode on the packed Q8_0 form (the driver: qgemv.c) ---- */
 
 void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *act, unsigned nr, float *y)
 {
@@ -323,49 +319,6 @@ rf__qgemv_kernel_fn rf__qgemv_kernel(int isa)
 {
     rf__qgemv_kernel_fn f = isa >= RF__KERNEL_AVX512 ? rf__qgemv_kernel_avx512() : NULL;
     return f ? f : rf__qgemv_kernel_ref;
-}
-
-typedef struct rf__qgemv_job {
-    const rf__qgemm_w *const *w;
-    unsigned n;
-    uint64_t groups; /* of the n matrices together */
-    rf__qgemv_kernel_fn kern;
-    const uint8_t *act;
-    size_t act_bytes;
-    uint64_t S;
-    float *const *y;
-} rf__qgemv_job;
-
-/* Job p of np: its share of the groups of the matrices end to end, each group read once for every
- * activation row. */
-static void rf__qgemv_part(void *arg, unsigned p, unsigned np)
-{
-    const rf__qgemv_job *j = arg;
-    uint64_t g0 = j->groups * p / np, g1 = j->groups * (p + 1) / np, base = 0;
-    for (unsigned i = 0; i < j->n && g0 < g1; base += j->w[i]->groups, i++) {
-        const rf__qgemm_w *w = j->w[i];
-        uint64_t e = base + w->groups;
-        for (; g0 < g1 && g0 < e; g0++) {
-            uint64_t g = g0 - base, r0 = g * RF__QGEMM_ROWS;
-            unsigned nr = (unsigned)(w->N - r0 < RF__QGEMM_ROWS ? w->N - r0 : RF__QGEMM_ROWS);
-            for (uint64_t s = 0; s < j->S; s++)
-                j->kern(w, g, j->act + s * j->act_bytes, nr, j->y[i] + s * w->N + r0);
-        }
-    }
-}
-
-void rf__qgemv_run_n(rf__qmatmul *q, int isa, const rf__qgemm_w *const *w, unsigned n,
-                     const void *act, size_t act_bytes, uint64_t S, float *const *y)
-{
-    rf__qgemv_job j = {w, n, 0, rf__qgemv_kernel(isa), act, act_bytes, S, y};
-    for (unsigned i = 0; i < n; i++) j.groups += w[i]->groups;
-    rf__qmatmul_parallel(q, rf__qgemv_part, &j);
-}
-
-void rf__qgemv_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const void *act, size_t act_bytes,
-                   uint64_t S, float *y)
-{
-    rf__qgemv_run_n(q, isa, &w, 1, act, act_bytes, S, &y);
 }
 
 /* ---- float weights ---- */

@@ -7,7 +7,8 @@
  * exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with VNNI (vpdpbusd:
  * u8 weights x s8 activations) or a portable reference. The result differs from the F32 product
  * only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per block.
- * Calls go qgemm.c -> qgemm_avx512.c. Never installed. */
+ * Calls go qgemm.c -> qgemm_avx512.c; decode's driver qgemv.c -> qgemm.c, qgemv_q4.c ->
+ * qgemv_q4_avx512.c. Never installed. */
 #ifndef RF_EXEC_QGEMM_H
 #define RF_EXEC_QGEMM_H
 
@@ -28,6 +29,8 @@
 typedef struct rf__qgemm_w {
     int blk;            /* values per block: 32, or 16 (Q2_K, Q3_K, Q6_K: a scale per 16) */
     int f16_scales;     /* 1: the Q8_0 layout above */
+    int nib;            /* RF__WEIGHT_Q4_0 or _Q4_1: decode's nibble form (qgemv_q4.c), read by
+                         * the decode kernels only; 0: one of the two forms above */
     uint64_t N, K;      /* rows (output width), columns (input width) */
     uint64_t groups;    /* ceil(N / 16); the last group's missing rows are zero */
     size_t block_bytes; /* 16 x blk quants, then 16 scales a and 16 offsets b (F32): 0 for Q8_0 */
@@ -103,12 +106,36 @@ rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
 void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
                    void *act, float *y);
 
-/* ---- decode on the packed form: a few activation rows against a packed Q8_0 matrix, a group of
- * 16 rows a call (all 16 dot products from one pass over the group's stream: one broadcast of 4
- * activation bytes serves 16 rows). The activations are in the Q8_32 format of the row kernels
- * (rf__act_quantize): the weights' +128 comes off through each activation block's sum. */
-/* 1 when decode reads type id's packed form (Q8_0 only: the others' packed forms are larger). */
+/* ---- decode on the packed form: a few activation rows against a packed Q8_0, Q4_0 or Q4_1
+ * matrix, a group of 16 rows a call (all 16 dot products from one pass over the group's stream:
+ * one broadcast of 4 activation bytes serves 16 rows). The activations are in the Q8_32 format of
+ * the row kernels (rf__act_quantize): the weights' offset (+128, Q4_0's 8) comes off through each
+ * activation block's sum, Q4_1's m times it. */
+/* 1 when decode reads a packed form of type id: Q8_0's (the same as prefill's), or the nibble form
+ * of Q4_0 and Q4_1 (qgemv_q4.c: their prefill form would read 2.2 times the file's bytes). */
 int rf__qgemv_supported(int id);
+/* id when decode's form of type id is the nibble form (Q4_0, Q4_1; not prefill's), else 0. */
+int rf__qgemv_nib(int id);
+/* Bytes of decode's packed form of N x K of type id (0 when none): as many as the file's rows
+ * (K / 32 even; an odd count pads each group's last pair). */
+size_t rf__qgemv_bytes(int id, uint64_t N, uint64_t K);
+/* Pack into decode's form (rf__qgemm_pack for Q8_0; data rf__qgemv_bytes long, 64-byte aligned). */
+void rf__qgemv_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K, uint8_t *data,
+                    rf__qgemm_w *out);
+/* The nibble form's block j of group g: its 256 bytes of nibbles (slice t = bytes 64 t .. 64 t +
+ * 63: byte 4 r + i is byte 4 t + i of row r's 16, low nibble value 4 t + i, high 16 + 4 t + i) and
+ * its 16 F16 d (Q4_1: the 16 F16 m 64 bytes on). Pairs of blocks: quants, quants, d, d (, m, m). */
+static inline const uint8_t *rf__qgemv_nib_quants(const rf__qgemm_w *w, uint64_t g, uint64_t j)
+{
+    size_t pair = w->nib == RF__WEIGHT_Q4_1 ? 640 : 576;
+    return w->data + (size_t)g * w->group_bytes + (size_t)(j / 2) * pair + (size_t)(j % 2) * 256;
+}
+static inline const uint8_t *rf__qgemv_nib_d(const rf__qgemm_w *w, uint64_t g, uint64_t j)
+{
+    size_t pair = w->nib == RF__WEIGHT_Q4_1 ? 640 : 576;
+    return w->data + (size_t)g * w->group_bytes + (size_t)(j / 2) * pair + 512 +
+           (size_t)(j % 2) * 32;
+}
 /* y[r] = row (16 g + r) . a for r < nr (<= 16): a is K / 32 Q8_32 blocks. */
 typedef void (*rf__qgemv_kernel_fn)(const rf__qgemm_w *w, uint64_t g, const void *a, unsigned nr,
                                     float *y);
@@ -116,8 +143,19 @@ void rf__qgemv_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *a, unsig
 /* The AVX-512 VNNI kernel (prefetching the stream RF__PREFETCH_AHEAD_BYTES ahead), or NULL. */
 rf__qgemv_kernel_fn rf__qgemv_kernel_avx512(void);
 rf__qgemv_kernel_fn rf__qgemv_kernel(int isa);
+/* qgemv_q4.c: the nibble form's bytes (0 for other types) and pack (as rf__qgemv_pack), and its
+ * kernel (both types): the portable one, the AVX-512 VNNI one or NULL, the one for `isa`. */
+size_t rf__qgemv_nib_bytes(int id, uint64_t N, uint64_t K);
+void rf__qgemv_nib_pack(int id, const void *w, size_t row_bytes, uint64_t N, uint64_t K,
+                        uint8_t *data, rf__qgemm_w *out);
+void rf__qgemv_nib_kernel_ref(const rf__qgemm_w *w, uint64_t g, const void *a, unsigned nr,
+                              float *y);
+rf__qgemv_kernel_fn rf__qgemv_nib_kernel_avx512(void);
+rf__qgemv_kernel_fn rf__qgemv_nib_kernel(int isa);
+/* The kernel for w's form at level isa (rf__qgemv_kernel, or the nibble one). */
+rf__qgemv_kernel_fn rf__qgemv_kernel_for(const rf__qgemm_w *w, int isa);
 /* y [S, N] = x . W^T for S activation rows already in the Q8_32 format, act_bytes apart, the
- * team splitting the groups. */
+ * team splitting the groups (w in either decode form). */
 void rf__qgemv_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const void *act, size_t act_bytes,
                    uint64_t S, float *y);
 /* The same for n (<= RF__QGEMV_MAX_MATS) matrices of one K against the same activations, y[i]

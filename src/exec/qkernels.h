@@ -224,11 +224,11 @@ void rf__q4_k_scale_min(const uint8_t *q, int j, int *sc, int *mn);
 
 /* ---- qroof.c: the kernel ceiling ------------------------------------------------------------ */
 /* Weight bytes per second the dot kernel of type id at level isa consumes on `threads` pinned
- * threads at once, called as decode calls it (Q8_0 at AVX-512: the packed 16-row kernel over the
- * packed form, qgemm.h; the others a row at a time), each over its own rows of 2048 weights: 256
- * KiB of them (held in L2) or, when `dram`, its share of a matrix three times the last-level
- * cache (256 MiB to 1 GiB). The probe's harness times 5 passes (7 from DRAM); `stats` gets them
- * (min, median, max), rf__qkernel_rate the median. */
+ * threads at once, called as decode calls it (Q8_0, Q4_0, Q4_1 at AVX-512: the packed 16-row
+ * kernel over decode's packed form, qgemm.h; the others a row at a time), each over its own rows of
+ * 2048 weights: 256 KiB of them (held in L2) or, when `dram`, its share of a matrix three times the
+ * last-level cache (256 MiB to 1 GiB). The probe's harness times 5 passes (7 from DRAM); `stats`
+ * gets them (min, median, max), rf__qkernel_rate the median. */
 struct rf__stats;
 rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads, int dram,
                                  double min_time_s, struct rf__stats *stats);

@@ -25,14 +25,25 @@
 
 typedef struct rf__qroof_job {
     rf__row_dot_fn dot;
-    rf__qgemv_kernel_fn gemv; /* the packed kernel decode calls instead (Q8_0), or NULL */
-    rf__rows_dot_fn many;     /* or the many-row kernel it calls (Q4_0, Q4_1), or NULL */
+    rf__qgemv_kernel_fn gemv; /* the packed kernel decode calls instead (Q8_0, Q4_0, Q4_1) */
+    rf__rows_dot_fn many;     /* or the many-row kernel rf__qmatmul_run calls, or NULL */
     uint8_t *w;               /* threads x per_thread bytes of rows (or of packed groups) */
     size_t per_thread, row_bytes, rows;
     rf__qgemm_w packed; /* one group's description, data set per group */
     const void *act;
     float sink[RF__HARNESS_MAX_THREADS_QROOF];
 } rf__qroof_job;
+
+/* The packed kernel decode calls for type id at level isa (Q8_0, Q4_0, Q4_1 at AVX-512 VNNI:
+ * llm_exec_pass.c packs only there), or NULL. */
+static rf__qgemv_kernel_fn rf__qroof_gemv(int id, int isa)
+{
+    if (isa < RF__KERNEL_AVX512 || !rf__qgemv_supported(id)) return NULL;
+    rf__qgemm_w form = {0};
+    form.nib = rf__qgemv_nib(id);
+    rf__qgemv_kernel_fn f = rf__qgemv_kernel_for(&form, isa);
+    return f == rf__qgemv_kernel_ref || f == rf__qgemv_nib_kernel_ref ? NULL : f;
+}
 
 static void rf__qroof_work(void *arg, unsigned tid, uint64_t units)
 {
@@ -122,8 +133,7 @@ rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads,
     rf__weight_block(id, &be, &bb);
     rf__qroof_job j = {0};
     j.dot = rf__row_dot_get(id, isa);
-    j.gemv = rf__qgemv_supported(id) ? rf__qgemv_kernel(isa) : NULL;
-    if (j.gemv == rf__qgemv_kernel_ref) j.gemv = NULL; /* decode packs only where it has this */
+    j.gemv = rf__qroof_gemv(id, isa);
     j.many = j.gemv ? NULL : rf__rows_dot_get(id, isa);
     j.row_bytes = (size_t)RF__QROOF_K / be * bb;
     uint64_t total = RF__QROOF_L2_BYTES * (uint64_t)threads;
@@ -146,7 +156,7 @@ rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads,
     if (j.gemv) {
         tmp = rf__malloc(ctx, RF__QGEMM_ROWS * j.row_bytes + 64);
         if (!tmp) return RF_NOMEM_ERR(ctx);
-        j.per_thread = j.rows / RF__QGEMM_ROWS * rf__qgemm_bytes(id, RF__QGEMM_ROWS, RF__QROOF_K);
+        j.per_thread = j.rows / RF__QGEMM_ROWS * rf__qgemv_bytes(id, RF__QGEMM_ROWS, RF__QROOF_K);
     }
     size_t act_bytes = rf__act_bytes(id, RF__QROOF_K);
     float *x = rf__malloc(ctx, RF__QROOF_K * sizeof *x + act_bytes + 64);
@@ -164,7 +174,7 @@ rf_status rf__qkernel_rate_stats(rf_ctx *ctx, int id, int isa, unsigned threads,
         if (j.gemv) { /* one group of random rows packed, repeated */
             uint8_t *raw = tmp + (64 - (uintptr_t)tmp % 64) % 64;
             rf__qroof_fill(id, raw, RF__QGEMM_ROWS * j.row_bytes);
-            rf__qgemm_pack(id, raw, j.row_bytes, RF__QGEMM_ROWS, RF__QROOF_K, j.w, &j.packed);
+            rf__qgemv_pack(id, raw, j.row_bytes, RF__QGEMM_ROWS, RF__QROOF_K, j.w, &j.packed);
             for (size_t o = j.packed.group_bytes; o < j.per_thread * threads;
                  o += j.packed.group_bytes)
                 memcpy(j.w + o, j.w, j.packed.group_bytes);
@@ -249,8 +259,7 @@ rf_status rf_exec_kernel_ceiling(rf_ctx *ctx, rf_dtype t, unsigned threads, doub
     const rf__stats *sv = fed ? &s_dram_n : &s_l2_n;
     out->value = sv->median;
     out->provenance = RF_PROV_MEASURED;
-    const char *kern = rf__qgemv_supported(id) && rf__qgemv_kernel(isa) != rf__qgemv_kernel_ref
-                           ? "packed 16-row"
+    const char *kern = rf__qroof_gemv(id, isa)     ? "packed 16-row"
                        : rf__rows_dot_get(id, isa) ? "many-row"
                                                    : "row";
     if (fed)
