@@ -273,13 +273,17 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  "the activations rounded to 8 bits per block, as llama.cpp does. %s Synthetic "
                  "token ids.",
                  B * S < 8 ? "Prefill: integer dot products per row, as in decode."
-                 : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
-                     ? "Prefill: Q8_0/Q4_0/Q4_1/Q5_0/Q5_1/Q4_K/Q5_K/Q6_K repacked at warm-up, "
-                       "integer products on 8-bit activations (AVX-512 VNNI); other types an "
-                       "AVX-512 sgemm; the LM head on last rows. Decode: Q8_0 on the same packed "
-                       "form, 16 rows a call; Q4_0/Q4_1 many rows a call."
-                     : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
-                       "sgemm.");
+                 : !(rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512)
+                     ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS sgemm."
+                 : rf__qmatmul_amx(lx.matmul)
+                     ? "Prefill: quantized types repacked at warm-up, integer products on 8-bit "
+                       "activations (AMX-INT8 tiles; Q6_K AVX-512 VNNI); other types an AVX-512 "
+                       "sgemm; the LM head on last rows. Decode: Q8_0 on the same packed form, 16 "
+                       "rows a call; Q4_0/Q4_1 many rows a call."
+                     : "Prefill: quantized types repacked at warm-up, integer products on 8-bit "
+                       "activations (AVX-512 VNNI); other types an AVX-512 sgemm; the LM head on "
+                       "last rows. Decode: Q8_0 on the same packed form, 16 rows a call; "
+                       "Q4_0/Q4_1 many rows a call.");
     }
     rf__llm_exec_free(&lx);
     if (st != RF_OK) {
