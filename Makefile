@@ -7,7 +7,7 @@
 #   make tsan       two contexts at once (readers, executor, markers) under ThreadSanitizer
 #   make ubsan-clang the hostile-model tests under clang's UBSan with float-cast-overflow
 #   make valgrind   the executor's hostile models under valgrind (oneDNN's JIT code is invisible
-#                   to ASan)
+#                   to ASan; RF_AMX=0: valgrind cannot decode AMX instructions)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     clang-format every C file in place; make check-format only reports (as CI)
 #   make bench      build the C programs of bench/ (the scripts in bench/ run the benchmarks)
@@ -55,7 +55,7 @@ ubsan-clang: deps
 		ctest --output-on-failure -j $(JOBS) -R 'hostile|^unit\.exec'
 
 valgrind: build
-	cd $(BUILD) && RF_RUNNER="valgrind -q --error-exitcode=99" RF_RUNNER_TIMEOUT=600 \
+	cd $(BUILD) && RF_AMX=0 RF_RUNNER="valgrind -q --error-exitcode=99" RF_RUNNER_TIMEOUT=600 \
 		ctest --output-on-failure -R 'cli\.hostile_exec' --timeout 3000
 
 install: build

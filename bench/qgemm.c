@@ -4,9 +4,11 @@
  * (rf__qgemm_run for the packed types, rf__fgemm_run for the float ones) against the anchor
  * measured in the same run: the weights dequantised to F32 and multiplied by OpenBLAS sgemm
  * (rf__qmatmul_run). One thread; thread CPU time, best of 5, so other processes on a shared
- * machine slow it little. Multiply-adds per cycle from a chain of dependent adds (x86-64).
- * Internal API: built with the library's private headers. Usage: build/bench/qgemm [TYPE]  (TYPE:
- * q8_0, q4_k, q6_k, q4_0, f16) */
+ * machine slow it little. Multiply-adds per cycle from a chain of dependent adds (x86-64). Where
+ * this CPU runs AMX-INT8 (and $RF_AMX allows it), the tiles (qgemm_amx.c) and the AVX-512 VNNI
+ * kernel are timed too, interleaved, on the same data: the `amx/vnni` column is VNNI's time over
+ * the tiles' (> 1: AMX is faster; "-" without AMX). Internal API: built with the library's private
+ * headers. Usage: build/bench/qgemm [TYPE]  (TYPE: q8_0, q4_k, q6_k, q4_0, f16) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +70,12 @@ int main(int argc, char **argv)
     rf_ctx *ctx;
     rf__qmatmul *q;
     if (rf_ctx_new(&ctx, NULL) != RF_OK || rf__qmatmul_new(ctx, 1, isa, &q) != RF_OK) return 1;
-    printf("one thread, %s kernels, clock %.2f GHz (dependent adds); S = %llu activation rows\n",
-           rf__kernel_isa_name(isa), cyc > 0 ? 1e-9 / cyc : 0.0, (unsigned long long)S);
-    printf("%-5s %11s | %9s %9s | %9s %9s | %6s\n", "type", "N x K", "GMAC/s", "MAC/cyc", "anchor",
-           "MAC/cyc", "ratio");
+    int amx = rf__qmatmul_amx(q);
+    printf("one thread, %s kernels%s, clock %.2f GHz (dependent adds); S = %llu activation rows\n",
+           rf__kernel_isa_name(isa), amx ? " (packed types on AMX-INT8 tiles)" : "",
+           cyc > 0 ? 1e-9 / cyc : 0.0, (unsigned long long)S);
+    printf("%-5s %11s | %9s %9s | %7s %7s %8s | %9s %9s | %6s\n", "type", "N x K", "GMAC/s",
+           "MAC/cyc", "amx", "vnni", "amx/vnni", "anchor", "MAC/cyc", "ratio");
     int ran = 0;
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         if (argc > 1 && strcmp(argv[1], types[t].name) != 0) continue;
@@ -99,23 +103,44 @@ int main(int argc, char **argv)
                 if (!pm || !am) return 1;
                 rf__qgemm_pack(id, w, rb, N, K, pm, &pw);
             }
-            double best = 1e9, anchor = 1e9;
+            /* where AMX runs: the tiles through rf__qgemm_amx_run (also for a type the library
+             * keeps on VNNI) and the VNNI kernel, each on the same data, interleaved */
+            double best = 1e9, anchor = 1e9, vnni = 1e9, tiles = 1e9;
+            int two = packed && amx;
+            rf__qgemm_act a;
+            if (two) rf__qgemm_quantize(x, S, K, pw.blk, am, &a);
             for (int r = 0; r < 5; r++) {
                 double t0 = cpu_now();
                 if (packed)
                     rf__qgemm_run(q, isa, &pw, x, S, am, y);
                 else
                     rf__fgemm_run(q, isa, id, w, rb, N, K, x, S, fs, y);
-                double t1 = cpu_now();
+                double t1 = cpu_now(), t2 = t1, t3 = t1;
+                if (two) {
+                    rf__qgemm_amx_run(q, &pw, x, &a, rf__qgemm_quantize_rows_avx512(), y);
+                    t2 = cpu_now();
+                    rf__qmatmul_set_amx(q, 0);
+                    rf__qgemm_run(q, isa, &pw, x, S, am, y);
+                    rf__qmatmul_set_amx(q, 1);
+                    t3 = cpu_now();
+                }
                 if (rf__qmatmul_run(ctx, q, id, w, rb, N, K, x, S, y) != RF_OK) return 1;
-                double t2 = cpu_now();
+                double t4 = cpu_now();
                 best = t1 - t0 < best ? t1 - t0 : best;
-                anchor = t2 - t1 < anchor ? t2 - t1 : anchor;
+                tiles = t2 - t1 < tiles ? t2 - t1 : tiles;
+                vnni = t3 - t2 < vnni ? t3 - t2 : vnni;
+                anchor = t4 - t3 < anchor ? t4 - t3 : anchor;
             }
             double mac = (double)S * (double)N * (double)K;
-            printf("%-5s %5llux%-5llu | %9.1f %9.1f | %9.1f %9.1f | %6.2f\n", types[t].name,
-                   (unsigned long long)N, (unsigned long long)K, mac / best / 1e9,
-                   cyc > 0 ? mac / best * cyc : 0.0, mac / anchor / 1e9,
+            char ts[16] = "-", vs[16] = "-", vr[16] = "-";
+            if (two) {
+                snprintf(ts, sizeof ts, "%.1f", mac / tiles / 1e9);
+                snprintf(vs, sizeof vs, "%.1f", mac / vnni / 1e9);
+                snprintf(vr, sizeof vr, "%.2f", vnni / tiles);
+            }
+            printf("%-5s %5llux%-5llu | %9.1f %9.1f | %7s %7s %8s | %9.1f %9.1f | %6.2f\n",
+                   types[t].name, (unsigned long long)N, (unsigned long long)K, mac / best / 1e9,
+                   cyc > 0 ? mac / best * cyc : 0.0, ts, vs, vr, mac / anchor / 1e9,
                    cyc > 0 ? mac / anchor * cyc : 0.0, anchor / best);
             ran++;
             free(w), free(x), free(y), free(pm), free(am), free(fs);
@@ -127,6 +152,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "qgemm: unknown type '%s'\n", argc > 1 ? argv[1] : "");
         return 2;
     }
-    printf("ratio: the anchor's time over ours (> 1: ours is faster)\n");
+    printf("ratio: the anchor's time over ours (> 1: ours is faster); amx, vnni: GMAC/s of the "
+           "AMX-INT8 tiles and of the AVX-512 VNNI kernel, amx/vnni the VNNI time over AMX's (ours "
+           "is AMX where the library takes it: blocks of 32)\n");
     return 0;
 }

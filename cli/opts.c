@@ -228,7 +228,10 @@ void cli_man(FILE *f)
         }
     }
     fputs(".SH ENVIRONMENT\n.TP\n.B COLUMNS\nwidth of tables and charts (default: the terminal, "
-          "else 80)\n.TP\n.B NO_COLOR\ndisables colour\n",
+          "else 80)\n.TP\n.B NO_COLOR\ndisables colour\n.TP\n.B RF_ISA\nhighest instruction "
+          "set measured and run (as --isa: avx512, avx2, sse2, generic)\n.TP\n.B RF_AMX\n0 or "
+          "off: --measure keeps quantized prefill products off AMX-INT8 tiles (AVX-512 VNNI "
+          "instead)\n",
           f);
     fputs(".SH EXIT STATUS\n0 success, 1 internal failure, 2 bad usage or bad input.\n", f);
 }

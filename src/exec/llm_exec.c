@@ -273,13 +273,16 @@ rf_status rf_exec_llm_run(rf_ctx *ctx, const rf_llm_model *model, const rf_llm_o
                  "the activations rounded to 8 bits per block, as llama.cpp does. %s Synthetic "
                  "token ids.",
                  B * S < 8 ? "Prefill: integer dot products per row, as in decode."
-                 : rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512
-                     ? "Prefill: Q8_0/Q4_0/Q4_1/Q5_0/Q5_1/Q2_K..Q6_K repacked at warm-up, "
-                       "integer products on 8-bit activations (AVX-512 VNNI); other types an "
-                       "AVX-512 sgemm; the LM head on last rows. Decode: 16 rows a call, Q8_0 on "
-                       "that form, Q4_0/Q4_1 on one of the file's size."
-                     : "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS "
-                       "sgemm.");
+                 : !(rf__qmatmul_isa(lx.matmul) >= RF__KERNEL_AVX512)
+                     ? "Prefill: weight rows dequantised to F32 in chunks, then OpenBLAS sgemm."
+                 : rf__qmatmul_amx(lx.matmul)
+                     ? "Prefill: quantized types repacked at warm-up, integer products on 8-bit "
+                       "activations (AMX-INT8 tiles; Q6_K AVX-512 VNNI); other types an AVX-512 "
+                       "sgemm. Decode: 16 rows a call, Q8_0 on that form, Q4_0/Q4_1 on one of "
+                       "the file's size."
+                     : "Prefill: quantized types repacked at warm-up, integer products on 8-bit "
+                       "activations (AVX-512 VNNI); other types an AVX-512 sgemm. Decode: 16 rows "
+                       "a call, Q8_0 on that form, Q4_0/Q4_1 on one of the file's size.");
     }
     rf__llm_exec_free(&lx);
     if (st != RF_OK) {

@@ -172,7 +172,8 @@ static void rf__qgemm_ab(const rf__qgemm_w *w, uint64_t g, uint64_t j, unsigned 
 size_t rf__qgemm_act_bytes(uint64_t S, uint64_t K, int blk)
 {
     size_t q = (size_t)(S * K + 63) / 64 * 64;
-    return q + 2 * (size_t)(S * (K / (uint64_t)blk)) * sizeof(float);
+    return q + 2 * (size_t)(S * (K / (uint64_t)blk)) * sizeof(float) +
+           rf__qgemm_amx_act_bytes(S, K, blk);
 }
 
 /* The struct over buf for S x K activations of block blk. */
@@ -290,6 +291,10 @@ void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x
         isa >= RF__KERNEL_AVX512 ? rf__qgemm_quantize_rows_avx512() : NULL;
     rf__qgemm_job j = {w, &a, rf__qgemm_kernel(isa), quant ? quant : rf__qgemm_quantize_rows_ref,
                        x, y};
+    if (isa >= RF__KERNEL_AVX512 && rf__qmatmul_amx(q) && rf__qgemm_amx_takes(w)) {
+        rf__qgemm_amx_run(q, w, x, &a, j.quant, y);
+        return;
+    }
     rf__qmatmul_parallel(q, rf__qgemm_quant_part, &j);
     rf__qmatmul_parallel(q, rf__qgemm_part, &j);
 }

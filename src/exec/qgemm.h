@@ -5,10 +5,11 @@
  * the block's F32 scale and offset per row (w = a . q + b, exact for every one of these types);
  * the activation rows are quantised to int8 per block (scale = max |x| / 127) with each block's
  * exact F32 sum, and y = sum_blocks a . dx . (q . xq) + b . sum(x) is formed with VNNI (vpdpbusd:
- * u8 weights x s8 activations) or a portable reference. The result differs from the F32 product
- * only by the rounding of x to 8 bits: at most max|x|_block / 254 . sum |a q| per block.
- * Calls go qgemm.c -> qgemm_avx512.c; decode's driver qgemv.c -> qgemm.c, qgemv_q4.c ->
- * qgemv_q4_avx512.c. Never installed. */
+ * u8 weights x s8 activations), AMX-INT8 tiles (tdpbsud, qgemm_amx.c: a packed block is a B tile)
+ * or a portable reference. The result differs from the F32 product only by the rounding of x to 8
+ * bits: at most max|x|_block / 254 . sum |a q| per block.
+ * Calls go qgemm.c -> qgemm_avx512.c, qgemm.c -> qgemm_amx.c -> qmatmul.c; decode's driver
+ * qgemv.c -> qgemm.c, qgemv_q4.c -> qgemv_q4_avx512.c. Never installed. */
 #ifndef RF_EXEC_QGEMM_H
 #define RF_EXEC_QGEMM_H
 
@@ -102,9 +103,30 @@ rf__qgemm_kernel_fn rf__qgemm_kernel_avx512(void);
 rf__qgemm_kernel_fn rf__qgemm_kernel(int isa);
 
 /* y [S, N] = x . W^T, the team splitting the row groups (rf__qmatmul_parallel); act is scratch
- * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. */
+ * of rf__qgemm_act_bytes(S, K, w->blk) bytes, 64-byte aligned. At AVX-512 with a team that
+ * allows AMX (rf__qmatmul_amx) the products run on AMX-INT8 tiles (qgemm_amx.c). */
 void rf__qgemm_run(rf__qmatmul *q, int isa, const rf__qgemm_w *w, const float *x, uint64_t S,
                    void *act, float *y);
+
+/* ---- qgemm_amx.c: the same products on AMX-INT8 tiles (the packed blocks are B tiles as they
+ * lie; 16 tokens an A tile; per block a 16 x 16 int32 tile scaled into F32 accumulators). */
+/* Extra bytes rf__qgemm_act_bytes reserves past the activations for the AMX driver. */
+size_t rf__qgemm_amx_act_bytes(uint64_t S, uint64_t K, int blk);
+/* Tiles t0 .. t1 - 1 of 16 tokens of a (quantised) laid out for the tiles: their scales, and the
+ * last tile padded with zero rows. */
+void rf__qgemm_amx_prep(const rf__qgemm_w *w, const rf__qgemm_act *a, uint64_t t0, uint64_t t1);
+/* y [S, N] for the rows of groups g0 .. g1 - 1 from a prepared a; only where the CPU runs AMX
+ * and Linux allowed it (RF__F_AMX). */
+void rf__qgemm_amx_groups(const rf__qgemm_w *w, const rf__qgemm_act *a, float *y, uint64_t g0,
+                          uint64_t g1);
+/* 1 when rf__qgemm_run takes w to the tiles: blocks of 32 (twice to 1.4 times the VNNI kernel's
+ * rate on a 2-vCPU Emerald Rapids guest); Q6_K's blocks of 16 stay on VNNI, which the tiles' fixed
+ * cost per block (loads, a 16-row TMUL pass, a 1 KiB store) makes 10-20% faster there. */
+int rf__qgemm_amx_takes(const rf__qgemm_w *w);
+/* rf__qgemm_run's AMX path: x quantised into a (its buffers over act) by quant and prepared, then
+ * the groups split over the team. */
+void rf__qgemm_amx_run(rf__qmatmul *q, const rf__qgemm_w *w, const float *x, const rf__qgemm_act *a,
+                       rf__qgemm_quantize_fn quant, float *y);
 
 /* ---- decode on the packed form: a few activation rows against a packed Q8_0, Q4_0 or Q4_1
  * matrix, a group of 16 rows a call (all 16 dot products from one pass over the group's stream:

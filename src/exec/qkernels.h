@@ -242,6 +242,12 @@ rf_status rf__qmatmul_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmatmul **
 void rf__qmatmul_free(rf_ctx *ctx, rf__qmatmul *q);
 unsigned rf__qmatmul_threads(const rf__qmatmul *q);
 int rf__qmatmul_isa(const rf__qmatmul *q);
+/* 1 when prefill's packed products run on AMX-INT8 tiles (qgemm_amx.c): decided when the team is
+ * made, at AVX-512 on a CPU with AMX whose OS saves the tile state and lets this process use it
+ * (rf__cpu_features' RF__F_AMX), unless $RF_AMX is "0" or "off". set_amx(q, 0) turns it off (1
+ * turns it back on only where it was allowed). */
+int rf__qmatmul_amx(const rf__qmatmul *q);
+void rf__qmatmul_set_amx(rf__qmatmul *q, int on);
 
 /* y[s][n] = sum_k x[s][k] * W[n][k] for s < S, n < N: W is N rows of K elements of type `id`
  * (row stride row_bytes). Small S: row-parallel dot products (against rf__act_quantize); larger

@@ -6,6 +6,7 @@
  * and multiplies each with a single-threaded OpenBLAS sgemm (F32 weights go to sgemm in place).
  * Never times, never prints. */
 #include <cblas.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/qkernels.h"
@@ -23,7 +24,8 @@ struct rf__qmatmul {
     rf__thread_team *team;
     unsigned threads; /* in the team, the caller included */
     int isa;
-    void *chunk; /* floats: one dequantised block per job */
+    int amx, amx_allowed; /* prefill's packed products on AMX tiles (rf__qmatmul_amx) */
+    void *chunk;          /* floats: one dequantised block per job */
     size_t chunk_cap;
     int blas_before; /* OpenBLAS's thread count when the driver was made, restored by free */
     void *act;       /* the S activation rows in the weight type's format (rf__act_quantize) */
@@ -42,6 +44,9 @@ rf_status rf__qmatmul_new(rf_ctx *ctx, unsigned threads, int isa, rf__qmatmul **
     }
     q->threads = threads;
     q->isa = isa;
+    const char *env = getenv("RF_AMX");
+    int off = env && (strcmp(env, "0") == 0 || rf__strcasecmp(env, "off") == 0);
+    q->amx = q->amx_allowed = isa >= RF__KERNEL_AVX512 && !off && (rf__cpu_features() & RF__F_AMX);
     rf_status st = rf__thread_team_new(ctx, threads, &q->team);
     if (st != RF_OK) {
         rf__free(ctx, q);
@@ -71,6 +76,16 @@ unsigned rf__qmatmul_threads(const rf__qmatmul *q)
 int rf__qmatmul_isa(const rf__qmatmul *q)
 {
     return q->isa;
+}
+
+int rf__qmatmul_amx(const rf__qmatmul *q)
+{
+    return q->amx;
+}
+
+void rf__qmatmul_set_amx(rf__qmatmul *q, int on)
+{
+    q->amx = on && q->amx_allowed;
 }
 
 void rf__qmatmul_parallel(rf__qmatmul *q, rf__team_job job, void *arg)
