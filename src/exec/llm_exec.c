@@ -54,6 +54,8 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     total += packed;
     const char *what;
     double usable = (double)rf__mem_usable(&what);
+    /* decode's in-place matrices copied onto huge pages when that fits too (a speed-up only) */
+    double copy = rf__llm_exec_stream_bytes(lx);
     if (total > 0.9 * usable)
         return rf__error(lx->ctx, RF_RANGE, -1,
                          "model: measuring needs %.3g GB (a KV cache of %.3g GB for %llu "
@@ -78,6 +80,7 @@ static rf_status rf__setup_buffers(rf__llm_exec *lx, uint64_t S, uint64_t L)
     lx->k_cache = rf__alloc_floats(lx, kvn, &fail);
     lx->v_cache = rf__alloc_floats(lx, kvn, &fail);
     if (fail) return rf__error(lx->ctx, RF_NOMEM, -1, "out of memory for the executor's buffers");
+    if (copy > 0 && total + copy <= 0.9 * usable) RF_TRY(rf__llm_exec_stream_copy(lx));
     rf__llm_rope_table(lx->rope_cs, lx->Tmax, lx->D);
     for (uint64_t i = 0; i < kvn; i++) { /* a filled cache: every page written */
         lx->k_cache[i] = 0.01f * (float)((int)(i % 97) - 48);
@@ -98,6 +101,7 @@ static void rf__llm_exec_free(rf__llm_exec *lx)
             rf__free(ctx, lx->weights[i].vec);
             rf__free(ctx, lx->weights[i].synth);
             rf__free(ctx, lx->weights[i].packed_mem);
+            rf__free(ctx, lx->weights[i].copy_mem);
         }
     rf__free(ctx, lx->weights);
     rf__free(ctx, lx->qg_act);

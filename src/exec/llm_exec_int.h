@@ -76,11 +76,12 @@ extern const char *const rf__llm_step_names[RF__STEP_COUNT];
 typedef struct rf__exec_weight {
     int used;            /* 1 when the pass reads it */
     int id;              /* kernel type (matrices), -1 for vectors */
-    const uint8_t *data; /* rows x row_bytes: the mapped file, or synth */
+    const uint8_t *data; /* rows x row_bytes: the mapped file, synth or a copy in copy_mem */
     size_t row_bytes;
     uint64_t rows, cols;
     float *vec;         /* vectors (norms, biases): an F32 copy of n = rows x cols values */
     uint8_t *synth;     /* substitute data (owned), or NULL */
+    void *copy_mem;     /* the allocation of a copy on huge pages (rf__llm_exec_stream_copy) */
     rf__qgemm_w packed; /* the repacked copy (qgemm.h), made at the first product using it; */
     void *packed_mem;   /* its allocation (packed.data 64-byte aligned inside), or NULL */
     double packed_peak; /* bytes of the larger packed form it has held (counted in mem_bytes) */
@@ -154,6 +155,11 @@ int rf__llm_step_is_product(int k);
  * of Q8_0, Q4_0 and Q4_1 their own size; one form per matrix at a time) and the products'
  * scratch; 0 when its products take no packed path. */
 double rf__llm_exec_prefill_bytes(const rf__llm_exec *lx, uint64_t S);
+/* The bytes of the copies rf__llm_exec_stream_copy would make: the matrices decode multiplies in
+ * the mapped file (no packed form at this ISA) of 2 MiB or more, when Linux gives huge pages. */
+double rf__llm_exec_stream_bytes(rf__llm_exec *lx);
+/* Copy those matrices onto transparent huge pages (their data then points there). */
+rf_status rf__llm_exec_stream_copy(rf__llm_exec *lx);
 
 /* ---- llm_exec_ops.c ---- */
 /* RMSNorm (w may be NULL) or LayerNorm (bias may be NULL) of n rows of width c, in place ok. */

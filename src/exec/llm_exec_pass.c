@@ -2,8 +2,9 @@
  * block in the order rf_llm_build lays it out (llm_block.c: norm, q/k/v or fused qkv, q/k norms,
  * RoPE, KV-cache store, scores, softmax, A.V, output projection, residual; norm, gated / fused /
  * plain MLP, residual), the final norm and the LM head; each step read off the clock once. */
-/* madvise(MADV_HUGEPAGE) is a Linux call beyond POSIX: rf__llm_packed. */
+/* madvise(MADV_HUGEPAGE) is a Linux call beyond POSIX: rf__llm_huge. */
 #define _DEFAULT_SOURCE 1
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -36,6 +37,76 @@ static void rf__step_split(rf__llm_exec *lx, const int *kinds, const double *sha
  * The padding before the boundary is address space only, never touched. */
 #define RF__HUGE_BYTES ((size_t)2 << 20)
 
+/* bytes (> 0) of memory 64-byte aligned, from RF__HUGE_BYTES on on a 2 MiB boundary with huge
+ * pages asked for; *mem is the allocation to free (NULL when out of memory). */
+static uint8_t *rf__llm_huge(rf__llm_exec *lx, size_t bytes, void **mem)
+{
+    size_t align = bytes >= RF__HUGE_BYTES ? RF__HUGE_BYTES : 64;
+    *mem = rf__malloc(lx->ctx, bytes + align);
+    if (!*mem) return NULL;
+    uint8_t *d = (uint8_t *)*mem + (align - (uintptr_t)*mem % align) % align;
+#ifdef MADV_HUGEPAGE
+    if (align == RF__HUGE_BYTES) (void)madvise(d, bytes, MADV_HUGEPAGE); /* a hint: may fail */
+#endif
+    return d;
+}
+
+/* 1 when Linux gives transparent huge pages to a region that asks (mode "always" or "madvise"). */
+static int rf__thp_usable(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return 0;
+    char b[128];
+    size_t n = fread(b, 1, sizeof b - 1, f);
+    fclose(f);
+    b[n] = 0;
+    return strstr(b, "[always]") || strstr(b, "[madvise]");
+}
+
+/* The matrix of weight i when decode multiplies it where it lies (no packed form of its own at
+ * this ISA) and it spans at least 2 MiB, else NULL: the token embedding only as the LM head. */
+static rf__exec_weight *rf__llm_streamed(rf__llm_exec *lx, size_t i)
+{
+    rf__exec_weight *w = &lx->weights[i];
+    int role = lx->model->w[i].role, isa = rf__qmatmul_isa(lx->matmul);
+    if (!w->used || w->vec || w->id < 0 || w->synth || w->copy_mem ||
+        (double)w->rows * (double)w->row_bytes < (double)RF__HUGE_BYTES)
+        return NULL;
+    if (role == RF__R_TOK_EMBD && rf__llm_exec_weight(lx, -1, RF__R_OUTPUT)) return NULL;
+    if (isa >= RF__KERNEL_AVX512 && rf__qgemv_supported(w->id) && w->cols % 32 == 0) return NULL;
+    return w;
+}
+
+/* Decode streams every matrix once a token. Those it reads in the mapped file sit on 4 KiB pages
+ * of the page cache: a copy on transparent huge pages made two cores decode an F16 1B model 7-17%
+ * faster in paired runs (a TLB miss every 64 lines of each stream otherwise), a Q4_K one 1-23%.
+ * The bytes such copies take (0 when Linux gives no huge pages). */
+double rf__llm_exec_stream_bytes(rf__llm_exec *lx)
+{
+    double bytes = 0;
+    if (!rf__thp_usable()) return 0;
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        const rf__exec_weight *w = rf__llm_streamed(lx, i);
+        if (w) bytes += (double)w->rows * (double)w->row_bytes;
+    }
+    return bytes;
+}
+
+rf_status rf__llm_exec_stream_copy(rf__llm_exec *lx)
+{
+    for (size_t i = 0; i < lx->model->n_w; i++) {
+        rf__exec_weight *w = rf__llm_streamed(lx, i);
+        if (!w) continue;
+        size_t bytes = (size_t)w->rows * w->row_bytes;
+        uint8_t *d = rf__llm_huge(lx, bytes, &w->copy_mem);
+        if (!d) return RF_NOMEM_ERR(lx->ctx);
+        memcpy(d, w->data, bytes);
+        w->data = d;
+        lx->mem_bytes += (double)bytes;
+    }
+    return RF_OK;
+}
+
 /* The packed copy of w (qgemm.h) in prefill's form or (`decode`) in decode's, made at its first
  * product (the harness's warm-up pass). Q8_0 has one form for both; Q4_0 and Q4_1 have two, and a
  * matrix holds one at a time: the first decode product replaces prefill's (2.2 bytes a weight)
@@ -52,13 +123,8 @@ static rf_status rf__llm_packed(rf__llm_exec *lx, const rf__exec_weight *cw, int
     if (!w->packed_mem) {
         size_t bytes = nib ? rf__qgemv_bytes(w->id, w->rows, w->cols)
                            : rf__qgemm_bytes(w->id, w->rows, w->cols);
-        size_t align = bytes >= RF__HUGE_BYTES ? RF__HUGE_BYTES : 64;
-        w->packed_mem = rf__malloc(lx->ctx, bytes + align);
-        if (!w->packed_mem) return RF_NOMEM_ERR(lx->ctx);
-        uint8_t *d = (uint8_t *)w->packed_mem + (align - (uintptr_t)w->packed_mem % align) % align;
-#ifdef MADV_HUGEPAGE
-        if (align == RF__HUGE_BYTES) (void)madvise(d, bytes, MADV_HUGEPAGE); /* a hint: may fail */
-#endif
+        uint8_t *d = rf__llm_huge(lx, bytes, &w->packed_mem);
+        if (!d) return RF_NOMEM_ERR(lx->ctx);
         if (nib)
             rf__qgemv_pack(w->id, w->data, w->row_bytes, w->rows, w->cols, d, &w->packed);
         else

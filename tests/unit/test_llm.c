@@ -951,3 +951,44 @@ RF_TEST(llm_decode_roof_binding)
     rf_llm_free(m);
     rf_ctx_free(ctx);
 }
+
+static double tick(void *user)
+{
+    double *t = user;
+    return *t += 0.001;
+}
+
+/* Decode's F16 matrices of 2 MiB or more (gate, up, down of 2 MiB, the 4 MiB head; not the
+ * untied token embedding, which is only gathered) are copied onto transparent huge pages when
+ * Linux gives them (llm_exec_pass.c: rf__llm_exec_stream_copy), counted in the run's memory; the
+ * run's other buffers here take under 1 MiB. Under ASan this also checks the copies' lifetime. */
+RF_TEST(llm_exec_copies_streamed_matrices_to_huge_pages)
+{
+    static const spec s = {"llama", 512, 2048, 4096, 1, 8, 8, 0, 0, 1 /* F16 */, 0, 0, 0, 0};
+    rf_ctx *ctx = new_ctx();
+    rf_llm_model *m = open_spec(ctx, &s, "huge");
+    RF_REQUIRE(m != NULL);
+    double t = 0;
+    rf_exec_llm_result *r = NULL;
+    rf_llm_opts po = {0}, dopt = {0};
+    rf_exec_opts eo = {1, 1, 2, tick, &t, 0};
+    po.prompt = 4;
+    dopt.phase = RF_LLM_DECODE;
+    dopt.context = 8;
+    RF_REQUIRE(rf_exec_llm_run(ctx, m, &po, &dopt, &eo, &r) == RF_OK);
+    char mode[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f) {
+        size_t n = fread(mode, 1, sizeof mode - 1, f);
+        mode[n] = 0;
+        fclose(f);
+    }
+    double copies = 3.0 * 2048 * 512 * 2 + 4096.0 * 512 * 2;
+    if (strstr(mode, "[always]") || strstr(mode, "[madvise]"))
+        RF_EXPECT(r->memory_bytes >= copies && r->memory_bytes < copies + (1 << 20));
+    else
+        RF_EXPECT(r->memory_bytes < (1 << 20));
+    rf_exec_llm_result_free(r);
+    rf_llm_free(m);
+    rf_ctx_free(ctx);
+}
