@@ -53,6 +53,21 @@ __attribute__((target("avx2"))) static inline __m128i rf__q3_k_scales128(const u
     _mm256_set_m128i(_mm_set1_epi16((short)(0x0302 + 0x0404 * (j))),                               \
                      _mm_set1_epi16((short)(0x0100 + 0x0404 * (j))))
 
+/* The 4 x 32 weights q0..q3 of half a super-block against the activations y (32 apart), each
+ * pair of 16 scaled by its sub-block's scale (sh shuffled by k0..k3), into u0 and u1 (Q2_K and
+ * Q3_K alike). */
+#define RF__Q23_HALF_SUMS(DPW)                                                                     \
+    do {                                                                                           \
+        u0 = DPW(u0, _mm256_maddubs_epi16(q0, _mm256_loadu_si256((const __m256i *)y)),             \
+                 _mm256_shuffle_epi8(sh, k0));                                                     \
+        u1 = DPW(u1, _mm256_maddubs_epi16(q1, _mm256_loadu_si256((const __m256i *)(y + 32))),      \
+                 _mm256_shuffle_epi8(sh, k1));                                                     \
+        u0 = DPW(u0, _mm256_maddubs_epi16(q2, _mm256_loadu_si256((const __m256i *)(y + 64))),      \
+                 _mm256_shuffle_epi8(sh, k2));                                                     \
+        u1 = DPW(u1, _mm256_maddubs_epi16(q3, _mm256_loadu_si256((const __m256i *)(y + 96))),      \
+                 _mm256_shuffle_epi8(sh, k3));                                                     \
+    } while (0)
+
 /* Q2_K . Q8_K: sumi = sum over sub-blocks of scale . (q . x), msum = sum of min . (sum of x). */
 #define RF__Q2_K_KERNEL(NAME, TARGET, DPW)                                                         \
     TARGET float NAME(const void *w, const void *act, size_t k)                                    \
@@ -79,17 +94,7 @@ __attribute__((target("avx2"))) static inline __m128i rf__q3_k_scales128(const u
                         q1 = _mm256_and_si256(_mm256_srli_epi16(qv, 2), m3),                       \
                         q2 = _mm256_and_si256(_mm256_srli_epi16(qv, 4), m3),                       \
                         q3 = _mm256_and_si256(_mm256_srli_epi16(qv, 6), m3);                       \
-                u0 = DPW(u0, _mm256_maddubs_epi16(q0, _mm256_loadu_si256((const __m256i *)y)),     \
-                         _mm256_shuffle_epi8(sh, k0));                                             \
-                u1 = DPW(u1,                                                                       \
-                         _mm256_maddubs_epi16(q1, _mm256_loadu_si256((const __m256i *)(y + 32))),  \
-                         _mm256_shuffle_epi8(sh, k1));                                             \
-                u0 = DPW(u0,                                                                       \
-                         _mm256_maddubs_epi16(q2, _mm256_loadu_si256((const __m256i *)(y + 64))),  \
-                         _mm256_shuffle_epi8(sh, k2));                                             \
-                u1 = DPW(u1,                                                                       \
-                         _mm256_maddubs_epi16(q3, _mm256_loadu_si256((const __m256i *)(y + 96))),  \
-                         _mm256_shuffle_epi8(sh, k3));                                             \
+                RF__Q23_HALF_SUMS(DPW);                                                            \
             }                                                                                      \
             /* d and dmin (adjacent) times the activation's scale in one conversion */             \
             uint32_t dm;                                                                           \
@@ -142,17 +147,7 @@ __attribute__((target("avx2"))) static inline __m128i rf__q3_k_scales128(const u
                                              RF__Q3_HIGH2(hn)),                                    \
                         q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(qv, 6), m3),       \
                                              RF__Q3_HIGH3(hn));                                    \
-                u0 = DPW(u0, _mm256_maddubs_epi16(q0, _mm256_loadu_si256((const __m256i *)y)),     \
-                         _mm256_shuffle_epi8(sh, k0));                                             \
-                u1 = DPW(u1,                                                                       \
-                         _mm256_maddubs_epi16(q1, _mm256_loadu_si256((const __m256i *)(y + 32))),  \
-                         _mm256_shuffle_epi8(sh, k1));                                             \
-                u0 = DPW(u0,                                                                       \
-                         _mm256_maddubs_epi16(q2, _mm256_loadu_si256((const __m256i *)(y + 64))),  \
-                         _mm256_shuffle_epi8(sh, k2));                                             \
-                u1 = DPW(u1,                                                                       \
-                         _mm256_maddubs_epi16(q3, _mm256_loadu_si256((const __m256i *)(y + 96))),  \
-                         _mm256_shuffle_epi8(sh, k3));                                             \
+                RF__Q23_HALF_SUMS(DPW);                                                            \
             }                                                                                      \
             acc = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(b[i].d) * a[i].d),                      \
                                   _mm256_cvtepi32_ps(_mm256_add_epi32(u0, u1)), acc);              \
