@@ -14,84 +14,13 @@
 #include "exec/qgemm.h"
 #define RF_RAND_SEED 0x9e3779b97f4a7c15ull
 #include "rf_rand.h"
+#include "qgemm_ref.h"
 #include "rf_test.h"
-
-static void fill(int id, uint8_t *buf, size_t k)
-{
-    uint32_t be, bb;
-    rf__weight_block(id, &be, &bb);
-    size_t nb = k / be;
-    for (size_t i = 0; i < nb * bb; i++) buf[i] = (uint8_t)rnd();
-    for (size_t i = 0; i < nb; i++) {
-        uint8_t *b = buf + i * bb;
-        uint16_t d = rf__f32_to_f16(0.001f + 0.05f * (rndf() + 1.0f));
-        uint16_t e = rf__f32_to_f16(0.001f + 0.02f * (rndf() + 1.0f));
-        if (id == RF__WEIGHT_Q6_K)
-            memcpy(b + 208, &d, 2);
-        else if (id == RF__WEIGHT_Q2_K)
-            memcpy(b + 80, &d, 2), memcpy(b + 82, &e, 2);
-        else if (id == RF__WEIGHT_Q3_K)
-            memcpy(b + 108, &d, 2);
-        else
-            memcpy(b, &d, 2);
-        if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K || id == RF__WEIGHT_Q4_1 ||
-            id == RF__WEIGHT_Q5_1)
-            memcpy(b + 2, &e, 2); /* dmin, or Q4_1's and Q5_1's minimum m */
-    }
-    for (size_t i = 0; id == RF__WEIGHT_F16 && i < k; i++) {
-        uint16_t h = rf__f32_to_f16(rndf());
-        memcpy(buf + 2 * i, &h, 2);
-    }
-    for (size_t i = 0; (id == RF__WEIGHT_F32 || id == RF__WEIGHT_BF16) && i < k; i++) {
-        float f = rndf();
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        if (id == RF__WEIGHT_F32)
-            memcpy(buf + 4 * i, &f, 4);
-        else
-            buf[2 * i] = (uint8_t)(u >> 16), buf[2 * i + 1] = (uint8_t)(u >> 24);
-    }
-}
 
 typedef struct {
     float *y;
     double *ref, *tol;
 } expect_t;
-
-/* The reference product and the bound for every (s, r). */
-static void reference(int id, const uint8_t *w, size_t rb, uint64_t N, uint64_t K, const float *x,
-                      uint64_t S, int blk, double *ref, double *tol)
-{
-    float *wf = malloc(K * sizeof *wf);
-    for (uint64_t r = 0; r < N; r++) {
-        rf__dequant_row(id, w + r * rb, wf, K);
-        for (uint64_t s = 0; s < S; s++) {
-            double acc = 0, mag = 0, bound = 0;
-            for (uint64_t j = 0; j < K / (uint64_t)blk; j++) {
-                double amax = 0, sw = 0;
-                for (int i = 0; i < blk; i++) {
-                    uint64_t k = j * (uint64_t)blk + (uint64_t)i;
-                    acc += (double)wf[k] * x[s * K + k];
-                    mag += fabs((double)wf[k] * x[s * K + k]);
-                    amax = fmax(amax, fabs(x[s * K + k]));
-                    sw += fabs(wf[k]);
-                }
-                bound += amax / 254.0 * sw;
-            }
-            ref[s * N + r] = acc;
-            tol[s * N + r] = bound * 1.001 + 1e-5 * mag + 1e-6;
-        }
-    }
-    free(wf);
-}
-
-static int check(const float *y, const double *ref, const double *tol, size_t n)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(fabs(y[i] - ref[i]) <= tol[i])) bad++;
-    return bad;
-}
 
 static void one_type(int id)
 {
@@ -100,13 +29,13 @@ static void one_type(int id)
     rf__weight_block(id, &be, &bb);
     size_t rb = K / be * bb;
     uint8_t *w = malloc(N * rb);
-    for (uint64_t r = 0; r < N; r++) fill(id, w + r * rb, K);
+    for (uint64_t r = 0; r < N; r++) qg_fill(id, w + r * rb, K);
     float *x = malloc(S * K * sizeof *x);
     for (uint64_t i = 0; i < S * K; i++) x[i] = rndf() * (i % 97 == 0 ? 8.0f : 1.0f); /* outliers */
     int blk = rf__qgemm_blk(id);
     RF_EXPECT(blk == 16 || blk == 32);
     double *ref = malloc(S * N * sizeof *ref), *tol = malloc(S * N * sizeof *tol);
-    reference(id, w, rb, N, K, x, S, blk, ref, tol);
+    qg_reference(id, w, rb, N, K, x, S, blk, ref, tol);
 
     size_t pb = rf__qgemm_bytes(id, N, K);
     uint8_t *pm = malloc(pb + 64), *pd = pm + (64 - (uintptr_t)pm % 64) % 64;
@@ -133,7 +62,7 @@ static void one_type(int id)
                 unsigned nr = (unsigned)(N - g * 16 < 16 * ng ? N - g * 16 : 16 * ng);
                 kerns[ki / 2](&pw, g, ng, &a, s0, ms, nr, y + s0 * N + g * 16, N);
             }
-        int bad = check(y, ref, tol, S * N);
+        int bad = qg_check(y, ref, tol, S * N);
         if (bad)
             RF_FAIL_AT("type %d kernel %d by %u: %d of %d outside the bound", id, ki / 2, per, bad,
                        (int)(S * N));
@@ -145,7 +74,7 @@ static void one_type(int id)
     RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
     for (size_t i = 0; i < S * N; i++) y[i] = NAN;
     rf__qgemm_run(q, rf__kernel_isa_best(), &pw, x, S, ad, y);
-    int bad = check(y, ref, tol, S * N);
+    int bad = qg_check(y, ref, tol, S * N);
     if (bad) RF_FAIL_AT("type %d driver: %d outside the bound", id, bad);
     /* the bound is tight enough to fail: a wrong offset breaks it */
     if (pw.f16_scales) { /* Q8_0: row 0's scale of block 0 */
@@ -156,7 +85,7 @@ static void one_type(int id)
         bv[0] += 100.0f;
     }
     rf__qgemm_run(q, rf__kernel_isa_best(), &pw, x, S, ad, y);
-    RF_EXPECT(check(y, ref, tol, S * N) > 0);
+    RF_EXPECT(qg_check(y, ref, tol, S * N) > 0);
     rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
     free(w), free(x), free(ref), free(tol), free(pm), free(am), free(y);
@@ -215,11 +144,11 @@ static void qgemv_shape(uint64_t K)
     size_t rb = K / 32 * 34;
     RF_EXPECT(rf__qgemv_supported(id) && !rf__qgemv_supported(RF__WEIGHT_Q4_K));
     uint8_t *w = malloc(N * rb);
-    for (uint64_t r = 0; r < N; r++) fill(id, w + r * rb, K);
+    for (uint64_t r = 0; r < N; r++) qg_fill(id, w + r * rb, K);
     float *x = malloc(S * K * sizeof *x);
     for (uint64_t i = 0; i < S * K; i++) x[i] = rndf() * (i % 97 == 0 ? 8.0f : 1.0f);
     double *ref = malloc(S * N * sizeof *ref), *tol = malloc(S * N * sizeof *tol);
-    reference(id, w, rb, N, K, x, S, 32, ref, tol);
+    qg_reference(id, w, rb, N, K, x, S, 32, ref, tol);
     size_t pb = rf__qgemm_bytes(id, N, K);
     if (K == 512) RF_EXPECT_INT((int)pb, (int)(48 * rb)); /* 3 groups of 16 rows, as in the file */
     uint8_t *pm = malloc(pb + 64), *pd = pm + (64 - (uintptr_t)pm % 64) % 64;
@@ -242,7 +171,7 @@ static void qgemv_shape(uint64_t K)
                 unsigned nr = (unsigned)(N - g * 16 < 16 ? N - g * 16 : 16);
                 kerns[ki](&pw, g, ad + s * ab, nr, y + s * N + g * 16);
             }
-        int bad = check(y, ref, tol, S * N);
+        int bad = qg_check(y, ref, tol, S * N);
         if (bad)
             RF_FAIL_AT("qgemv K %d kernel %d: %d of %d outside the bound", (int)K, ki, bad,
                        (int)(S * N));
@@ -253,13 +182,13 @@ static void qgemv_shape(uint64_t K)
     RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
     for (size_t i = 0; i < S * N; i++) y[i] = NAN;
     rf__qgemv_run(q, rf__kernel_isa_best(), &pw, ad, ab, S, y);
-    int bad = check(y, ref, tol, S * N);
+    int bad = qg_check(y, ref, tol, S * N);
     if (bad) RF_FAIL_AT("qgemv K %d driver: %d outside the bound", (int)K, bad);
     uint16_t h = rf__f32_to_f16(50.0f);
     memcpy((uint8_t *)(uintptr_t)rf__qgemm_scales(&pw, 2, pw.K / 32 - 1) + 2 * 3, &h,
            2); /* row 35 */
     rf__qgemv_run(q, rf__kernel_isa_best(), &pw, ad, ab, S, y);
-    RF_EXPECT(check(y, ref, tol, S * N) > 0);
+    RF_EXPECT(qg_check(y, ref, tol, S * N) > 0);
     rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
     free(w), free(x), free(ref), free(tol), free(pm), free(am), free(y);
@@ -294,10 +223,10 @@ RF_TEST(qgemv_n_q8_0)
     const rf__qgemm_w *pp[M];
     for (int m = 0; m < M; m++) {
         w[m] = malloc(Ns[m] * rb);
-        for (uint64_t r = 0; r < Ns[m]; r++) fill(id, w[m] + r * rb, K);
+        for (uint64_t r = 0; r < Ns[m]; r++) qg_fill(id, w[m] + r * rb, K);
         ref[m] = malloc(S * Ns[m] * sizeof **ref);
         tol[m] = malloc(S * Ns[m] * sizeof **tol);
-        reference(id, w[m], rb, Ns[m], K, x, S, 32, ref[m], tol[m]);
+        qg_reference(id, w[m], rb, Ns[m], K, x, S, 32, ref[m], tol[m]);
         size_t pb = rf__qgemm_bytes(id, Ns[m], K);
         pm[m] = malloc(pb + 64);
         rf__qgemm_pack(id, w[m], rb, Ns[m], K, pm[m] + (64 - (uintptr_t)pm[m] % 64) % 64, &pw[m]);
@@ -311,16 +240,16 @@ RF_TEST(qgemv_n_q8_0)
     RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
     rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
     for (int m = 0; m < M; m++) {
-        int bad = check(y[m], ref[m], tol[m], S * Ns[m]);
+        int bad = qg_check(y[m], ref[m], tol[m], S * Ns[m]);
         if (bad)
             RF_FAIL_AT("qgemv_n matrix %d: %d of %d outside the bound", m, bad, (int)(S * Ns[m]));
     }
     uint16_t h = rf__f32_to_f16(50.0f);
     memcpy((uint8_t *)(uintptr_t)rf__qgemm_scales(&pw[2], 4, 3) + 2 * 5, &h, 2); /* row 69 */
     rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
-    RF_EXPECT(check(y[0], ref[0], tol[0], S * Ns[0]) == 0);
-    RF_EXPECT(check(y[1], ref[1], tol[1], S * Ns[1]) == 0);
-    RF_EXPECT(check(y[2], ref[2], tol[2], S * Ns[2]) > 0);
+    RF_EXPECT(qg_check(y[0], ref[0], tol[0], S * Ns[0]) == 0);
+    RF_EXPECT(qg_check(y[1], ref[1], tol[1], S * Ns[1]) == 0);
+    RF_EXPECT(qg_check(y[2], ref[2], tol[2], S * Ns[2]) > 0);
     rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
     for (int m = 0; m < M; m++) free(w[m]), free(pm[m]), free(ref[m]), free(tol[m]), free(y[m]);
@@ -338,7 +267,7 @@ static void one_float_type(int id)
     rf__weight_block(id, &be, &bb);
     size_t rb = K / be * bb;
     uint8_t *w = malloc(N * rb);
-    for (uint64_t r = 0; r < N; r++) fill(id, w + r * rb, K);
+    for (uint64_t r = 0; r < N; r++) qg_fill(id, w + r * rb, K);
     float *x = malloc(S * K * sizeof *x), *wf = malloc(N * K * sizeof *wf);
     for (uint64_t i = 0; i < S * K; i++) x[i] = rndf();
     for (uint64_t r = 0; r < N; r++) rf__dequant_row(id, w + r * rb, wf + r * K, K);
@@ -364,7 +293,7 @@ static void one_float_type(int id)
             uint8_t *m = malloc(sb + 64), *sc = m + (64 - (uintptr_t)m % 64) % 64;
             for (size_t i = 0; i < S * N; i++) y[i] = NAN;
             rf__fgemm_run(q, isa, id, w, rb, N, K, x, S, sc, y);
-            int bad = check(y, ref, tol, S * N);
+            int bad = qg_check(y, ref, tol, S * N);
             if (bad) RF_FAIL_AT("type %d isa %d threads %u: %d outside", id, isa, threads, bad);
             rf__qmatmul_free(ctx, q);
             free(m);
@@ -389,7 +318,7 @@ static void one_float_type(int id)
             *sc = m + (64 - (uintptr_t)m % 64) % 64;
     w[rb * 3 + bb * 5 + bb - 1] ^= 0x40; /* a high byte: sign, exponent or quants */
     rf__fgemm_run(q, rf__kernel_isa_best(), id, w, rb, N, K, x, S, sc, y);
-    RF_EXPECT(check(y, ref, tol, S * N) > 0);
+    RF_EXPECT(qg_check(y, ref, tol, S * N) > 0);
     rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
     free(w), free(x), free(wf), free(ref), free(tol), free(y), free(p), free(m);

@@ -16,25 +16,8 @@
 #include "probe/probe_int.h"
 #define RF_RAND_SEED 0x2545f4914f6cdd1dull
 #include "rf_rand.h"
+#include "qgemm_ref.h"
 #include "rf_test.h"
-
-/* Random blocks of type id with sane F16 scales (and minimums where the type has them). */
-static void fill(int id, uint8_t *buf, size_t k)
-{
-    uint32_t be, bb;
-    rf__weight_block(id, &be, &bb);
-    size_t nb = k / be;
-    for (size_t i = 0; i < nb * bb; i++) buf[i] = (uint8_t)rnd();
-    for (size_t i = 0; i < nb; i++) {
-        uint8_t *b = buf + i * bb;
-        uint16_t d = rf__f32_to_f16(0.001f + 0.05f * (rndf() + 1.0f));
-        uint16_t e = rf__f32_to_f16(0.001f + 0.02f * (rndf() + 1.0f));
-        memcpy(b + (id == RF__WEIGHT_Q6_K ? 208 : 0), &d, 2);
-        if (id == RF__WEIGHT_Q4_K || id == RF__WEIGHT_Q5_K || id == RF__WEIGHT_Q4_1 ||
-            id == RF__WEIGHT_Q5_1)
-            memcpy(b + 2, &e, 2);
-    }
-}
 
 /* 1 when this process may run the AMX kernel; else says why on stderr. */
 static int amx_here(void)
@@ -62,7 +45,7 @@ static void prob_make(prob *p, int id, uint64_t N, uint64_t K, uint64_t S)
     rf__weight_block(id, &be, &bb);
     p->rb = K / be * bb;
     p->w = malloc(N * p->rb);
-    for (uint64_t r = 0; r < N; r++) fill(id, p->w + r * p->rb, K);
+    for (uint64_t r = 0; r < N; r++) qg_fill(id, p->w + r * p->rb, K);
     p->x = malloc(S * K * sizeof *p->x);
     for (uint64_t i = 0; i < S * K; i++) p->x[i] = rndf() * (i % 89 == 0 ? 8.0f : 1.0f);
     int blk = rf__qgemm_blk(id);

@@ -13,6 +13,7 @@
 #include "exec/qgemm.h"
 #define RF_RAND_SEED 0x51ed270b27d4c3a1ull
 #include "rf_rand.h"
+#include "qgemm_ref.h"
 #include "rf_test.h"
 
 static size_t block_bytes(int id)
@@ -34,40 +35,6 @@ static void fill(int id, uint8_t *row, uint64_t K)
     }
 }
 
-/* ref[s][r] = row r . x[s] in double, tol[s][r] its bound. */
-static void reference(int id, const uint8_t *w, size_t rb, uint64_t N, uint64_t K, const float *x,
-                      uint64_t S, double *ref, double *tol)
-{
-    float *wf = malloc(K * sizeof *wf);
-    for (uint64_t r = 0; r < N; r++) {
-        rf__dequant_row(id, w + r * rb, wf, K);
-        for (uint64_t s = 0; s < S; s++) {
-            double acc = 0, mag = 0, bound = 0;
-            for (uint64_t j = 0; j < K / 32; j++) {
-                double amax = 0, sw = 0;
-                for (uint64_t k = 32 * j; k < 32 * j + 32; k++) {
-                    acc += (double)wf[k] * x[s * K + k];
-                    mag += fabs((double)wf[k] * x[s * K + k]);
-                    amax = fmax(amax, fabs(x[s * K + k]));
-                    sw += fabs(wf[k]);
-                }
-                bound += amax / 254.0 * sw;
-            }
-            ref[s * N + r] = acc;
-            tol[s * N + r] = bound * 1.001 + 1e-5 * mag + 1e-6;
-        }
-    }
-    free(wf);
-}
-
-static int check(const float *y, const double *ref, const double *tol, size_t n)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(fabs(y[i] - ref[i]) <= tol[i])) bad++;
-    return bad;
-}
-
 /* A matrix of type id, N x K, its file rows, packed form, reference against S activations. */
 typedef struct {
     uint64_t N;
@@ -85,7 +52,7 @@ static void mat_make(mat_t *m, int id, uint64_t N, uint64_t K, const float *x, u
     for (uint64_t r = 0; r < N; r++) fill(id, m->w + r * rb, K);
     m->ref = malloc(S * N * sizeof *m->ref);
     m->tol = malloc(S * N * sizeof *m->tol);
-    reference(id, m->w, rb, N, K, x, S, m->ref, m->tol);
+    qg_reference(id, m->w, rb, N, K, x, S, 32, m->ref, m->tol);
     size_t pb = rf__qgemv_bytes(id, N, K);
     m->mem = malloc(pb + 64);
     uint8_t *pd = m->mem + (64 - (uintptr_t)m->mem % 64) % 64;
@@ -135,7 +102,7 @@ static void shape(int id, uint64_t N, uint64_t K)
                 unsigned nr = (unsigned)(N - g * 16 < 16 ? N - g * 16 : 16);
                 kerns[ki](&m.pw, g, ad + s * ab, nr, m.y + s * N + g * 16);
             }
-        int bad = check(m.y, m.ref, m.tol, S * N);
+        int bad = qg_check(m.y, m.ref, m.tol, S * N);
         if (bad)
             RF_FAIL_AT("type %d N %d K %d kernel %d: %d of %d outside the bound", id, (int)N,
                        (int)K, ki, bad, (int)(S * N));
@@ -146,12 +113,12 @@ static void shape(int id, uint64_t N, uint64_t K)
     RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
     for (size_t i = 0; i < S * N; i++) m.y[i] = NAN;
     rf__qgemv_run(q, rf__kernel_isa_best(), &m.pw, ad, ab, S, m.y);
-    int bad = check(m.y, m.ref, m.tol, S * N);
+    int bad = qg_check(m.y, m.ref, m.tol, S * N);
     if (bad) RF_FAIL_AT("type %d N %d K %d driver: %d outside the bound", id, (int)N, (int)K, bad);
     for (int which = 0; which < (id == RF__WEIGHT_Q4_1 ? 2 : 1); which++) {
         set_scale(&m, N - 1, K / 32 - 1, which, 50.0f); /* the last row's last block */
         rf__qgemv_run(q, rf__kernel_isa_best(), &m.pw, ad, ab, S, m.y);
-        RF_EXPECT(check(m.y, m.ref, m.tol, S * N) > 0);
+        RF_EXPECT(qg_check(m.y, m.ref, m.tol, S * N) > 0);
         mat_free(&m);
         mat_make(&m, id, N, K, x, S); /* fresh, for the next scale */
     }
@@ -218,14 +185,14 @@ static void run_n(int id)
     RF_EXPECT_INT(rf__qmatmul_new(ctx, 2, rf__kernel_isa_best(), &q), RF_OK);
     rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
     for (int i = 0; i < M; i++) {
-        int bad = check(y[i], m[i].ref, m[i].tol, S * Ns[i]);
+        int bad = qg_check(y[i], m[i].ref, m[i].tol, S * Ns[i]);
         if (bad) RF_FAIL_AT("type %d run_n matrix %d: %d outside the bound", id, i, bad);
     }
     set_scale(&m[2], 69, 3, id == RF__WEIGHT_Q4_1, 50.0f); /* Q4_1: its m */
     rf__qgemv_run_n(q, rf__kernel_isa_best(), pp, M, ad, ab, S, y);
-    RF_EXPECT(check(y[0], m[0].ref, m[0].tol, S * Ns[0]) == 0);
-    RF_EXPECT(check(y[1], m[1].ref, m[1].tol, S * Ns[1]) == 0);
-    RF_EXPECT(check(y[2], m[2].ref, m[2].tol, S * Ns[2]) > 0);
+    RF_EXPECT(qg_check(y[0], m[0].ref, m[0].tol, S * Ns[0]) == 0);
+    RF_EXPECT(qg_check(y[1], m[1].ref, m[1].tol, S * Ns[1]) == 0);
+    RF_EXPECT(qg_check(y[2], m[2].ref, m[2].tol, S * Ns[2]) > 0);
     rf__qmatmul_free(ctx, q);
     rf_ctx_free(ctx);
     for (int i = 0; i < M; i++) mat_free(&m[i]);
